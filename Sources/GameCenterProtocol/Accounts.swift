@@ -1,0 +1,100 @@
+import Foundation
+
+/// `POST /v1/accounts`: create an account and sign in.
+public struct SignUpRequest: Codable, Sendable {
+    public var account: String
+    public var password: String
+    public var alias: String
+    public var underage: Bool?
+
+    public init(account: String, password: String, alias: String, underage: Bool = false) {
+        self.account = account
+        self.password = password
+        self.alias = alias
+        self.underage = underage
+    }
+}
+
+/// `POST /v1/sessions`: sign in to an existing account.
+public struct SignInRequest: Codable, Sendable {
+    public var account: String
+    public var password: String
+
+    public init(account: String, password: String) {
+        self.account = account
+        self.password = password
+    }
+}
+
+/// The answer to sign-up and sign-in: a bearer token and the signed-in player.
+public struct SessionResponse: Codable, Sendable {
+    /// The bearer token; shown once, stored only hashed on the server.
+    public var token: String
+    /// Identifies the session (for listing and revoking), never usable as a credential.
+    public var sessionID: String
+    public var expiresAt: Date
+    public var player: LocalPlayerProfile
+    /// The player's newest realtime event sequence number at sign-in: the device's starting cursor.
+    public var eventCursor: Int64
+
+    public init(token: String, sessionID: String, expiresAt: Date, player: LocalPlayerProfile, eventCursor: Int64) {
+        self.token = token
+        self.sessionID = sessionID
+        self.expiresAt = expiresAt
+        self.player = player
+        self.eventCursor = eventCursor
+    }
+}
+
+/// What the signed-in player knows about themself.
+public struct LocalPlayerProfile: Codable, Sendable, Equatable {
+    public var playerID: String
+    public var alias: String
+    public var underage: Bool
+    public var status: String?
+
+    public init(playerID: String, alias: String, underage: Bool, status: String?) {
+        self.playerID = playerID
+        self.alias = alias
+        self.underage = underage
+        self.status = status
+    }
+}
+
+/// `PATCH /v1/me`: change the alias and/or status message; absent fields stay as they are.
+public struct UpdateProfileRequest: Codable, Sendable {
+    public var alias: String?
+    public var status: String?
+
+    public init(alias: String? = nil, status: String? = nil) {
+        self.alias = alias
+        self.status = status
+    }
+}
+
+/// One of the player's sessions, as listed by `GET /v1/sessions`.
+public struct SessionInfo: Codable, Sendable, Equatable {
+    public var sessionID: String
+    public var bundleID: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// True for the session that made the request.
+    public var current: Bool
+
+    public init(sessionID: String, bundleID: String, createdAt: Date, expiresAt: Date, current: Bool) {
+        self.sessionID = sessionID
+        self.bundleID = bundleID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.current = current
+    }
+}
+
+/// `GET /v1/sessions`.
+public struct SessionList: Codable, Sendable {
+    public var sessions: [SessionInfo]
+
+    public init(sessions: [SessionInfo]) {
+        self.sessions = sessions
+    }
+}

@@ -1,0 +1,27 @@
+/// Limits shared by the server (which enforces them) and the SDK (which checks them before sending).
+public enum Limits {
+    /// Account names: 3…64 characters of letters, digits and `. _ - @ +`; compared case-insensitively.
+    public static let accountNameLength = 3...64
+    /// Passwords: 8…128 characters.
+    public static let passwordLength = 8...128
+    /// Aliases: 1…32 characters after trimming white space; no control characters.
+    public static let aliasLength = 1...32
+    /// Status messages: at most 140 characters.
+    public static let maximumStatusLength = 140
+    /// Friend request messages: at most 280 characters.
+    public static let maximumFriendRequestMessageLength = 280
+    /// Player ids in one request (player lookup, friend request).
+    public static let maximumPlayerIDsPerRequest = 100
+    /// Size of a JSON request body, in bytes.
+    public static let maximumRequestBodyBytes = 64 * 1024
+    /// Largest reliable match or session message, in bytes (the seed's 87 KB).
+    public static let maximumReliableMessageBytes = 87 * 1024
+    /// Largest unreliable match or session message, in bytes.
+    public static let maximumUnreliableMessageBytes = 1000
+    /// Leaderboards per game, aggregates included.
+    public static let maximumLeaderboardsPerGame = 25
+    /// Achievement points per achievement.
+    public static let achievementPointsRange = 1...100
+    /// Achievement points per game.
+    public static let maximumAchievementPointsPerGame = 1000
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Kinds of durable events pushed on the realtime channel.
+public enum EventKind: String, Codable, Sendable {
+    /// Payload: ``FriendRequestInfo``.
+    case friendRequestReceived
+    /// Payload: ``FriendRequestAccepted``; sent to the request's sender (declines are not announced).
+    case friendRequestAccepted
+    /// Payload: ``FriendRemoved``.
+    case friendRemoved
+}
+
+/// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.
+public struct RealtimeEvent: Codable, Sendable, Equatable {
+    /// Per-player sequence number, increasing by one for each event.
+    public var seq: Int64
+    public var kind: EventKind
+    /// The kind's payload as JSON text.
+    public var payload: String
+    public var createdAt: Date
+
+    public init(seq: Int64, kind: EventKind, payload: String, createdAt: Date) {
+        self.seq = seq
+        self.kind = kind
+        self.payload = payload
+        self.createdAt = createdAt
+    }
+}
+
+/// A JSON text frame from the server on `/v1/realtime`.
+public enum ServerFrame: Codable, Sendable, Equatable {
+    /// First frame after the upgrade: the heartbeat interval the server expects replies within.
+    case hello(heartbeatSeconds: Double, cursor: Int64)
+    /// A stored event; the device advances its cursor to `seq`.
+    case event(RealtimeEvent)
+    /// Liveness probe; the device answers with ``ClientFrame/heartbeat``.
+    case heartbeat
+    /// The session was revoked or expired; the server closes the channel after this frame.
+    case sessionEnded(reason: String)
+}
+
+/// A JSON text frame from the device on `/v1/realtime`.
+public enum ClientFrame: Codable, Sendable, Equatable {
+    /// Answer to a server heartbeat (or a device-initiated liveness probe).
+    case heartbeat
+}

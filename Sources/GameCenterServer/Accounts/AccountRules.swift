@@ -1,0 +1,50 @@
+import Foundation
+import GameCenterProtocol
+
+/// The checks on what a player types: account names, passwords, aliases, status messages.
+enum AccountRules {
+    /// A lower-cased account name, or `invalidParameter` saying what is allowed.
+    static func accountName(_ raw: String) throws -> String {
+        let name = raw.lowercased()
+        let allowed = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "._-@+".unicodeScalars.contains($0) }
+        guard Limits.accountNameLength.contains(name.count), allowed else {
+            throw APIError("account.invalid_name", .invalidParameter, .badRequest,
+                           "account names are \(Limits.accountNameLength.lowerBound) to \(Limits.accountNameLength.upperBound) characters: letters a-z, digits and . _ - @ +")
+        }
+        return name
+    }
+
+    static func password(_ password: String) throws {
+        guard Limits.passwordLength.contains(password.count) else {
+            throw APIError("account.invalid_password", .invalidParameter, .badRequest,
+                           "passwords are \(Limits.passwordLength.lowerBound) to \(Limits.passwordLength.upperBound) characters")
+        }
+        // bcrypt reads at most 72 bytes; longer passwords are allowed but only their first 72 bytes count.
+    }
+
+    /// A trimmed alias, or `invalidParameter`.
+    static func alias(_ raw: String) throws -> String {
+        let alias = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard Limits.aliasLength.contains(alias.count), !containsControlCharacters(alias) else {
+            throw APIError("account.invalid_alias", .invalidParameter, .badRequest,
+                           "aliases are \(Limits.aliasLength.lowerBound) to \(Limits.aliasLength.upperBound) characters, without control characters")
+        }
+        return alias
+    }
+
+    /// A status message (empty clears it), or `playerStatusExceedsMaximumLength` / `playerStatusInvalid`.
+    static func status(_ raw: String) throws -> String {
+        guard raw.count <= Limits.maximumStatusLength else {
+            throw APIError("account.status_too_long", .playerStatusExceedsMaximumLength, .badRequest,
+                           "status messages are at most \(Limits.maximumStatusLength) characters; this one has \(raw.count)")
+        }
+        guard !containsControlCharacters(raw) else {
+            throw APIError("account.status_invalid", .playerStatusInvalid, .badRequest, "status messages cannot contain control characters")
+        }
+        return raw
+    }
+
+    static func containsControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0.value == 0x202E }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+
+/// The account rules: sign-up, sign-in (throttled), sessions, profile. Used by HTTP and the realtime channel.
+struct AccountService: Sendable {
+    let database: Database
+    let bus: any EventBus
+    let configuration: AccountPolicy
+    let credentials: Credentials
+    let clock: @Sendable () -> Date
+
+    init(database: Database, bus: any EventBus, configuration: AccountPolicy, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.bus = bus
+        self.configuration = configuration
+        self.credentials = Credentials(bcryptCost: configuration.bcryptCost)
+        self.clock = clock
+    }
+
+    func signUp(_ request: SignUpRequest, device: DeviceIdentity) async throws -> SessionResponse {
+        let account = try AccountRules.accountName(request.account)
+        try AccountRules.password(request.password)
+        let alias = try AccountRules.alias(request.alias)
+        let now = Clock.millis(clock())
+        let player = PlayerRecord(
+            playerID: Credentials.newID(prefix: "G:"), environment: device.environment.rawValue, accountName: account,
+            passwordHash: try await credentials.hashPassword(request.password), alias: alias,
+            underage: request.underage ?? false, createdAt: now
+        )
+        return try await database.write { storage in
+            guard try await storage.insertPlayer(player) else { throw APIError.accountNameTaken(account) }
+            return try await openSession(for: player, device: device, now: now, in: storage)
+        }
+    }
+
+    func signIn(_ request: SignInRequest, device: DeviceIdentity) async throws -> SessionResponse {
+        // Any string may be tried; only a well-formed name can exist, but all count towards the throttle.
+        let account = request.account.lowercased()
+        guard account.count <= 256, request.password.count <= 1024 else { throw APIError.invalidCredentials }
+        let environment = device.environment.rawValue
+        let now = Clock.millis(clock())
+        let (failures, player) = try await database.read { storage in
+            (try await storage.signInFailures(environment: environment, accountName: account),
+             try await storage.player(environment: environment, accountName: account))
+        }
+        if let failures, failures.lockedUntil > now {
+            throw APIError.signInThrottled(retryAfterSeconds: Int((failures.lockedUntil - now + 999) / 1000))
+        }
+        let valid = try await credentials.verifyPassword(request.password, hash: player?.passwordHash ?? credentials.decoyHash)
+        guard let player, valid else {
+            try await recordFailure(environment: environment, account: account, now: now)
+            throw APIError.invalidCredentials
+        }
+        return try await database.write { storage in
+            try await storage.clearSignInFailures(environment: environment, accountName: account)
+            return try await openSession(for: player, device: device, now: now, in: storage)
+        }
+    }
+
+    private func recordFailure(environment: String, account: String, now: Int64) async throws {
+        let windowMillis = Int64(configuration.failureWindow * 1000)
+        try await database.write { storage in
+            var state = try await storage.signInFailures(environment: environment, accountName: account)
+                ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
+            if now - state.windowStart > windowMillis && state.lockedUntil <= now {
+                state = SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
+            }
+            state.failures += 1
+            if state.failures >= configuration.allowedFailures {
+                let doublings = Double(min(state.failures - configuration.allowedFailures, 20))
+                let lockout = min(configuration.firstLockout * pow(2, doublings), configuration.maximumLockout)
+                state.lockedUntil = now + Int64(lockout * 1000)
+            }
+            try await storage.setSignInFailures(environment: environment, accountName: account, state)
+        }
+    }
+
+    private func openSession(for player: PlayerRecord, device: DeviceIdentity, now: Int64, in storage: StorageSession) async throws -> SessionResponse {
+        let token = Credentials.newToken()
+        let session = SessionRecord(
+            sessionID: Credentials.newID(prefix: "s_"), tokenHash: Credentials.tokenHash(token), playerID: player.playerID,
+            bundleID: device.game.bundleID, environment: device.environment.rawValue, createdAt: now,
+            expiresAt: now + Int64(configuration.sessionLifetime * 1000)
+        )
+        try await storage.insertSession(session)
+        try await storage.recordPlayedGame(playerID: player.playerID, bundleID: device.game.bundleID, now: now)
+        return SessionResponse(
+            token: token, sessionID: session.sessionID, expiresAt: Clock.date(session.expiresAt),
+            player: Self.profile(player), eventCursor: player.eventSeq
+        )
+    }
+
+    /// The session a bearer token belongs to, if it is valid for this device now.
+    func authenticate(token: String, device: DeviceIdentity) async throws -> AuthenticatedSession {
+        guard token.count <= 200 else { throw APIError.notAuthenticated }
+        let hash = Credentials.tokenHash(token)
+        guard let session = try await database.read({ try await $0.session(tokenHash: hash) }) else {
+            throw APIError.notAuthenticated
+        }
+        let now = Clock.millis(clock())
+        if session.revokedAt != nil { throw APIError.sessionRevoked }
+        if session.expiresAt <= now { throw APIError.sessionExpired }
+        guard session.environment == device.environment.rawValue, session.bundleID == device.game.bundleID else {
+            throw APIError.sessionForOtherGame
+        }
+        return AuthenticatedSession(sessionID: session.sessionID, playerID: session.playerID, expiresAt: session.expiresAt)
+    }
+
+    /// Ends the calling session.
+    func signOut(_ session: AuthenticatedSession) async throws {
+        let now = Clock.millis(clock())
+        _ = try await database.write { try await $0.revokeSession(sessionID: session.sessionID, playerID: session.playerID, now: now) }
+        bus.publish(.sessionEnded(sessionID: session.sessionID, reason: "signed out"))
+    }
+
+    /// Revokes one of the caller's sessions.
+    func revoke(sessionID: String, by session: AuthenticatedSession) async throws {
+        let now = Clock.millis(clock())
+        let revoked = try await database.write { try await $0.revokeSession(sessionID: sessionID, playerID: session.playerID, now: now) }
+        guard revoked else { throw APIError.noSuchSession }
+        bus.publish(.sessionEnded(sessionID: sessionID, reason: "revoked"))
+    }
+
+    /// Revokes all of the caller's sessions but the calling one; returns how many.
+    func revokeOthers(_ session: AuthenticatedSession) async throws -> Int {
+        let now = Clock.millis(clock())
+        let revoked = try await database.write { try await $0.revokeSessions(playerID: session.playerID, keeping: session.sessionID, now: now) }
+        for id in revoked { bus.publish(.sessionEnded(sessionID: id, reason: "revoked")) }
+        return revoked.count
+    }
+
+    /// The caller's active sessions.
+    func sessions(_ session: AuthenticatedSession) async throws -> [SessionInfo] {
+        let now = Clock.millis(clock())
+        return try await database.read { try await $0.activeSessions(playerID: session.playerID, now: now) }.map {
+            SessionInfo(sessionID: $0.sessionID, bundleID: $0.bundleID, createdAt: Clock.date($0.createdAt),
+                        expiresAt: Clock.date($0.expiresAt), current: $0.sessionID == session.sessionID)
+        }
+    }
+
+    /// The caller's profile; also records that the player is playing the device's game.
+    func me(_ session: AuthenticatedSession, device: DeviceIdentity) async throws -> LocalPlayerProfile {
+        let now = Clock.millis(clock())
+        let player = try await database.write { storage in
+            try await storage.recordPlayedGame(playerID: session.playerID, bundleID: device.game.bundleID, now: now)
+            return try await storage.player(id: session.playerID)
+        }
+        guard let player else { throw APIError.notAuthenticated }
+        return Self.profile(player)
+    }
+
+    /// Changes the caller's alias and/or status message.
+    func updateProfile(_ request: UpdateProfileRequest, session: AuthenticatedSession) async throws -> LocalPlayerProfile {
+        let alias = try request.alias.map(AccountRules.alias)
+        let status = try request.status.map(AccountRules.status)
+        let now = Clock.millis(clock())
+        let player = try await database.write { try await $0.updateProfile(playerID: session.playerID, alias: alias, status: status, now: now) }
+        guard let player else { throw APIError.notAuthenticated }
+        return Self.profile(player)
+    }
+
+    static func profile(_ player: PlayerRecord) -> LocalPlayerProfile {
+        LocalPlayerProfile(playerID: player.playerID, alias: player.alias, underage: player.underage, status: player.status)
+    }
+}
+
+extension APIError {
+    static let notAuthenticated = APIError(
+        "auth.not_authenticated", .notAuthenticated, .unauthorized, "sign in first: send 'Authorization: Bearer TOKEN' with a token from sign-up or sign-in"
+    )
+    static let sessionRevoked = APIError("auth.session_revoked", .notAuthenticated, .unauthorized, "this session was signed out or revoked; sign in again")
+    static let sessionExpired = APIError("auth.session_expired", .notAuthenticated, .unauthorized, "this session has expired; sign in again")
+    static let sessionForOtherGame = APIError(
+        "auth.session_other_game", .notAuthenticated, .unauthorized, "this session belongs to another game or environment; sign in on this one"
+    )
+    static let invalidCredentials = APIError("auth.invalid_credentials", .invalidCredentials, .unauthorized, "the account name or password is wrong")
+    static func signInThrottled(retryAfterSeconds: Int) -> APIError {
+        APIError(
+            "auth.sign_in_throttled", .invalidCredentials, .tooManyRequests,
+            "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds
+        )
+    }
+    static func accountNameTaken(_ name: String) -> APIError {
+        APIError("account.name_taken", .invalidParameter, .conflict, "the account name '\(name)' is taken in this environment; choose another")
+    }
+    static let noSuchSession = APIError("auth.no_such_session", .invalidParameter, .notFound, "you have no active session with this id")
+}

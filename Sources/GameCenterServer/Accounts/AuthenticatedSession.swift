@@ -1,0 +1,6 @@
+/// The session behind an authenticated request.
+struct AuthenticatedSession: Sendable {
+    var sessionID: String
+    var playerID: String
+    var expiresAt: Int64
+}

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+import NIOPosix
+
+/// Passwords (bcrypt) and session tokens (random, stored as SHA-256).
+struct Credentials: Sendable {
+    /// bcrypt cost factor; each step doubles the work.
+    let bcryptCost: UInt8
+    /// A hash of the right cost for no password: verified against when an account does not exist, so that a
+    /// wrong account name takes as long as a wrong password.
+    let decoyHash: String
+
+    init(bcryptCost: UInt8) {
+        self.bcryptCost = bcryptCost
+        self.decoyHash = Bcrypt.hash("decoy-\(UUID().uuidString)", cost: bcryptCost)
+    }
+
+    /// A bcrypt hash of `password`, computed off the event loops.
+    func hashPassword(_ password: String) async throws -> String {
+        let cost = bcryptCost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    /// Whether `password` matches `hash`, computed off the event loops.
+    func verifyPassword(_ password: String, hash: String) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// A new bearer token: 32 random bytes, base64url.
+    static func newToken() -> String {
+        "gct_" + randomBase64URL(bytes: 32)
+    }
+
+    /// The stored form of a token.
+    static func tokenHash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A new opaque identifier with a prefix, e.g. `G:` for players.
+    static func newID(prefix: String) -> String {
+        prefix + randomBase64URL(bytes: 15)
+    }
+
+    private static func randomBase64URL(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,70 @@
+import GameCenterProtocol
+import HTTPTypes
+import Hummingbird
+
+/// A failure the caller caused (or a server fault), with everything needed to answer it.
+///
+/// Each feature declares its errors as static members in an extension (`APIError.invalidCredentials`);
+/// ``ErrorMiddleware`` turns them into the JSON ``ErrorBody``.
+public struct APIError: Error, Sendable, CustomStringConvertible {
+    /// Specific dotted identifier, e.g. `account.invalid_credentials`.
+    public let code: String
+    /// The `GKError` code the SDK reports.
+    public let gkCode: ErrorCode
+    /// HTTP status of the response.
+    public let status: HTTPResponse.Status
+    /// What was wrong and what is allowed.
+    public let message: String
+    /// For throttles: seconds until a retry may succeed.
+    public let retryAfterSeconds: Int?
+
+    /// Creates an error.
+    public init(_ code: String, _ gkCode: ErrorCode, _ status: HTTPResponse.Status, _ message: String, retryAfterSeconds: Int? = nil) {
+        self.code = code
+        self.gkCode = gkCode
+        self.status = status
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// The JSON body for this error.
+    var body: ErrorBody { ErrorBody(code: code, gkCode: gkCode, message: message, retryAfterSeconds: retryAfterSeconds) }
+}
+
+extension APIError {
+    /// A field of the request broke a rule.
+    static func invalidParameter(_ message: String) -> APIError {
+        APIError("request.invalid_parameter", .invalidParameter, .badRequest, message)
+    }
+
+    /// The request body was not the JSON the route expects.
+    static func malformedBody(_ message: String) -> APIError {
+        APIError("request.malformed_body", .invalidParameter, .badRequest, message)
+    }
+
+    /// The request body was larger than allowed.
+    static let bodyTooLarge = APIError(
+        "request.body_too_large", .invalidParameter, .contentTooLarge,
+        "the request body is larger than the \(Limits.maximumRequestBodyBytes / 1024) KiB allowed"
+    )
+
+    /// No route has this path.
+    static func routeNotFound(_ path: String) -> APIError {
+        APIError("request.unknown_route", .notSupported, .notFound, "no route \(path); the routes are listed in /openapi.yaml")
+    }
+
+    /// The route exists, but not for this method.
+    static let methodNotAllowed = APIError(
+        "request.method_not_allowed", .notSupported, .methodNotAllowed, "this route does not accept this HTTP method; see /openapi.yaml"
+    )
+
+    /// A fault on the server's side; the message leaks nothing.
+    static let internalError = APIError("server.internal", .unknown, .internalServerError, "the server failed to handle the request; it has been logged")
+
+    /// The database cannot be reached.
+    static let storageUnavailable = APIError(
+        "server.storage_unavailable", .communicationsFailure, .serviceUnavailable, "the server's storage is unavailable; try again later"
+    )
+}

@@ -1,0 +1,44 @@
+import Foundation
+import GameCenterProtocol
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The per-request context: who is calling (device and, once authenticated, session) plus Hummingbird's core.
+public struct AppRequestContext: RequestContext, WebSocketRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Hummingbird's hook for upgrading `/v1/realtime` to a WebSocket.
+    public let webSocket: WebSocketHandlerReference<Self>
+    /// The game and environment the device named; set by ``DeviceMiddleware``.
+    var device: DeviceIdentity?
+    /// The signed-in session; set by ``AuthenticationMiddleware``.
+    var session: AuthenticatedSession?
+
+    public init(source: Source) {
+        self.coreContext = .init(source: source)
+        self.webSocket = .init()
+    }
+
+    /// Request bodies larger than this are refused with `request.body_too_large`.
+    public var maxUploadSize: Int { Limits.maximumRequestBodyBytes }
+    /// Wire JSON (dates as seconds since 1970).
+    public var requestDecoder: JSONDecoder { Self.decoder }
+    /// Wire JSON (dates as seconds since 1970).
+    public var responseEncoder: JSONEncoder { Self.encoder }
+
+    private static let decoder = WireCoding.makeDecoder()
+    private static let encoder = WireCoding.makeEncoder()
+
+    /// The device identity, or the error every device route answers without one.
+    func requireDevice() throws -> DeviceIdentity {
+        guard let device else { throw APIError.gameRequired }
+        return device
+    }
+
+    /// The authenticated session, or `notAuthenticated`.
+    func requireSession() throws -> AuthenticatedSession {
+        guard let session else { throw APIError.notAuthenticated }
+        return session
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import GameCenterProtocol
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Answers every error with the JSON ``ErrorBody`` and the right status; logs server faults.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return Self.response(for: error)
+        } catch let error as HTTPError {
+            return Self.response(for: Self.apiError(for: error, path: request.uri.path))
+        } catch let error as DecodingError {
+            return Self.response(for: .malformedBody(Self.describe(error)))
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            return Self.response(for: .internalError)
+        }
+    }
+
+    static func apiError(for error: HTTPError, path: String) -> APIError {
+        switch error.status {
+        case .notFound: return .routeNotFound(path)
+        case .contentTooLarge: return .bodyTooLarge
+        case .methodNotAllowed: return .methodNotAllowed
+        case .badRequest: return .malformedBody(error.body ?? "the request body is not valid JSON for this route")
+        default:
+            return APIError("request.rejected", .invalidParameter, error.status, error.body ?? error.status.reasonPhrase)
+        }
+    }
+
+    static func response(for error: APIError) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
+        let data = (try? WireCoding.makeEncoder().encode(error.body)) ?? Data()
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.isEmpty ? "the body" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is required"
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be of type \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context.codingPath)) must be a \(type), not null"
+        case .dataCorrupted(let context): return "\(path(context.codingPath)) is not valid: the body must be JSON as described in /openapi.yaml"
+        @unknown default: return "the body is not valid JSON for this route"
+        }
+    }
+}

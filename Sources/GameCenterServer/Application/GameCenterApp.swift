@@ -1,0 +1,123 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// The `gamecenter serve` server: configuration, wiring of the features, and running until a stop signal.
+public enum GameCenterApp {
+    /// Everything `gamecenter serve` can set.
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        public var udpPort = 8081
+        /// `sqlite:PATH` or `postgres://…`.
+        public var databaseURL = "sqlite:.gamecenter/gamecenter.sqlite"
+        /// A manifest file or a folder of manifests; nil for none.
+        public var gamesPath: String?
+        /// Seconds between realtime heartbeats.
+        public var heartbeatInterval: Duration = .seconds(15)
+        /// Account rules' tunables.
+        public var accounts = AccountPolicy()
+
+        /// The defaults of `API.md`.
+        public init() {}
+    }
+
+    /// The features, wired to one database, bus and game registry.
+    struct Services {
+        let database: Database
+        let registry: GameRegistry
+        let bus: any EventBus
+        let accounts: AccountService
+        let players: PlayerService
+        let friends: FriendService
+
+        init(database: Database, registry: GameRegistry, configuration: Configuration) {
+            let bus = InProcessEventBus()
+            let clock: @Sendable () -> Date = { Date() }
+            self.database = database
+            self.registry = registry
+            self.bus = bus
+            self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, clock: clock)
+            self.players = PlayerService(database: database, registry: registry, clock: clock)
+            self.friends = FriendService(database: database, bus: bus, clock: clock)
+        }
+    }
+
+    /// The router with every route; `router.routes` lists them (the OpenAPI test compares the two).
+    static func makeRouter(_ services: Services, configuration: Configuration) -> Router<AppRequestContext> {
+        let router = Router(context: AppRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        LandingPage(registry: services.registry).add(to: router)
+        OpenAPIDocument().add(to: router)
+        router.get("healthz") { _, _ in "ok" }
+
+        let v1 = router.group("v1").add(middleware: DeviceMiddleware(registry: services.registry))
+        GameRoutes().addPublic(to: v1)
+        AccountRoutes(accounts: services.accounts).addPublic(to: v1)
+
+        let signedIn = v1.group().add(middleware: AuthenticationMiddleware(accounts: services.accounts))
+        AccountRoutes(accounts: services.accounts).addAuthenticated(to: signedIn)
+        PlayerRoutes(players: services.players).addAuthenticated(to: signedIn)
+        FriendRoutes(friends: services.friends).addAuthenticated(to: signedIn)
+        RealtimeRoutes(database: services.database, bus: services.bus, heartbeatInterval: configuration.heartbeatInterval)
+            .addAuthenticated(to: signedIn)
+        return router
+    }
+
+    /// Builds the application on an open database (used by `serve` and by in-process tests).
+    static func makeApplication(
+        _ services: Services, configuration: Configuration, extraServices: [any Service] = [], logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let router = makeRouter(services, configuration: configuration)
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 20)),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
+            services: extraServices,
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+    }
+
+    /// Loads the games, opens the database, binds HTTP and UDP, calls `onReady(httpPort, udpPort)` once both
+    /// listen, and serves until SIGINT or SIGTERM; SIGHUP reloads the manifests. Invalid manifests throw before
+    /// anything is opened.
+    public static func run(
+        configuration: Configuration, logger: Logger, onReady: @escaping @Sendable (_ httpPort: Int, _ udpPort: Int) -> Void
+    ) async throws {
+        let registry = try GameRegistry(path: configuration.gamesPath)
+        try await Database.withDatabase(url: configuration.databaseURL, logger: logger) { database in
+            let services = Services(database: database, registry: registry, configuration: configuration)
+            let udp = try await UDPEndpoint(host: configuration.host, port: configuration.udpPort, logger: logger)
+            let reloader = ManifestReloader(registry: registry, logger: logger)
+            let app = makeApplication(services, configuration: configuration, extraServices: [udp, reloader], logger: logger) { channel in
+                onReady(channel.localAddress?.port ?? configuration.port, udp.port)
+            }
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        }
+    }
+}
+
+/// Reloads the game manifests on SIGHUP; a broken edit is logged and the previous games stay.
+struct ManifestReloader: Service {
+    let registry: GameRegistry
+    let logger: Logger
+
+    func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            do {
+                let games = try registry.reload()
+                logger.info("reloaded manifests", metadata: ["games": "\(games.count)"])
+            } catch {
+                logger.error("manifest reload refused; the previous games stay", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

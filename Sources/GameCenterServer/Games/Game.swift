@@ -1,0 +1,76 @@
+import Foundation
+
+/// A game as configured by its manifest, after every rule of `MANIFEST.md` has been checked.
+public struct Game: Sendable, Equatable {
+    /// Reverse-DNS bundle identifier, unique on the server.
+    public var bundleID: String
+    /// Display name.
+    public var name: String
+    /// When set, devices must present it in `X-GameCenter-Client-Key`.
+    public var clientKey: String?
+    /// Locale whose texts every localized field must have.
+    public var defaultLocale: String
+    /// Leaderboards that accept scores, in manifest order.
+    public var leaderboards: [LeaderboardDefinition]
+    /// Aggregate leaderboards, in manifest order.
+    public var aggregates: [AggregateDefinition]
+    /// Achievements, in manifest order.
+    public var achievements: [AchievementDefinition]
+    /// The file the game was loaded from.
+    public var manifestPath: String
+}
+
+/// Texts by locale identifier (`en`, `ja`, `pt-BR`); always has the game's default locale.
+public typealias LocalizedText = [String: String]
+
+/// How a leaderboard's 64-bit value is shown.
+public enum ScoreFormat: String, Sendable, CaseIterable {
+    case integer, fixedPoint1, fixedPoint2, fixedPoint3, elapsedMinute, elapsedSecond, elapsedHundredth, moneyWhole, money2
+}
+
+/// Which scores are better.
+public enum ScoreOrder: String, Sendable, CaseIterable {
+    /// Higher is better.
+    case descending
+    /// Lower is better.
+    case ascending
+}
+
+/// A suffix chosen by the locale's plural rule (`one` for 1 in English, `other` otherwise).
+public struct PluralSuffix: Sendable, Equatable {
+    public var one: String?
+    public var other: String
+}
+
+/// One leaderboard category.
+public struct LeaderboardDefinition: Sendable, Equatable {
+    public var category: String
+    public var isDefault: Bool
+    public var title: LocalizedText
+    public var format: ScoreFormat
+    /// Suffixes by locale; no space is added.
+    public var suffix: [String: PluralSuffix]
+    public var order: ScoreOrder
+    /// ISO 4217 code for money formats.
+    public var currency: String
+}
+
+/// A leaderboard that ranks its members' scores together.
+public struct AggregateDefinition: Sendable, Equatable {
+    public var category: String
+    public var isDefault: Bool
+    public var title: LocalizedText
+    public var members: [String]
+}
+
+/// One achievement.
+public struct AchievementDefinition: Sendable, Equatable {
+    public var identifier: String
+    public var title: LocalizedText
+    public var unachievedDescription: LocalizedText
+    public var achievedDescription: LocalizedText
+    public var points: Int
+    public var hidden: Bool
+    /// The completed image (PNG bytes), when the manifest names one.
+    public var image: Data?
+}

@@ -1,0 +1,267 @@
+import Foundation
+import GameCenterProtocol
+import Yams
+
+/// Reads and checks game manifests (`MANIFEST.md`): all of a manifest's rules, or no game at all.
+public enum ManifestLoader {
+    /// Loads one manifest file, or every `*.yaml`/`*.yml` file of a folder. Any broken rule in any file
+    /// throws, naming the file, field and rule; two files with one bundle id are refused too.
+    public static func loadGames(at path: String) throws -> [Game] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ManifestError(file: path, field: "", rule: "no such file or folder")
+        }
+        let files: [String]
+        if isDirectory.boolValue {
+            files = try FileManager.default.contentsOfDirectory(atPath: path)
+                .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                .sorted()
+                .map { (path as NSString).appendingPathComponent($0) }
+        } else {
+            files = [path]
+        }
+        var games: [Game] = []
+        var seen: [String: String] = [:]
+        for file in files {
+            let game = try loadManifest(file: file)
+            if let other = seen[game.bundleID] {
+                throw ManifestError(file: file, field: "bundleID", rule: "'\(game.bundleID)' is already configured by \(other); bundle ids are unique")
+            }
+            seen[game.bundleID] = file
+            games.append(game)
+        }
+        return games
+    }
+
+    /// Loads and checks one manifest file.
+    public static func loadManifest(file: String) throws -> Game {
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+            throw ManifestError(file: file, field: "", rule: "cannot be read as UTF-8 text")
+        }
+        let node: Node
+        do {
+            guard let composed = try Yams.compose(yaml: text) else {
+                throw ManifestError(file: file, field: "", rule: "is empty; a manifest needs at least bundleID and name")
+            }
+            node = composed
+        } catch let error as ManifestError {
+            throw error
+        } catch {
+            throw ManifestError(file: file, field: "", rule: "is not valid YAML: \(error)")
+        }
+        let baseDirectory = URL(fileURLWithPath: file).deletingLastPathComponent()
+        return try ManifestChecker(root: ManifestNode(node: node, path: "", file: file), baseDirectory: baseDirectory).game()
+    }
+}
+
+/// Applies the manifest rules to one parsed file.
+private struct ManifestChecker {
+    let root: ManifestNode
+    let baseDirectory: URL
+
+    static var identifierPattern: Regex<Substring> { /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/ }
+    static var bundleIDPattern: Regex<(Substring, Substring)> { /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/ }
+    static var localePattern: Regex<(Substring, Substring?)> { /^[a-z]{2,3}([_-][A-Za-z0-9]{2,8})*$/ }
+    static var currencyPattern: Regex<Substring> { /^[A-Z]{3}$/ }
+
+    func game() throws -> Game {
+        let fields = try root.mapping(allowed: ["bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements"])
+        let bundleID = try required(fields, "bundleID", in: root).string()
+        guard bundleID.count <= 155, bundleID.wholeMatch(of: Self.bundleIDPattern) != nil else {
+            throw fields["bundleID"]!.fail("'\(bundleID)' is not a reverse-DNS bundle id such as com.example.game")
+        }
+        let name = try required(fields, "name", in: root).string().trimmingCharacters(in: .whitespaces)
+        guard (1...100).contains(name.count) else { throw fields["name"]!.fail("must be 1 to 100 characters") }
+        let clientKey = try fields["clientKey"].map { node -> String in
+            let key = try node.string()
+            guard (8...200).contains(key.count) else { throw node.fail("must be 8 to 200 characters") }
+            return key
+        }
+        let defaultLocale = try fields["defaultLocale"].map { try locale($0) } ?? "en"
+
+        let leaderboards = try (fields["leaderboards"]?.sequence() ?? []).map { try leaderboard($0, defaultLocale: defaultLocale) }
+        let aggregates = try (fields["aggregates"]?.sequence() ?? []).map { try aggregate($0, defaultLocale: defaultLocale) }
+        try checkLeaderboardRules(leaderboards, aggregates, fields: fields)
+
+        let achievements = try (fields["achievements"]?.sequence() ?? []).map { try achievement($0, defaultLocale: defaultLocale) }
+        try checkAchievementRules(achievements, fields: fields)
+
+        return Game(
+            bundleID: bundleID, name: name, clientKey: clientKey, defaultLocale: defaultLocale,
+            leaderboards: leaderboards, aggregates: aggregates, achievements: achievements, manifestPath: root.file
+        )
+    }
+
+    private func required(_ fields: [String: ManifestNode], _ key: String, in parent: ManifestNode) throws -> ManifestNode {
+        guard let node = fields[key] else {
+            throw ManifestError(file: parent.file, field: parent.path.isEmpty ? key : "\(parent.path).\(key)", rule: "is required")
+        }
+        return node
+    }
+
+    private func identifier(_ node: ManifestNode) throws -> String {
+        let value = try node.string()
+        guard value.wholeMatch(of: Self.identifierPattern) != nil else {
+            throw node.fail("'\(value)' is not an identifier: 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        }
+        return value
+    }
+
+    private func locale(_ node: ManifestNode) throws -> String {
+        let value = try node.string()
+        guard value.wholeMatch(of: Self.localePattern) != nil else {
+            throw node.fail("'\(value)' is not a locale identifier such as en, ja or pt-BR")
+        }
+        return value
+    }
+
+    private func localizedText(_ node: ManifestNode, defaultLocale: String, maxLength: Int) throws -> LocalizedText {
+        var text: LocalizedText = [:]
+        for (key, value) in try node.anyMapping() {
+            _ = try locale(ManifestNode(node: value.node, path: value.path, file: value.file).withString(key))
+            let string = try value.string()
+            guard (1...maxLength).contains(string.count) else { throw value.fail("must be 1 to \(maxLength) characters") }
+            text[key] = string
+        }
+        guard text[defaultLocale] != nil else { throw node.fail("needs a text for the default locale '\(defaultLocale)'") }
+        return text
+    }
+
+    private func leaderboard(_ node: ManifestNode, defaultLocale: String) throws -> LeaderboardDefinition {
+        let fields = try node.mapping(allowed: ["category", "default", "title", "format", "suffix", "order", "currency"])
+        let category = try identifier(required(fields, "category", in: node))
+        let formatNode = try required(fields, "format", in: node)
+        let formatName = try formatNode.string()
+        guard let format = ScoreFormat(rawValue: formatName) else {
+            throw formatNode.fail("'\(formatName)' is not a format; allowed: \(ScoreFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var order = ScoreOrder.descending
+        if let orderNode = fields["order"] {
+            let name = try orderNode.string()
+            guard let parsed = ScoreOrder(rawValue: name) else { throw orderNode.fail("'\(name)' is not an order; allowed: descending, ascending") }
+            order = parsed
+        }
+        var suffix: [String: PluralSuffix] = [:]
+        if let suffixNode = fields["suffix"] {
+            for (localeKey, formsNode) in try suffixNode.anyMapping() {
+                _ = try locale(formsNode.withString(localeKey))
+                let forms = try formsNode.mapping(allowed: ["zero", "one", "two", "few", "many", "other"])
+                guard let other = forms["other"] else { throw formsNode.fail("needs an 'other' form") }
+                suffix[localeKey] = PluralSuffix(one: try forms["one"]?.string(), other: try other.string())
+            }
+        }
+        var currency = "USD"
+        if let currencyNode = fields["currency"] {
+            guard format == .moneyWhole || format == .money2 else { throw currencyNode.fail("only money formats (moneyWhole, money2) take a currency") }
+            currency = try currencyNode.string()
+            guard currency.wholeMatch(of: Self.currencyPattern) != nil else { throw currencyNode.fail("'\(currency)' is not an ISO 4217 code such as USD or EUR") }
+        }
+        return LeaderboardDefinition(
+            category: category, isDefault: try fields["default"]?.bool() ?? false,
+            title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
+            format: format, suffix: suffix, order: order, currency: currency
+        )
+    }
+
+    private func aggregate(_ node: ManifestNode, defaultLocale: String) throws -> AggregateDefinition {
+        let fields = try node.mapping(allowed: ["category", "default", "title", "members"])
+        let membersNode = try required(fields, "members", in: node)
+        let members = try membersNode.sequence().map { try identifier($0) }
+        guard !members.isEmpty else { throw membersNode.fail("needs at least one member leaderboard") }
+        return AggregateDefinition(
+            category: try identifier(required(fields, "category", in: node)),
+            isDefault: try fields["default"]?.bool() ?? false,
+            title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
+            members: members
+        )
+    }
+
+    private func checkLeaderboardRules(_ leaderboards: [LeaderboardDefinition], _ aggregates: [AggregateDefinition], fields: [String: ManifestNode]) throws {
+        let total = leaderboards.count + aggregates.count
+        let listNode = fields["leaderboards"] ?? fields["aggregates"] ?? root
+        guard total <= Limits.maximumLeaderboardsPerGame else {
+            throw listNode.fail("\(total) leaderboards (aggregates included); at most \(Limits.maximumLeaderboardsPerGame) are allowed")
+        }
+        var seen = Set<String>()
+        for (index, category) in (leaderboards.map(\.category) + aggregates.map(\.category)).enumerated() {
+            guard seen.insert(category).inserted else {
+                let (list, position) = index < leaderboards.count ? ("leaderboards", index) : ("aggregates", index - leaderboards.count)
+                throw ManifestError(file: root.file, field: "\(list)[\(position)].category", rule: "'\(category)' is used twice; categories are unique in a game")
+            }
+        }
+        let defaults = leaderboards.filter(\.isDefault).count + aggregates.filter(\.isDefault).count
+        if total > 0 && defaults != 1 {
+            throw listNode.fail("exactly one leaderboard must be the default (default: true); found \(defaults)")
+        }
+        let byCategory = Dictionary(uniqueKeysWithValues: leaderboards.map { ($0.category, $0) })
+        let aggregateCategories = Set(aggregates.map(\.category))
+        var owner: [String: String] = [:]
+        for (index, aggregate) in aggregates.enumerated() {
+            let field = "aggregates[\(index)].members"
+            func fail(_ rule: String) -> ManifestError { ManifestError(file: root.file, field: field, rule: rule) }
+            var memberDefinitions: [LeaderboardDefinition] = []
+            for member in aggregate.members {
+                if aggregateCategories.contains(member) { throw fail("'\(member)' is an aggregate; aggregates cannot contain aggregates") }
+                guard let definition = byCategory[member] else { throw fail("'\(member)' is not a leaderboard of this game") }
+                if let other = owner[member], other != aggregate.category || memberDefinitions.contains(definition) {
+                    throw fail("'\(member)' already belongs to aggregate '\(other)'; a leaderboard belongs to at most one aggregate")
+                }
+                owner[member] = aggregate.category
+                memberDefinitions.append(definition)
+            }
+            if Set(memberDefinitions.map(\.format)).count > 1 { throw fail("members must share one format") }
+            if Set(memberDefinitions.map(\.order)).count > 1 { throw fail("members must share one order") }
+        }
+    }
+
+    private func achievement(_ node: ManifestNode, defaultLocale: String) throws -> AchievementDefinition {
+        let fields = try node.mapping(allowed: ["identifier", "title", "unachievedDescription", "achievedDescription", "points", "hidden", "image"])
+        let pointsNode = try required(fields, "points", in: node)
+        let points = try pointsNode.int()
+        guard Limits.achievementPointsRange.contains(points) else {
+            throw pointsNode.fail("\(points) points; each achievement is worth 1 to 100 points")
+        }
+        var image: Data?
+        if let imageNode = fields["image"] {
+            image = try png(imageNode)
+        }
+        return AchievementDefinition(
+            identifier: try identifier(required(fields, "identifier", in: node)),
+            title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
+            unachievedDescription: try localizedText(required(fields, "unachievedDescription", in: node), defaultLocale: defaultLocale, maxLength: 500),
+            achievedDescription: try localizedText(required(fields, "achievedDescription", in: node), defaultLocale: defaultLocale, maxLength: 500),
+            points: points, hidden: try fields["hidden"]?.bool() ?? false, image: image
+        )
+    }
+
+    private func png(_ node: ManifestNode) throws -> Data {
+        let relative = try node.string()
+        guard !relative.hasPrefix("/"), !relative.split(separator: "/").contains("..") else {
+            throw node.fail("'\(relative)' must be a path inside the manifest's folder (no leading '/', no '..')")
+        }
+        let url = baseDirectory.appendingPathComponent(relative)
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw node.fail("'\(relative)' does not exist next to the manifest") }
+        guard data.count <= 1024 * 1024 else { throw node.fail("'\(relative)' is larger than 1 MiB") }
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard data.prefix(8).elementsEqual(signature) else { throw node.fail("'\(relative)' is not a PNG image") }
+        return data
+    }
+
+    private func checkAchievementRules(_ achievements: [AchievementDefinition], fields: [String: ManifestNode]) throws {
+        var seen = Set<String>()
+        for (index, achievement) in achievements.enumerated() where !seen.insert(achievement.identifier).inserted {
+            throw ManifestError(file: root.file, field: "achievements[\(index)].identifier", rule: "'\(achievement.identifier)' is used twice; identifiers are unique in a game")
+        }
+        let total = achievements.reduce(0) { $0 + $1.points }
+        if total > Limits.maximumAchievementPointsPerGame {
+            throw (fields["achievements"] ?? root).fail("achievements are worth \(total) points in all; a game may have at most \(Limits.maximumAchievementPointsPerGame)")
+        }
+    }
+}
+
+extension ManifestNode {
+    /// The same location, holding a string (used to check mapping keys with the value checkers).
+    func withString(_ string: String) -> ManifestNode {
+        ManifestNode(node: Node(string), path: path, file: file)
+    }
+}

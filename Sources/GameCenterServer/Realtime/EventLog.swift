@@ -1,0 +1,17 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+
+/// Appends durable events to players' streams inside a write transaction.
+///
+/// Usage: collect the recipients inside `Database.write`, then call ``EventBus/publish(_:)`` for each after the
+/// commit, so that a subscriber woken by the bus always finds the event in storage.
+enum EventLog {
+    /// Stores `payload` as an event of `kind` for `playerID`; returns its sequence number.
+    static func append<Payload: Encodable>(
+        _ kind: EventKind, _ payload: Payload, to playerID: String, now: Int64, in storage: StorageSession
+    ) async throws -> Int64 {
+        let json = String(decoding: try WireCoding.makeEncoder().encode(payload), as: UTF8.self)
+        return try await storage.appendEvent(playerID: playerID, kind: kind.rawValue, payload: json, now: now)
+    }
+}

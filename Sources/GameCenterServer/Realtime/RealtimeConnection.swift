@@ -1,0 +1,115 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import HummingbirdWebSocket
+import Logging
+
+/// One device's realtime channel: replays stored events after the device's cursor, pushes new ones as the bus
+/// announces them, probes liveness with heartbeats, and ends the channel when the session ends.
+struct RealtimeConnection {
+    let database: Database
+    let bus: any EventBus
+    let session: AuthenticatedSession
+    let heartbeatInterval: Duration
+    let logger: Logger
+
+    /// Events read from storage per query while catching up.
+    static let batchSize = 200
+
+    private enum Wake {
+        case notice(BusNotice)
+        case heard
+        case inboundClosed
+        case tick
+    }
+
+    func run(after requestedCursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        // Subscribe before reading the backlog, so nothing appended in between is missed.
+        let notices = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID)
+        let current = try await database.read { try await $0.player(id: session.playerID)?.eventSeq } ?? 0
+        var cursor = min(requestedCursor ?? current, current)
+        try await send(.hello(heartbeatSeconds: heartbeatInterval.seconds, cursor: cursor), outbound)
+
+        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await notice in notices { wake.yield(.notice(notice)) }
+            }
+            group.addTask {
+                do {
+                    for try await _ in inbound.messages(maxSize: 4096) { wake.yield(.heard) }
+                } catch {}
+                wake.yield(.inboundClosed)
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: heartbeatInterval)
+                    wake.yield(.tick)
+                }
+            }
+            defer { group.cancelAll() }
+
+            cursor = try await sendEvents(after: cursor, outbound)
+            var lastHeard = ContinuousClock.now
+            loop: for await event in wakes {
+                switch event {
+                case .notice(.playerEvents):
+                    cursor = try await sendEvents(after: cursor, outbound)
+                case .notice(.sessionEnded(_, let reason)):
+                    try await end(reason: reason, outbound)
+                    break loop
+                case .heard:
+                    lastHeard = .now
+                case .inboundClosed:
+                    break loop
+                case .tick:
+                    if ContinuousClock.now - lastHeard > heartbeatInterval * 3 {
+                        logger.info("realtime channel silent; closing", metadata: ["player_id": "\(session.playerID)"])
+                        try await outbound.close(.goingAway, reason: "no heartbeat")
+                        break loop
+                    }
+                    if Clock.millis(Date()) >= session.expiresAt {
+                        try await end(reason: "expired", outbound)
+                        break loop
+                    }
+                    try await send(.heartbeat, outbound)
+                }
+            }
+        }
+    }
+
+    private func sendEvents(after start: Int64, _ outbound: WebSocketOutboundWriter) async throws -> Int64 {
+        var cursor = start
+        while true {
+            let after = cursor
+            let batch = try await database.read {
+                try await $0.events(playerID: session.playerID, after: after, limit: Self.batchSize)
+            }
+            for record in batch {
+                guard let kind = EventKind(rawValue: record.kind) else { continue }
+                let event = RealtimeEvent(seq: record.seq, kind: kind, payload: record.payload, createdAt: Clock.date(record.createdAt))
+                try await send(.event(event), outbound)
+                cursor = record.seq
+            }
+            if batch.count < Self.batchSize { return cursor }
+        }
+    }
+
+    private func end(reason: String, _ outbound: WebSocketOutboundWriter) async throws {
+        try await send(.sessionEnded(reason: reason), outbound)
+        try await outbound.close(.normalClosure, reason: reason)
+    }
+
+    private func send(_ frame: ServerFrame, _ outbound: WebSocketOutboundWriter) async throws {
+        let text = String(decoding: try WireCoding.makeEncoder().encode(frame), as: UTF8.self)
+        try await outbound.write(.text(text))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

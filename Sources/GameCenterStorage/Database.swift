@@ -1,0 +1,205 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+
+/// The storage engine behind a ``Database``.
+public enum StorageEngine: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// One database, SQLite (embedded default, WAL) or PostgreSQL, with scoped read and write access.
+///
+/// Open it with ``withDatabase(url:logger:_:)``, which also runs the engine's background work
+/// (the PostgreSQL pool) and closes everything when the closure returns. Reads may run in parallel;
+/// ``write(_:)`` runs its closure in one transaction, committed when the closure returns and rolled
+/// back when it throws. SQLite allows one writer: the in-process writer lock queues write
+/// transactions so none of them waits inside the engine.
+public final class Database: Sendable {
+    /// The engine this database runs on.
+    public let engine: StorageEngine
+    private let backend: Backend
+    let logger: Logger
+
+    private enum Backend: Sendable {
+        case sqlite(writer: ConnectionPool<SQLiteConnection>, readers: ConnectionPool<SQLiteConnection>)
+        case postgres(PostgresClient)
+    }
+
+    /// Parses `url` (`sqlite:PATH`, `sqlite::memory:` or `postgres://USER:PASS@HOST:PORT/DB`), opens the database,
+    /// applies pending migrations, runs `body`, and closes the database.
+    public static func withDatabase<T: Sendable>(
+        url: String,
+        logger: Logger = Logger(label: "gamecenter.storage"),
+        _ body: @Sendable (Database) async throws -> T
+    ) async throws -> T {
+        let location = try DatabaseLocation(url)
+        switch location {
+        case .sqlite(let path):
+            let database = try await openSQLite(path: path, logger: logger)
+            do {
+                try await database.migrate()
+                let result = try await body(database)
+                await database.closeSQLite()
+                return result
+            } catch {
+                await database.closeSQLite()
+                throw error
+            }
+        case .postgres(let configuration):
+            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+            let database = Database(engine: .postgres, backend: .postgres(client), logger: logger)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                try await database.migrate()
+                return try await body(database)
+            }
+        }
+    }
+
+    private init(engine: StorageEngine, backend: Backend, logger: Logger) {
+        self.engine = engine
+        self.backend = backend
+        self.logger = logger
+    }
+
+    private static func openSQLite(path: String, logger: Logger) async throws -> Database {
+        let storage: SQLiteConnection.Storage
+        if path == ":memory:" {
+            // A named shared-cache memory database, so that all connections see the same data.
+            storage = .file(path: "file:gamecenter-\(UUID().uuidString)?mode=memory&cache=shared")
+        } else {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            storage = .file(path: path)
+        }
+        func open() async throws -> SQLiteConnection {
+            let connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=10000", "PRAGMA foreign_keys=ON"] {
+                _ = try await connection.query(pragma)
+            }
+            return connection
+        }
+        let writer = try await open()
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<4 { readers.append(try await open()) }
+        return Database(
+            engine: .sqlite,
+            backend: .sqlite(writer: ConnectionPool([writer]), readers: ConnectionPool(readers)),
+            logger: logger
+        )
+    }
+
+    private func closeSQLite() async {
+        guard case .sqlite(let writer, let readers) = backend else { return }
+        for connection in await readers.drain() + writer.drain() {
+            try? await connection.close()
+        }
+    }
+
+    /// Runs `body` with a connection for reading. Statements run outside a transaction.
+    public func read<T: Sendable>(_ body: @Sendable (StorageSession) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite(_, let readers):
+            let connection = await readers.lease()
+            defer { Task { await readers.release(connection) } }
+            return try await body(StorageSession(sql: connection.sql(), engine: engine))
+        case .postgres(let client):
+            return try await client.withConnection { connection in
+                try await body(StorageSession(sql: connection.sql(), engine: self.engine))
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    public func write<T: Sendable>(_ body: @Sendable (StorageSession) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite(let writer, _):
+            let connection = await writer.lease()
+            defer { Task { await writer.release(connection) } }
+            return try await Self.transaction(StorageSession(sql: connection.sql(), engine: engine), begin: "BEGIN IMMEDIATE", body)
+        case .postgres(let client):
+            return try await client.withConnection { connection in
+                try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine), begin: "BEGIN", body)
+            }
+        }
+    }
+
+    private static func transaction<T>(
+        _ session: StorageSession,
+        begin: String,
+        _ body: @Sendable (StorageSession) async throws -> T
+    ) async throws -> T {
+        try await session.sql.raw(SQLQueryString(begin)).run()
+        do {
+            let result = try await body(session)
+            try await session.sql.raw("COMMIT").run()
+            return result
+        } catch {
+            try? await session.sql.raw("ROLLBACK").run()
+            throw error
+        }
+    }
+
+    /// Applies every migration that this database has not applied yet, each in its own transaction.
+    func migrate() async throws {
+        try await write { session in
+            if engine == .postgres {
+                // Several nodes may start at once against one database: one migrates, the others wait.
+                try await session.sql.raw("SELECT pg_advisory_xact_lock(4711)").run()
+            }
+            try await session.sql.raw("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
+                """).run()
+            let applied = Set(try await session.sql.raw("SELECT version FROM schema_migrations").all()
+                .map { try $0.decode(column: "version", as: Int64.self) })
+            for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
+                for statement in migration.statements(for: engine) {
+                    try await session.sql.raw(SQLQueryString(statement)).run()
+                }
+                try await session.sql.raw("""
+                    INSERT INTO schema_migrations (version, name, applied_at)
+                    VALUES (\(bind: Int64(migration.version)), \(bind: migration.name), \(bind: Clock.millis(Date())))
+                    """).run()
+                logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+            }
+        }
+    }
+}
+
+/// Where a database lives, parsed from the `--database` argument.
+enum DatabaseLocation {
+    case sqlite(path: String)
+    case postgres(PostgresClient.Configuration)
+
+    init(_ url: String) throws {
+        if url.hasPrefix("sqlite:") {
+            let path = String(url.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw StorageError.invalidURL("sqlite: needs a path, e.g. sqlite:.gamecenter/gamecenter.sqlite") }
+            self = .sqlite(path: path)
+        } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty,
+                  let user = components.user, !user.isEmpty
+            else {
+                throw StorageError.invalidURL("expected postgres://USER:PASS@HOST:PORT/DB")
+            }
+            let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+            var configuration = PostgresClient.Configuration(
+                host: host, port: components.port ?? 5432, username: user,
+                password: components.password, database: database.isEmpty ? nil : database, tls: .disable
+            )
+            configuration.options.maximumConnections = 16
+            self = .postgres(configuration)
+        } else {
+            throw StorageError.invalidURL("use sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+/// A numbered schema change. Versions only grow; an applied migration is never edited.
+struct Migration: Sendable {
+    let version: Int
+    let name: String
+    /// Statements for both engines; every column type used here means the same on SQLite and PostgreSQL.
+    let common: [String]
+    /// Statements that differ by engine, run after `common`.
+    var sqliteOnly: [String] = []
+    var postgresOnly: [String] = []
+
+    func statements(for engine: StorageEngine) -> [String] {
+        common + (engine == .sqlite ? sqliteOnly : postgresOnly)
+    }
+}
+
+/// Every migration, in order. Times are BIGINT milliseconds, flags BIGINT 0/1, identifiers TEXT.
+enum Migrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "accounts, sessions, friends, events", common: [
+            """
+            CREATE TABLE players (
+                player_id TEXT PRIMARY KEY,
+                environment TEXT NOT NULL,
+                account_name TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                alias TEXT NOT NULL,
+                underage BIGINT NOT NULL,
+                status TEXT,
+                event_seq BIGINT NOT NULL DEFAULT 0,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                UNIQUE (environment, account_name)
+            )
+            """,
+            """
+            CREATE TABLE sessions (
+                session_id TEXT PRIMARY KEY,
+                token_hash TEXT NOT NULL UNIQUE,
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                bundle_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX sessions_by_player ON sessions (player_id)",
+            """
+            CREATE TABLE sign_in_failures (
+                environment TEXT NOT NULL,
+                account_name TEXT NOT NULL,
+                failures BIGINT NOT NULL,
+                window_start BIGINT NOT NULL,
+                locked_until BIGINT NOT NULL,
+                PRIMARY KEY (environment, account_name)
+            )
+            """,
+            """
+            CREATE TABLE friendships (
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                friend_id TEXT NOT NULL REFERENCES players (player_id),
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (player_id, friend_id)
+            )
+            """,
+            """
+            CREATE TABLE friend_requests (
+                request_id TEXT PRIMARY KEY,
+                from_player TEXT NOT NULL REFERENCES players (player_id),
+                to_player TEXT NOT NULL REFERENCES players (player_id),
+                message TEXT,
+                status TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                answered_at BIGINT
+            )
+            """,
+            "CREATE UNIQUE INDEX friend_requests_one_pending ON friend_requests (from_player, to_player) WHERE status = 'pending'",
+            "CREATE INDEX friend_requests_by_recipient ON friend_requests (to_player, status)",
+            """
+            CREATE TABLE events (
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                seq BIGINT NOT NULL,
+                kind TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (player_id, seq)
+            )
+            """,
+            """
+            CREATE TABLE played_games (
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                bundle_id TEXT NOT NULL,
+                last_played_at BIGINT NOT NULL,
+                PRIMARY KEY (player_id, bundle_id)
+            )
+            """,
+        ]),
+    ]
+}

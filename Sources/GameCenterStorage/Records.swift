@@ -1,0 +1,120 @@
+/// A player account as stored.
+public struct PlayerRecord: Sendable, Equatable {
+    public var playerID: String
+    public var environment: String
+    /// Lower-cased account name, unique per environment.
+    public var accountName: String
+    public var passwordHash: String
+    public var alias: String
+    public var underage: Bool
+    public var status: String?
+    /// The player's newest event sequence number.
+    public var eventSeq: Int64
+    public var createdAt: Int64
+
+    public init(
+        playerID: String, environment: String, accountName: String, passwordHash: String, alias: String,
+        underage: Bool, status: String? = nil, eventSeq: Int64 = 0, createdAt: Int64
+    ) {
+        self.playerID = playerID
+        self.environment = environment
+        self.accountName = accountName
+        self.passwordHash = passwordHash
+        self.alias = alias
+        self.underage = underage
+        self.status = status
+        self.eventSeq = eventSeq
+        self.createdAt = createdAt
+    }
+}
+
+/// A signed-in session as stored: the token only as its SHA-256 hash.
+public struct SessionRecord: Sendable, Equatable {
+    public var sessionID: String
+    public var tokenHash: String
+    public var playerID: String
+    public var bundleID: String
+    public var environment: String
+    public var createdAt: Int64
+    public var expiresAt: Int64
+    public var revokedAt: Int64?
+
+    public init(
+        sessionID: String, tokenHash: String, playerID: String, bundleID: String, environment: String,
+        createdAt: Int64, expiresAt: Int64, revokedAt: Int64? = nil
+    ) {
+        self.sessionID = sessionID
+        self.tokenHash = tokenHash
+        self.playerID = playerID
+        self.bundleID = bundleID
+        self.environment = environment
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// Failed sign-ins for one account name, for throttling.
+public struct SignInFailures: Sendable, Equatable {
+    public var failures: Int64
+    public var windowStart: Int64
+    public var lockedUntil: Int64
+
+    public init(failures: Int64, windowStart: Int64, lockedUntil: Int64) {
+        self.failures = failures
+        self.windowStart = windowStart
+        self.lockedUntil = lockedUntil
+    }
+}
+
+/// A friend request as stored.
+public struct FriendRequestRecord: Sendable, Equatable {
+    /// Where a request stands; only `pending` can be answered.
+    public enum Status: String, Sendable {
+        case pending, accepted, declined
+    }
+
+    public var requestID: String
+    public var fromPlayer: String
+    public var toPlayer: String
+    public var message: String?
+    public var status: Status
+    public var createdAt: Int64
+
+    public init(requestID: String, fromPlayer: String, toPlayer: String, message: String?, status: Status, createdAt: Int64) {
+        self.requestID = requestID
+        self.fromPlayer = fromPlayer
+        self.toPlayer = toPlayer
+        self.message = message
+        self.status = status
+        self.createdAt = createdAt
+    }
+}
+
+/// A stored realtime event.
+public struct EventRecord: Sendable, Equatable {
+    public var playerID: String
+    public var seq: Int64
+    public var kind: String
+    public var payload: String
+    public var createdAt: Int64
+
+    public init(playerID: String, seq: Int64, kind: String, payload: String, createdAt: Int64) {
+        self.playerID = playerID
+        self.seq = seq
+        self.kind = kind
+        self.payload = payload
+        self.createdAt = createdAt
+    }
+}
+
+/// A game a player signed in to, and when last.
+public struct PlayedGameRecord: Sendable, Equatable {
+    public var bundleID: String
+    public var lastPlayedAt: Int64
+
+    public init(bundleID: String, lastPlayedAt: Int64) {
+        self.bundleID = bundleID
+        self.lastPlayedAt = lastPlayedAt
+    }
+}

@@ -1,0 +1,88 @@
+import SQLKit
+
+extension StorageSession {
+    /// Inserts a new player; returns false when the account name is taken in that environment.
+    public func insertPlayer(_ player: PlayerRecord) async throws -> Bool {
+        let inserted = try await sql.raw("""
+            INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, status,
+                                 event_seq, created_at, updated_at)
+            VALUES (\(bind: player.playerID), \(bind: player.environment), \(bind: player.accountName),
+                    \(bind: player.passwordHash), \(bind: player.alias), \(bind: player.underage ? 1 : 0 as Int64),
+                    \(bind: player.status), \(bind: player.eventSeq), \(bind: player.createdAt), \(bind: player.createdAt))
+            ON CONFLICT DO NOTHING
+            RETURNING player_id
+            """).first()
+        return inserted != nil
+    }
+
+    /// The player with this account name in this environment.
+    public func player(environment: String, accountName: String) async throws -> PlayerRecord? {
+        try await sql.raw("""
+            SELECT * FROM players WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
+            """).first().map(Self.player(from:))
+    }
+
+    /// The player with this id.
+    public func player(id: String) async throws -> PlayerRecord? {
+        try await sql.raw("SELECT * FROM players WHERE player_id = \(bind: id)").first().map(Self.player(from:))
+    }
+
+    /// The players with these ids (in one environment, when given), in no particular order; unknown ids are left out.
+    public func players(ids: [String], environment: String?) async throws -> [PlayerRecord] {
+        guard !ids.isEmpty else { return [] }
+        guard let environment else {
+            return try await sql.raw("SELECT * FROM players WHERE player_id IN (\(binds: ids))").all().map(Self.player(from:))
+        }
+        return try await sql.raw("""
+            SELECT * FROM players WHERE environment = \(bind: environment) AND player_id IN (\(binds: ids))
+            """).all().map(Self.player(from:))
+    }
+
+    /// Changes alias and/or status (nil leaves a field as it is); returns the updated player.
+    public func updateProfile(playerID: String, alias: String?, status: String?, now: Int64) async throws -> PlayerRecord? {
+        if let alias {
+            try await sql.raw("UPDATE players SET alias = \(bind: alias), updated_at = \(bind: now) WHERE player_id = \(bind: playerID)").run()
+        }
+        if let status {
+            let stored: String? = status.isEmpty ? nil : status
+            try await sql.raw("UPDATE players SET status = \(bind: stored), updated_at = \(bind: now) WHERE player_id = \(bind: playerID)").run()
+        }
+        return try await player(id: playerID)
+    }
+
+    /// Failed sign-ins recorded for this account name.
+    public func signInFailures(environment: String, accountName: String) async throws -> SignInFailures? {
+        try await sql.raw("""
+            SELECT failures, window_start, locked_until FROM sign_in_failures
+            WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
+            """).first().map { row in
+            SignInFailures(failures: try row.int("failures"), windowStart: try row.int("window_start"), lockedUntil: try row.int("locked_until"))
+        }
+    }
+
+    /// Stores the failed sign-in state for this account name.
+    public func setSignInFailures(environment: String, accountName: String, _ state: SignInFailures) async throws {
+        try await sql.raw("""
+            INSERT INTO sign_in_failures (environment, account_name, failures, window_start, locked_until)
+            VALUES (\(bind: environment), \(bind: accountName), \(bind: state.failures), \(bind: state.windowStart), \(bind: state.lockedUntil))
+            ON CONFLICT (environment, account_name) DO UPDATE
+            SET failures = excluded.failures, window_start = excluded.window_start, locked_until = excluded.locked_until
+            """).run()
+    }
+
+    /// Forgets the failed sign-ins of this account name (after a successful sign-in).
+    public func clearSignInFailures(environment: String, accountName: String) async throws {
+        try await sql.raw("""
+            DELETE FROM sign_in_failures WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
+            """).run()
+    }
+
+    static func player(from row: any SQLRow) throws -> PlayerRecord {
+        PlayerRecord(
+            playerID: try row.string("player_id"), environment: try row.string("environment"),
+            accountName: try row.string("account_name"), passwordHash: try row.string("password_hash"),
+            alias: try row.string("alias"), underage: try row.int("underage") != 0,
+            status: try row.optionalString("status"), eventSeq: try row.int("event_seq"), createdAt: try row.int("created_at")
+        )
+    }
+}

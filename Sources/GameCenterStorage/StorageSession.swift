@@ -1,0 +1,18 @@
+import SQLKit
+
+/// Access to the stored data through one connection, inside ``Database/read(_:)`` or ``Database/write(_:)``.
+///
+/// The queries are written once in SQL that both engines understand; SQLKit adapts placeholders.
+/// Areas live in `StorageSession+Area.swift` files.
+public struct StorageSession: Sendable {
+    let sql: any SQLDatabase
+    /// The engine behind this session.
+    public let engine: StorageEngine
+}
+
+extension SQLRow {
+    func int(_ column: String) throws -> Int64 { try decode(column: column, as: Int64.self) }
+    func string(_ column: String) throws -> String { try decode(column: column, as: String.self) }
+    func optionalString(_ column: String) throws -> String? { try decode(column: column, as: String?.self) }
+    func optionalInt(_ column: String) throws -> Int64? { try decode(column: column, as: Int64?.self) }
+}

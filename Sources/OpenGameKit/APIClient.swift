@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import Foundation
+import GameCenterProtocol
+import NIOCore
+import NIOHTTP1
+
+/// JSON over HTTP to the server, with the device's identifying headers and errors mapped to ``GKError``.
+struct APIClient: Sendable {
+    let server: URL
+    let bundleID: String
+    let clientKey: String?
+    let environment: GKEnvironment
+    let locale: String
+    /// Per-request deadline.
+    var timeout: TimeAmount = .seconds(15)
+
+    /// A request body type for requests that have none.
+    struct NoBody: Encodable {}
+    /// A response type for responses whose body is ignored.
+    struct Empty: Decodable {}
+
+    func send<Response: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (some Encodable)? = NoBody?.none, token: String? = nil,
+        as: Response.Type = Response.self
+    ) async throws -> Response {
+        var request = HTTPClientRequest(url: server.absoluteString.trimmingSuffix("/") + path)
+        request.method = method
+        request.headers.add(contentsOf: deviceHeaders(token: token))
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try WireCoding.makeEncoder().encode(body)))
+        }
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        } catch {
+            throw GKError(.communicationsFailure, "could not reach the Game Center server at \(server.absoluteString): \(error)")
+        }
+        let data = Data(bytes.readableBytesView)
+        guard (200..<300).contains(response.status.code) else {
+            if let body = try? WireCoding.makeDecoder().decode(ErrorBody.self, from: data) {
+                throw GKError(body)
+            }
+            throw GKError(.unknown, "the server answered HTTP \(response.status.code) without an error description")
+        }
+        if Response.self == Empty.self { return Empty() as! Response }
+        do {
+            return try WireCoding.makeDecoder().decode(Response.self, from: data)
+        } catch {
+            throw GKError(.unknown, "the server's answer could not be read: \(error)")
+        }
+    }
+
+    /// Headers naming the device's game, environment, key and locale (and its session, when given).
+    func deviceHeaders(token: String?) -> [(String, String)] {
+        var headers = [
+            (DeviceHeader.bundleID, bundleID),
+            (DeviceHeader.environment, environment.rawValue),
+            (DeviceHeader.locale, locale),
+        ]
+        if let clientKey { headers.append((DeviceHeader.clientKey, clientKey)) }
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        return headers
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

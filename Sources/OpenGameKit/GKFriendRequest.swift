@@ -1,0 +1,62 @@
+import Foundation
+import GameCenterProtocol
+
+/// A request from another player to become friends, or the way to send one.
+public final class GKFriendRequest: Sendable, CustomStringConvertible {
+    private let info: FriendRequestInfo
+    private let device: GKGameCenter
+
+    init(info: FriendRequestInfo, device: GKGameCenter) {
+        self.info = info
+        self.device = device
+    }
+
+    /// Identifies the request.
+    public var requestID: String { info.requestID }
+    /// The sender's player id.
+    public var from: String { info.from }
+    /// The sender's alias when the request was sent.
+    public var fromAlias: String { info.fromAlias }
+    /// The sender's message, if any.
+    public var message: String? { info.message }
+    /// When the request was sent.
+    public var date: Date { info.createdAt }
+
+    public var description: String { "friend request \(requestID) from \(fromAlias) (\(from))" }
+
+    /// Asks each player to become the local player's friend: all are sent, or none (any unknown id, an existing
+    /// friendship or a pending request fails the whole call). Underage players cannot send requests.
+    public static func send(to playerIDs: [String], message: String?, in gameCenter: GKGameCenter = .default) async throws {
+        _ = try await gameCenter.authenticated(.post, "/v1/friend-requests", body: SendFriendRequests(playerIDs: playerIDs, message: message),
+                                               as: APIClient.Empty.self)
+    }
+
+    /// Requests waiting for the local player's answer, oldest first.
+    public static func loadPending(in gameCenter: GKGameCenter = .default) async throws -> [GKFriendRequest] {
+        try await gameCenter.authenticated(.get, "/v1/friend-requests", as: FriendRequestList.self).requests.map {
+            GKFriendRequest(info: $0, device: gameCenter)
+        }
+    }
+
+    /// Accepts: the sender becomes a friend and is told. A request can be answered once.
+    public func accept() async throws {
+        _ = try await device.authenticated(.post, "/v1/friend-requests/\(pathComponent(requestID))/accept", as: APIClient.Empty.self)
+        device.localPlayer.updateFriends { if !$0.contains(from) { $0.append(from) } }
+    }
+
+    /// Declines; the sender is not told. A request can be answered once.
+    public func decline() async throws {
+        _ = try await device.authenticated(.post, "/v1/friend-requests/\(pathComponent(requestID))/decline", as: APIClient.Empty.self)
+    }
+
+    /// Ends a friendship; the former friend is told.
+    public static func removeFriend(_ playerID: String, in gameCenter: GKGameCenter = .default) async throws {
+        _ = try await gameCenter.authenticated(.delete, "/v1/friends/\(pathComponent(playerID))", as: APIClient.Empty.self)
+        gameCenter.localPlayer.updateFriends { $0.removeAll { $0 == playerID } }
+    }
+}
+
+/// `text` percent-encoded for use as one path segment.
+func pathComponent(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~:"))) ?? text
+}

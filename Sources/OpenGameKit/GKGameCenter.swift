@@ -1,0 +1,132 @@
+import Foundation
+import GameCenterProtocol
+import Logging
+import NIOHTTP1
+import Synchronization
+
+/// One device: a server, a game (bundle id and optional client key), an environment, and a folder for the
+/// saved session. Several devices in one process are independent (tests and bots make many).
+public final class GKGameCenter: Sendable {
+    /// The Game Center server's URL, e.g. `http://127.0.0.1:8080`.
+    public let server: URL
+    /// The game's bundle identifier, as in its manifest.
+    public let bundleID: String
+    /// The game's client key, when its manifest sets one.
+    public let clientKey: String?
+    /// `sandbox` or `live`.
+    public let environment: GKEnvironment
+    /// Where the saved session lives (owner-only permissions).
+    public let storageDirectory: URL
+    /// The locale the server localizes texts for (BCP 47).
+    public let locale: String
+
+    let api: APIClient
+    let logger: Logger
+    let sessionFile: SessionFile
+    let state = Mutex(DeviceState())
+    let eventHub = EventHub()
+
+    /// The player signed in on this device (or not yet).
+    public var localPlayer: GKLocalPlayer { _localPlayer }
+    private let _localPlayer: GKLocalPlayer
+
+    /// Creates a device. `storageDirectory` defaults to `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT`
+    /// (`~/.local/share/...`); devices sharing a folder share their saved session.
+    public init(server: URL, bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
+                storageDirectory: URL? = nil, locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-")) {
+        self.server = server
+        self.bundleID = bundleID
+        self.clientKey = clientKey
+        self.environment = environment
+        self.storageDirectory = storageDirectory ?? Self.defaultStorageDirectory(bundleID: bundleID, environment: environment)
+        self.locale = locale.isEmpty || locale == "POSIX" ? "en" : locale
+        self.api = APIClient(server: server, bundleID: bundleID, clientKey: clientKey, environment: environment, locale: self.locale)
+        var logger = Logger(label: "opengamekit")
+        logger[metadataKey: "bundle_id"] = "\(bundleID)"
+        self.logger = logger
+        self.sessionFile = SessionFile(directory: self.storageDirectory)
+        self._localPlayer = GKLocalPlayer()
+        _localPlayer.attach(to: self)
+    }
+
+    private static let defaultDevice = Mutex<GKGameCenter?>(nil)
+
+    /// The device most games use, configured from the environment: `GAMECENTER_URL` (default
+    /// `http://127.0.0.1:8080`), `GAMECENTER_BUNDLE_ID`, `GAMECENTER_CLIENT_KEY`, `GAMECENTER_ENVIRONMENT`
+    /// (`sandbox` or `live`) and `GAMECENTER_STORAGE`. Set it to use another.
+    public static var `default`: GKGameCenter {
+        get {
+            defaultDevice.withLock { device in
+                if let device { return device }
+                let made = fromEnvironment(ProcessInfo.processInfo.environment)
+                device = made
+                return made
+            }
+        }
+        set { defaultDevice.withLock { $0 = newValue } }
+    }
+
+    static func fromEnvironment(_ variables: [String: String]) -> GKGameCenter {
+        GKGameCenter(
+            server: URL(string: variables["GAMECENTER_URL"] ?? "") ?? URL(string: "http://127.0.0.1:8080")!,
+            bundleID: variables["GAMECENTER_BUNDLE_ID"] ?? Bundle.main.bundleIdentifier ?? "com.example.game",
+            clientKey: variables["GAMECENTER_CLIENT_KEY"],
+            environment: GKEnvironment(rawValue: variables["GAMECENTER_ENVIRONMENT"] ?? "") ?? .sandbox,
+            storageDirectory: variables["GAMECENTER_STORAGE"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        )
+    }
+
+    static func defaultStorageDirectory(bundleID: String, environment: GKEnvironment) -> URL {
+        let variables = ProcessInfo.processInfo.environment
+        let base = variables["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        return base.appendingPathComponent("opengamekit/\(bundleID)-\(environment.rawValue)", isDirectory: true)
+    }
+
+    /// Game Center events for this device (friend requests, answers, sign-outs) as they arrive on the realtime
+    /// channel. Each access returns a new stream that sees the events from then on.
+    public var events: AsyncStream<GKGameCenterEvent> { eventHub.subscribe() }
+
+    /// The current session token, or `notAuthenticated`.
+    func requireToken() throws -> String {
+        guard let token = state.withLock({ $0.session?.token }) else {
+            throw GKError(.notAuthenticated, "no player is signed in on this device; call GKLocalPlayer.authenticate first")
+        }
+        return token
+    }
+
+    /// Sends an authenticated request; a `notAuthenticated` answer signs the device out and tells the game.
+    func authenticated<Response: Decodable>(
+        _ method: HTTPMethodName, _ path: String, body: (some Encodable)? = APIClient.NoBody?.none, as: Response.Type = Response.self
+    ) async throws -> Response {
+        let token = try requireToken()
+        do {
+            return try await api.send(method.nio, path, body: body, token: token, as: Response.self)
+        } catch let error as GKError where error.code == .notAuthenticated {
+            await localPlayer.sessionEnded(token: token, error: error)
+            throw error
+        }
+    }
+}
+
+/// HTTP methods the SDK uses.
+enum HTTPMethodName {
+    case get, post, patch, delete
+
+    var nio: HTTPMethod {
+        switch self {
+        case .get: .GET
+        case .post: .POST
+        case .patch: .PATCH
+        case .delete: .DELETE
+        }
+    }
+}
+
+/// What a device knows while it runs.
+struct DeviceState: Sendable {
+    var session: SavedSession?
+    var friends: [String]?
+    var authenticating = false
+    var realtime: Task<Void, Never>?
+}

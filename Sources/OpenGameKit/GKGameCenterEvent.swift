@@ -1,0 +1,33 @@
+import Synchronization
+
+/// Something Game Center told this device on its realtime channel.
+public enum GKGameCenterEvent: Sendable {
+    /// Another player asked the local player to be friends.
+    case friendRequestReceived(GKFriendRequest)
+    /// A player accepted the local player's friend request and is now a friend.
+    case friendRequestAccepted(playerID: String)
+    /// A friend ended the friendship.
+    case friendRemoved(playerID: String)
+    /// The realtime channel is connected (again); events missed while it was down have been replayed before this.
+    case connected
+    /// The session ended (signed out here or elsewhere, revoked, or expired).
+    case signedOut(reason: String)
+}
+
+/// Fans events out to every current subscriber.
+final class EventHub: Sendable {
+    private let subscribers = Mutex<[Int: AsyncStream<GKGameCenterEvent>.Continuation]>([:])
+    private let nextID = Atomic<Int>(0)
+
+    func subscribe() -> AsyncStream<GKGameCenterEvent> {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        let (stream, continuation) = AsyncStream.makeStream(of: GKGameCenterEvent.self, bufferingPolicy: .bufferingNewest(1000))
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    func publish(_ event: GKGameCenterEvent) {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
+    }
+}

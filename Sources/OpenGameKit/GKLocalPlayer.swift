@@ -1,0 +1,217 @@
+import Foundation
+import GameCenterProtocol
+import Synchronization
+
+/// The player signed in on a device. Every Game Center feature needs one: authenticate first.
+public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
+    private weak var device: GKGameCenter?
+    private let handler = Mutex<(@Sendable ((any Error)?) -> Void)?>(nil)
+
+    init() {
+        super.init(profile: PlayerProfile(playerID: "", alias: "", isFriend: false))
+    }
+
+    func attach(to device: GKGameCenter) {
+        self.device = device
+    }
+
+    private var gameCenter: GKGameCenter {
+        guard let device else { preconditionFailure("the GKGameCenter of this local player was deallocated") }
+        return device
+    }
+
+    private var session: SavedSession? { gameCenter.state.withLock { $0.session } }
+
+    /// The player on the default device (`GKGameCenter.default.localPlayer`).
+    public static var local: GKLocalPlayer { GKGameCenter.default.localPlayer }
+
+    /// Empty until a player is signed in.
+    public override var playerID: String { session?.player.playerID ?? "" }
+    /// Empty until a player is signed in.
+    public override var alias: String { session?.player.alias ?? "" }
+    /// The local player is never their own friend.
+    public override var isFriend: Bool { false }
+    /// The local player's status message.
+    public override var status: String? { session?.player.status }
+    /// Whether a player is signed in on this device. Check it, not the error, after ``authenticate(_:)``.
+    public var isAuthenticated: Bool { session != nil }
+    /// Underage players cannot send or accept friend requests.
+    public var isUnderage: Bool { session?.player.underage ?? false }
+    /// The friends' player ids: nil until ``loadFriends()``.
+    public var friends: [String]? { gameCenter.state.withLock { $0.friends } }
+
+    /// Called on every change of the signed-in state: sign-in (nil), failed sign-in (the error), sign-out (nil),
+    /// and a session that ends elsewhere — revoked or expired (`notAuthenticated`). Runs on no particular thread.
+    public var authenticateHandler: (@Sendable ((any Error)?) -> Void)? {
+        get { handler.withLock { $0 } }
+        set { handler.withLock { $0 = newValue } }
+    }
+
+    private func notify(_ error: (any Error)?) {
+        handler.withLock { $0 }?(error)
+    }
+
+    /// Signs a player in (or up, or resumes the saved session) and starts the realtime channel.
+    ///
+    /// With `.stored`, when the server cannot be reached but a saved session exists, the player is authenticated
+    /// from the saved data (``isAuthenticated`` is true) and the `communicationsFailure` is still thrown, as the
+    /// seed describes; the realtime channel keeps trying to connect.
+    public func authenticate(_ credentials: GKCredentials) async throws {
+        let device = gameCenter
+        let busy = device.state.withLock { state -> Bool in
+            if state.authenticating { return true }
+            state.authenticating = true
+            return false
+        }
+        if busy { throw GKError(.authenticationInProgress, "another authentication is in progress on this device") }
+        defer { device.state.withLock { $0.authenticating = false } }
+        do {
+            let saved = try await openSession(credentials, device: device)
+            install(saved, device: device)
+            notify(nil)
+        } catch let error as GKError where error.code == .communicationsFailure && isAuthenticated {
+            notify(error)
+            throw error
+        } catch {
+            notify(error)
+            throw error
+        }
+    }
+
+    /// The completion-handler form of ``authenticate(_:)``.
+    public func authenticate(_ credentials: GKCredentials, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        Task {
+            do {
+                try await authenticate(credentials)
+                completionHandler(nil)
+            } catch {
+                completionHandler(error)
+            }
+        }
+    }
+
+    private func openSession(_ credentials: GKCredentials, device: GKGameCenter) async throws -> SavedSession {
+        let response: SessionResponse
+        switch credentials {
+        case .signUp(let account, let password, let alias, let underage):
+            response = try await device.api.send(.POST, "/v1/accounts",
+                body: SignUpRequest(account: account, password: password, alias: alias, underage: underage), as: SessionResponse.self)
+        case .signIn(let account, let password):
+            response = try await device.api.send(.POST, "/v1/sessions", body: SignInRequest(account: account, password: password),
+                                                 as: SessionResponse.self)
+        case .stored:
+            return try await resumeSavedSession(device: device)
+        }
+        return SavedSession(
+            server: device.server.absoluteString, bundleID: device.bundleID, environment: device.environment,
+            token: response.token, sessionID: response.sessionID, expiresAt: response.expiresAt,
+            player: response.player, eventCursor: response.eventCursor
+        )
+    }
+
+    private func resumeSavedSession(device: GKGameCenter) async throws -> SavedSession {
+        guard var saved = device.sessionFile.load(), saved.server == device.server.absoluteString,
+              saved.bundleID == device.bundleID, saved.environment == device.environment
+        else {
+            throw GKError(.notAuthenticated, "this device has no saved session for this game; sign in or sign up")
+        }
+        do {
+            saved.player = try await device.api.send(.GET, "/v1/me", token: saved.token, as: LocalPlayerProfile.self)
+            return saved
+        } catch let error as GKError where error.code == .notAuthenticated {
+            device.sessionFile.delete()
+            throw error
+        } catch let error as GKError where error.code == .communicationsFailure {
+            install(saved, device: device)
+            throw error
+        }
+    }
+
+    private func install(_ saved: SavedSession, device: GKGameCenter) {
+        try? device.sessionFile.save(saved)
+        let previous = device.state.withLock { state -> Task<Void, Never>? in
+            let previous = state.session?.token == saved.token ? nil : state.realtime
+            if state.session?.player.playerID != saved.player.playerID { state.friends = nil }
+            state.session = saved
+            if previous != nil || state.realtime == nil {
+                state.realtime = RealtimeClient(device: device, token: saved.token).start()
+            }
+            return previous
+        }
+        previous?.cancel()
+    }
+
+    /// Signs out on the server and on this device; the saved session is deleted.
+    public func signOut() async {
+        let device = gameCenter
+        guard let token = device.state.withLock({ $0.session?.token }) else { return }
+        _ = try? await device.api.send(.DELETE, "/v1/sessions/current", token: token, as: APIClient.Empty.self)
+        await sessionEnded(token: token, error: nil)
+    }
+
+    /// Forgets the session `token` if it is still the current one, and tells the game.
+    func sessionEnded(token: String, error: (any Error)?) async {
+        let device = gameCenter
+        let ended = device.state.withLock { state -> Task<Void, Never>?? in
+            guard state.session?.token == token else { return .none }
+            state.session = nil
+            state.friends = nil
+            defer { state.realtime = nil }
+            return .some(state.realtime)
+        }
+        guard case .some(let realtime) = ended else { return }
+        realtime?.cancel()
+        device.sessionFile.delete()
+        device.eventHub.publish(.signedOut(reason: (error as? GKError)?.message ?? "signed out"))
+        notify(error)
+    }
+
+    /// Loads the friends' player ids (also kept in ``friends``).
+    @discardableResult
+    public func loadFriends() async throws -> [String] {
+        let list = try await gameCenter.authenticated(.get, "/v1/friends", as: FriendList.self)
+        gameCenter.state.withLock { $0.friends = list.playerIDs }
+        return list.playerIDs
+    }
+
+    /// Sets the status message friends see (at most 140 characters; empty clears it).
+    public func setStatus(_ message: String) async throws {
+        try await updateProfile(UpdateProfileRequest(status: message))
+    }
+
+    /// Changes the alias others see (1 to 32 characters).
+    public func setAlias(_ alias: String) async throws {
+        try await updateProfile(UpdateProfileRequest(alias: alias))
+    }
+
+    private func updateProfile(_ request: UpdateProfileRequest) async throws {
+        let profile = try await gameCenter.authenticated(.patch, "/v1/me", body: request, as: LocalPlayerProfile.self)
+        let saved = gameCenter.state.withLock { state -> SavedSession? in
+            state.session?.player = profile
+            return state.session
+        }
+        if let saved { try? gameCenter.sessionFile.save(saved) }
+    }
+
+    /// Signs this player out everywhere else; their other devices see `notAuthenticated`.
+    public func revokeOtherSessions() async throws {
+        _ = try await gameCenter.authenticated(.delete, "/v1/sessions/others", as: APIClient.Empty.self)
+    }
+
+    func advanceCursor(to seq: Int64, token: String) {
+        let saved = gameCenter.state.withLock { state -> SavedSession? in
+            guard state.session?.token == token, let cursor = state.session?.eventCursor, seq > cursor else { return nil }
+            state.session?.eventCursor = seq
+            return state.session
+        }
+        if let saved { try? gameCenter.sessionFile.save(saved) }
+    }
+
+    func updateFriends(_ change: (inout [String]) -> Void) {
+        gameCenter.state.withLock { state in
+            guard var friends = state.friends else { return }
+            change(&friends)
+            state.friends = friends
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GameCenterProtocol
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOCore
+
+/// Keeps a device's realtime channel open while its session lasts: connects with the device's event cursor,
+/// hands events to the game, answers heartbeats, and reconnects with back-off when the channel drops.
+struct RealtimeClient: Sendable {
+    let device: GKGameCenter
+    let token: String
+
+    /// Starts the channel; cancel the task to stop it.
+    func start() -> Task<Void, Never> {
+        Task {
+            var delay = 0.1
+            while !Task.isCancelled {
+                let outcome = await connectOnce()
+                switch outcome {
+                case .sessionEnded(let reason):
+                    await device.localPlayer.sessionEnded(token: token, error: GKError(.notAuthenticated, "the session ended: \(reason)"))
+                    return
+                case .wasConnected:
+                    delay = 0.1
+                case .failed:
+                    delay = min(delay * 2, 5)
+                }
+                try? await Task.sleep(for: .milliseconds(Int(delay * 1000 * Double.random(in: 0.8...1.2))))
+            }
+        }
+    }
+
+    private enum Outcome {
+        case sessionEnded(String)
+        case wasConnected
+        case failed
+    }
+
+    private func connectOnce() async -> Outcome {
+        let cursor = device.state.withLock { $0.session?.eventCursor } ?? 0
+        let url = device.server.absoluteString.trimmingSuffix("/")
+            .replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://")
+            + "/v1/realtime?after=\(cursor)"
+        var headers = HTTPFields()
+        for (name, value) in device.api.deviceHeaders(token: token) {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        let outcome = OutcomeBox()
+        do {
+            try await WebSocketClient.connect(
+                url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers), logger: device.logger
+            ) { inbound, outbound, _ in
+                try await handle(inbound: inbound, outbound: outbound, outcome: outcome)
+            }
+        } catch {
+            device.logger.debug("realtime channel failed", metadata: ["error": "\(error)"])
+        }
+        if let reason = outcome.sessionEndedReason { return .sessionEnded(reason) }
+        return outcome.connected ? .wasConnected : .failed
+    }
+
+    private func handle(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, outcome: OutcomeBox) async throws {
+        let decoder = WireCoding.makeDecoder()
+        let lastHeard = LastHeard()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Closes a channel whose server fell silent (no frames for three heartbeats), so that we reconnect.
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    if lastHeard.silentFor > lastHeard.heartbeatSeconds * 3 {
+                        try await outbound.close(.goingAway, reason: "server silent")
+                        return
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                lastHeard.touch()
+                guard case .text(let text) = message, let frame = try? decoder.decode(ServerFrame.self, from: Data(text.utf8)) else {
+                    continue
+                }
+                switch frame {
+                case .hello(let seconds, _):
+                    lastHeard.heartbeatSeconds = max(seconds, 0.05)
+                    outcome.connected = true
+                    device.eventHub.publish(.connected)
+                case .event(let event):
+                    deliver(event)
+                case .heartbeat:
+                    let reply = String(decoding: try WireCoding.makeEncoder().encode(ClientFrame.heartbeat), as: UTF8.self)
+                    try await outbound.write(.text(reply))
+                case .sessionEnded(let reason):
+                    outcome.sessionEndedReason = reason
+                    return
+                }
+            }
+        }
+    }
+
+    private func deliver(_ event: RealtimeEvent) {
+        let decoder = WireCoding.makeDecoder()
+        let payload = Data(event.payload.utf8)
+        switch event.kind {
+        case .friendRequestReceived:
+            if let info = try? decoder.decode(FriendRequestInfo.self, from: payload) {
+                device.eventHub.publish(.friendRequestReceived(GKFriendRequest(info: info, device: device)))
+            }
+        case .friendRequestAccepted:
+            if let accepted = try? decoder.decode(FriendRequestAccepted.self, from: payload) {
+                device.localPlayer.updateFriends { if !$0.contains(accepted.playerID) { $0.append(accepted.playerID) } }
+                device.eventHub.publish(.friendRequestAccepted(playerID: accepted.playerID))
+            }
+        case .friendRemoved:
+            if let removed = try? decoder.decode(FriendRemoved.self, from: payload) {
+                device.localPlayer.updateFriends { $0.removeAll { $0 == removed.playerID } }
+                device.eventHub.publish(.friendRemoved(playerID: removed.playerID))
+            }
+        }
+        device.localPlayer.advanceCursor(to: event.seq, token: token)
+    }
+}
+
+/// What one connection attempt ended with, written from inside the WebSocket handler.
+private final class OutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _connected = false
+    private var _reason: String?
+
+    var connected: Bool {
+        get { lock.withLock { _connected } }
+        set { lock.withLock { _connected = newValue } }
+    }
+
+    var sessionEndedReason: String? {
+        get { lock.withLock { _reason } }
+        set { lock.withLock { _reason = newValue } }
+    }
+}
+
+/// When the server was last heard from.
+private final class LastHeard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = ContinuousClock.now
+    private var _heartbeat = 15.0
+
+    func touch() { lock.withLock { last = .now } }
+
+    var silentFor: Double {
+        let elapsed = lock.withLock { ContinuousClock.now - last }
+        let (seconds, attoseconds) = elapsed.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    var heartbeatSeconds: Double {
+        get { lock.withLock { _heartbeat } }
+        set { lock.withLock { _heartbeat = newValue } }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GameCenterProtocol
+
+/// The device's signed-in session as saved in `storageDirectory/session.json`, readable by its owner only.
+struct SavedSession: Codable, Sendable, Equatable {
+    var server: String
+    var bundleID: String
+    var environment: GKEnvironment
+    var token: String
+    var sessionID: String
+    var expiresAt: Date
+    var player: LocalPlayerProfile
+    /// The sequence number of the last realtime event this device handled.
+    var eventCursor: Int64
+}
+
+/// Reads and writes ``SavedSession`` atomically with owner-only permissions (file 0600, folder 0700).
+struct SessionFile: Sendable {
+    let directory: URL
+    var url: URL { directory.appendingPathComponent("session.json") }
+
+    func load() -> SavedSession? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return try? WireCoding.makeDecoder().decode(SavedSession.self, from: data)
+    }
+
+    func save(_ session: SavedSession) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        let data = try WireCoding.makeEncoder().encode(session)
+        let temporary = directory.appendingPathComponent(".session-\(UUID().uuidString).tmp")
+        guard manager.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw GKError(.unknown, "cannot write the saved session in \(directory.path)")
+        }
+        if rename(temporary.path, url.path) != 0 {
+            try? manager.removeItem(at: temporary)
+            throw GKError(.unknown, "cannot save the session in \(directory.path)")
+        }
+    }
+
+    func delete() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

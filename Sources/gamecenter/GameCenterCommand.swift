@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `gamecenter`: run and administer an OpenGameKit Game Center server.
+@main
+struct GameCenterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gamecenter",
+        abstract: "OpenGameKit Game Center: a self-hosted service for Swift games.",
+        subcommands: [ServeCommand.self, GamesCommand.self, BenchCommand.self]
+    )
+}

@@ -1,0 +1,67 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// A closed-loop load: `concurrency` workers each send the next request as soon as the last one answered.
+struct LoadRun {
+    let client: HTTPClient
+    let url: String
+    let headers: [(String, String)]
+    let body: Data
+    let concurrency: Int
+    let seconds: Double
+
+    struct Result {
+        var requests: Int
+        var errors: Int
+        var elapsed: Double
+        /// Latencies in milliseconds.
+        var p50: Double
+        var p99: Double
+        var requestsPerSecond: Double { Double(requests) / elapsed }
+
+        func line(name: String) -> String {
+            String(format: "%@: %.0f requests/s, p50 %.3f ms, p99 %.3f ms, %d errors", name, requestsPerSecond, p50, p99, errors)
+        }
+    }
+
+    func measure() async throws -> Result {
+        _ = try await runFor(seconds: min(1, seconds / 4))  // warm-up: connections, caches
+        return try await runFor(seconds: seconds)
+    }
+
+    private func runFor(seconds: Double) async throws -> Result {
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int64(seconds * 1000))
+        let perWorker = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var latencies: [Double] = []
+                    var errors = 0
+                    var request = HTTPClientRequest(url: url)
+                    request.method = .POST
+                    request.headers.add(contentsOf: headers)
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(bytes: body))
+                    while ContinuousClock.now < deadline {
+                        let sent = ContinuousClock.now
+                        let response = try await client.execute(request, timeout: .seconds(10))
+                        _ = try await response.body.collect(upTo: 1 << 20)
+                        if response.status != .ok { errors += 1 }
+                        let (s, atto) = (ContinuousClock.now - sent).components
+                        latencies.append(Double(s) * 1000 + Double(atto) / 1e15)
+                    }
+                    return (latencies, errors)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let (s, atto) = (ContinuousClock.now - start).components
+        let latencies = perWorker.flatMap(\.0).sorted()
+        func percentile(_ p: Double) -> Double {
+            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+        }
+        return Result(requests: latencies.count, errors: perWorker.reduce(0) { $0 + $1.1 },
+                      elapsed: Double(s) + Double(atto) / 1e18, p50: percentile(0.5), p99: percentile(0.99))
+    }
+}

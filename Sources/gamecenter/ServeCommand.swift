@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import GameCenterServer
+import Logging
+
+/// `gamecenter serve`: runs the server until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Game Center server.",
+        discussion: "Prints 'listening on http://HOST:PORT' and 'udp HOST:PORT' as its first lines. SIGHUP reloads the manifests."
+    )
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "HTTP and WebSocket port; 0 picks a free one.") var port = 8080
+    @Option(name: .customLong("udp-port"), help: "UDP port for match data and voice; 0 picks a free one.") var udpPort = 8081
+    @Option(help: "sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB (default: sqlite:.gamecenter/gamecenter.sqlite).")
+    var database: String?
+    @Option(help: "A game manifest, or a folder of *.yaml manifests (default: ./games when present).") var games: String?
+    @Option(name: .customLong("heartbeat-seconds"), help: "Seconds between realtime heartbeats.") var heartbeatSeconds = 15.0
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port), (0...65535).contains(udpPort) else { throw ValidationError("ports are 0…65535") }
+        guard heartbeatSeconds >= 0.05, heartbeatSeconds <= 3600 else { throw ValidationError("--heartbeat-seconds must be 0.05…3600") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "gamecenter") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+
+        var configuration = GameCenterApp.Configuration()
+        configuration.host = host
+        configuration.port = port
+        configuration.udpPort = udpPort
+        configuration.databaseURL = database ?? "sqlite:.gamecenter/gamecenter.sqlite"
+        configuration.gamesPath = games ?? (FileManager.default.fileExists(atPath: "games") ? "games" : nil)
+        configuration.heartbeatInterval = .milliseconds(Int64(heartbeatSeconds * 1000))
+
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        do {
+            try await GameCenterApp.run(configuration: configuration, logger: logger) { httpPort, udpPort in
+                // Unbuffered, so a parent process reading the pipe sees the lines at once.
+                FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(httpPort)\nudp \(shownHost):\(udpPort)\n".utf8))
+            }
+        } catch let error as ManifestError {
+            FileHandle.standardError.write(Data("gamecenter: refusing to start: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+    }
+}

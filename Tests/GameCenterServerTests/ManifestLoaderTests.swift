@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+@testable import GameCenterServer
+
+/// Every rule of MANIFEST.md: a manifest that breaks it is refused, naming the file, field and rule.
+@Suite struct ManifestLoaderTests {
+    static let valid = """
+        bundleID: com.example.test
+        name: Test
+        defaultLocale: en
+        leaderboards:
+          - category: a
+            default: true
+            title: { en: "A" }
+            format: integer
+          - category: b
+            title: { en: "B" }
+            format: integer
+        aggregates:
+          - category: ab
+            title: { en: "A and B" }
+            members: [a, b]
+        achievements:
+          - identifier: first
+            title: { en: "First" }
+            unachievedDescription: { en: "Do it." }
+            achievedDescription: { en: "Done." }
+            points: 10
+        """
+
+    /// Writes `yaml` (and a PNG and a text file beside it) to a new folder and loads it.
+    static func load(_ yaml: String) throws -> Game {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0])
+        try png.write(to: folder.appendingPathComponent("ok.png"))
+        try Data("not a png".utf8).write(to: folder.appendingPathComponent("bad.png"))
+        let file = folder.appendingPathComponent("game.yaml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        return try ManifestLoader.loadManifest(file: file.path)
+    }
+
+    @Test func theValidManifestLoads() throws {
+        let game = try Self.load(Self.valid)
+        #expect(game.bundleID == "com.example.test")
+        #expect(game.leaderboards.map(\.category) == ["a", "b"])
+        #expect(game.leaderboards[0].order == .descending)
+        #expect(game.aggregates[0].members == ["a", "b"])
+        #expect(game.achievements[0].points == 10)
+    }
+
+    @Test func theExampleGameLoads() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let games = try ManifestLoader.loadGames(at: root.appendingPathComponent("games").path)
+        #expect(games.map(\.bundleID) == ["com.example.tapper"])
+        #expect(games[0].achievements[0].image != nil)
+    }
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        let name: String
+        let yaml: String
+        let field: String
+        let rule: String
+        var testDescription: String { name }
+    }
+
+    static func leaderboards(_ count: Int, defaults: Int = 1) -> String {
+        (0..<count).map { "  - { category: l\($0), title: { en: L }, format: integer\($0 < defaults ? ", default: true" : "") }" }
+            .joined(separator: "\n")
+    }
+
+    static func achievements(_ points: [Int]) -> String {
+        points.enumerated().map { "  - { identifier: a\($0), title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: \($1) }" }
+            .joined(separator: "\n")
+    }
+
+    static let head = "bundleID: com.example.test\nname: Test\n"
+
+    static let cases: [Case] = [
+        Case(name: "bundle id is required", yaml: "name: X\n", field: "bundleID", rule: "is required"),
+        Case(name: "bundle id is reverse DNS", yaml: "bundleID: tapper\nname: X\n", field: "bundleID", rule: "reverse-DNS"),
+        Case(name: "name is required", yaml: "bundleID: com.example.x\n", field: "name", rule: "is required"),
+        Case(name: "unknown keys are refused", yaml: head + "colour: red\n", field: "colour", rule: "unknown key"),
+        Case(name: "at most 25 leaderboards", yaml: head + "leaderboards:\n" + leaderboards(26), field: "leaderboards", rule: "at most 25"),
+        Case(name: "aggregates count towards 25", yaml: head + "leaderboards:\n" + leaderboards(25)
+             + "\naggregates:\n  - { category: ag, title: { en: A }, members: [l1] }", field: "leaderboards", rule: "at most 25"),
+        Case(name: "exactly one default, not zero", yaml: head + "leaderboards:\n" + leaderboards(2, defaults: 0), field: "leaderboards", rule: "exactly one"),
+        Case(name: "exactly one default, not two", yaml: head + "leaderboards:\n" + leaderboards(2, defaults: 2), field: "leaderboards", rule: "exactly one"),
+        Case(name: "categories are unique", yaml: head + "leaderboards:\n" + leaderboards(1)
+             + "\n  - { category: l0, title: { en: L }, format: integer }", field: "leaderboards[1].category", rule: "used twice"),
+        Case(name: "formats are known", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: float }",
+             field: "leaderboards[0].format", rule: "not a format"),
+        Case(name: "orders are known", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, order: up }",
+             field: "leaderboards[0].order", rule: "not an order"),
+        Case(name: "titles exist for the default locale", yaml: head + "defaultLocale: de\nleaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer }",
+             field: "leaderboards[0].title", rule: "default locale 'de'"),
+        Case(name: "currency only for money", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, currency: EUR }",
+             field: "leaderboards[0].currency", rule: "only money formats"),
+        Case(name: "aggregate members share a format", yaml: head + """
+            leaderboards:
+              - { category: a, default: true, title: { en: A }, format: integer }
+              - { category: b, title: { en: B }, format: money2 }
+            aggregates:
+              - { category: ab, title: { en: AB }, members: [a, b] }
+            """, field: "aggregates[0].members", rule: "one format"),
+        Case(name: "aggregate members share an order", yaml: head + """
+            leaderboards:
+              - { category: a, default: true, title: { en: A }, format: integer }
+              - { category: b, title: { en: B }, format: integer, order: ascending }
+            aggregates:
+              - { category: ab, title: { en: AB }, members: [a, b] }
+            """, field: "aggregates[0].members", rule: "one order"),
+        Case(name: "a leaderboard belongs to one aggregate", yaml: head + """
+            leaderboards:
+              - { category: a, default: true, title: { en: A }, format: integer }
+              - { category: b, title: { en: B }, format: integer }
+            aggregates:
+              - { category: ab, title: { en: AB }, members: [a, b] }
+              - { category: ba, title: { en: BA }, members: [b] }
+            """, field: "aggregates[1].members", rule: "at most one aggregate"),
+        Case(name: "aggregates do not contain aggregates", yaml: head + """
+            leaderboards:
+              - { category: a, default: true, title: { en: A }, format: integer }
+            aggregates:
+              - { category: x, title: { en: X }, members: [a] }
+              - { category: y, title: { en: Y }, members: [x] }
+            """, field: "aggregates[1].members", rule: "cannot contain aggregates"),
+        Case(name: "aggregate members exist", yaml: head + """
+            leaderboards:
+              - { category: a, default: true, title: { en: A }, format: integer }
+            aggregates:
+              - { category: x, title: { en: X }, members: [nope] }
+            """, field: "aggregates[0].members", rule: "not a leaderboard"),
+        Case(name: "points are at least 1", yaml: head + "achievements:\n" + achievements([0]), field: "achievements[0].points", rule: "1 to 100"),
+        Case(name: "points are at most 100", yaml: head + "achievements:\n" + achievements([101]), field: "achievements[0].points", rule: "1 to 100"),
+        Case(name: "at most 1000 points per game", yaml: head + "achievements:\n" + achievements(Array(repeating: 100, count: 10) + [1]),
+             field: "achievements", rule: "1001 points"),
+        Case(name: "achievement identifiers are unique", yaml: head + "achievements:\n" + achievements([1])
+             + "\n  - { identifier: a0, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1 }",
+             field: "achievements[1].identifier", rule: "used twice"),
+        Case(name: "achievement texts need the default locale", yaml: head
+             + "achievements:\n  - { identifier: a, title: { fr: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1 }",
+             field: "achievements[0].title", rule: "default locale"),
+        Case(name: "images must exist", yaml: head
+             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: missing.png }",
+             field: "achievements[0].image", rule: "does not exist"),
+        Case(name: "images must be PNG", yaml: head
+             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: bad.png }",
+             field: "achievements[0].image", rule: "not a PNG"),
+        Case(name: "images stay inside the folder", yaml: head
+             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: ../ok.png }",
+             field: "achievements[0].image", rule: "inside the manifest's folder"),
+        Case(name: "points must be numbers", yaml: head
+             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: many }",
+             field: "achievements[0].points", rule: "whole number"),
+        Case(name: "YAML must parse", yaml: "bundleID: [unclosed\n", field: "", rule: "not valid YAML"),
+    ]
+
+    @Test(arguments: cases)
+    func aBrokenRuleIsRefusedWithFileFieldAndRule(_ example: Case) throws {
+        let error = try #require(throws: ManifestError.self) { try Self.load(example.yaml) }
+        #expect(error.file.hasSuffix("game.yaml"))
+        #expect(error.field == example.field)
+        #expect(error.rule.contains(example.rule), "rule was: \(error.rule)")
+    }
+
+    @Test func imagesThatArePNGLoad() throws {
+        let game = try Self.load(Self.head
+            + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: ok.png }")
+        #expect(game.achievements[0].image?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test func twoFilesWithOneBundleIDAreRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("manifests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.head.write(to: folder.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        try Self.head.write(to: folder.appendingPathComponent("b.yml"), atomically: true, encoding: .utf8)
+        let error = try #require(throws: ManifestError.self) { try ManifestLoader.loadGames(at: folder.path) }
+        #expect(error.field == "bundleID")
+        #expect(error.rule.contains("already configured"))
+    }
+
+    @Test func aFailedReloadKeepsThePreviousGames() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("game.yaml")
+        try Self.head.write(to: file, atomically: true, encoding: .utf8)
+        let registry = try GameRegistry(path: folder.path)
+        #expect(registry.game(bundleID: "com.example.test")?.name == "Test")
+        try "bundleID: com.example.test\nname: Renamed\n".write(to: file, atomically: true, encoding: .utf8)
+        try registry.reload()
+        #expect(registry.game(bundleID: "com.example.test")?.name == "Renamed")
+        try "bundleID: com.example.test\nname: Broken\nachievements: 3\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(throws: ManifestError.self) { try registry.reload() }
+        #expect(registry.game(bundleID: "com.example.test")?.name == "Renamed")
+    }
+}

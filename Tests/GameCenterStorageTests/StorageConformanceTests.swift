@@ -1,0 +1,218 @@
+import Foundation
+import GameCenterStorage
+import Testing
+
+/// The storage contract, run on every engine in ``TestDatabases/all``.
+@Suite struct StorageConformanceTests {
+    func newPlayer(_ environment: String = "sandbox", account: String? = nil, underage: Bool = false) -> PlayerRecord {
+        PlayerRecord(
+            playerID: TestDatabases.unique("G"), environment: environment, accountName: account ?? TestDatabases.unique("acct"),
+            passwordHash: "hash", alias: "Alias", underage: underage, createdAt: 1_000
+        )
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func accountNamesAreUniquePerEnvironment(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let name = TestDatabases.unique("name")
+            let first = newPlayer(account: name)
+            #expect(try await db.write { try await $0.insertPlayer(first) })
+            #expect(try await db.write { try await $0.insertPlayer(self.newPlayer(account: name)) } == false)
+            #expect(try await db.write { try await $0.insertPlayer(self.newPlayer("live", account: name)) })
+            let loaded = try await db.read { try await $0.player(environment: "sandbox", accountName: name) }
+            #expect(loaded == first)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func playersAreLoadedOnlyFromTheirEnvironment(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let sandbox = newPlayer()
+            let live = newPlayer("live")
+            try await db.write { storage in
+                _ = try await storage.insertPlayer(sandbox)
+                _ = try await storage.insertPlayer(live)
+            }
+            let found = try await db.read { try await $0.players(ids: [sandbox.playerID, live.playerID, "G:none"], environment: "sandbox") }
+            #expect(found.map(\.playerID) == [sandbox.playerID])
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func profileUpdatesChangeOnlyWhatIsGiven(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let player = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(player) }
+            let withStatus = try await db.write { try await $0.updateProfile(playerID: player.playerID, alias: nil, status: "Hello", now: 2_000) }
+            #expect(withStatus?.status == "Hello")
+            #expect(withStatus?.alias == "Alias")
+            let renamed = try await db.write { try await $0.updateProfile(playerID: player.playerID, alias: "New", status: nil, now: 3_000) }
+            #expect(renamed?.alias == "New")
+            #expect(renamed?.status == "Hello")
+            let cleared = try await db.write { try await $0.updateProfile(playerID: player.playerID, alias: nil, status: "", now: 4_000) }
+            #expect(cleared?.status == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func aFailedTransactionChangesNothing(engine: String) async throws {
+        struct Abort: Error {}
+        try await TestDatabases.with(engine) { db in
+            let player = newPlayer()
+            await #expect(throws: Abort.self) {
+                try await db.write { storage in
+                    _ = try await storage.insertPlayer(player)
+                    throw Abort()
+                }
+            }
+            #expect(try await db.read { try await $0.player(id: player.playerID) } == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func sessionsAreRevokedOneOrAllButCurrent(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let player = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(player) }
+            let sessions = (0..<3).map { index in
+                SessionRecord(sessionID: TestDatabases.unique("s"), tokenHash: TestDatabases.unique("h"), playerID: player.playerID,
+                              bundleID: "com.example.game", environment: "sandbox", createdAt: 1_000 + Int64(index), expiresAt: 10_000)
+            }
+            try await db.write { storage in
+                for session in sessions { try await storage.insertSession(session) }
+            }
+            #expect(try await db.read { try await $0.session(tokenHash: sessions[0].tokenHash) } == sessions[0])
+            #expect(try await db.write { try await $0.revokeSession(sessionID: sessions[0].sessionID, playerID: player.playerID, now: 2_000) })
+            #expect(try await db.write { try await $0.revokeSession(sessionID: sessions[0].sessionID, playerID: player.playerID, now: 2_000) } == false)
+            let revoked = try await db.write { try await $0.revokeSessions(playerID: player.playerID, keeping: sessions[2].sessionID, now: 3_000) }
+            #expect(revoked == [sessions[1].sessionID])
+            let active = try await db.read { try await $0.activeSessions(playerID: player.playerID, now: 3_000) }
+            #expect(active.map(\.sessionID) == [sessions[2].sessionID])
+            #expect(try await db.read { try await $0.activeSessions(playerID: player.playerID, now: 10_000) }.isEmpty)
+            #expect(try await db.read { try await $0.session(tokenHash: sessions[0].tokenHash) }?.revokedAt == 2_000)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func signInFailuresAreStoredAndCleared(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let name = TestDatabases.unique("n")
+            #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == nil)
+            try await db.write { try await $0.setSignInFailures(environment: "sandbox", accountName: name, .init(failures: 1, windowStart: 5, lockedUntil: 0)) }
+            try await db.write { try await $0.setSignInFailures(environment: "sandbox", accountName: name, .init(failures: 6, windowStart: 5, lockedUntil: 99)) }
+            #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == .init(failures: 6, windowStart: 5, lockedUntil: 99))
+            #expect(try await db.read { try await $0.signInFailures(environment: "live", accountName: name) } == nil)
+            try await db.write { try await $0.clearSignInFailures(environment: "sandbox", accountName: name) }
+            #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func friendRequestsArePendingOnceAndAnsweredOnce(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer(), b = newPlayer()
+            try await db.write { storage in
+                _ = try await storage.insertPlayer(a)
+                _ = try await storage.insertPlayer(b)
+            }
+            let request = FriendRequestRecord(requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
+                                              message: "hi", status: .pending, createdAt: 1_000)
+            #expect(try await db.write { try await $0.insertFriendRequest(request) })
+            var duplicate = request
+            duplicate.requestID = TestDatabases.unique("fr")
+            #expect(try await db.write { try await $0.insertFriendRequest(duplicate) } == false)
+            #expect(try await db.read { try await $0.pendingFriendRequests(to: b.playerID) } == [request])
+            #expect(try await db.read { try await $0.pendingFriendRequest(from: a.playerID, to: b.playerID) } == request)
+            // Only the recipient can answer.
+            #expect(try await db.write { try await $0.answerFriendRequest(id: request.requestID, recipient: a.playerID, status: .accepted, now: 2_000) } == nil)
+            let answered = try await db.write { try await $0.answerFriendRequest(id: request.requestID, recipient: b.playerID, status: .accepted, now: 2_000) }
+            #expect(answered?.status == .accepted)
+            #expect(try await db.write { try await $0.answerFriendRequest(id: request.requestID, recipient: b.playerID, status: .declined, now: 3_000) } == nil)
+            #expect(try await db.read { try await $0.friendRequest(id: request.requestID) }?.status == .accepted)
+            #expect(try await db.read { try await $0.pendingFriendRequests(to: b.playerID) }.isEmpty)
+            // Once answered, a new request between the same players may be sent again.
+            #expect(try await db.write { try await $0.insertFriendRequest(duplicate) })
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func friendshipsGoBothWays(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer(), b = newPlayer(), c = newPlayer()
+            try await db.write { storage in
+                for player in [a, b, c] { _ = try await storage.insertPlayer(player) }
+                try await storage.insertFriendship(a.playerID, b.playerID, now: 1_000)
+                try await storage.insertFriendship(a.playerID, b.playerID, now: 1_000)
+                try await storage.insertFriendship(a.playerID, c.playerID, now: 2_000)
+            }
+            #expect(try await db.read { try await $0.friendIDs(of: a.playerID) } == [b.playerID, c.playerID])
+            #expect(try await db.read { try await $0.friendIDs(of: b.playerID) } == [a.playerID])
+            #expect(try await db.read { try await $0.friends(of: b.playerID, among: [a.playerID, c.playerID]) } == [a.playerID])
+            #expect(try await db.write { try await $0.deleteFriendship(b.playerID, a.playerID) })
+            #expect(try await db.write { try await $0.deleteFriendship(b.playerID, a.playerID) } == false)
+            #expect(try await db.read { try await $0.friendIDs(of: a.playerID) } == [c.playerID])
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func concurrentEventsGetGaplessPerPlayerSequenceNumbers(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer(), b = newPlayer()
+            try await db.write { storage in
+                _ = try await storage.insertPlayer(a)
+                _ = try await storage.insertPlayer(b)
+            }
+            let seqs = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        try await db.write { try await $0.appendEvent(playerID: index.isMultiple(of: 2) ? a.playerID : b.playerID,
+                                                                      kind: "test", payload: "{\"n\":\(index)}", now: 1_000) }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(seqs.count == 40)
+            let eventsA = try await db.read { try await $0.events(playerID: a.playerID, after: 0, limit: 100) }
+            #expect(eventsA.map(\.seq) == Array(1...20))
+            let afterFive = try await db.read { try await $0.events(playerID: b.playerID, after: 5, limit: 3) }
+            #expect(afterFive.map(\.seq) == [6, 7, 8])
+            #expect(try await db.read { try await $0.player(id: a.playerID) }?.eventSeq == 20)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func playedGamesKeepTheLatestTimeAndAreFilteredByAge(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer()
+            try await db.write { storage in
+                _ = try await storage.insertPlayer(a)
+                try await storage.recordPlayedGame(playerID: a.playerID, bundleID: "com.example.one", now: 1_000)
+                try await storage.recordPlayedGame(playerID: a.playerID, bundleID: "com.example.two", now: 2_000)
+                try await storage.recordPlayedGame(playerID: a.playerID, bundleID: "com.example.one", now: 3_000)
+            }
+            let games = try await db.read { try await $0.playedGames(playerID: a.playerID, since: 0, limit: 10) }
+            #expect(games == [.init(bundleID: "com.example.one", lastPlayedAt: 3_000), .init(bundleID: "com.example.two", lastPlayedAt: 2_000)])
+            #expect(try await db.read { try await $0.playedGames(playerID: a.playerID, since: 2_500, limit: 10) }.count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func reopeningKeepsDataAndDoesNotReapplyMigrations(engine: String) async throws {
+        guard engine == "sqlite" else { return }  // PostgreSQL: every test above reopens the shared database.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-reopen-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = "sqlite:\(folder.path)/db.sqlite"
+        let player = newPlayer()
+        try await Database.withDatabase(url: url) { db in _ = try await db.write { try await $0.insertPlayer(player) } }
+        let loaded = try await Database.withDatabase(url: url) { db in try await db.read { try await $0.player(id: player.playerID) } }
+        #expect(loaded == player)
+    }
+
+    @Test func invalidDatabaseURLsAreRefused() async {
+        for url in ["mysql://x", "sqlite:", "postgres://", "postgres://host-without-user/db"] {
+            await #expect(throws: StorageError.self, "\(url)") {
+                try await Database.withDatabase(url: url) { _ in }
+            }
+        }
+    }
+}
