@@ -99,7 +99,7 @@ public final class Database: Sendable {
 
     private func closeSQLite() async {
         guard case .sqlite(let writer, let readers) = backend else { return }
-        for connection in await readers.drain() + writer.drain() {
+        for connection in await readers.drain() + (await writer.drain()) {
             try? await connection.close()
         }
     }
@@ -108,9 +108,10 @@ public final class Database: Sendable {
     public func read<T: Sendable>(_ body: @Sendable (StorageSession) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(_, let readers):
-            let connection = await readers.lease()
-            defer { Task { await readers.release(connection) } }
-            return try await body(StorageSession(sql: connection.sql(), engine: engine))
+            let engine = engine
+            return try await readers.withConnection { connection in
+                try await body(StorageSession(sql: connection.sql(), engine: engine))
+            }
         case .postgres(let client):
             return try await client.withConnection { connection in
                 try await body(StorageSession(sql: connection.sql(), engine: self.engine))
@@ -122,9 +123,10 @@ public final class Database: Sendable {
     public func write<T: Sendable>(_ body: @Sendable (StorageSession) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(let writer, _):
-            let connection = await writer.lease()
-            defer { Task { await writer.release(connection) } }
-            return try await Self.transaction(StorageSession(sql: connection.sql(), engine: engine), begin: "BEGIN IMMEDIATE", body)
+            let engine = engine
+            return try await writer.withConnection { connection in
+                try await Self.transaction(StorageSession(sql: connection.sql(), engine: engine), begin: "BEGIN IMMEDIATE", body)
+            }
         case .postgres(let client):
             return try await client.withConnection { connection in
                 try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine), begin: "BEGIN", body)

@@ -60,12 +60,13 @@ import Testing
         try await TestDatabases.with(engine) { db in
             let player = newPlayer()
             await #expect(throws: Abort.self) {
-                try await db.write { storage in
+                try await db.write { storage -> Void in
                     _ = try await storage.insertPlayer(player)
                     throw Abort()
                 }
             }
-            #expect(try await db.read { try await $0.player(id: player.playerID) } == nil)
+            let stored = try await db.read { try await $0.player(id: player.playerID) }
+            #expect(stored == nil)
         }
     }
 
@@ -118,8 +119,8 @@ import Testing
             let request = FriendRequestRecord(requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
                                               message: "hi", status: .pending, createdAt: 1_000)
             #expect(try await db.write { try await $0.insertFriendRequest(request) })
-            var duplicate = request
-            duplicate.requestID = TestDatabases.unique("fr")
+            let duplicate = FriendRequestRecord(requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
+                                                message: "hi", status: .pending, createdAt: 1_000)
             #expect(try await db.write { try await $0.insertFriendRequest(duplicate) } == false)
             #expect(try await db.read { try await $0.pendingFriendRequests(to: b.playerID) } == [request])
             #expect(try await db.read { try await $0.pendingFriendRequest(from: a.playerID, to: b.playerID) } == request)

@@ -13,7 +13,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             return Self.response(for: error)
         } catch let error as HTTPError {
-            return Self.response(for: Self.apiError(for: error, path: request.uri.path))
+            return Self.response(for: Self.apiError(status: error.status, message: error.body, path: request.uri.path))
+        } catch let error as any HTTPResponseError {
+            return Self.response(for: Self.apiError(status: error.status, message: nil, path: request.uri.path))
         } catch let error as DecodingError {
             return Self.response(for: .malformedBody(Self.describe(error)))
         } catch {
@@ -22,14 +24,14 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    static func apiError(for error: HTTPError, path: String) -> APIError {
-        switch error.status {
+    static func apiError(status: HTTPResponse.Status, message: String?, path: String) -> APIError {
+        switch status {
         case .notFound: return .routeNotFound(path)
         case .contentTooLarge: return .bodyTooLarge
         case .methodNotAllowed: return .methodNotAllowed
-        case .badRequest: return .malformedBody(error.body ?? "the request body is not valid JSON for this route")
+        case .badRequest: return .malformedBody(message ?? "the request body is not valid JSON for this route")
         default:
-            return APIError("request.rejected", .invalidParameter, error.status, error.body ?? error.status.reasonPhrase)
+            return APIError("request.rejected", .invalidParameter, status, message ?? status.reasonPhrase)
         }
     }
 

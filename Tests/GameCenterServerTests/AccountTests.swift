@@ -1,0 +1,131 @@
+import Foundation
+import GameCenterProtocol
+import Testing
+@testable import GameCenterServer
+
+/// Sign-up, sign-in, sessions and profiles through the HTTP routes.
+@Suite struct AccountTests {
+    @Test func signUpValidatesEveryField() async throws {
+        try await TestServer.run { client in
+            func signUp(_ account: String, _ password: String, _ alias: String) async throws -> TestServer.Client.Answer {
+                try await client.send(.post, "/v1/accounts", SignUpRequest(account: account, password: password, alias: alias))
+            }
+            expectError(try await signUp("ab", "password-1", "A"), .badRequest, "account.invalid_name", .invalidParameter)
+            expectError(try await signUp("has space", "password-1", "A"), .badRequest, "account.invalid_name", .invalidParameter)
+            expectError(try await signUp(String(repeating: "a", count: 65), "password-1", "A"), .badRequest, "account.invalid_name", .invalidParameter)
+            expectError(try await signUp("valid-name", "short", "A"), .badRequest, "account.invalid_password", .invalidParameter)
+            expectError(try await signUp("valid-name", "password-1", "   "), .badRequest, "account.invalid_alias", .invalidParameter)
+            expectError(try await signUp("valid-name", "password-1", String(repeating: "x", count: 33)), .badRequest, "account.invalid_alias", .invalidParameter)
+            expectError(try await signUp("valid-name", "password-1", "bad\u{7}"), .badRequest, "account.invalid_alias", .invalidParameter)
+            // Nothing above was stored: the name is still free.
+            #expect(try await signUp("valid-name", "password-1", "  Valid  ").status == .created)
+        }
+    }
+
+    @Test func accountNamesAreUniquePerEnvironmentAndCaseInsensitive() async throws {
+        try await TestServer.run { client in
+            let first = try await client.signUp(account: "Alice")
+            let again = try await client.send(.post, "/v1/accounts", SignUpRequest(account: "alice", password: "password-2", alias: "Other"))
+            expectError(again, .conflict, "account.name_taken", .invalidParameter)
+            let live = try await client.signUp(environment: "live", account: "alice")
+            #expect(live.player.playerID != first.player.playerID)
+            // The sandbox token is not valid in live.
+            expectError(try await client.call(.get, "/v1/me", token: first.token, environment: "live"), .unauthorized, "auth.session_other_game", .notAuthenticated)
+        }
+    }
+
+    @Test func playerIDsAreOpaqueAndStable() async throws {
+        try await TestServer.run { client in
+            let session = try await client.signUp(alias: "Bob", account: "bob-the-builder")
+            #expect(session.player.playerID.hasPrefix("G:"))
+            #expect(!session.player.playerID.lowercased().contains("bob"))
+            let renamed = try await client.send(.patch, "/v1/me", UpdateProfileRequest(alias: "Robert"), token: session.token)
+            let profile = try renamed.decode(LocalPlayerProfile.self)
+            #expect(profile.alias == "Robert")
+            #expect(profile.playerID == session.player.playerID)
+            let signIn = try await client.send(.post, "/v1/sessions", SignInRequest(account: "BOB-the-builder", password: "password-1"))
+            #expect(try signIn.decode(SessionResponse.self).player.playerID == session.player.playerID)
+        }
+    }
+
+    @Test func wrongPasswordsAreRefusedAndThrottled() async throws {
+        try await TestServer.run { client in
+            _ = try await client.signUp(account: "carol")
+            for _ in 0..<4 {
+                expectError(try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "wrong-pass")),
+                            .unauthorized, "auth.invalid_credentials", .invalidCredentials)
+            }
+            expectError(try await client.send(.post, "/v1/sessions", SignInRequest(account: "nobody", password: "wrong-pass")),
+                        .unauthorized, "auth.invalid_credentials", .invalidCredentials)
+            // The fifth failure locks the account; then even the right password waits.
+            _ = try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "wrong-pass"))
+            let locked = try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "password-1"))
+            expectError(locked, .tooManyRequests, "auth.sign_in_throttled", .invalidCredentials)
+            #expect((locked.error?.retryAfterSeconds ?? 0) > 0)
+            #expect(locked.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test func successfulSignInClearsEarlierFailures() async throws {
+        try await TestServer.run { client in
+            _ = try await client.signUp(account: "dave")
+            for _ in 0..<4 { _ = try await client.send(.post, "/v1/sessions", SignInRequest(account: "dave", password: "wrong-pass")) }
+            #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "dave", password: "password-1")).status == .ok)
+            for _ in 0..<4 { _ = try await client.send(.post, "/v1/sessions", SignInRequest(account: "dave", password: "wrong-pass")) }
+            #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "dave", password: "password-1")).status == .ok)
+        }
+    }
+
+    @Test func signedOutAndRevokedSessionsNoLongerWork() async throws {
+        try await TestServer.run { client in
+            let first = try await client.signUp(account: "erin")
+            let second = try await client.send(.post, "/v1/sessions", SignInRequest(account: "erin", password: "password-1")).decode(SessionResponse.self)
+            let third = try await client.send(.post, "/v1/sessions", SignInRequest(account: "erin", password: "password-1")).decode(SessionResponse.self)
+            let list = try await client.call(.get, "/v1/sessions", token: first.token).decode(SessionList.self)
+            #expect(list.sessions.count == 3)
+            #expect(list.sessions.filter(\.current).map(\.sessionID) == [first.sessionID])
+
+            #expect(try await client.call(.delete, "/v1/sessions/current", token: second.token).status == .noContent)
+            expectError(try await client.call(.get, "/v1/me", token: second.token), .unauthorized, "auth.session_revoked", .notAuthenticated)
+
+            #expect(try await client.call(.delete, "/v1/sessions/others", token: first.token).status == .noContent)
+            expectError(try await client.call(.get, "/v1/me", token: third.token), .unauthorized, "auth.session_revoked", .notAuthenticated)
+            #expect(try await client.call(.get, "/v1/me", token: first.token).status == .ok)
+            expectError(try await client.call(.delete, "/v1/sessions/\(third.sessionID)", token: first.token), .notFound, "auth.no_such_session", .invalidParameter)
+        }
+    }
+
+    @Test func requestsWithoutAValidTokenAreNotAuthenticated() async throws {
+        try await TestServer.run { client in
+            for path in ["/v1/me", "/v1/friends", "/v1/friend-requests", "/v1/sessions"] {
+                expectError(try await client.call(.get, path), .unauthorized, "auth.not_authenticated", .notAuthenticated)
+                expectError(try await client.call(.get, path, token: "gct_forged"), .unauthorized, "auth.not_authenticated", .notAuthenticated)
+            }
+        }
+    }
+
+    @Test func sessionsExpire() async throws {
+        var policy = TestServer.fastPolicy
+        policy.sessionLifetime = 1
+        try await TestServer.run(policy: policy) { client in
+            let session = try await client.signUp()
+            #expect(try await client.call(.get, "/v1/me", token: session.token).status == .ok)
+            try await Task.sleep(for: .milliseconds(1100))
+            expectError(try await client.call(.get, "/v1/me", token: session.token), .unauthorized, "auth.session_expired", .notAuthenticated)
+        }
+    }
+
+    @Test func statusMessagesHaveAMaximumLength() async throws {
+        try await TestServer.run { client in
+            let session = try await client.signUp()
+            let tooLong = try await client.send(.patch, "/v1/me", UpdateProfileRequest(status: String(repeating: "s", count: 141)), token: session.token)
+            expectError(tooLong, .badRequest, "account.status_too_long", .playerStatusExceedsMaximumLength)
+            let invalid = try await client.send(.patch, "/v1/me", UpdateProfileRequest(status: "a\u{0}b"), token: session.token)
+            expectError(invalid, .badRequest, "account.status_invalid", .playerStatusInvalid)
+            let longest = String(repeating: "é", count: 140)
+            let ok = try await client.send(.patch, "/v1/me", UpdateProfileRequest(status: longest), token: session.token)
+            #expect(try ok.decode(LocalPlayerProfile.self).status == longest)
+            #expect(try await client.call(.get, "/v1/me", token: session.token).decode(LocalPlayerProfile.self).status == longest)
+        }
+    }
+}

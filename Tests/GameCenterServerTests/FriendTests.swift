@@ -1,0 +1,129 @@
+import Foundation
+import GameCenterProtocol
+import Testing
+@testable import GameCenterServer
+
+/// Friend requests, friendships and what friends (and strangers) see, through the HTTP routes.
+@Suite struct FriendTests {
+    func pending(_ client: TestServer.Client, _ token: String) async throws -> [FriendRequestInfo] {
+        try await client.call(.get, "/v1/friend-requests", token: token).decode(FriendRequestList.self).requests
+    }
+
+    @Test func aRequestAcceptedMakesFriendsBothWays() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(alias: "Alice"), bob = try await client.signUp(alias: "Bob")
+            let sent = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: "Play?"), token: alice.token)
+            #expect(sent.status == .created)
+            let requests = try await pending(client, bob.token)
+            #expect(requests.count == 1)
+            #expect(requests[0].from == alice.player.playerID)
+            #expect(requests[0].fromAlias == "Alice")
+            #expect(requests[0].message == "Play?")
+            #expect(try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/accept", token: bob.token).status == .noContent)
+            #expect(try await client.call(.get, "/v1/friends", token: alice.token).decode(FriendList.self).playerIDs == [bob.player.playerID])
+            #expect(try await client.call(.get, "/v1/friends", token: bob.token).decode(FriendList.self).playerIDs == [alice.player.playerID])
+            // Replaying the accept is refused and changes nothing.
+            expectError(try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/accept", token: bob.token),
+                        .conflict, "friend.request_answered", .invalidParameter)
+            expectError(try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/decline", token: bob.token),
+                        .conflict, "friend.request_answered", .invalidParameter)
+            // Only the recipient can answer.
+            expectError(try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/accept", token: alice.token),
+                        .notFound, "friend.no_such_request", .invalidParameter)
+            // Already friends: a new request is refused.
+            expectError(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [alice.player.playerID], message: nil), token: bob.token),
+                        .conflict, "friend.already_friends", .invalidParameter)
+        }
+    }
+
+    @Test func declinedRequestsMakeNoFriendsAndMaySendAgain() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(), bob = try await client.signUp()
+            let body = SendFriendRequests(playerIDs: [bob.player.playerID], message: nil)
+            _ = try await client.send(.post, "/v1/friend-requests", body, token: alice.token)
+            expectError(try await client.send(.post, "/v1/friend-requests", body, token: alice.token), .conflict, "friend.request_pending", .invalidParameter)
+            let reverse = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [alice.player.playerID], message: nil), token: bob.token)
+            expectError(reverse, .conflict, "friend.request_from_recipient", .invalidParameter)
+            let request = try #require(try await pending(client, bob.token).first)
+            #expect(try await client.call(.post, "/v1/friend-requests/\(request.requestID)/decline", token: bob.token).status == .noContent)
+            #expect(try await client.call(.get, "/v1/friends", token: bob.token).decode(FriendList.self).playerIDs.isEmpty)
+            #expect(try await client.send(.post, "/v1/friend-requests", body, token: alice.token).status == .created)
+        }
+    }
+
+    @Test func badFriendRequestsAreRefusedAndNothingIsSent() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(), bob = try await client.signUp()
+            let kid = try await client.signUp(underage: true)
+            func send(_ ids: [String], _ token: String, message: String? = nil) async throws -> TestServer.Client.Answer {
+                try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: ids, message: message), token: token)
+            }
+            expectError(try await send([alice.player.playerID], alice.token), .badRequest, "friend.to_self", .invalidParameter)
+            expectError(try await send([bob.player.playerID, "G:nobody"], alice.token), .notFound, "player.unknown", .invalidPlayer)
+            expectError(try await send([], alice.token), .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(try await send([bob.player.playerID], alice.token, message: String(repeating: "m", count: 281)),
+                        .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(try await send([bob.player.playerID], kid.token), .forbidden, "friend.underage", .underage)
+            expectError(try await send([bob.player.playerID, kid.player.playerID], alice.token), .forbidden, "friend.recipient_underage", .underage)
+            // None of the refused batches reached Bob.
+            #expect(try await pending(client, bob.token).isEmpty)
+            // A player of the other environment is unknown here.
+            let live = try await client.signUp(environment: "live")
+            expectError(try await send([live.player.playerID], alice.token), .notFound, "player.unknown", .invalidPlayer)
+        }
+    }
+
+    @Test func underagePlayersCannotAccept() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp()
+            let kid = try await client.signUp(underage: true)
+            // Requests cannot even reach an underage player, so there is nothing to accept: a forged id is refused too.
+            expectError(try await client.call(.post, "/v1/friend-requests/fr_forged/accept", token: kid.token), .forbidden, "friend.underage", .underage)
+            expectError(try await client.call(.post, "/v1/friend-requests/fr_forged/accept", token: alice.token), .notFound, "friend.no_such_request", .invalidParameter)
+        }
+    }
+
+    @Test func friendsSeeStatusAndRecentGamesStrangersDoNot() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(alias: "Alice"), bob = try await client.signUp(alias: "Bob"), eve = try await client.signUp(alias: "Eve")
+            _ = try await client.send(.patch, "/v1/me", UpdateProfileRequest(status: "Hunting dragons"), token: alice.token)
+            _ = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil), token: alice.token)
+            let request = try #require(try await pending(client, bob.token).first)
+            _ = try await client.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: bob.token)
+
+            let ids = [alice.player.playerID, "G:unknown", eve.player.playerID]
+            let byBob = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: ids), token: bob.token).decode(PlayerLookupResponse.self)
+            #expect(byBob.unknownPlayerIDs == ["G:unknown"])
+            #expect(byBob.players.map(\.alias) == ["Alice", "Eve"])
+            #expect(byBob.players[0].isFriend)
+            #expect(byBob.players[0].status == "Hunting dragons")
+            #expect(byBob.players[0].recentGames?.map(\.name) == ["Open Game"])
+            #expect(byBob.players[1].isFriend == false)
+            #expect(byBob.players[1].status == nil)
+
+            let byEve = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: [alice.player.playerID]), token: eve.token)
+                .decode(PlayerLookupResponse.self)
+            #expect(byEve.players[0].isFriend == false)
+            #expect(byEve.players[0].status == nil)
+            #expect(byEve.players[0].recentGames == nil)
+
+            // Removing the friend hides it again, for both.
+            #expect(try await client.call(.delete, "/v1/friends/\(alice.player.playerID)", token: bob.token).status == .noContent)
+            expectError(try await client.call(.delete, "/v1/friends/\(alice.player.playerID)", token: bob.token), .notFound, "friend.not_a_friend", .invalidPlayer)
+            let after = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: [bob.player.playerID]), token: alice.token)
+                .decode(PlayerLookupResponse.self)
+            #expect(after.players[0].isFriend == false)
+        }
+    }
+
+    @Test func lookupsValidateTheirIDs() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp()
+            expectError(try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: []), token: alice.token),
+                        .badRequest, "request.invalid_parameter", .invalidParameter)
+            let tooMany = (0...100).map { "G:\($0)" }
+            expectError(try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: tooMany), token: alice.token),
+                        .badRequest, "request.invalid_parameter", .invalidParameter)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+@testable import GameCenterServer
+
+/// An in-process server on a fresh SQLite database with two games: `com.example.open` and `com.example.keyed`
+/// (client key `secret-key-1`). Requests go through Hummingbird's router test client.
+struct TestServer {
+    static let games: String = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-games-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try! "bundleID: com.example.open\nname: Open Game\n".write(to: folder.appendingPathComponent("open.yaml"), atomically: true, encoding: .utf8)
+        try! "bundleID: com.example.keyed\nname: Keyed Game\nclientKey: secret-key-1\n"
+            .write(to: folder.appendingPathComponent("keyed.yaml"), atomically: true, encoding: .utf8)
+        return folder.path
+    }()
+
+    static func run(policy: AccountPolicy = TestServer.fastPolicy, _ body: @Sendable @escaping (Client) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = { () -> GameCenterApp.Configuration in
+            var configuration = GameCenterApp.Configuration()
+            configuration.accounts = policy
+            return configuration
+        }()
+        let registry = try GameRegistry(path: games)
+        try await Database.withDatabase(url: "sqlite:\(folder.path)/db.sqlite") { database in
+            let services = GameCenterApp.Services(database: database, registry: registry, configuration: configuration)
+            let app = GameCenterApp.makeApplication(services, configuration: configuration, logger: Logger(label: "test"))
+            try await app.test(.router) { client in try await body(Client(client: client)) }
+        }
+    }
+
+    /// bcrypt at its lowest cost: the rules are the same, the tests are faster.
+    static var fastPolicy: AccountPolicy {
+        var policy = AccountPolicy()
+        policy.bcryptCost = 4
+        return policy
+    }
+
+    /// A device-like client: sends the device headers (and a token) and decodes answers.
+    struct Client: Sendable {
+        let client: any TestClientProtocol
+
+        struct Answer: Sendable {
+            let status: HTTPResponse.Status
+            let headers: HTTPFields
+            let body: Data
+
+            func decode<T: Decodable>(_ type: T.Type) throws -> T { try WireCoding.makeDecoder().decode(T.self, from: body) }
+            var error: ErrorBody? { try? decode(ErrorBody.self) }
+        }
+
+        func call(
+            _ method: HTTPRequest.Method, _ path: String, json: String? = nil, token: String? = nil,
+            bundleID: String? = "com.example.open", environment: String? = "sandbox", extraHeaders: HTTPFields = [:]
+        ) async throws -> Answer {
+            var headers = extraHeaders
+            if let bundleID { headers[HTTPField.Name(DeviceHeader.bundleID)!] = bundleID }
+            if let environment { headers[HTTPField.Name(DeviceHeader.environment)!] = environment }
+            if let token { headers[.authorization] = "Bearer \(token)" }
+            if json != nil { headers[.contentType] = "application/json" }
+            let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+            return Answer(status: response.status, headers: response.headers, body: Data(response.body.readableBytesView))
+        }
+
+        func send<T: Encodable>(_ method: HTTPRequest.Method, _ path: String, _ value: T, token: String? = nil,
+                                bundleID: String = "com.example.open", environment: String = "sandbox") async throws -> Answer {
+            let json = String(decoding: try WireCoding.makeEncoder().encode(value), as: UTF8.self)
+            return try await call(method, path, json: json, token: token, bundleID: bundleID, environment: environment)
+        }
+
+        /// Signs up a new account with a unique name and returns its session.
+        func signUp(alias: String = "Player", underage: Bool = false, environment: String = "sandbox",
+                    account: String? = nil, password: String = "password-1") async throws -> SessionResponse {
+            let name = account ?? "user-\(UUID().uuidString.prefix(8).lowercased())"
+            let answer = try await send(.post, "/v1/accounts", SignUpRequest(account: name, password: password, alias: alias, underage: underage),
+                                        environment: environment)
+            #expect(answer.status == .created, "\(String(decoding: answer.body, as: UTF8.self))")
+            return try answer.decode(SessionResponse.self)
+        }
+    }
+}
+
+/// Asserts an error answer: status, specific code and GK code.
+func expectError(_ answer: TestServer.Client.Answer, _ status: HTTPResponse.Status, _ code: String, _ gkCode: ErrorCode,
+                 sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(answer.status == status, "body: \(String(decoding: answer.body, as: UTF8.self))", sourceLocation: sourceLocation)
+    #expect(answer.error?.code == code, sourceLocation: sourceLocation)
+    #expect(answer.error?.gkCode == gkCode.rawValue, sourceLocation: sourceLocation)
+    #expect(answer.error?.message.isEmpty == false, sourceLocation: sourceLocation)
+}
