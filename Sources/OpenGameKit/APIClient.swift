@@ -33,7 +33,7 @@ struct APIClient: Sendable {
         let response: HTTPClientResponse
         let bytes: ByteBuffer
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            response = try await Self.http.execute(request, timeout: timeout)
             bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         } catch {
             throw GKError(.communicationsFailure, "could not reach the Game Center server at \(server.absoluteString): \(error)")
@@ -52,6 +52,15 @@ struct APIClient: Sendable {
             throw GKError(.unknown, "the server's answer could not be read: \(error)")
         }
     }
+
+    /// One HTTP client for every device of the process. A refused connection fails at once (the default client
+    /// retries until the request's deadline): a game must learn quickly that the server is down.
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(5)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     /// Headers naming the device's game, environment, key and locale (and its session, when given).
     func deviceHeaders(token: String?) -> [(String, String)] {

@@ -87,6 +87,18 @@ public final class GKGameCenter: Sendable {
     /// channel. Each access returns a new stream that sees the events from then on.
     public var events: AsyncStream<GKGameCenterEvent> { eventHub.subscribe() }
 
+    /// Stops this device's realtime channel and forgets its session in memory, without signing out: the saved
+    /// session stays, so a later `.stored` authentication resumes it and receives what was pushed meanwhile.
+    /// Call it when the game quits or before discarding a device.
+    public func close() async {
+        let realtime = state.withLock { state -> Task<Void, Never>? in
+            defer { state.realtime = nil; state.session = nil; state.friends = nil }
+            return state.realtime
+        }
+        realtime?.cancel()
+        await realtime?.value
+    }
+
     /// The current session token, or `notAuthenticated`.
     func requireToken() throws -> String {
         guard let token = state.withLock({ $0.session?.token }) else {

@@ -162,8 +162,8 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         guard case .some(let realtime) = ended else { return }
         realtime?.cancel()
         device.sessionFile.delete()
-        device.eventHub.publish(.signedOut(reason: (error as? GKError)?.message ?? "signed out"))
         notify(error)
+        device.eventHub.publish(.signedOut(reason: (error as? GKError)?.message ?? "signed out"))
     }
 
     /// Loads the friends' player ids (also kept in ``friends``).

@@ -1,0 +1,187 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import OpenGameKit
+import Testing
+
+/// Authentication with real server processes and several devices, on every engine.
+@Suite(.serialized) struct AuthenticationLiveTests {
+    @Test(arguments: LiveServer.engines)
+    func serveAnnouncesWhereItListens(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        #expect(server.firstLines.count == 2)
+        #expect(server.firstLines[0] == "listening on http://127.0.0.1:\(server.port)")
+        #expect(server.firstLines[1].hasPrefix("udp 127.0.0.1:"))
+        #expect(try await server.stop() == 0)
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func signUpThenResumeTheSavedSessionOnARestartedDevice(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let first = Devices.make(server, storage: storage)
+        let log = HandlerLog()
+        first.localPlayer.authenticateHandler = { log.record($0) }
+        #expect(!first.localPlayer.isAuthenticated)
+        try await first.localPlayer.authenticate(.signUp(account: "ann-\(UUID().uuidString.prefix(6))", password: "password-1", alias: "Ann"))
+        #expect(first.localPlayer.isAuthenticated)
+        #expect(first.localPlayer.alias == "Ann")
+        #expect(first.localPlayer.playerID.hasPrefix("G:"))
+        #expect(log.count == 1 && log.codes == [nil])
+
+        // The saved session is readable by its owner only.
+        let file = storage.appendingPathComponent("session.json")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let folderAttributes = try FileManager.default.attributesOfItem(atPath: storage.path)
+        #expect((folderAttributes[.posixPermissions] as? Int) == 0o700)
+
+        // The game is restarted: a new device object on the same folder resumes the session.
+        let second = Devices.make(server, storage: storage)
+        try await second.localPlayer.authenticate(.stored)
+        #expect(second.localPlayer.isAuthenticated)
+        #expect(second.localPlayer.playerID == first.localPlayer.playerID)
+        #expect(second.localPlayer.alias == "Ann")
+
+        // A device with no saved session cannot resume.
+        let empty = Devices.make(server)
+        let error = await #expect(throws: GKError.self) { try await empty.localPlayer.authenticate(.stored) }
+        #expect(error?.code == .notAuthenticated)
+        #expect(!empty.localPlayer.isAuthenticated)
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func signInOnASecondDeviceAndSignOut(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (phone, account) = try await Devices.signedUp(server, alias: "Ben")
+        let tablet = Devices.make(server)
+        let wrong = await #expect(throws: GKError.self) {
+            try await tablet.localPlayer.authenticate(.signIn(account: account, password: "not-the-password"))
+        }
+        #expect(wrong?.code == .invalidCredentials)
+        #expect(wrong?.message.isEmpty == false)
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Ben"))
+        #expect(tablet.localPlayer.playerID == phone.localPlayer.playerID)
+
+        let log = HandlerLog()
+        tablet.localPlayer.authenticateHandler = { log.record($0) }
+        await tablet.localPlayer.signOut()
+        #expect(!tablet.localPlayer.isAuthenticated)
+        #expect(log.count == 1)
+        let afterSignOut = await #expect(throws: GKError.self) { try await tablet.localPlayer.authenticate(.stored) }
+        #expect(afterSignOut?.code == .notAuthenticated)
+        // The phone's session is independent and still works.
+        #expect(try await phone.localPlayer.loadFriends() == [])
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func revokingASessionReachesTheOtherDevicesHandler(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (phone, account) = try await Devices.signedUp(server, alias: "Cat")
+        let log = HandlerLog()
+        phone.localPlayer.authenticateHandler = { log.record($0) }
+        let events = phone.events
+        let tablet = Devices.make(server)
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Cat"))
+
+        try await tablet.localPlayer.revokeOtherSessions()
+        let reason = try await nextEvent(events) { event -> String? in
+            if case .signedOut(let reason) = event { return reason }
+            return nil
+        }
+        #expect(reason.contains("revoked"))
+        try await eventually("the phone is signed out") { !phone.localPlayer.isAuthenticated }
+        try await eventually("the handler heard it") { log.codes.last == .notAuthenticated }
+        let call = await #expect(throws: GKError.self) { try await phone.localPlayer.loadFriends() }
+        #expect(call?.code == .notAuthenticated)
+        #expect(tablet.localPlayer.isAuthenticated)
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func theServerBeingDownIsACommunicationsFailureButTheSavedPlayerStays(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let device = Devices.make(server, storage: storage)
+        try await device.localPlayer.authenticate(.signUp(account: "dan-\(UUID().uuidString.prefix(6))", password: "password-1", alias: "Dan"))
+        try await server.stop()
+
+        let restarted = Devices.make(server, storage: storage)
+        let log = HandlerLog()
+        restarted.localPlayer.authenticateHandler = { log.record($0) }
+        let error = await #expect(throws: GKError.self) { try await restarted.localPlayer.authenticate(.stored) }
+        #expect(error?.code == .communicationsFailure)
+        #expect(restarted.localPlayer.isAuthenticated, "the seed: Game Kit may have cached enough to provide an authenticated player")
+        #expect(restarted.localPlayer.alias == "Dan")
+        #expect(log.codes == [.communicationsFailure])
+
+        let fresh = Devices.make(server)
+        let signUp = await #expect(throws: GKError.self) {
+            try await fresh.localPlayer.authenticate(.signUp(account: "x-\(UUID().uuidString.prefix(6))", password: "password-1", alias: "X"))
+        }
+        #expect(signUp?.code == .communicationsFailure)
+        #expect(!fresh.localPlayer.isAuthenticated)
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func anUnknownGameIsUnrecognized(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let device = Devices.make(server, bundleID: "com.example.unknown")
+        let error = await #expect(throws: GKError.self) {
+            try await device.localPlayer.authenticate(.signUp(account: "eve-\(UUID().uuidString.prefix(6))", password: "password-1", alias: "Eve"))
+        }
+        #expect(error?.code == .gameUnrecognized)
+        #expect(error?.message.contains("com.example.unknown") == true)
+        try await server.stop()
+    }
+
+    @Test func anInvalidManifestStopsTheServerFromStarting() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bad-games-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "bundleID: com.example.bad\nname: Bad\nachievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 500 }\n"
+            .write(to: folder.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        let server = try LiveServer(engine: "sqlite", games: folder.path)
+        await #expect(throws: LiveServerError.self) { try await server.start() }
+        try await eventually("the server exits") { !(server.process?.isRunning ?? false) }
+        #expect(server.process?.terminationStatus != 0)
+        #expect(server.errorOutput.contains("bad.yaml"))
+        #expect(server.errorOutput.contains("achievements[0].points"))
+        #expect(server.errorOutput.contains("1 to 100"))
+    }
+
+    @Test func sighupReloadsAnEditedManifestAndKeepsTheData() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("games-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let manifest = folder.appendingPathComponent("game.yaml")
+        try "bundleID: com.example.tapper\nname: Before\n".write(to: manifest, atomically: true, encoding: .utf8)
+        let server = try LiveServer(engine: "sqlite", games: folder.path)
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let device = Devices.make(server, storage: storage)
+        try await device.localPlayer.authenticate(.signUp(account: "fay-\(UUID().uuidString.prefix(6))", password: "password-1", alias: "Fay"))
+
+        try "bundleID: com.example.tapper\nname: After\n".write(to: manifest, atomically: true, encoding: .utf8)
+        server.signal(SIGHUP)
+        try await eventually("the new name is served") {
+            let (data, _) = try await URLSession.shared.data(from: server.url)
+            return String(decoding: data, as: UTF8.self).contains("After")
+        }
+        // A broken edit is refused and the game stays.
+        try "bundleID: com.example.tapper\nname: After\nleaderboards: nope\n".write(to: manifest, atomically: true, encoding: .utf8)
+        server.signal(SIGHUP)
+        try await Task.sleep(for: .milliseconds(300))
+        let again = Devices.make(server, storage: storage)
+        try await again.localPlayer.authenticate(.stored)
+        #expect(again.localPlayer.alias == "Fay")
+        try await server.stop()
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import OpenGameKit
+import Testing
+
+/// Test devices: each a separate `GKGameCenter` with its own storage folder, as separate phones would be.
+enum Devices {
+    static func make(_ server: LiveServer, storage: URL? = nil, bundleID: String = "com.example.tapper") -> GKGameCenter {
+        GKGameCenter(server: server.url, bundleID: bundleID, environment: .sandbox,
+                     storageDirectory: storage ?? FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+    }
+
+    /// A device with a new account signed up on it.
+    static func signedUp(_ server: LiveServer, alias: String, underage: Bool = false) async throws -> (GKGameCenter, account: String) {
+        let device = make(server)
+        let account = "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())"
+        try await device.localPlayer.authenticate(.signUp(account: account, password: "password-\(alias)", alias: alias, underage: underage))
+        return (device, account)
+    }
+}
+
+/// Waits for the first event that `match` accepts, failing after `seconds`.
+func nextEvent<T: Sendable>(
+    _ events: AsyncStream<GKGameCenterEvent>, within seconds: Double = 10, _ match: @escaping @Sendable (GKGameCenterEvent) -> T?
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask {
+            for await event in events { if let value = match(event) { return value } }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw LiveServerError("no matching event within \(seconds) s")
+        }
+        return value
+    }
+}
+
+/// Polls `condition` until it holds, failing after `seconds`.
+func eventually(within seconds: Double = 10, _ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw LiveServerError("timed out waiting for: \(what)")
+}
+
+/// Collects what an `authenticateHandler` was called with.
+final class HandlerLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls: [(any Error)?] = []
+
+    func record(_ error: (any Error)?) { lock.withLock { calls.append(error) } }
+    var count: Int { lock.withLock { calls.count } }
+    var codes: [GKError.Code?] { lock.withLock { calls.map { ($0 as? GKError)?.code } } }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A real `gamecenter serve` process on port 0, as a studio would run it.
+///
+/// The binary is `GAMECENTER_BIN` (set by the test script) or `.build/debug/gamecenter`. SQLite tests get a fresh
+/// file; PostgreSQL tests share the database of `GAMECENTER_TEST_POSTGRES_URL` (every test uses fresh accounts).
+final class LiveServer: @unchecked Sendable {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var binary: String {
+        ProcessInfo.processInfo.environment["GAMECENTER_BIN"] ?? root.appendingPathComponent(".build/debug/gamecenter").path
+    }
+
+    /// The engines the live tests run on.
+    static var engines: [String] {
+        var engines = ["sqlite"]
+        if ProcessInfo.processInfo.environment["GAMECENTER_TEST_POSTGRES_URL"] != nil { engines.append("postgres") }
+        return engines
+    }
+
+    let database: String
+    let games: String
+    let folder: URL
+    private(set) var port = 0
+    private(set) var process: Process?
+    private let output = TextBuffer()
+    private let errors = TextBuffer()
+
+    /// The server's base URL.
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    init(engine: String, games: String? = nil) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        if engine == "postgres" {
+            database = try #require(ProcessInfo.processInfo.environment["GAMECENTER_TEST_POSTGRES_URL"])
+        } else {
+            database = "sqlite:\(folder.path)/gamecenter.sqlite"
+        }
+        self.games = games ?? Self.root.appendingPathComponent("games").path
+    }
+
+    /// Starts the server (on the previous port after a stop, so devices find it again) and waits for its first lines.
+    func start(extraArguments: [String] = []) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve", "--port", "\(port)", "--udp-port", "0", "--database", database, "--games", games,
+                             "--heartbeat-seconds", "0.5", "--log-level", "warning"] + extraArguments
+        process.currentDirectoryURL = folder
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        output.text.withLock { $0 = "" }
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [errors] handle in
+            let data = handle.availableData
+            errors.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        self.process = process
+        for _ in 0..<300 {
+            let text = output.text.withLock { $0 }
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
+               text.split(separator: "\n").contains(where: { $0.hasPrefix("udp ") }),
+               let parsed = Int(line.split(separator: ":").last ?? "") {
+                port = parsed
+                return
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw LiveServerError("server did not start: \(errors.text.withLock { $0 })")
+    }
+
+    /// The first two lines the server printed.
+    var firstLines: [String] { Array(output.text.withLock { $0 }.split(separator: "\n").prefix(2).map(String.init)) }
+
+    /// What the server wrote to standard error.
+    var errorOutput: String { errors.text.withLock { $0 } }
+
+    /// Sends SIGTERM and waits for the exit; returns the exit status.
+    @discardableResult
+    func stop() async throws -> Int32 {
+        guard let process else { return 0 }
+        process.terminate()
+        for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning, "server did not stop within 10 s of SIGTERM")
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// Sends a signal (e.g. SIGHUP) to the server.
+    func signal(_ signal: Int32) {
+        if let process { kill(process.processIdentifier, signal) }
+    }
+
+    deinit {
+        if let process, process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+struct LiveServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Text a child process writes, collected from its pipe.
+final class TextBuffer: Sendable {
+    let text = Mutex("")
+}
