@@ -108,7 +108,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitTests",
-            dependencies: ["OpenGameKit", "GameCenterProtocol"],
+            dependencies: [
+                "OpenGameKit",
+                "GameCenterProtocol",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -18,11 +18,14 @@ struct ServeCommand: AsyncParsableCommand {
     var database: String?
     @Option(help: "A game manifest, or a folder of *.yaml manifests (default: ./games when present).") var games: String?
     @Option(name: .customLong("heartbeat-seconds"), help: "Seconds between realtime heartbeats.") var heartbeatSeconds = 15.0
+    @Option(name: .customLong("session-lifetime"), help: "Seconds a session lasts after sign-in (default: 30 days).")
+    var sessionLifetime = 30.0 * 24 * 3600
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
     func validate() throws {
         guard (0...65535).contains(port), (0...65535).contains(udpPort) else { throw ValidationError("ports are 0…65535") }
         guard heartbeatSeconds >= 0.05, heartbeatSeconds <= 3600 else { throw ValidationError("--heartbeat-seconds must be 0.05…3600") }
+        guard sessionLifetime >= 1 else { throw ValidationError("--session-lifetime must be at least 1 second") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
@@ -37,6 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.databaseURL = database ?? "sqlite:.gamecenter/gamecenter.sqlite"
         configuration.gamesPath = games ?? (FileManager.default.fileExists(atPath: "games") ? "games" : nil)
         configuration.heartbeatInterval = .milliseconds(Int64(heartbeatSeconds * 1000))
+        configuration.accounts.sessionLifetime = sessionLifetime
 
         let shownHost = host.contains(":") ? "[\(host)]" : host
         do {

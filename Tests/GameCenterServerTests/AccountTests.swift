@@ -97,7 +97,7 @@ import Testing
 
     @Test func requestsWithoutAValidTokenAreNotAuthenticated() async throws {
         try await TestServer.run { client in
-            for path in ["/v1/me", "/v1/friends", "/v1/friend-requests", "/v1/sessions"] {
+            for path in ["/v1/me", "/v1/friends", "/v1/friend-requests", "/v1/sessions", "/v1/realtime"] {
                 expectError(try await client.call(.get, path), .unauthorized, "auth.not_authenticated", .notAuthenticated)
                 expectError(try await client.call(.get, path, token: "gct_forged"), .unauthorized, "auth.not_authenticated", .notAuthenticated)
             }

@@ -1,0 +1,90 @@
+import Foundation
+import GameCenterProtocol
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import OpenGameKit
+import Synchronization
+import Testing
+
+/// The realtime channel's liveness rules, seen from a raw WebSocket client and from SDK devices.
+@Suite(.serialized) struct RealtimeLiveTests {
+    /// Signs up over HTTP with the SDK and returns the device and its saved token.
+    func signedUpToken(_ server: LiveServer) async throws -> (GKGameCenter, String) {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let device = Devices.make(server, storage: storage)
+        try await device.localPlayer.authenticate(.signUp(account: "rt-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "RT"))
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: storage.appendingPathComponent("session.json"))) as? [String: Any]
+        return (device, try #require(saved?["token"] as? String))
+    }
+
+    @Test func aClientThatStopsAnsweringHeartbeatsIsDisconnected() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let (device, token) = try await signedUpToken(server)
+        await device.close()
+        var headers = HTTPFields()
+        headers[HTTPField.Name(DeviceHeader.bundleID)!] = "com.example.tapper"
+        headers[HTTPField.Name(DeviceHeader.environment)!] = "sandbox"
+        headers[.authorization] = "Bearer \(token)"
+        let frames = Mutex<[String]>([])
+        let started = ContinuousClock.now
+        try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(server.port)/v1/realtime", configuration: .init(additionalHeaders: headers), logger: Logger(label: "test")
+        ) { inbound, _, _ in
+            // Read everything, answer nothing.
+            for try await message in inbound.messages(maxSize: 1 << 16) {
+                if case .text(let text) = message { frames.withLock { $0.append(text) } }
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let received = frames.withLock { $0 }
+        #expect(received.first?.contains("hello") == true)
+        #expect(received.filter { $0.contains("heartbeat") }.count >= 2, "heartbeats were sent before giving up")
+        #expect(elapsed < .seconds(10), "closed after about three silent heartbeat intervals (0.5 s each), took \(elapsed)")
+        try await server.stop()
+    }
+
+    @Test func aForgedTokenCannotOpenTheChannel() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        var headers = HTTPFields()
+        headers[HTTPField.Name(DeviceHeader.bundleID)!] = "com.example.tapper"
+        headers[HTTPField.Name(DeviceHeader.environment)!] = "sandbox"
+        headers[.authorization] = "Bearer gct_forged"
+        let opened = Mutex(false)
+        await #expect(throws: (any Error).self) {
+            try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(server.port)/v1/realtime", configuration: .init(additionalHeaders: headers), logger: Logger(label: "test")
+            ) { _, _, _ in opened.withLock { $0 = true } }
+        }
+        #expect(opened.withLock { $0 } == false)
+        try await server.stop()
+    }
+
+    @Test func anExpiredSessionReachesTheAuthenticateHandler() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start(extraArguments: ["--session-lifetime", "2"])
+        let (device, _) = try await Devices.signedUp(server, alias: "Exp")
+        let log = HandlerLog()
+        device.localPlayer.authenticateHandler = { log.record($0) }
+        try await eventually(within: 8, "the session expires on its own") { !device.localPlayer.isAuthenticated }
+        try await eventually("the handler heard it") { log.codes.last == .notAuthenticated }
+        try await server.stop()
+    }
+
+    @Test func aSecondAuthenticationWhileOneRunsIsRefused() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let device = Devices.make(server)
+        async let first: Void = device.localPlayer.authenticate(.signUp(account: "par-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "P"))
+        try await Task.sleep(for: .milliseconds(5))
+        let second = await #expect(throws: GKError.self) {
+            try await device.localPlayer.authenticate(.signIn(account: "par-none", password: "password-1"))
+        }
+        #expect(second?.code == .authenticationInProgress)
+        try await first
+        #expect(device.localPlayer.isAuthenticated)
+        try await server.stop()
+    }
+}
