@@ -38,6 +38,16 @@ extension StorageSession {
             """).all().map(Self.player(from:))
     }
 
+    /// The players with these ids in one environment, each with whether it is a friend of `viewer`; one query.
+    public func players(ids: [String], environment: String, asSeenBy viewer: String) async throws -> [(player: PlayerRecord, isFriend: Bool)] {
+        guard !ids.isEmpty else { return [] }
+        return try await sql.raw("""
+            SELECT players.*, friendships.friend_id AS friendship FROM players
+            LEFT JOIN friendships ON friendships.player_id = \(bind: viewer) AND friendships.friend_id = players.player_id
+            WHERE players.environment = \(bind: environment) AND players.player_id IN (\(binds: ids))
+            """).all().map { row in (try Self.player(from: row), try row.optionalString("friendship") != nil) }
+    }
+
     /// Changes alias and/or status (nil leaves a field as it is); returns the updated player.
     public func updateProfile(playerID: String, alias: String?, status: String?, now: Int64) async throws -> PlayerRecord? {
         if let alias {

@@ -38,12 +38,20 @@ extension StorageSession {
             """).run()
     }
 
-    /// The games a player played since `since`, most recent first, at most `limit`.
-    public func playedGames(playerID: String, since: Int64, limit: Int) async throws -> [PlayedGameRecord] {
-        try await sql.raw("""
-            SELECT bundle_id, last_played_at FROM played_games
-            WHERE player_id = \(bind: playerID) AND last_played_at >= \(bind: since)
-            ORDER BY last_played_at DESC LIMIT \(bind: Int64(limit))
-            """).all().map { PlayedGameRecord(bundleID: try $0.string("bundle_id"), lastPlayedAt: try $0.int("last_played_at")) }
+    /// The games each of `playerIDs` played since `since`, most recent first, at most `limit` per player; one query.
+    public func playedGames(playerIDs: [String], since: Int64, limit: Int) async throws -> [String: [PlayedGameRecord]] {
+        guard !playerIDs.isEmpty else { return [:] }
+        var result: [String: [PlayedGameRecord]] = [:]
+        for row in try await sql.raw("""
+            SELECT player_id, bundle_id, last_played_at FROM played_games
+            WHERE player_id IN (\(binds: playerIDs)) AND last_played_at >= \(bind: since)
+            ORDER BY player_id, last_played_at DESC
+            """).all() {
+            let player = try row.string("player_id")
+            if result[player, default: []].count < limit {
+                result[player, default: []].append(PlayedGameRecord(bundleID: try row.string("bundle_id"), lastPlayedAt: try row.int("last_played_at")))
+            }
+        }
+        return result
     }
 }

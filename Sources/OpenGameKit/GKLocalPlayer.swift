@@ -145,8 +145,9 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     public func signOut() async {
         let device = gameCenter
         guard let token = device.state.withLock({ $0.session?.token }) else { return }
-        _ = try? await device.api.send(.DELETE, "/v1/sessions/current", token: token, as: APIClient.Empty.self)
+        // Locally first, so the game hears exactly one change (not the echo from the realtime channel).
         await sessionEnded(token: token, error: nil)
+        _ = try? await device.api.send(.DELETE, "/v1/sessions/current", token: token, as: APIClient.Empty.self)
     }
 
     /// Forgets the session `token` if it is still the current one, and tells the game.

@@ -55,6 +55,21 @@ import Testing
     }
 
     @Test(arguments: TestDatabases.all)
+    func playersAreLoadedWithFriendshipAsSeenByTheViewer(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let viewer = newPlayer(), friend = newPlayer(), stranger = newPlayer()
+            try await db.write { storage in
+                for player in [viewer, friend, stranger] { _ = try await storage.insertPlayer(player) }
+                try await storage.insertFriendship(viewer.playerID, friend.playerID, now: 1_000)
+            }
+            let seen = try await db.read {
+                try await $0.players(ids: [friend.playerID, stranger.playerID], environment: "sandbox", asSeenBy: viewer.playerID)
+            }
+            #expect(Dictionary(uniqueKeysWithValues: seen.map { ($0.player.playerID, $0.isFriend) }) == [friend.playerID: true, stranger.playerID: false])
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
     func aFailedTransactionChangesNothing(engine: String) async throws {
         struct Abort: Error {}
         try await TestDatabases.with(engine) { db in
@@ -191,9 +206,10 @@ import Testing
                 try await storage.recordPlayedGame(playerID: a.playerID, bundleID: "com.example.two", now: 2_000)
                 try await storage.recordPlayedGame(playerID: a.playerID, bundleID: "com.example.one", now: 3_000)
             }
-            let games = try await db.read { try await $0.playedGames(playerID: a.playerID, since: 0, limit: 10) }
-            #expect(games == [.init(bundleID: "com.example.one", lastPlayedAt: 3_000), .init(bundleID: "com.example.two", lastPlayedAt: 2_000)])
-            #expect(try await db.read { try await $0.playedGames(playerID: a.playerID, since: 2_500, limit: 10) }.count == 1)
+            let games = try await db.read { try await $0.playedGames(playerIDs: [a.playerID, "G:none"], since: 0, limit: 10) }
+            #expect(games == [a.playerID: [.init(bundleID: "com.example.one", lastPlayedAt: 3_000), .init(bundleID: "com.example.two", lastPlayedAt: 2_000)]])
+            #expect(try await db.read { try await $0.playedGames(playerIDs: [a.playerID], since: 2_500, limit: 10) }[a.playerID]?.count == 1)
+            #expect(try await db.read { try await $0.playedGames(playerIDs: [a.playerID], since: 0, limit: 1) }[a.playerID]?.count == 1)
         }
     }
 

@@ -8,6 +8,7 @@ struct AccountService: Sendable {
     let bus: any EventBus
     let configuration: AccountPolicy
     let credentials: Credentials
+    let sessionCache = SessionCache()
     let clock: @Sendable () -> Date
 
     init(database: Database, bus: any EventBus, configuration: AccountPolicy, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -95,10 +96,13 @@ struct AccountService: Sendable {
     func authenticate(token: String, device: DeviceIdentity) async throws -> AuthenticatedSession {
         guard token.count <= 200 else { throw APIError.notAuthenticated }
         let hash = Credentials.tokenHash(token)
-        guard let session = try await database.read({ try await $0.session(tokenHash: hash) }) else {
-            throw APIError.notAuthenticated
-        }
         let now = Clock.millis(clock())
+        var cached = sessionCache.session(tokenHash: hash, now: now)
+        if cached == nil, let stored = try await database.read({ try await $0.session(tokenHash: hash) }) {
+            sessionCache.store(stored, now: now)
+            cached = stored
+        }
+        guard let session = cached else { throw APIError.notAuthenticated }
         if session.revokedAt != nil { throw APIError.sessionRevoked }
         if session.expiresAt <= now { throw APIError.sessionExpired }
         guard session.environment == device.environment.rawValue, session.bundleID == device.game.bundleID else {
@@ -111,6 +115,7 @@ struct AccountService: Sendable {
     func signOut(_ session: AuthenticatedSession) async throws {
         let now = Clock.millis(clock())
         _ = try await database.write { try await $0.revokeSession(sessionID: session.sessionID, playerID: session.playerID, now: now) }
+        sessionCache.remove(sessionIDs: [session.sessionID])
         bus.publish(.sessionEnded(sessionID: session.sessionID, reason: "signed out"))
     }
 
@@ -119,6 +124,7 @@ struct AccountService: Sendable {
         let now = Clock.millis(clock())
         let revoked = try await database.write { try await $0.revokeSession(sessionID: sessionID, playerID: session.playerID, now: now) }
         guard revoked else { throw APIError.noSuchSession }
+        sessionCache.remove(sessionIDs: [sessionID])
         bus.publish(.sessionEnded(sessionID: sessionID, reason: "revoked"))
     }
 
@@ -126,6 +132,7 @@ struct AccountService: Sendable {
     func revokeOthers(_ session: AuthenticatedSession) async throws -> Int {
         let now = Clock.millis(clock())
         let revoked = try await database.write { try await $0.revokeSessions(playerID: session.playerID, keeping: session.sessionID, now: now) }
+        sessionCache.remove(sessionIDs: revoked)
         for id in revoked { bus.publish(.sessionEnded(sessionID: id, reason: "revoked")) }
         return revoked.count
     }

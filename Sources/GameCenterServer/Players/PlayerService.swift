@@ -17,22 +17,22 @@ struct PlayerService: Sendable {
         let wanted = try PlayerIDRules.list(ids)
         let since = Clock.millis(clock()) - Int64(Self.recentWindow * 1000)
         return try await database.read { storage in
-            let found = try await storage.players(ids: wanted, environment: device.environment.rawValue)
-            let friends = try await storage.friends(of: caller.playerID, among: found.map(\.playerID))
-            let byID = Dictionary(uniqueKeysWithValues: found.map { ($0.playerID, $0) })
-            var players: [PlayerProfile] = []
-            for id in wanted {
-                guard let player = byID[id] else { continue }
-                let isFriend = friends.contains(id)
+            let found = try await storage.players(ids: wanted, environment: device.environment.rawValue, asSeenBy: caller.playerID)
+            let byID = Dictionary(uniqueKeysWithValues: found.map { ($0.player.playerID, $0) })
+            // Status and recent games are for friends (and oneself) only.
+            let insiders = found.filter { $0.isFriend || $0.player.playerID == caller.playerID }.map(\.player.playerID)
+            let recent = try await storage.playedGames(playerIDs: insiders, since: since, limit: Self.recentLimit)
+            let players = wanted.compactMap { id -> PlayerProfile? in
+                guard let (player, isFriend) = byID[id] else { return nil }
                 var profile = PlayerProfile(playerID: id, alias: player.alias, isFriend: isFriend)
                 if isFriend || id == caller.playerID {
                     profile.status = player.status
-                    profile.recentGames = try await storage.playedGames(playerID: id, since: since, limit: Self.recentLimit).map {
+                    profile.recentGames = (recent[id] ?? []).map {
                         RecentGame(bundleID: $0.bundleID, name: registry.game(bundleID: $0.bundleID)?.name ?? $0.bundleID,
                                    lastPlayedAt: Clock.date($0.lastPlayedAt))
                     }
                 }
-                players.append(profile)
+                return profile
             }
             return PlayerLookupResponse(players: players, unknownPlayerIDs: wanted.filter { byID[$0] == nil })
         }
