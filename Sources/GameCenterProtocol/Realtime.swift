@@ -8,6 +8,8 @@ public enum EventKind: String, Codable, Sendable {
     case friendRequestAccepted
     /// Payload: ``FriendRemoved``.
     case friendRemoved
+    /// Payload: ``AchievementCompleted``.
+    case achievementCompleted
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

@@ -95,5 +95,27 @@ enum Migrations {
             )
             """,
         ]),
+        Migration(version: 2, name: "achievements", common: [
+            """
+            CREATE TABLE achievement_progress (
+                bundle_id TEXT NOT NULL,
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                identifier TEXT NOT NULL,
+                percent DOUBLE PRECISION NOT NULL,
+                completed_at BIGINT,
+                last_reported_at BIGINT NOT NULL,
+                PRIMARY KEY (bundle_id, player_id, identifier)
+            )
+            """,
+            """
+            CREATE TABLE applied_reports (
+                report_id TEXT NOT NULL,
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                kind TEXT NOT NULL,
+                applied_at BIGINT NOT NULL,
+                PRIMARY KEY (player_id, report_id)
+            )
+            """,
+        ]),
     ]
 }

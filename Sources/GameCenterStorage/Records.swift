@@ -118,3 +118,18 @@ public struct PlayedGameRecord: Sendable, Equatable {
         self.lastPlayedAt = lastPlayedAt
     }
 }
+
+/// One player's stored progress on one achievement of one game.
+public struct AchievementProgressRecord: Sendable, Equatable {
+    public var identifier: String
+    public var percent: Double
+    public var completedAt: Int64?
+    public var lastReportedAt: Int64
+
+    public init(identifier: String, percent: Double, completedAt: Int64?, lastReportedAt: Int64) {
+        self.identifier = identifier
+        self.percent = percent
+        self.completedAt = completedAt
+        self.lastReportedAt = lastReportedAt
+    }
+}

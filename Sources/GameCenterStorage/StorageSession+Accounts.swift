@@ -60,6 +60,12 @@ extension StorageSession {
         return try await player(id: playerID)
     }
 
+    /// Locks the player's row until the transaction ends, so that concurrent writers for one player (two devices
+    /// reporting at once) are applied one after the other. A no-op on SQLite, whose writers are serialized anyway.
+    public func lockPlayer(_ playerID: String) async throws {
+        try await sql.raw("UPDATE players SET updated_at = updated_at WHERE player_id = \(bind: playerID)").run()
+    }
+
     /// Failed sign-ins recorded for this account name.
     public func signInFailures(environment: String, accountName: String) async throws -> SignInFailures? {
         try await sql.raw("""

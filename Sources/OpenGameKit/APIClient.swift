@@ -23,12 +23,19 @@ struct APIClient: Sendable {
         _ method: HTTPMethod, _ path: String, body: (some Encodable)? = NoBody?.none, token: String? = nil,
         as: Response.Type = Response.self
     ) async throws -> Response {
+        try await send(method, path, json: try body.map { try WireCoding.makeEncoder().encode($0) }, token: token, as: Response.self)
+    }
+
+    /// Sends an already encoded JSON body.
+    func send<Response: Decodable>(
+        _ method: HTTPMethod, _ path: String, json: Data?, token: String?, as: Response.Type = Response.self
+    ) async throws -> Response {
         var request = HTTPClientRequest(url: server.absoluteString.trimmingSuffix("/") + path)
         request.method = method
         request.headers.add(contentsOf: deviceHeaders(token: token))
-        if let body {
+        if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try WireCoding.makeEncoder().encode(body)))
+            request.body = .bytes(ByteBuffer(bytes: json))
         }
         let response: HTTPClientResponse
         let bytes: ByteBuffer
@@ -46,6 +53,7 @@ struct APIClient: Sendable {
             throw GKError(.unknown, "the server answered HTTP \(response.status.code) without an error description")
         }
         if Response.self == Empty.self { return Empty() as! Response }
+        if Response.self == Data.self { return data as! Response }
         do {
             return try WireCoding.makeDecoder().decode(Response.self, from: data)
         } catch {

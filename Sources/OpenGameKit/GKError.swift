@@ -24,6 +24,9 @@ public struct GKError: Error, Sendable, Equatable, CustomStringConvertible {
     public var retryAfterSeconds: Int?
     /// Data that was loaded despite the error.
     public var partialResult: (any Sendable)?
+    /// True when a report failed to reach the server but is kept in the device's outbox and will be re-sent
+    /// automatically (do not report it again).
+    public var queued = false
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, serverCode: String? = nil, retryAfterSeconds: Int? = nil, partialResult: (any Sendable)? = nil) {
@@ -45,6 +48,11 @@ public struct GKError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "GKError.\(code): \(message)" }
+
+    /// Whether the failure is the network's or the server's (worth trying again later), not the request's.
+    var isTransient: Bool {
+        code == .communicationsFailure || (serverCode?.hasPrefix("server.") ?? false)
+    }
 
     init(_ body: ErrorBody) {
         self.init(Code(rawValue: body.gkCode) ?? .unknown, body.message, serverCode: body.code, retryAfterSeconds: body.retryAfterSeconds)

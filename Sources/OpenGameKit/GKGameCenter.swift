@@ -25,6 +25,7 @@ public final class GKGameCenter: Sendable {
     let sessionFile: SessionFile
     let state = Mutex(DeviceState())
     let eventHub = EventHub()
+    let outbox: Outbox
 
     /// The player signed in on this device (or not yet).
     public var localPlayer: GKLocalPlayer { _localPlayer }
@@ -45,6 +46,7 @@ public final class GKGameCenter: Sendable {
         logger[metadataKey: "bundle_id"] = "\(bundleID)"
         self.logger = logger
         self.sessionFile = SessionFile(directory: self.storageDirectory)
+        self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
         self._localPlayer = GKLocalPlayer()
         _localPlayer.attach(to: self)
     }
@@ -96,7 +98,53 @@ public final class GKGameCenter: Sendable {
             return state.realtime
         }
         realtime?.cancel()
+        await outbox.stopRetrying()
         await realtime?.value
+    }
+
+    /// Sends a report through the outbox: stored durably first, then sent. When the network (or the server) fails,
+    /// the report stays and is re-sent in the background; the error says so (`queued`).
+    func sendReport<Response: Decodable>(_ path: String, body: some Encodable, reportID: String, as: Response.Type) async throws -> Response {
+        guard let session = state.withLock({ $0.session }) else {
+            throw GKError(.notAuthenticated, "no player is signed in on this device; call GKLocalPlayer.authenticate first")
+        }
+        let json = try WireCoding.makeEncoder().encode(body)
+        try await outbox.add(Outbox.Entry(id: reportID, playerID: session.player.playerID, path: path, body: json, createdAt: Date()))
+        do {
+            let response = try await api.send(.POST, path, json: json, token: session.token, as: Response.self)
+            await outbox.remove(reportID)
+            return response
+        } catch var error as GKError where error.isTransient || error.code == .notAuthenticated {
+            if error.code == .notAuthenticated {
+                await localPlayer.sessionEnded(token: session.token, error: error)
+            } else {
+                await retryOutbox()
+            }
+            error.queued = true
+            error.message += "; the report is kept on this device and will be sent when possible"
+            throw error
+        } catch {
+            await outbox.remove(reportID)
+            throw error
+        }
+    }
+
+    /// Re-sends the signed-in player's waiting reports in the background.
+    func retryOutbox() async {
+        guard let session = state.withLock({ $0.session }) else { return }
+        let api = self.api, logger = self.logger, hub = eventHub
+        await outbox.startRetrying(playerID: session.player.playerID) { entry in
+            do {
+                _ = try await api.send(.POST, entry.path, json: entry.body, token: session.token, as: APIClient.Empty.self)
+                return true
+            } catch let error as GKError where error.isTransient || error.code == .notAuthenticated {
+                return false
+            } catch {
+                logger.error("a queued report was refused by the server", metadata: ["report_id": "\(entry.id)", "error": "\(error)"])
+                hub.publish(.reportRefused(reportID: entry.id, error: error as? GKError ?? GKError(.unknown, "\(error)")))
+                return true
+            }
+        }
     }
 
     /// The current session token, or `notAuthenticated`.

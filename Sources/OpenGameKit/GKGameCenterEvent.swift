@@ -8,6 +8,10 @@ public enum GKGameCenterEvent: Sendable {
     case friendRequestAccepted(playerID: String)
     /// A friend ended the friendship.
     case friendRemoved(playerID: String)
+    /// The local player completed an achievement of this game (possibly on another device).
+    case achievementCompleted(identifier: String)
+    /// A report kept in the outbox was refused by the server when it was finally delivered (it was dropped).
+    case reportRefused(reportID: String, error: GKError)
     /// The realtime channel is connected (again); events missed while it was down have been replayed before this.
     case connected
     /// The session ended (signed out here or elsewhere, revoked, or expired).

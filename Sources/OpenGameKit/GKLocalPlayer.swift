@@ -68,6 +68,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         do {
             let saved = try await openSession(credentials, device: device)
             install(saved, device: device)
+            await device.retryOutbox()
             notify(nil)
         } catch let error as GKError where error.code == .communicationsFailure && isAuthenticated {
             notify(error)
@@ -162,6 +163,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         }
         guard case .some(let realtime) = ended else { return }
         realtime?.cancel()
+        await device.outbox.stopRetrying()
         device.sessionFile.delete()
         notify(error)
         device.eventHub.publish(.signedOut(reason: (error as? GKError)?.message ?? "signed out"))

@@ -85,6 +85,7 @@ struct RealtimeClient: Sendable {
                     lastHeard.heartbeatSeconds = max(seconds, 0.05)
                     outcome.connected = true
                     device.eventHub.publish(.connected)
+                    await device.retryOutbox()
                 case .event(let event):
                     deliver(event)
                 case .heartbeat:
@@ -110,6 +111,10 @@ struct RealtimeClient: Sendable {
             if let accepted = try? decoder.decode(FriendRequestAccepted.self, from: payload) {
                 device.localPlayer.updateFriends { if !$0.contains(accepted.playerID) { $0.append(accepted.playerID) } }
                 device.eventHub.publish(.friendRequestAccepted(playerID: accepted.playerID))
+            }
+        case .achievementCompleted:
+            if let completed = try? decoder.decode(AchievementCompleted.self, from: payload), completed.bundleID == device.bundleID {
+                device.eventHub.publish(.achievementCompleted(identifier: completed.identifier))
             }
         case .friendRemoved:
             if let removed = try? decoder.decode(FriendRemoved.self, from: payload) {

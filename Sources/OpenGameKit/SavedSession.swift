@@ -28,15 +28,7 @@ struct SessionFile: Sendable {
         let manager = FileManager.default
         try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        let data = try WireCoding.makeEncoder().encode(session)
-        let temporary = directory.appendingPathComponent(".session-\(UUID().uuidString).tmp")
-        guard manager.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw GKError(.unknown, "cannot write the saved session in \(directory.path)")
-        }
-        if rename(temporary.path, url.path) != 0 {
-            try? manager.removeItem(at: temporary)
-            throw GKError(.unknown, "cannot save the session in \(directory.path)")
-        }
+        try DurableFile.write(try WireCoding.makeEncoder().encode(session), to: url)
     }
 
     func delete() {

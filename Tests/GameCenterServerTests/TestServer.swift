@@ -15,11 +15,40 @@ struct TestServer {
     static let games: String = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-games-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try! "bundleID: com.example.open\nname: Open Game\n".write(to: folder.appendingPathComponent("open.yaml"), atomically: true, encoding: .utf8)
+        try! openManifest.write(to: folder.appendingPathComponent("open.yaml"), atomically: true, encoding: .utf8)
+        try! medalPNG.write(to: folder.appendingPathComponent("medal.png"))
         try! "bundleID: com.example.keyed\nname: Keyed Game\nclientKey: secret-key-1\n"
             .write(to: folder.appendingPathComponent("keyed.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }()
+
+    /// PNG bytes (a valid signature and header is all the server checks).
+    static let medalPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+
+    static let openManifest = """
+        bundleID: com.example.open
+        name: Open Game
+        defaultLocale: en
+        achievements:
+          - identifier: open.first
+            title: { en: "First", de: "Erster", ja: "最初" }
+            unachievedDescription: { en: "Do it once.", de: "Einmal tun." }
+            achievedDescription: { en: "Done once.", de: "Einmal getan." }
+            points: 10
+            image: medal.png
+          - identifier: open.many
+            title: { en: "Many" }
+            unachievedDescription: { en: "Do it often." }
+            achievedDescription: { en: "Done often." }
+            points: 40
+          - identifier: open.secret
+            title: { en: "Secret" }
+            unachievedDescription: { en: "???" }
+            achievedDescription: { en: "Found it." }
+            points: 50
+            hidden: true
+            image: medal.png
+        """
 
     static func run(policy: AccountPolicy = TestServer.fastPolicy, _ body: @Sendable @escaping (Client) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")

@@ -214,6 +214,38 @@ import Testing
     }
 
     @Test(arguments: TestDatabases.all)
+    func achievementProgressOnlyGrowsAndCompletesOnce(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(a) }
+            func report(_ percent: Double, at now: Int64) async throws -> (AchievementProgressRecord, Bool) {
+                try await db.write { try await $0.reportAchievement(bundleID: "com.example.g", playerID: a.playerID, identifier: "x", percent: percent, now: now) }
+            }
+            #expect(try await report(50, at: 1_000) == (AchievementProgressRecord(identifier: "x", percent: 50, completedAt: nil, lastReportedAt: 1_000), false))
+            #expect(try await report(30, at: 2_000).0.percent == 50)
+            #expect(try await report(100, at: 3_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 3_000), true))
+            #expect(try await report(100, at: 4_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 4_000), false))
+            #expect(try await db.read { try await $0.achievementProgress(bundleID: "com.example.other", playerID: a.playerID) }.isEmpty)
+            #expect(try await db.write { try await $0.resetAchievements(bundleID: "com.example.g", playerID: a.playerID) } == 1)
+            #expect(try await db.read { try await $0.achievementProgress(bundleID: "com.example.g", playerID: a.playerID) }.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func reportIDsAreAppliedOncePerPlayer(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer(), b = newPlayer()
+            try await db.write { storage in
+                _ = try await storage.insertPlayer(a)
+                _ = try await storage.insertPlayer(b)
+            }
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "k", now: 1) })
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "k", now: 2) } == false)
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: b.playerID, kind: "k", now: 3) })
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
     func reopeningKeepsDataAndDoesNotReapplyMigrations(engine: String) async throws {
         guard engine == "sqlite" else { return }  // PostgreSQL: every test above reopens the shared database.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-reopen-\(UUID().uuidString)")

@@ -36,6 +36,7 @@ public enum GameCenterApp {
         let accounts: AccountService
         let players: PlayerService
         let friends: FriendService
+        let achievements: AchievementService
 
         init(database: Database, registry: GameRegistry, configuration: Configuration) {
             let bus = InProcessEventBus()
@@ -46,6 +47,7 @@ public enum GameCenterApp {
             self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, clock: clock)
             self.players = PlayerService(database: database, registry: registry, clock: clock)
             self.friends = FriendService(database: database, bus: bus, clock: clock)
+            self.achievements = AchievementService(database: database, bus: bus, clock: clock)
         }
     }
 
@@ -65,6 +67,7 @@ public enum GameCenterApp {
         AccountRoutes(accounts: services.accounts).addAuthenticated(to: signedIn)
         PlayerRoutes(players: services.players).addAuthenticated(to: signedIn)
         FriendRoutes(friends: services.friends).addAuthenticated(to: signedIn)
+        AchievementRoutes(achievements: services.achievements).addAuthenticated(to: signedIn)
         RealtimeRoutes(database: services.database, bus: services.bus, heartbeatInterval: configuration.heartbeatInterval)
             .addAuthenticated(to: signedIn)
         return router

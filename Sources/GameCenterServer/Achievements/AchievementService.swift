@@ -1,0 +1,140 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+
+/// The achievement rules of the seed, enforced here whatever a client sends: progress 0…100 that never goes
+/// down, hidden achievements revealed by any report, completion at 100, reset, and points from the manifest.
+struct AchievementService: Sendable {
+    let database: Database
+    let bus: any EventBus
+    let clock: @Sendable () -> Date
+
+    /// The game's achievements localized for the device; hidden ones stay blank until the player reports on them.
+    func descriptions(device: DeviceIdentity, session: AuthenticatedSession) async throws -> [AchievementDescriptionInfo] {
+        let game = device.game
+        let reported = Set(try await database.read {
+            try await $0.achievementProgress(bundleID: game.bundleID, playerID: session.playerID)
+        }.map(\.identifier))
+        return game.achievements.map { achievement in
+            guard !achievement.hidden || reported.contains(achievement.identifier) else {
+                return AchievementDescriptionInfo(identifier: achievement.identifier, title: "", unachievedDescription: "",
+                                                  achievedDescription: "", maximumPoints: 0, isHidden: true, hasImage: false)
+            }
+            let locale = device.locale
+            return AchievementDescriptionInfo(
+                identifier: achievement.identifier,
+                title: Localization.text(achievement.title, locale: locale, fallback: game.defaultLocale),
+                unachievedDescription: Localization.text(achievement.unachievedDescription, locale: locale, fallback: game.defaultLocale),
+                achievedDescription: Localization.text(achievement.achievedDescription, locale: locale, fallback: game.defaultLocale),
+                maximumPoints: achievement.points, isHidden: achievement.hidden, hasImage: achievement.image != nil
+            )
+        }
+    }
+
+    /// The completed image of a revealed achievement.
+    func image(identifier: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> Data {
+        guard let achievement = device.game.achievements.first(where: { $0.identifier == identifier }) else {
+            throw APIError.unknownAchievement(identifier)
+        }
+        if achievement.hidden {
+            let reported = try await database.read {
+                try await $0.achievementProgress(bundleID: device.game.bundleID, playerID: session.playerID)
+            }.contains { $0.identifier == identifier }
+            guard reported else { throw APIError.unknownAchievement(identifier) }
+        }
+        guard let image = achievement.image else { throw APIError.noAchievementImage(identifier) }
+        return image
+    }
+
+    /// The caller's progress in the device's game.
+    func progress(device: DeviceIdentity, playerID: String) async throws -> AchievementList {
+        let records = try await database.read { try await $0.achievementProgress(bundleID: device.game.bundleID, playerID: playerID) }
+        return Self.list(records, game: device.game)
+    }
+
+    /// Applies a batch atomically: every entry is checked first, then all are stored in one transaction. A batch
+    /// whose `reportID` was applied before changes nothing and answers the current state.
+    func report(_ batch: AchievementReportBatch, device: DeviceIdentity, session: AuthenticatedSession) async throws -> AchievementList {
+        try Self.validate(batch, game: device.game)
+        let game = device.game
+        let now = Clock.millis(clock())
+        let (records, completed) = try await database.write { storage in
+            try await storage.lockPlayer(session.playerID)
+            var completed: [AchievementCompleted] = []
+            if try await storage.markReportApplied(reportID: batch.reportID, playerID: session.playerID, kind: "achievements", now: now) {
+                for entry in batch.achievements {
+                    let (record, newlyCompleted) = try await storage.reportAchievement(
+                        bundleID: game.bundleID, playerID: session.playerID, identifier: entry.identifier, percent: entry.percentComplete, now: now)
+                    if newlyCompleted {
+                        let event = AchievementCompleted(bundleID: game.bundleID, identifier: record.identifier, completedAt: Clock.date(now))
+                        _ = try await EventLog.append(.achievementCompleted, event, to: session.playerID, now: now, in: storage)
+                        completed.append(event)
+                    }
+                }
+            }
+            return (try await storage.achievementProgress(bundleID: game.bundleID, playerID: session.playerID), completed)
+        }
+        if !completed.isEmpty { bus.publish(.playerEvents(playerID: session.playerID)) }
+        return Self.list(records, game: game)
+    }
+
+    /// Erases the caller's progress in the device's game (and environment, which the player belongs to).
+    func reset(device: DeviceIdentity, session: AuthenticatedSession) async throws {
+        try await database.write { storage in
+            try await storage.lockPlayer(session.playerID)
+            try await storage.resetAchievements(bundleID: device.game.bundleID, playerID: session.playerID)
+        }
+    }
+
+    /// A friend's completed achievements in the device's game; strangers get `invalidPlayer`.
+    func friendAchievements(of playerID: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> AchievementList {
+        if playerID != session.playerID {
+            let isFriend = try await database.read { try await $0.friends(of: session.playerID, among: [playerID]) }.contains(playerID)
+            guard isFriend else { throw APIError.notAFriendsAchievements(playerID) }
+        }
+        let list = try await progress(device: device, playerID: playerID)
+        return AchievementList(achievements: list.achievements.filter { $0.completedAt != nil }, points: list.points)
+    }
+
+    static func validate(_ batch: AchievementReportBatch, game: Game) throws {
+        guard (8...64).contains(batch.reportID.count), batch.reportID.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw APIError.invalidParameter("reportID must be 8 to 64 printable ASCII characters (a UUID is fine)")
+        }
+        guard (1...100).contains(batch.achievements.count) else {
+            throw APIError.invalidParameter("a report holds 1 to 100 achievements; this one holds \(batch.achievements.count)")
+        }
+        let known = Set(game.achievements.map(\.identifier))
+        for entry in batch.achievements {
+            guard known.contains(entry.identifier) else { throw APIError.unknownAchievement(entry.identifier) }
+            guard entry.percentComplete.isFinite, (0...100).contains(entry.percentComplete) else {
+                throw APIError("achievement.invalid_percent", .invalidParameter, .badRequest,
+                               "percentComplete of '\(entry.identifier)' is \(entry.percentComplete); it must be 0 to 100")
+            }
+        }
+    }
+
+    static func list(_ records: [AchievementProgressRecord], game: Game) -> AchievementList {
+        let points = Dictionary(uniqueKeysWithValues: game.achievements.map { ($0.identifier, $0.points) })
+        return AchievementList(
+            achievements: records.map {
+                AchievementProgress(identifier: $0.identifier, percentComplete: $0.percent,
+                                    completedAt: $0.completedAt.map(Clock.date), lastReportedAt: Clock.date($0.lastReportedAt))
+            },
+            // Achievements removed from the manifest since they were completed are worth nothing now.
+            points: records.filter { $0.completedAt != nil }.reduce(0) { $0 + (points[$1.identifier] ?? 0) }
+        )
+    }
+}
+
+extension APIError {
+    static func unknownAchievement(_ identifier: String) -> APIError {
+        let shown = identifier.count <= 100 ? identifier : String(identifier.prefix(100)) + "…"
+        return APIError("achievement.unknown", .invalidParameter, .notFound, "this game has no achievement '\(shown)'")
+    }
+    static func noAchievementImage(_ identifier: String) -> APIError {
+        APIError("achievement.no_image", .invalidParameter, .notFound, "achievement '\(identifier)' has no completed image")
+    }
+    static func notAFriendsAchievements(_ playerID: String) -> APIError {
+        APIError("achievement.not_a_friend", .invalidPlayer, .forbidden, "only friends can compare achievements; \(playerID) is not your friend")
+    }
+}

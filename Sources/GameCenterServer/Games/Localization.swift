@@ -1,0 +1,12 @@
+/// Picks the text for a locale: the exact locale, then its language (`de` for `de-AT`), then the game's default.
+enum Localization {
+    static func text(_ text: LocalizedText, locale: String, fallback: String) -> String {
+        let normalized = locale.replacingOccurrences(of: "_", with: "-")
+        if let exact = text[normalized] { return exact }
+        if let language = normalized.split(separator: "-").first, let match = text[String(language)] { return match }
+        if let sameLanguage = text.first(where: { $0.key.split(separator: "-").first == normalized.split(separator: "-").first }) {
+            return sameLanguage.value
+        }
+        return text[fallback] ?? text.values.first ?? ""
+    }
+}

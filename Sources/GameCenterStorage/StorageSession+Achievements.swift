@@ -1,0 +1,63 @@
+import SQLKit
+
+extension StorageSession {
+    /// A player's progress on a game's achievements, by identifier order.
+    public func achievementProgress(bundleID: String, playerID: String) async throws -> [AchievementProgressRecord] {
+        try await sql.raw("""
+            SELECT identifier, percent, completed_at, last_reported_at FROM achievement_progress
+            WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) ORDER BY identifier
+            """).all().map { row in
+            AchievementProgressRecord(
+                identifier: try row.string("identifier"), percent: try row.decode(column: "percent", as: Double.self),
+                completedAt: try row.optionalInt("completed_at"), lastReportedAt: try row.int("last_reported_at")
+            )
+        }
+    }
+
+    /// Applies reported progress: the stored percentage only ever grows, the first report reaching 100 sets the
+    /// completion time, every report updates the report time. Returns the stored state afterwards.
+    public func reportAchievement(
+        bundleID: String, playerID: String, identifier: String, percent: Double, now: Int64
+    ) async throws -> (record: AchievementProgressRecord, newlyCompleted: Bool) {
+        let before = try await sql.raw("""
+            SELECT completed_at FROM achievement_progress
+            WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) AND identifier = \(bind: identifier)
+            """).first()
+        let wasCompleted = try before?.optionalInt("completed_at") != nil
+        let completedAt: Int64? = percent >= 100 ? now : nil
+        guard let row = try await sql.raw("""
+            INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at)
+            VALUES (\(bind: bundleID), \(bind: playerID), \(bind: identifier), \(bind: percent), \(bind: completedAt), \(bind: now))
+            ON CONFLICT (bundle_id, player_id, identifier) DO UPDATE SET
+                percent = CASE WHEN excluded.percent > achievement_progress.percent THEN excluded.percent ELSE achievement_progress.percent END,
+                completed_at = COALESCE(achievement_progress.completed_at, excluded.completed_at),
+                last_reported_at = excluded.last_reported_at
+            RETURNING identifier, percent, completed_at, last_reported_at
+            """).first()
+        else { throw StorageError.duplicate("achievement row vanished") }
+        let record = AchievementProgressRecord(
+            identifier: try row.string("identifier"), percent: try row.decode(column: "percent", as: Double.self),
+            completedAt: try row.optionalInt("completed_at"), lastReportedAt: try row.int("last_reported_at")
+        )
+        return (record, !wasCompleted && record.completedAt != nil)
+    }
+
+    /// Erases a player's progress on a game's achievements; returns how many were erased.
+    @discardableResult
+    public func resetAchievements(bundleID: String, playerID: String) async throws -> Int {
+        try await sql.raw("""
+            DELETE FROM achievement_progress WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID)
+            RETURNING identifier
+            """).all().count
+    }
+
+    /// Records that a device's report was applied; returns false when this report id was applied before.
+    public func markReportApplied(reportID: String, playerID: String, kind: String, now: Int64) async throws -> Bool {
+        try await sql.raw("""
+            INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
+            VALUES (\(bind: reportID), \(bind: playerID), \(bind: kind), \(bind: now))
+            ON CONFLICT DO NOTHING
+            RETURNING report_id
+            """).first() != nil
+    }
+}
