@@ -28,7 +28,7 @@ public final class Database: Sendable {
     let logger: Logger
 
     private enum Backend: Sendable {
-        case sqlite(writer: ConnectionPool<SQLiteConnection>, readers: ConnectionPool<SQLiteConnection>)
+        case sqlite(writer: GroupCommitter, readers: ConnectionPool<SQLiteConnection>)
         case postgres(PostgresClient)
     }
 
@@ -92,15 +92,17 @@ public final class Database: Sendable {
         for _ in 0..<4 { readers.append(try await open()) }
         return Database(
             engine: .sqlite,
-            backend: .sqlite(writer: ConnectionPool([writer]), readers: ConnectionPool(readers)),
+            backend: .sqlite(writer: GroupCommitter(connection: writer), readers: ConnectionPool(readers)),
             logger: logger
         )
     }
 
     private func closeSQLite() async {
         guard case .sqlite(let writer, let readers) = backend else { return }
-        for connection in await readers.drain() + (await writer.drain()) {
-            try? await connection.close()
+        for connection in await readers.drain() + [await writer.close()] {
+            // The future form: closing must happen even when the closing task is cancelled.
+            let closed: EventLoopFuture<Void> = connection.close()
+            try? await closed.get()
         }
     }
 
@@ -119,14 +121,12 @@ public final class Database: Sendable {
         }
     }
 
-    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    public func write<T: Sendable>(_ body: @Sendable (StorageSession) async throws -> T) async throws -> T {
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. On SQLite, writes
+    /// that arrive together share one commit (see ``GroupCommitter``); each still succeeds or fails alone.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(let writer, _):
-            let engine = engine
-            return try await writer.withConnection { connection in
-                try await Self.transaction(StorageSession(sql: connection.sql(), engine: engine), begin: "BEGIN IMMEDIATE", body)
-            }
+            return try await writer.write(body)
         case .postgres(let client):
             return try await client.withConnection { connection in
                 try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine), begin: "BEGIN", body)
@@ -153,7 +153,7 @@ public final class Database: Sendable {
     /// Applies every migration that this database has not applied yet, each in its own transaction.
     func migrate() async throws {
         try await write { session in
-            if engine == .postgres {
+            if session.engine == .postgres {
                 // Several nodes may start at once against one database: one migrates, the others wait.
                 try await session.sql.raw("SELECT pg_advisory_xact_lock(4711)").run()
             }
@@ -164,14 +164,14 @@ public final class Database: Sendable {
             let applied = Set(try await session.sql.raw("SELECT version FROM schema_migrations").all()
                 .map { try $0.decode(column: "version", as: Int64.self) })
             for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
-                for statement in migration.statements(for: engine) {
+                for statement in migration.statements(for: session.engine) {
                     try await session.sql.raw(SQLQueryString(statement)).run()
                 }
                 try await session.sql.raw("""
                     INSERT INTO schema_migrations (version, name, applied_at)
                     VALUES (\(bind: Int64(migration.version)), \(bind: migration.name), \(bind: Clock.millis(Date())))
                     """).run()
-                logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+                self.logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
             }
         }
     }

@@ -22,50 +22,38 @@ struct APIBench: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let manifest = folder.appendingPathComponent("bench.yaml")
-        try "bundleID: com.example.bench\nname: Bench\n".write(to: manifest, atomically: true, encoding: .utf8)
-
-        var configuration = GameCenterApp.Configuration()
-        configuration.port = 0
-        configuration.udpPort = 0
-        configuration.gamesPath = manifest.path
-        configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
+        let server = try await BenchServer.start(manifest: "bundleID: com.example.bench\nname: Bench\n", database: database, logger: logger)
         let (ports, portsContinuation) = AsyncStream.makeStream(of: Int.self)
-        let server = Task { try await GameCenterApp.run(configuration: configuration, logger: logger) { port, _ in portsContinuation.yield(port) } }
         let bare = Task { try await Self.bareApplication(logger: logger) { portsContinuation.yield($0) }.run() }
-        defer { server.cancel(); bare.cancel() }
         var iterator = ports.makeAsyncIterator()
-        // The two servers start concurrently; tell them apart by asking each.
-        guard let first = await iterator.next(), let second = await iterator.next() else { throw ValidationError("servers did not start") }
+        guard let barePort = await iterator.next() else { throw ValidationError("the bare server did not start") }
 
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        var failure: (any Error)?
         do {
-            try await measure(client: client, first: first, second: second)
-            try await client.shutdown()
+            try await measure(client: client, gameCenterPort: server.port, barePort: barePort)
         } catch {
-            try? await client.shutdown()
-            throw error
+            failure = error
         }
+        try? await client.shutdown()
+        bare.cancel()
+        await server.stop()
+        if let failure { throw failure }
     }
 
-    private func measure(client: HTTPClient, first: Int, second: Int) async throws {
-        let (gameCenterPort, barePort) = try await Self.isBare(port: first, client: client) ? (second, first) : (first, second)
-
+    private func measure(client: HTTPClient, gameCenterPort: Int, barePort: Int) async throws {
         let setup = try await BenchPlayers.create(client: client, port: gameCenterPort, count: 11)
         let body = try WireCoding.makeEncoder().encode(PlayerLookupRequest(playerIDs: setup.lookupIDs))
         let bareBody = try await Self.sampleResponse(port: gameCenterPort, client: client, setup: setup, body: body)
 
         print("gamecenter bench api — \(concurrency) in flight, \(seconds) s each, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print("storage: \(database ?? "SQLite (temporary file)")")
-        let anchor = try await LoadRun(client: client, url: "http://127.0.0.1:\(barePort)/bare", headers: [], body: body,
+        let anchor = try await LoadRun(client: client, url: "http://127.0.0.1:\(barePort)/bare", headers: [], body: { _, _ in body },
                                        concurrency: concurrency, seconds: seconds).measure()
         let real = try await LoadRun(client: client, url: "http://127.0.0.1:\(gameCenterPort)/v1/players/lookup",
-                                     headers: setup.headers, body: body, concurrency: concurrency, seconds: seconds).measure()
+                                     headers: setup.headers, body: { _, _ in body }, concurrency: concurrency, seconds: seconds).measure()
         print(anchor.line(name: "bare Hummingbird route (\(bareBody.readableBytes) B)"))
         print(real.line(name: "loadPlayers(10 ids), authenticated"))
         print(String(format: "ratio: %.1f %% of the bare route's throughput (goal ≥ 50 %%); p50 %.2fx, p99 %.2fx",
@@ -78,14 +66,8 @@ struct APIBench: AsyncParsableCommand {
             _ = try await request.body.collect(upTo: 65536)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: BarePayload.shared.buffer))
         }
-        router.get("bare") { _, _ in "bare" }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                            onServerRunning: { onPort($0.localAddress?.port ?? 0) }, logger: logger)
-    }
-
-    private static func isBare(port: Int, client: HTTPClient) async throws -> Bool {
-        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/bare"), timeout: .seconds(5))
-        return response.status == .ok
     }
 
     /// One real response, so the bare route answers with as many bytes.

@@ -32,6 +32,18 @@ struct BenchPlayers {
         return BenchPlayers(headers: callerHeaders, lookupIDs: sessions[1...].map(\.player.playerID))
     }
 
+    /// Signs up `count` players and returns their tokens.
+    static func signUpMany(client: HTTPClient, port: Int, count: Int) async throws -> [String] {
+        let device = [(DeviceHeader.bundleID, "com.example.bench"), (DeviceHeader.environment, "sandbox")]
+        let run = UUID().uuidString.prefix(8).lowercased()
+        var tokens: [String] = []
+        for index in 0..<count {
+            let signUp = SignUpRequest(account: "bench\(run)-\(index)", password: "bench-password", alias: "Bench \(index)")
+            tokens.append(try await send(client, "POST", "http://127.0.0.1:\(port)/v1/accounts", device, signUp, as: SessionResponse.self).token)
+        }
+        return tokens
+    }
+
     private static func request(_ method: String, _ url: String, _ headers: [(String, String)], _ body: (some Encodable)?) throws -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)

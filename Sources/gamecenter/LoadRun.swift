@@ -7,9 +7,12 @@ struct LoadRun {
     let client: HTTPClient
     let url: String
     let headers: [(String, String)]
-    let body: Data
+    /// The body of the n-th request of a worker (reports need unique ids).
+    let body: @Sendable (_ worker: Int, _ n: Int) -> Data
     let concurrency: Int
     let seconds: Double
+    /// Extra headers per worker (e.g. each worker signed in as its own player).
+    var perWorkerHeaders: [[(String, String)]] = []
 
     struct Result {
         var requests: Int
@@ -34,16 +37,17 @@ struct LoadRun {
         let start = ContinuousClock.now
         let deadline = start + .milliseconds(Int64(seconds * 1000))
         let perWorker = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
-            for _ in 0..<concurrency {
+            for worker in 0..<concurrency {
                 group.addTask {
                     var latencies: [Double] = []
                     var errors = 0
                     var request = HTTPClientRequest(url: url)
                     request.method = .POST
                     request.headers.add(contentsOf: headers)
+                    if worker < perWorkerHeaders.count { request.headers.add(contentsOf: perWorkerHeaders[worker]) }
                     request.headers.add(name: "Content-Type", value: "application/json")
-                    request.body = .bytes(ByteBuffer(bytes: body))
                     while ContinuousClock.now < deadline {
+                        request.body = .bytes(ByteBuffer(bytes: body(worker, latencies.count)))
                         let sent = ContinuousClock.now
                         let response = try await client.execute(request, timeout: .seconds(10))
                         _ = try await response.body.collect(upTo: 1 << 20)

@@ -1,0 +1,34 @@
+import Foundation
+import SQLKit
+
+extension Database {
+    /// The benchmark anchor "a plain SQL upsert loop on the same engine": `concurrency` loops, each upserting one
+    /// row per transaction into a scratch table for `seconds`. Returns the upserts done and the time taken.
+    public func runUpsertAnchor(seconds: Double, concurrency: Int) async throws -> (upserts: Int, elapsed: Double) {
+        try await write { try await $0.sql.raw("CREATE TABLE IF NOT EXISTS anchor_upsert (k TEXT PRIMARY KEY, v DOUBLE PRECISION NOT NULL)").run() }
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int64(seconds * 1000))
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<concurrency {
+                group.addTask {
+                    var count = 0
+                    while ContinuousClock.now < deadline {
+                        let key = "w\(worker)-\(count % 1000)", value = Double(count)
+                        try await self.write { storage in
+                            try await storage.sql.raw("""
+                                INSERT INTO anchor_upsert (k, v) VALUES (\(bind: key), \(bind: value))
+                                ON CONFLICT (k) DO UPDATE SET v = excluded.v
+                                """).run()
+                        }
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let (s, atto) = (ContinuousClock.now - start).components
+        try await write { try await $0.sql.raw("DROP TABLE anchor_upsert").run() }
+        return (counts, Double(s) + Double(atto) / 1e18)
+    }
+}

@@ -1,0 +1,109 @@
+import SQLKit
+import SQLiteNIO
+import Synchronization
+
+/// SQLite's writer: runs queued write transactions in groups that share one `COMMIT` (one fsync), each inside its
+/// own savepoint so that one failing leaves the others intact. A caller resumes only after its group committed,
+/// so "returned" still means "durable".
+///
+/// SQLite allows one writer at a time anyway; grouping turns N fsyncs into one when writes arrive together.
+actor GroupCommitter {
+    /// One queued transaction body, type-erased.
+    struct Job: Sendable {
+        /// Runs the body; keeps its result for `finish`.
+        let run: @Sendable (StorageSession) async throws -> Void
+        /// Completes the caller: nil after the commit, or the error.
+        let finish: @Sendable ((any Error)?) -> Void
+    }
+
+    /// Most transactions in one group.
+    static let maximumGroup = 256
+
+    private let connection: SQLiteConnection
+    private var queue: [Job] = []
+    private var running = false
+    private var closed = false
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Runs `body` in the next group; returns its result once the group has committed.
+    func write<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
+        let result = Mutex<T?>(nil)
+        return try await withCheckedThrowingContinuation { continuation in
+            let job = Job(run: { session in
+                let value = try await body(session)
+                result.withLock { $0 = value }
+            }, finish: { error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let value = result.withLock({ $0 }) {
+                    continuation.resume(returning: value)
+                }
+            })
+            enqueue(job)
+        }
+    }
+
+    private func enqueue(_ job: Job) {
+        guard !closed else {
+            job.finish(StorageError.invalidURL("the database is closed"))
+            return
+        }
+        queue.append(job)
+        guard !running else { return }
+        running = true
+        Task { await drain() }
+    }
+
+    private func drain() async {
+        while !queue.isEmpty {
+            let group = Array(queue.prefix(Self.maximumGroup))
+            queue.removeFirst(group.count)
+            await commit(group)
+        }
+        running = false
+    }
+
+    private func commit(_ group: [Job]) async {
+        let session = StorageSession(sql: connection.sql(), engine: .sqlite)
+        do {
+            try await session.sql.raw("BEGIN IMMEDIATE").run()
+        } catch {
+            for job in group { job.finish(error) }
+            return
+        }
+        var succeeded: [Job] = []
+        for job in group {
+            do {
+                try await session.sql.raw("SAVEPOINT job").run()
+                do {
+                    try await job.run(session)
+                    try await session.sql.raw("RELEASE job").run()
+                    succeeded.append(job)
+                } catch {
+                    try await session.sql.raw("ROLLBACK TO job").run()
+                    try await session.sql.raw("RELEASE job").run()
+                    job.finish(error)
+                }
+            } catch {
+                job.finish(error)
+            }
+        }
+        do {
+            try await session.sql.raw("COMMIT").run()
+            for job in succeeded { job.finish(nil) }
+        } catch {
+            try? await session.sql.raw("ROLLBACK").run()
+            for job in succeeded { job.finish(error) }
+        }
+    }
+
+    /// Refuses new work and waits for queued work to finish; returns the connection for closing.
+    func close() async -> SQLiteConnection {
+        closed = true
+        while running || !queue.isEmpty { await Task.yield() }
+        return connection
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import GameCenterServer
+import Logging
+
+/// A Game Center server started inside the benchmark process on a free port, with one manifest.
+struct BenchServer {
+    let port: Int
+    let task: Task<Void, any Error>
+    let folder: URL
+    let databaseURL: String
+
+    /// Starts a server for `manifest` on `database` (default: a new SQLite file in a temporary folder).
+    static func start(manifest: String, database: String?, logger: Logger) async throws -> BenchServer {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("bench.yaml")
+        try manifest.write(to: file, atomically: true, encoding: .utf8)
+        var configuration = GameCenterApp.Configuration()
+        configuration.port = 0
+        configuration.udpPort = 0
+        configuration.gamesPath = file.path
+        configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task { try await GameCenterApp.run(configuration: configuration, logger: logger) { port, _ in continuation.yield(port) } }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw ValidationError("the server did not start") }
+        return BenchServer(port: port, task: task, folder: folder, databaseURL: configuration.databaseURL)
+    }
+
+    /// Stops the server and removes its temporary folder.
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
