@@ -76,6 +76,15 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "OpenGameKitLAN",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "gamecenter",
             dependencies: [
@@ -105,6 +114,11 @@ let package = Package(
                 "GameCenterServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenGameKitLANTests",
+            dependencies: ["OpenGameKitLAN"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,10 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/postgres.sh
 
-if ! python3 -c "import schemathesis" 2>/dev/null; then
-  echo "installing schemathesis from PyPI…"
-  python3 -m pip install -q schemathesis
-fi
+for module in schemathesis zeroconf; do
+  if ! python3 -c "import $module" 2>/dev/null; then
+    echo "installing $module from PyPI…"
+    python3 -m pip install -q "$module"
+  fi
+done
+# The LAN tests use real multicast on the loopback interface (mDNS, and python-zeroconf as an independent peer).
+ip link set lo multicast on 2>/dev/null || echo "warning: cannot enable multicast on lo (not root?)"
+export GAMECENTER_REQUIRE_LAN_PEERS=1
 
 trap pg_stop EXIT
 pg_start

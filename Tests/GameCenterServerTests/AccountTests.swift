@@ -106,11 +106,11 @@ import Testing
 
     @Test func sessionsExpire() async throws {
         var policy = TestServer.fastPolicy
-        policy.sessionLifetime = 1
+        policy.sessionLifetime = 3
         try await TestServer.run(policy: policy) { client in
             let session = try await client.signUp()
             #expect(try await client.call(.get, "/v1/me", token: session.token).status == .ok)
-            try await Task.sleep(for: .milliseconds(1100))
+            try await Task.sleep(for: .milliseconds(3100))
             expectError(try await client.call(.get, "/v1/me", token: session.token), .unauthorized, "auth.session_expired", .notAuthenticated)
         }
     }

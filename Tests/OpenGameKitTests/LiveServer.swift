@@ -88,8 +88,12 @@ final class LiveServer: @unchecked Sendable {
     func stop() async throws -> Int32 {
         guard let process else { return 0 }
         process.terminate()
-        for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!process.isRunning, "server did not stop within 10 s of SIGTERM")
+        for _ in 0..<600 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning, "server did not stop within 30 s of SIGTERM")
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         self.process = nil
         return process.terminationStatus
     }

@@ -1,0 +1,152 @@
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Advertises one game session on the LAN: owns a ``MulticastSocket`` and a ``Responder``, runs its timers,
+/// and reports ``ResponderEvent``s.
+///
+/// If the registration lists no IPv4 addresses, the socket interface's address is advertised.
+/// Malformed packets are dropped and counted in ``malformedPacketCount``.
+public actor ServiceAdvertiser {
+    /// Events from the responder (registered, renamed, stopped…).
+    public nonisolated let events: AsyncStream<ResponderEvent>
+    /// The number of received datagrams that failed to parse.
+    public private(set) var malformedPacketCount = 0
+
+    private let eventContinuation: AsyncStream<ResponderEvent>.Continuation
+    private var registration: ServiceRegistration
+    private let interfaceName: String?
+    private let port: Int
+    private let randomSource: RandomSource
+    private let logger: Logger
+    private var responder: Responder?
+    private var socket: MulticastSocket?
+    private var receiveTask: Task<Void, Never>?
+    private var timerTask: Task<Void, Never>?
+    private var sendTasks: [Task<Void, Never>] = []
+
+    /// Creates an advertiser; call ``start()`` to begin. `interfaceName` `nil` picks the default interface.
+    public init(
+        registration: ServiceRegistration,
+        interfaceName: String? = nil,
+        port: Int = MulticastSocket.mdnsPort,
+        randomSource: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        logger: Logger = Logger(label: "OpenGameKitLAN.ServiceAdvertiser")
+    ) {
+        self.registration = registration
+        self.interfaceName = interfaceName
+        self.port = port
+        self.randomSource = RandomSource(randomSource)
+        self.logger = logger
+        (events, eventContinuation) = AsyncStream.makeStream(of: ResponderEvent.self)
+    }
+
+    /// The instance name currently claimed (it may change after a conflict), or `nil` before ``start()``.
+    public var instanceName: DNSName? { responder?.instanceName }
+
+    /// The host name currently claimed, or `nil` before ``start()``.
+    public var hostName: DNSName? { responder?.hostName }
+
+    /// Opens the socket and starts probing.
+    public func start() async throws {
+        guard responder == nil else { return }
+        let socket = try await MulticastSocket.open(interfaceName: interfaceName, port: port, logger: logger)
+        self.socket = socket
+        if registration.ipv4Addresses.isEmpty {
+            registration.ipv4Addresses = [socket.interfaceAddress]
+        }
+        var responder = Responder(registration: registration, randomSource: randomSource)
+        let actions = responder.start(now: .now)
+        self.responder = responder
+        perform(actions, replyTo: nil)
+        receiveTask = Task { [weak self] in
+            for await datagram in socket.datagrams {
+                await self?.handle(datagram)
+            }
+        }
+    }
+
+    /// Sends the goodbye, closes the socket and finishes ``events``.
+    public func stop() async {
+        guard var responder else { return }
+        let actions = responder.stop(now: .now)
+        self.responder = responder
+        timerTask?.cancel()
+        for task in sendTasks { task.cancel() }
+        for action in actions {
+            switch action {
+            case .send(let message, _, _):
+                await send(message, to: nil)
+            case .event(let event):
+                eventContinuation.yield(event)
+            }
+        }
+        receiveTask?.cancel()
+        await socket?.close()
+        eventContinuation.finish()
+    }
+
+    private func handle(_ datagram: ReceivedDatagram) {
+        guard var responder else { return }
+        let message: DNSMessage
+        do {
+            message = try DNSMessage(bytes: datagram.bytes)
+        } catch {
+            malformedPacketCount += 1
+            logger.debug("dropped malformed mDNS packet", metadata: ["source": "\(datagram.source)", "error": "\(error)"])
+            return
+        }
+        let actions = responder.receive(message, sourcePort: UInt16(clamping: datagram.source.port ?? 0), now: .now)
+        self.responder = responder
+        perform(actions, replyTo: datagram.source)
+    }
+
+    private func tick() {
+        guard var responder else { return }
+        let actions = responder.tick(now: .now)
+        self.responder = responder
+        perform(actions, replyTo: nil)
+    }
+
+    private func perform(_ actions: [ResponderAction], replyTo source: SocketAddress?) {
+        sendTasks.removeAll { $0.isCancelled }
+        for action in actions {
+            switch action {
+            case .send(let message, let destination, let at):
+                let target = destination == .replyToSender ? source : nil
+                if destination == .replyToSender && source == nil { continue }
+                if at <= .now {
+                    sendTasks.append(Task { await self.send(message, to: target) })
+                } else {
+                    sendTasks.append(Task {
+                        try? await Task.sleep(until: at, clock: .continuous)
+                        guard !Task.isCancelled else { return }
+                        await self.send(message, to: target)
+                    })
+                }
+            case .event(let event):
+                eventContinuation.yield(event)
+            }
+        }
+        rescheduleTimer()
+    }
+
+    private func rescheduleTimer() {
+        timerTask?.cancel()
+        guard let deadline = responder?.nextDeadline else { return }
+        timerTask = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            self.tick()
+        }
+    }
+
+    private func send(_ message: DNSMessage, to destination: SocketAddress?) async {
+        guard let socket else { return }
+        do {
+            try await socket.send(message.encoded(), to: destination)
+        } catch {
+            logger.warning("mDNS send failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

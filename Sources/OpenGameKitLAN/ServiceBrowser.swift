@@ -1,0 +1,110 @@
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Browses the LAN for one game's service type: owns a ``MulticastSocket`` and a ``Browser``, runs its
+/// timers, and reports ``BrowserEvent``s.
+///
+/// Responses from a source port other than 5353 are ignored (RFC 6762 §6). Malformed packets are dropped
+/// and counted in ``malformedPacketCount``.
+public actor ServiceBrowser {
+    /// Found/updated/lost events.
+    public nonisolated let events: AsyncStream<BrowserEvent>
+    /// The number of received datagrams that failed to parse.
+    public private(set) var malformedPacketCount = 0
+
+    private let eventContinuation: AsyncStream<BrowserEvent>.Continuation
+    private let interfaceName: String?
+    private let port: Int
+    private let logger: Logger
+    private var browser: Browser
+    private var socket: MulticastSocket?
+    private var receiveTask: Task<Void, Never>?
+    private var timerTask: Task<Void, Never>?
+
+    /// Creates a browser for `serviceType`; call ``start()`` to begin. `interfaceName` `nil` picks the default interface.
+    public init(
+        serviceType: ServiceType,
+        interfaceName: String? = nil,
+        port: Int = MulticastSocket.mdnsPort,
+        logger: Logger = Logger(label: "OpenGameKitLAN.ServiceBrowser")
+    ) {
+        self.browser = Browser(serviceType: serviceType)
+        self.interfaceName = interfaceName
+        self.port = port
+        self.logger = logger
+        (events, eventContinuation) = AsyncStream.makeStream(of: BrowserEvent.self)
+    }
+
+    /// The instances currently found.
+    public var services: [DiscoveredService] {
+        browser.found.values.sorted { $0.instance.description < $1.instance.description }
+    }
+
+    /// Opens the socket and sends the first query.
+    public func start() async throws {
+        guard socket == nil else { return }
+        let socket = try await MulticastSocket.open(interfaceName: interfaceName, port: port, logger: logger)
+        self.socket = socket
+        receiveTask = Task { [weak self] in
+            for await datagram in socket.datagrams {
+                await self?.handle(datagram)
+            }
+        }
+        perform(browser.start(now: .now))
+    }
+
+    /// Stops browsing, closes the socket and finishes ``events``.
+    public func stop() async {
+        browser.stop()
+        timerTask?.cancel()
+        receiveTask?.cancel()
+        await socket?.close()
+        socket = nil
+        eventContinuation.finish()
+    }
+
+    private func handle(_ datagram: ReceivedDatagram) {
+        let message: DNSMessage
+        do {
+            message = try DNSMessage(bytes: datagram.bytes)
+        } catch {
+            malformedPacketCount += 1
+            logger.debug("dropped malformed mDNS packet", metadata: ["source": "\(datagram.source)", "error": "\(error)"])
+            return
+        }
+        guard datagram.source.port == MulticastSocket.mdnsPort || port != MulticastSocket.mdnsPort else { return }
+        perform(browser.receive(message, now: .now))
+    }
+
+    private func tick() {
+        perform(browser.tick(now: .now))
+    }
+
+    private func perform(_ actions: [BrowserAction]) {
+        for action in actions {
+            switch action {
+            case .send(let message, _):
+                Task { await self.send(message) }
+            case .event(let event):
+                eventContinuation.yield(event)
+            }
+        }
+        timerTask?.cancel()
+        guard let deadline = browser.nextDeadline else { return }
+        timerTask = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            self.tick()
+        }
+    }
+
+    private func send(_ message: DNSMessage) async {
+        guard let socket else { return }
+        do {
+            try await socket.send(message.encoded())
+        } catch {
+            logger.warning("mDNS send failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
