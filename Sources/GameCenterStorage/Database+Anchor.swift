@@ -3,7 +3,8 @@ import SQLKit
 
 extension Database {
     /// The benchmark anchor "a plain SQL upsert loop on the same engine": `concurrency` loops, each upserting one
-    /// row per transaction into a scratch table for `seconds`. Returns the upserts done and the time taken.
+    /// row per statement in autocommit mode (one transaction, one fsync each; no group commit) into a scratch table
+    /// for `seconds`. Returns the upserts done and the time taken.
     public func runUpsertAnchor(seconds: Double, concurrency: Int) async throws -> (upserts: Int, elapsed: Double) {
         try await write { try await $0.sql.raw("CREATE TABLE IF NOT EXISTS anchor_upsert (k TEXT PRIMARY KEY, v DOUBLE PRECISION NOT NULL)").run() }
         let start = ContinuousClock.now
@@ -14,7 +15,8 @@ extension Database {
                     var count = 0
                     while ContinuousClock.now < deadline {
                         let key = "w\(worker)-\(count % 1000)", value = Double(count)
-                        try await self.write { storage in
+                        // `read` hands out a plain pooled connection: each statement commits on its own.
+                        try await self.read { storage in
                             try await storage.sql.raw("""
                                 INSERT INTO anchor_upsert (k, v) VALUES (\(bind: key), \(bind: value))
                                 ON CONFLICT (k) DO UPDATE SET v = excluded.v

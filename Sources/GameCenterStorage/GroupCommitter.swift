@@ -48,7 +48,7 @@ actor GroupCommitter {
 
     private func enqueue(_ job: Job) {
         guard !closed else {
-            job.finish(StorageError.invalidURL("the database is closed"))
+            job.finish(StorageError.closed)
             return
         }
         queue.append(job)

@@ -3,6 +3,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
     private enum Kind: Equatable {
         case invalidURL(String)
         case duplicate(String)
+        case closed
     }
 
     private let kind: Kind
@@ -11,6 +12,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
     public static func invalidURL(_ hint: String) -> StorageError { StorageError(kind: .invalidURL(hint)) }
     /// A unique key (named) already exists.
     public static func duplicate(_ key: String) -> StorageError { StorageError(kind: .duplicate(key)) }
+
+    /// The database was closed while work was still arriving.
+    public static let closed = StorageError(kind: .closed)
 
     /// True when this error reports a unique-key violation.
     public var isDuplicate: Bool {
@@ -22,6 +26,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         switch kind {
         case .invalidURL(let hint): return "invalid database URL: \(hint)"
         case .duplicate(let key): return "duplicate \(key)"
+        case .closed: return "the database is closed"
         }
     }
 }

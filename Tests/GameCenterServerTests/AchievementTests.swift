@@ -94,6 +94,17 @@ import Testing
         }
     }
 
+    @Test func aReportAlwaysCountsForTheSignedInPlayer() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(), mallory = try await client.signUp()
+            // A forged "playerID" field is not part of the format and is ignored: the session decides whose progress it is.
+            let json = #"{"reportID":"forged-0001","playerID":"\#(alice.player.playerID)","achievements":[{"identifier":"open.first","percentComplete":100}]}"#
+            #expect(try await client.call(.post, "/v1/achievements", json: json, token: mallory.token).status == .ok)
+            #expect(try await progress(client, alice.token).achievements.isEmpty)
+            #expect(try await progress(client, mallory.token).achievements.map(\.identifier) == ["open.first"])
+        }
+    }
+
     @Test func aReportIsAppliedOncePerReportID() async throws {
         try await TestServer.run { client in
             let player = try await client.signUp()

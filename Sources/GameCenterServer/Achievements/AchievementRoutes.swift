@@ -16,7 +16,7 @@ struct AchievementRoutes {
         group.get("achievement-descriptions/{identifier}/image") { request, context -> Response in
             let image = try await achievements.image(identifier: context.parameters.require("identifier"),
                                                      device: context.requireDevice(), session: context.requireSession())
-            let etag = "\"" + SHA256.hash(data: image).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+            let etag = "\"" + Credentials.hex(SHA256.hash(data: image).prefix(12)) + "\""
             var headers: HTTPFields = [.cacheControl: "private, max-age=86400", .eTag: etag]
             if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
             headers[.contentType] = "image/png"
