@@ -17,7 +17,8 @@ pg_start() {
   pg_install
   local bin port
   bin=$(pg_bin)
-  port=${GAMECENTER_TEST_POSTGRES_PORT:-55432}
+  # A free port unless one is given (a developer's own PostgreSQL may hold the usual ones).
+  port=${GAMECENTER_TEST_POSTGRES_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
   PG_DIR=$(mktemp -d)
   chown postgres:postgres "$PG_DIR"
   chmod o+x "$(dirname "$PG_DIR")"

@@ -81,7 +81,7 @@ public enum GameCenterApp {
         let router = makeRouter(services, configuration: configuration)
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 20)),
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: extraServices,
             onServerRunning: onServerRunning,
