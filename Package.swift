@@ -67,10 +67,12 @@ let package = Package(
             name: "OpenGameKit",
             dependencies: [
                 "GameCenterProtocol",
+                "OpenGameKitLAN",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources")],
@@ -98,6 +100,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "LANBattle",
+            dependencies: ["OpenGameKit"],
+            path: "Examples/LANBattle",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GameCenterProtocolTests",
             dependencies: ["GameCenterProtocol"],
@@ -119,6 +127,11 @@ let package = Package(
         .testTarget(
             name: "OpenGameKitLANTests",
             dependencies: ["OpenGameKitLAN"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenGameKitSessionTests",
+            dependencies: ["OpenGameKit", "OpenGameKitLAN"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,478 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import OpenGameKitLAN
+import Synchronization
+
+/// A peer-to-peer game session on the local network (Game Kit's `GKSession`).
+///
+/// Sessions with the same session id find each other with standard mDNS/DNS-SD (the service type
+/// `_<sessionID>._tcp.local.`, one instance per session named after its display name, the peer id in the TXT
+/// record). A server advertises, a client browses, a peer does both. One session connects to another with
+/// ``connect(toPeer:withTimeout:)``; the other accepts or denies. Connected peers exchange reliable messages
+/// (ordered, exactly once, over TCP, at most 87 KB) and unreliable ones (one UDP datagram, at most 1000 bytes).
+///
+/// Delegate methods and the data handler run on ``delegateQueue`` (the main queue unless changed).
+/// The multicast interface is the first non-loopback IPv4 interface with multicast, or the one named by the
+/// `OPENGAMEKIT_INTERFACE` environment variable (for example `lo` to play on one machine).
+public final class GKSession: @unchecked Sendable {
+    /// The session id shared by all peers of one game (the DNS-SD service name).
+    public let sessionID: String
+    /// This session's peer id, unique on the network.
+    public let peerID: String
+    /// This session's name as shown to other players.
+    public let displayName: String
+    /// Whether this session advertises, browses, or both.
+    public let sessionMode: GKSessionMode
+
+    private struct State {
+        var core: SessionCore
+        var handles: [ConnectionID: ConnectionHandle] = [:]
+        weak var delegate: (any GKSessionDelegate)?
+        var delegateQueue: DispatchQueue = .main
+        var dataHandler: (@Sendable (Data, String, GKSession) -> Void)?
+        var isAvailable = false
+        var availabilityTask: Task<Void, Never>?
+        var isClosed = false
+    }
+
+    private let state: Mutex<State>
+    private let eventLoop: any EventLoop
+    private let listener: any Channel
+    private let datagramChannel: any Channel
+    private let pendingDatagramBytes = Atomic<Int>(0)
+    private let discovery: SessionDiscovery
+    private let serviceType: ServiceType
+    private let tcpPort: UInt16
+    private let inbox: SessionInbox
+    private let logger: Logger
+    private let ticker: Mutex<RepeatedTask?> = Mutex(nil)
+
+    /// Creates a session. `sessionID` `nil` derives one from the app's bundle identifier (or executable name);
+    /// `displayName` `nil` uses the host name. Throws ``GKSessionError`` (`invalidParameter`) for a session id
+    /// that is not a valid DNS-SD service name, explaining the rule.
+    public convenience init(sessionID: String?, displayName: String?, sessionMode: GKSessionMode) throws {
+        let interface = ProcessInfo.processInfo.environment["OPENGAMEKIT_INTERFACE"].flatMap { $0.isEmpty ? nil : $0 }
+        try self.init(sessionID: sessionID, displayName: displayName, sessionMode: sessionMode, interfaceName: interface)
+    }
+
+    /// Creates a session on a chosen multicast interface and mDNS port (tests use `lo`).
+    init(
+        sessionID: String?,
+        displayName: String?,
+        sessionMode: GKSessionMode,
+        interfaceName: String?,
+        mdnsPort: Int = MulticastSocket.mdnsPort,
+        logger: Logger = Logger(label: "OpenGameKit.GKSession")
+    ) throws {
+        let serviceType: ServiceType
+        if let sessionID {
+            do {
+                serviceType = try ServiceType(sessionID: sessionID)
+            } catch {
+                throw GKSessionError(.invalidParameter, error.description)
+            }
+        } else {
+            let bundleID = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+            serviceType = ServiceType.derived(fromBundleID: bundleID)
+        }
+        let name = displayName.flatMap { $0.isEmpty ? nil : $0 } ?? {
+            let host = ProcessInfo.processInfo.hostName
+            return host.isEmpty ? "Player" : host
+        }()
+        self.serviceType = serviceType
+        self.sessionID = serviceType.name
+        self.peerID = String(UInt32.random(in: 1...UInt32.max))
+        self.displayName = name
+        self.sessionMode = sessionMode
+        self.logger = logger
+        let inbox = SessionInbox()
+        self.inbox = inbox
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        self.eventLoop = eventLoop
+
+        datagramChannel = try DatagramBootstrap(group: eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(SessionDatagramHandler(inbox: inbox))
+                }
+            }
+            .bind(host: "0.0.0.0", port: 0)
+            .wait()
+        do {
+            listener = try ServerBootstrap(group: eventLoop)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard let session = inbox.session else { throw GKSessionError(.cancelled, "The session has ended.") }
+                        let id = session.registerInbound(channel)
+                        try channel.pipeline.syncOperations.addHandler(SessionConnectionHandler(inbox: inbox, id: id))
+                    }
+                }
+                .bind(host: "0.0.0.0", port: 0)
+                .wait()
+        } catch {
+            datagramChannel.close(promise: nil)
+            throw error
+        }
+        let udpPort = UInt16(clamping: datagramChannel.localAddress?.port ?? 0)
+        tcpPort = UInt16(clamping: listener.localAddress?.port ?? 0)
+        let configuration = SessionCore.Configuration(peerID: peerID, displayName: name, udpPort: udpPort)
+        state = Mutex(State(core: SessionCore(configuration: configuration)))
+        discovery = SessionDiscovery(serviceType: serviceType, interfaceName: interfaceName, mdnsPort: mdnsPort, logger: logger) { change in
+            inbox.session?.handleDiscovery(change)
+        }
+        inbox.session = self
+        let task = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [weak self] _ in
+            self?.apply { $0.tick(now: .now) }
+        }
+        ticker.withLock { $0 = task }
+    }
+
+    deinit {
+        ticker.withLock { $0?.cancel() }
+        let (handles, links) = state.withLock { state in (state.handles, state.core.links) }
+        for (peer, link) in links {
+            guard case .connected(let id) = link, let handle = handles[id] else { continue }
+            _ = peer
+            handle.write(SessionFrame.goodbye.encoded())
+        }
+        for handle in handles.values { handle.closeAfterFlush() }
+        listener.close(promise: nil)
+        datagramChannel.close(promise: nil)
+        let discovery = self.discovery
+        Task { await discovery.stop() }
+    }
+
+    // MARK: Properties
+
+    /// Whether the session takes part in discovery: advertising (server, peer) and/or browsing (client, peer).
+    /// Turning it off sends mDNS goodbye packets, so other peers see this one become unavailable at once.
+    public var isAvailable: Bool {
+        get { state.withLock { $0.isAvailable } }
+        set {
+            state.withLock { state in
+                guard state.isAvailable != newValue, !state.isClosed else { return }
+                state.isAvailable = newValue
+                let previous = state.availabilityTask
+                state.availabilityTask = Task { [weak self] in
+                    await previous?.value
+                    if newValue {
+                        await self?.startDiscovery()
+                    } else {
+                        await self?.stopDiscovery()
+                    }
+                }
+            }
+        }
+    }
+
+    /// How long (in seconds) a connected peer may stay silent — no data and no heartbeat — before it is
+    /// disconnected. Default 20. Heartbeats go out every 2 seconds, so keep it above that.
+    public var disconnectTimeout: TimeInterval {
+        get { state.withLock { Self.seconds($0.core.disconnectTimeout) } }
+        set { state.withLock { $0.core.disconnectTimeout = .milliseconds(Int64(max(0, newValue) * 1000)) } }
+    }
+
+    /// Receives peer state changes, connection requests and failures (held weakly).
+    public weak var delegate: (any GKSessionDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// The queue the delegate and the data handler are called on; the main queue by default.
+    public var delegateQueue: DispatchQueue {
+        get { state.withLock { $0.delegateQueue } }
+        set { state.withLock { $0.delegateQueue = newValue } }
+    }
+
+    /// Sets the closure that receives every message from connected peers: the data, the sender's peer id and
+    /// this session. `nil` drops incoming messages.
+    public func setDataReceiveHandler(_ handler: (@Sendable (Data, String, GKSession) -> Void)?) {
+        state.withLock { $0.dataHandler = handler }
+    }
+
+    // MARK: Connecting
+
+    /// Asks an available peer to connect. The peer's delegate gets a connection request; this session's
+    /// delegate later gets `.connected`, or `connectionWithPeerFailed` if the peer declines, does not answer
+    /// within `timeout` seconds (zero: 30), or cannot be reached.
+    public func connect(toPeer peerID: String, withTimeout timeout: TimeInterval) {
+        let duration: Duration = timeout > 0 ? .milliseconds(Int64(timeout * 1000)) : .zero
+        apply { $0.connect(to: peerID, timeout: duration, now: .now) }
+    }
+
+    /// Withdraws a pending request to `peerID`; the other side forgets it.
+    public func cancelConnect(toPeer peerID: String) {
+        apply { $0.cancelConnect(to: peerID) }
+    }
+
+    /// Accepts `peerID`'s pending connection request. Throws if there is none, or if the session already has
+    /// 16 connected peers (the request is then refused).
+    public func acceptConnection(fromPeer peerID: String) throws {
+        var failure: GKSessionError?
+        apply { core in
+            let (actions, error) = core.accept(from: peerID, now: .now)
+            failure = error
+            return actions
+        }
+        if let failure { throw failure }
+    }
+
+    /// Declines `peerID`'s pending connection request.
+    public func denyConnection(fromPeer peerID: String) {
+        apply { $0.deny(from: peerID) }
+    }
+
+    // MARK: Sending
+
+    /// Sends `data` to every connected peer (nothing if none is connected).
+    public func sendData(toAllPeers data: Data, with mode: GKSendDataMode) throws {
+        try send(data, toPeers: nil, with: mode)
+    }
+
+    /// Sends `data` to each of `peerIDs`. Throws before sending anything if a peer is not connected, if the
+    /// message is too large (reliable: more than 87 × 1024 bytes; unreliable: more than 1000 bytes), or if a
+    /// peer's send queue is full.
+    public func send(_ data: Data, toPeers peerIDs: [String], with mode: GKSendDataMode) throws {
+        try send(data, toPeers: Optional(peerIDs), with: mode)
+    }
+
+    private func send(_ data: Data, toPeers peerIDs: [String]?, with mode: GKSendDataMode) throws {
+        switch mode {
+        case .reliable:
+            guard data.count <= SessionLimits.maxReliableMessage else {
+                throw GKSessionError(.dataTooBig, "A reliable message can be at most \(SessionLimits.maxReliableMessage) bytes (87 KB); this one has \(data.count).")
+            }
+            let frame = SessionFrame.data([UInt8](data)).encoded()
+            try state.withLock { state throws(GKSessionError) in
+                let peers = peerIDs ?? state.core.peers(with: .connected)
+                let ids = try state.core.reliableConnections(to: peers, now: .now)
+                let handles = ids.compactMap { state.handles[$0] }
+                if handles.contains(where: { $0.pendingBytes.load(ordering: .relaxed) + frame.count > SessionLimits.maxQueuedBytesPerConnection }) {
+                    throw GKSessionError(.communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
+                }
+                for handle in handles { handle.write(frame) }
+            }
+        case .unreliable:
+            guard data.count <= SessionLimits.maxUnreliableMessage else {
+                throw GKSessionError(.dataTooBig, "An unreliable message can be at most \(SessionLimits.maxUnreliableMessage) bytes; this one has \(data.count).")
+            }
+            let targets = try state.withLock { state throws(GKSessionError) in
+                try state.core.unreliableTargets(to: peerIDs ?? state.core.peers(with: .connected))
+            }
+            let payload = [UInt8](data)
+            for target in targets {
+                guard let address = try? SocketAddress(ipAddress: target.host, port: Int(target.port)) else { continue }
+                let bytes = UnreliableDatagram(token: target.token, payload: payload).encoded()
+                guard pendingDatagramBytes.load(ordering: .relaxed) + bytes.count <= SessionLimits.maxQueuedDatagramBytes else {
+                    logger.debug("unreliable send queue full; datagram dropped", metadata: ["peer": "\(target.peerID)"])
+                    continue
+                }
+                pendingDatagramBytes.add(bytes.count, ordering: .relaxed)
+                let envelope = AddressedEnvelope(remoteAddress: address, data: datagramChannel.allocator.buffer(bytes: bytes))
+                let count = bytes.count
+                datagramChannel.writeAndFlush(envelope).whenComplete { [weak self] _ in
+                    self?.pendingDatagramBytes.subtract(count, ordering: .relaxed)
+                }
+            }
+        }
+    }
+
+    // MARK: Leaving
+
+    /// Disconnects `peerID`; both sides see `.disconnected` at once.
+    public func disconnectPeer(fromAllPeers peerID: String) {
+        apply { $0.disconnect(peerID) }
+    }
+
+    /// Disconnects every connected peer and withdraws or refuses pending requests.
+    public func disconnectFromAllPeers() {
+        apply { $0.disconnectAll() }
+    }
+
+    // MARK: Queries
+
+    /// A peer's display name (this session's own for its own peer id), or `nil` if the peer is unknown.
+    public func displayName(forPeer peerID: String) -> String? {
+        state.withLock { $0.core.displayName(for: peerID) }
+    }
+
+    /// The peers currently in `state` (`.available`, `.connecting` or `.connected`; the others are empty).
+    public func peers(with state: GKPeerConnectionState) -> [String] {
+        self.state.withLock { $0.core.peers(with: state) }
+    }
+
+    // MARK: Internal
+
+    /// The number of unreliable datagrams dropped (malformed or with a wrong token).
+    var droppedDatagramCount: Int { state.withLock { $0.core.droppedDatagramCount } }
+
+    /// The TCP port this session listens on.
+    var listeningPort: UInt16 { tcpPort }
+
+    /// The UDP port this session receives unreliable data on.
+    var datagramPort: UInt16 { state.withLock { $0.core.configuration.udpPort } }
+
+    /// Test hook: stop (or resume) sending heartbeats, as a peer that has gone quiet would.
+    var heartbeatsEnabled: Bool {
+        get { state.withLock { $0.core.heartbeatsEnabled } }
+        set { state.withLock { $0.core.heartbeatsEnabled = newValue } }
+    }
+
+    /// Ends the session: goodbye to connected peers, goodbye on mDNS, sockets closed. Waits for all of it.
+    func invalidate() async {
+        let task: Task<Void, Never>? = state.withLock { state in
+            state.isClosed = true
+            state.isAvailable = false
+            return state.availabilityTask
+        }
+        await task?.value
+        await discovery.stop()
+        disconnectFromAllPeers()
+        ticker.withLock { $0?.cancel() }
+        let done = eventLoop.submit {}
+        try? await done.get()
+        let handles = state.withLock { $0.handles.values }
+        for handle in handles { handle.closeAfterFlush() }
+        try? await listener.close().get()
+        try? await datagramChannel.close().get()
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    /// Runs `body` on the core under the lock and queues its actions on the event loop, so actions run in the
+    /// order the core produced them.
+    private func apply(_ body: (inout SessionCore) -> [SessionAction]) {
+        state.withLock { state in
+            let actions = body(&state.core)
+            guard !actions.isEmpty else { return }
+            eventLoop.execute { self.perform(actions) }
+        }
+    }
+
+    /// Carries out actions; runs on the event loop.
+    private func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            switch action {
+            case .open(let id, let host, let port):
+                open(id, host: host, port: port)
+            case .send(let frame, let id):
+                state.withLock { $0.handles[id] }?.write(frame.encoded())
+            case .close(let id):
+                state.withLock { $0.handles.removeValue(forKey: id) }?.closeAfterFlush()
+            case .notify(let event):
+                notify(event)
+            }
+        }
+    }
+
+    private func open(_ id: ConnectionID, host: String, port: UInt16) {
+        let inbox = self.inbox
+        ClientBootstrap(group: eventLoop)
+            .connectTimeout(.seconds(10))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(SessionConnectionHandler(inbox: inbox, id: id))
+                }
+            }
+            .connect(host: host, port: Int(port))
+            .whenComplete { [weak self] result in
+                guard let self else {
+                    if case .success(let channel) = result { channel.close(promise: nil) }
+                    return
+                }
+                switch result {
+                case .success(let channel):
+                    self.state.withLock { $0.handles[id] = ConnectionHandle(channel: channel) }
+                    self.apply { $0.outboundOpened(id, now: .now) }
+                case .failure(let error):
+                    self.logger.debug("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
+                    self.apply { $0.outboundFailed(id) }
+                }
+            }
+    }
+
+    private func notify(_ event: SessionEvent) {
+        let (queue, handler) = state.withLock { ($0.delegateQueue, $0.dataHandler) }
+        switch event {
+        case .received(let data, let peer):
+            guard let handler else { return }
+            queue.async { handler(data, peer, self) }
+        case .stateChanged(let peer, let newState):
+            queue.async { self.delegate?.session(self, peer: peer, didChange: newState) }
+        case .connectionRequest(let peer):
+            queue.async { self.delegate?.session(self, didReceiveConnectionRequestFromPeer: peer) }
+        case .connectionFailed(let peer, let error):
+            queue.async { self.delegate?.session(self, connectionWithPeerFailed: peer, withError: error) }
+        }
+    }
+
+    private func startDiscovery() async {
+        let advertise = sessionMode != .client
+        let browse = sessionMode != .server
+        var txt: [String: String?] = [:]
+        if displayName.utf8.count <= 200 { txt["name"] = .some(displayName) }
+        let registration = advertise
+            ? ServiceRegistration(serviceType: serviceType, displayName: displayName, port: tcpPort, peerID: peerID, ipv4Addresses: [], extraTXT: txt)
+            : nil
+        do {
+            try await discovery.start(advertising: registration, browse: browse)
+        } catch {
+            logger.warning("discovery failed to start", metadata: ["error": "\(error)"])
+            let failure = GKSessionError(.communicationsFailure, "Discovery could not start: \(error)")
+            let queue = delegateQueue
+            queue.async { self.delegate?.session(self, didFailWithError: failure) }
+        }
+    }
+
+    private func stopDiscovery() async {
+        await discovery.stop()
+        apply { $0.discoveryStopped() }
+    }
+
+    // MARK: Inputs from the edge
+
+    func registerInbound(_ channel: any Channel) -> ConnectionID {
+        let host = channel.remoteAddress?.ipAddress ?? ""
+        return state.withLock { state in
+            let id = state.core.inboundAccepted(remoteHost: host, now: .now)
+            state.handles[id] = ConnectionHandle(channel: channel)
+            return id
+        }
+    }
+
+    func handle(_ frame: SessionFrame, on id: ConnectionID) {
+        apply { $0.received(frame, on: id, now: .now) }
+    }
+
+    func handleProtocolViolation(on id: ConnectionID, error: SessionProtocolError) {
+        logger.debug("malformed frame; closing connection", metadata: ["connection": "\(id)", "error": "\(error)"])
+        apply { $0.protocolViolation(on: id) }
+    }
+
+    func handleConnectionClosed(_ id: ConnectionID) {
+        state.withLock { _ = $0.handles.removeValue(forKey: id) }
+        apply { $0.connectionClosed(id) }
+    }
+
+    func handleDatagram(_ bytes: [UInt8]) {
+        apply { $0.receivedDatagram(bytes, now: .now) }
+    }
+
+    func handleDiscovery(_ change: SessionDiscovery.Change) {
+        switch change {
+        case .found(let peer, let name, let host, let port):
+            apply { $0.peerFound(peer, displayName: name, host: host, port: port) }
+        case .lost(let peer):
+            apply { $0.peerLost(peer) }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+@testable import OpenGameKit
+
+@Suite("GKSession over loopback", .enabled(if: LoopbackMulticast.isAvailable, Comment(rawValue: LoopbackMulticast.skipMessage)))
+struct GKSessionLiveTests {
+    @Test func invalidSessionIDsThrowWithTheRule() {
+        #expect(throws: GKSessionError.self) { try GKSession(sessionID: "has space", displayName: "x", sessionMode: .peer) }
+        do {
+            _ = try GKSession(sessionID: "this-id-is-far-too-long", displayName: "x", sessionMode: .peer)
+            Issue.record("no error")
+        } catch let error as GKSessionError {
+            #expect(error.code == .invalidParameter)
+            #expect(error.message.contains("1–15 characters"))
+        } catch {
+            Issue.record("wrong error \(error)")
+        }
+        let derived = try? GKSession(sessionID: nil, displayName: nil, sessionMode: .peer)
+        #expect(derived.map { !$0.sessionID.isEmpty && !$0.displayName.isEmpty && !$0.peerID.isEmpty } == true)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func discoveryFollowsModesAndSessionIDs() async throws {
+        let id = uniqueSessionID("disc")
+        let (server, rs) = try makeSession(id, "Server", .server)
+        let (client, rc) = try makeSession(id, "Client", .client)
+        let (peer, rp) = try makeSession(id, "Peer", .peer)
+        let (stranger, _) = try makeSession(uniqueSessionID("other"), "Stranger", .server)
+        for session in [server, client, peer, stranger] { session.isAvailable = true }
+
+        #expect(await eventually { Set(client.peers(with: .available)) == [server.peerID, peer.peerID] })
+        #expect(await eventually { peer.peers(with: .available) == [server.peerID] })
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(server.peers(with: .available).isEmpty)  // a server does not browse
+        #expect(Set(client.peers(with: .available)) == [server.peerID, peer.peerID])  // not itself, not the stranger
+        #expect(peer.peers(with: .available) == [server.peerID])  // not itself, not the client
+        #expect(await eventually { rc.has(.state(server.peerID, .available)) }, "\(rc.events) server \(server.peerID) peer \(peer.peerID)")
+        #expect(client.displayName(forPeer: server.peerID) == "Server")
+        #expect(client.displayName(forPeer: client.peerID) == "Client")
+        #expect(rs.events.isEmpty)
+        _ = rp
+        for session in [server, client, peer, stranger] { await session.invalidate() }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func goingUnavailableIsSeenQuickly() async throws {
+        let id = uniqueSessionID("gone")
+        let (a, _) = try makeSession(id, "A", .server)
+        let (b, rb) = try makeSession(id, "B", .client)
+        a.isAvailable = true
+        b.isAvailable = true
+        #expect(await eventually { b.peers(with: .available) == [a.peerID] })
+        let start = ContinuousClock.now
+        a.isAvailable = false
+        #expect(await eventually(.seconds(5)) { rb.has(.state(a.peerID, .unavailable)) })
+        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(b.peers(with: .available).isEmpty)
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func connectDenyTimeoutAndCancel() async throws {
+        let id = uniqueSessionID("deny")
+        let (a, ra) = try makeSession(id, "A", .client)
+        let (b, rb) = try makeSession(id, "B", .server)
+        a.isAvailable = true
+        b.isAvailable = true
+        #expect(await eventually { a.peers(with: .available) == [b.peerID] })
+
+        // Deny.
+        rb.answerRequests(false)
+        a.connect(toPeer: b.peerID, withTimeout: 5)
+        #expect(await eventually { ra.has(.failed(b.peerID, .declined)) })
+        #expect(rb.has(.request(a.peerID)))
+
+        // Timeout: B leaves the request pending.
+        rb.answerRequests(nil)
+        let start = ContinuousClock.now
+        a.connect(toPeer: b.peerID, withTimeout: 1)
+        #expect(await eventually { ra.has(.failed(b.peerID, .timedOut)) })
+        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(await eventually { b.peers(with: .connecting).isEmpty })  // B forgot the request
+
+        // Cancel.
+        let requests = rb.events.filter { $0 == .request(a.peerID) }.count
+        a.connect(toPeer: b.peerID, withTimeout: 10)
+        #expect(await eventually { rb.events.filter { $0 == .request(a.peerID) }.count == requests + 1 })
+        #expect(b.peers(with: .connecting) == [a.peerID])
+        a.cancelConnect(toPeer: b.peerID)
+        #expect(await eventually { b.peers(with: .connecting).isEmpty })
+        #expect(throws: GKSessionError.self) { try b.acceptConnection(fromPeer: a.peerID) }
+        #expect(a.peers(with: .connecting).isEmpty)
+        #expect(a.peers(with: .available) == [b.peerID])
+
+        // Unknown peer.
+        a.connect(toPeer: "nobody", withTimeout: 1)
+        #expect(await eventually { ra.has(.failed("nobody", .peerNotFound)) })
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func reliableMessagesArriveInOrderBothWays() async throws {
+        let (a, ra, b, rb) = try await connectedPair("order")
+        let count = 2_000
+        let senders = [(a, b.peerID), (b, a.peerID)]
+        await withTaskGroup(of: Void.self) { group in
+            for (sender, target) in senders {
+                group.addTask {
+                    for index in 0..<count {
+                        try? sender.send(Data("\(index)".utf8), toPeers: [target], with: .reliable)
+                    }
+                }
+            }
+        }
+        #expect(await eventually(.seconds(20)) { ra.messages.count == count && rb.messages.count == count })
+        #expect(rb.messages.map { String(decoding: $0.data, as: UTF8.self) } == (0..<count).map(String.init))
+        #expect(ra.messages.map { String(decoding: $0.data, as: UTF8.self) } == (0..<count).map(String.init))
+        #expect(Set(rb.messages.map(\.peer)) == [a.peerID])
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func sizeLimitsAndUnconnectedPeersFailBeforeSending() async throws {
+        let (a, _, b, rb) = try await connectedPair("limit")
+        try a.send(Data(repeating: 1, count: 89_088), toPeers: [b.peerID], with: .reliable)
+        #expect(throws: GKSessionError(.dataTooBig, "A reliable message can be at most 89088 bytes (87 KB); this one has 89089.")) {
+            try a.send(Data(repeating: 1, count: 89_089), toPeers: [b.peerID], with: .reliable)
+        }
+        try a.send(Data(repeating: 2, count: 1000), toPeers: [b.peerID], with: .unreliable)
+        #expect(throws: GKSessionError.self) { try a.send(Data(repeating: 2, count: 1001), toPeers: [b.peerID], with: .unreliable) }
+        #expect(throws: GKSessionError.self) { try a.send(Data([1]), toPeers: [b.peerID, "stranger"], with: .reliable) }
+        #expect(throws: GKSessionError.self) { try a.send(Data([1]), toPeers: ["stranger"], with: .unreliable) }
+        #expect(await eventually { rb.messages.count == 2 })
+        // UDP may overtake TCP, so only the contents are checked.
+        #expect(Set(rb.messages.map(\.data)) == [Data(repeating: 1, count: 89_088), Data(repeating: 2, count: 1000)])
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func subsetSendsReachOnlyTheChosenPeers() async throws {
+        let id = uniqueSessionID("subset")
+        let (hub, _) = try makeSession(id, "Hub", .server)
+        var spokes: [(GKSession, SessionRecorder)] = []
+        for name in ["One", "Two", "Three"] { spokes.append(try makeSession(id, name, .client)) }
+        hub.isAvailable = true
+        for (spoke, recorder) in spokes {
+            spoke.isAvailable = true
+            recorder.answerRequests(true)
+        }
+        let hubRecorder = SessionRecorder()
+        hubRecorder.attach(to: hub)
+        hubRecorder.answerRequests(true)
+        for (spoke, _) in spokes {
+            #expect(await eventually { spoke.peers(with: .available) == [hub.peerID] })
+            spoke.connect(toPeer: hub.peerID, withTimeout: 5)
+        }
+        #expect(await eventually { hub.peers(with: .connected).count == 3 })
+        try hub.send(Data("to one and three".utf8), toPeers: [spokes[0].0.peerID, spokes[2].0.peerID], with: .reliable)
+        try hub.sendData(toAllPeers: Data("everyone".utf8), with: .reliable)
+        #expect(await eventually { spokes[0].1.messages.count == 2 && spokes[2].1.messages.count == 2 && spokes[1].1.messages.count == 1 })
+        #expect(spokes[1].1.messages.map { String(decoding: $0.data, as: UTF8.self) } == ["everyone"])
+        #expect(spokes[0].1.messages.map { String(decoding: $0.data, as: UTF8.self) } == ["to one and three", "everyone"])
+        await hub.invalidate()
+        for (spoke, _) in spokes { await spoke.invalidate() }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func unreliableDatagramsArriveAndForgedOnesAreDropped() async throws {
+        let (a, ra, b, rb) = try await connectedPair("udp")
+        try a.send(Data("ping".utf8), toPeers: [b.peerID], with: .unreliable)
+        #expect(await eventually { rb.messages.contains { $0.data == Data("ping".utf8) && $0.peer == a.peerID } })
+        try b.sendData(toAllPeers: Data("pong".utf8), with: .unreliable)
+        #expect(await eventually { ra.messages.contains { $0.data == Data("pong".utf8) } })
+
+        // A datagram with the right shape but a made-up token, sent to B's UDP port.
+        let forged = UnreliableDatagram(token: ConnectionToken.random(), payload: Array("forged".utf8)).encoded()
+        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let target = try SocketAddress(ipAddress: "127.0.0.1", port: Int(b.datagramPort))
+        try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: forged))).get()
+        try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: [1, 2, 3]))).get()
+        #expect(await eventually { b.droppedDatagramCount == 2 })
+        #expect(!rb.messages.contains { $0.data == Data("forged".utf8) })
+        try await channel.close().get()
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func disconnectIsSeenByBothSides() async throws {
+        let (a, ra, b, rb) = try await connectedPair("bye")
+        a.disconnectPeer(fromAllPeers: b.peerID)
+        #expect(await eventually(.seconds(2)) { rb.has(.state(a.peerID, .disconnected)) })
+        #expect(await eventually { ra.has(.state(b.peerID, .disconnected)) })
+        #expect(a.peers(with: .connected).isEmpty && b.peers(with: .connected).isEmpty)
+        #expect(throws: GKSessionError.self) { try a.send(Data([1]), toPeers: [b.peerID], with: .reliable) }
+
+        // Reconnect, then disconnect from everyone.
+        a.connect(toPeer: b.peerID, withTimeout: 5)
+        #expect(await eventually { a.peers(with: .connected) == [b.peerID] })
+        b.disconnectFromAllPeers()
+        #expect(await eventually(.seconds(2)) { a.peers(with: .connected).isEmpty })
+        #expect(await eventually { ra.events.filter { $0 == .state(b.peerID, .disconnected) }.count == 2 })
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func silentPeerIsDroppedAfterTheDisconnectTimeout() async throws {
+        let (a, ra, b, rb) = try await connectedPair("quiet")
+        #expect(a.disconnectTimeout == 20)
+        a.disconnectTimeout = 1
+        b.disconnectTimeout = 60
+        b.heartbeatsEnabled = false
+        let start = ContinuousClock.now
+        #expect(await eventually(.seconds(5)) { ra.has(.state(b.peerID, .disconnected)) })
+        #expect(ContinuousClock.now - start >= .milliseconds(900))
+        #expect(await eventually(.seconds(2)) { rb.has(.state(a.peerID, .disconnected)) })
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func malformedFrameClosesOnlyThatPeer() async throws {
+        let (a, ra, b, _) = try await connectedPair("junk")
+        ra.answerRequests(true)
+        // A hand-made peer connects to A's listener, completes the handshake, then sends garbage.
+        let raw = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: Int(a.listeningPort)) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        try await raw.executeThenClose { inbound, outbound in
+            let hello = SessionFrame.hello(SessionHello(version: 1, peerID: "raw-peer", displayName: "Raw", token: .random(), udpPort: 9))
+            try await outbound.write(ByteBuffer(bytes: hello.encoded()))
+            #expect(await eventually { a.peers(with: .connected).contains("raw-peer") })
+            #expect(a.displayName(forPeer: "raw-peer") == "Raw")
+            try await outbound.write(ByteBuffer(bytes: SessionFrame.data(Array("hi".utf8)).encoded()))
+            #expect(await eventually { ra.messages.contains { $0.peer == "raw-peer" } })
+            try await outbound.write(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3]))
+            #expect(await eventually { ra.has(.state("raw-peer", .disconnected)) })
+            var closed = false
+            do {
+                for try await _ in inbound {}
+                closed = true
+            } catch {
+                closed = true
+            }
+            #expect(closed)
+        }
+        #expect(a.peers(with: .connected) == [b.peerID])
+        try a.send(Data("still here".utf8), toPeers: [b.peerID], with: .reliable)
+        await a.invalidate()
+        await b.invalidate()
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@Suite("LANBattle example", .enabled(if: LoopbackMulticast.isAvailable, Comment(rawValue: LoopbackMulticast.skipMessage)))
+struct LANBattleProcessTests {
+    /// The LANBattle executable, built next to the test bundle by `swift build` / `swift test`.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("LANBattle")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func twoAutoPlayersAgreeOnTheWinner() async throws {
+        let path = Self.executable.path
+        try #require(FileManager.default.isExecutableFile(atPath: path), "LANBattle not built at \(path); run `swift build` first")
+        let session = uniqueSessionID("battle")
+        async let alice = run(["--name", "Alice", "--auto", "--interface", "lo", "--session", session, "--timeout", "40"])
+        async let bob = run(["--name", "Bob", "--auto", "--interface", "lo", "--session", session, "--timeout", "40"])
+        let (a, b) = try await (alice, bob)
+        #expect(a.status == 0, "\(a.output)")
+        #expect(b.status == 0, "\(b.output)")
+        let winnerA = a.output.split(separator: "\n").first { $0.hasPrefix("Winner: ") }
+        let winnerB = b.output.split(separator: "\n").first { $0.hasPrefix("Winner: ") }
+        #expect(winnerA != nil && winnerA == winnerB, "\(a.output)\n----\n\(b.output)")
+        #expect(winnerA == "Winner: Bob")  // Bob's Drake outlasts Alice's Kappa
+        let turnsA = a.output.split(separator: "\n").filter { $0.hasPrefix("Turn ") }
+        let turnsB = b.output.split(separator: "\n").filter { $0.hasPrefix("Turn ") }
+        #expect(!turnsA.isEmpty && turnsA == turnsB)
+    }
+
+    private func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        return (status, String(decoding: data, as: UTF8.self))
+    }
+}

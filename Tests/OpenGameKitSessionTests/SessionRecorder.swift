@@ -1,0 +1,96 @@
+import Dispatch
+import Foundation
+import Synchronization
+@testable import OpenGameKit
+
+/// Test support: a session delegate and data handler that records everything it is told.
+final class SessionRecorder: GKSessionDelegate, Sendable {
+    enum Event: Equatable, Sendable {
+        case state(String, GKPeerConnectionState)
+        case request(String)
+        case failed(String, GKSessionError.Code)
+        case sessionFailed
+    }
+
+    let queue = DispatchQueue(label: "SessionRecorder")
+    private let recorded = Mutex<[Event]>([])
+    private let received = Mutex<[(data: Data, peer: String)]>([])
+    private let autoAnswer = Mutex<Bool?>(nil)
+
+    var events: [Event] { recorded.withLock { $0 } }
+    var messages: [(data: Data, peer: String)] { received.withLock { $0 } }
+
+    /// Accept (true) or deny (false) every request as it arrives; nil leaves requests pending.
+    func answerRequests(_ accept: Bool?) { autoAnswer.withLock { $0 = accept } }
+
+    func attach(to session: GKSession) {
+        session.delegateQueue = queue
+        session.delegate = self
+        session.setDataReceiveHandler { [weak self] data, peer, _ in
+            self?.received.withLock { $0.append((data, peer)) }
+        }
+    }
+
+    func has(_ event: Event) -> Bool { events.contains(event) }
+
+    func session(_ session: GKSession, peer peerID: String, didChange state: GKPeerConnectionState) {
+        recorded.withLock { $0.append(.state(peerID, state)) }
+    }
+
+    func session(_ session: GKSession, didReceiveConnectionRequestFromPeer peerID: String) {
+        recorded.withLock { $0.append(.request(peerID)) }
+        switch autoAnswer.withLock({ $0 }) {
+        case true?: try? session.acceptConnection(fromPeer: peerID)
+        case false?: session.denyConnection(fromPeer: peerID)
+        case nil: break
+        }
+    }
+
+    func session(_ session: GKSession, connectionWithPeerFailed peerID: String, withError error: any Error) {
+        recorded.withLock { $0.append(.failed(peerID, (error as? GKSessionError)?.code ?? .communicationsFailure)) }
+    }
+
+    func session(_ session: GKSession, didFailWithError error: any Error) {
+        recorded.withLock { $0.append(.sessionFailed) }
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+@discardableResult
+func eventually(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
+/// A fresh random session id, so concurrently running tests never see each other.
+func uniqueSessionID(_ prefix: String) -> String {
+    prefix + String(UInt32.random(in: 10_000...99_999))
+}
+
+/// Creates a session on `lo` with a recorder attached.
+func makeSession(_ sessionID: String, _ name: String, _ mode: GKSessionMode) throws -> (GKSession, SessionRecorder) {
+    let session = try GKSession(sessionID: sessionID, displayName: name, sessionMode: mode, interfaceName: LoopbackMulticast.interface)
+    let recorder = SessionRecorder()
+    recorder.attach(to: session)
+    return (session, recorder)
+}
+
+/// Two peer-mode sessions that have found and connected to each other (A asked, B accepted).
+func connectedPair(_ prefix: String) async throws -> (a: GKSession, ra: SessionRecorder, b: GKSession, rb: SessionRecorder) {
+    let id = uniqueSessionID(prefix)
+    let (a, ra) = try makeSession(id, "Alice", .peer)
+    let (b, rb) = try makeSession(id, "Bob", .peer)
+    rb.answerRequests(true)
+    a.isAvailable = true
+    b.isAvailable = true
+    let found = await eventually { a.peers(with: .available).contains(b.peerID) }
+    guard found else { throw GKSessionError(.timedOut, "discovery failed") }
+    a.connect(toPeer: b.peerID, withTimeout: 5)
+    let connected = await eventually { ra.has(.state(b.peerID, .connected)) && rb.has(.state(a.peerID, .connected)) }
+    guard connected else { throw GKSessionError(.timedOut, "connect failed: \(ra.events) \(rb.events)") }
+    return (a, ra, b, rb)
+}
