@@ -93,6 +93,7 @@ let package = Package(
                 "GameCenterServer",
                 "GameCenterStorage",
                 "GameCenterProtocol",
+                "OpenGameKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
