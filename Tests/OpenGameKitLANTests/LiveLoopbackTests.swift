@@ -12,9 +12,9 @@ struct LiveLoopbackTests {
         let advertiser = ServiceAdvertiser(registration: registration, interfaceName: LoopbackMulticast.interface)
         try await advertiser.start()
 
-        let registered = await firstEvent(advertiser.events, timeout: .seconds(5)) { if case .registered = $0 { true } else { false } }
+        let registered = await firstEvent(advertiser.events, timeout: .seconds(20)) { if case .registered = $0 { true } else { false } }
         #expect(registered != nil)
-        let found = await firstEvent(browser.events, timeout: .seconds(10)) { if case .found = $0 { true } else { false } }
+        let found = await firstEvent(browser.events, timeout: .seconds(20)) { if case .found = $0 { true } else { false } }
         guard case .found(let service) = found else {
             Issue.record("browser did not find the advertised service")
             await advertiser.stop(); await browser.stop()
@@ -27,7 +27,7 @@ struct LiveLoopbackTests {
         #expect(service.addresses == [.v4(IPv4Address(127, 0, 0, 1))])
 
         await advertiser.stop()
-        let lost = await firstEvent(browser.events, timeout: .seconds(5)) { if case .lost = $0 { true } else { false } }
+        let lost = await firstEvent(browser.events, timeout: .seconds(15)) { if case .lost = $0 { true } else { false } }
         #expect(lost == .lost(instance: service.instance))
         #expect(await browser.malformedPacketCount == 0)
         await browser.stop()
@@ -38,7 +38,7 @@ struct LiveLoopbackTests {
         let type = try ServiceType(sessionID: "ogk-dup\(UInt16.random(in: 100...999))")
         let first = ServiceAdvertiser(registration: ServiceRegistration(serviceType: type, displayName: "Same", port: 47002, peerID: "one", ipv4Addresses: []), interfaceName: LoopbackMulticast.interface)
         try await first.start()
-        _ = await firstEvent(first.events, timeout: .seconds(5)) { if case .registered = $0 { true } else { false } }
+        _ = await firstEvent(first.events, timeout: .seconds(20)) { if case .registered = $0 { true } else { false } }
         let second = ServiceAdvertiser(registration: ServiceRegistration(serviceType: type, displayName: "Same", port: 47003, peerID: "two", ipv4Addresses: []), interfaceName: LoopbackMulticast.interface)
         try await second.start()
         let registered = await firstEvent(second.events, timeout: .seconds(8)) { if case .registered = $0 { true } else { false } }

@@ -217,9 +217,9 @@ struct GKSessionLiveTests {
         a.disconnectTimeout = 1
         b.disconnectTimeout = 60
         b.heartbeatsEnabled = false
-        let start = ContinuousClock.now
-        #expect(await eventually(.seconds(5)) { ra.has(.state(b.peerID, .disconnected)) })
-        #expect(ContinuousClock.now - start >= .milliseconds(900))
+        // Silence is counted from b's last heartbeat, which may precede this point by up to 2 s: only the upper
+        // bound can be checked here (the exact rule is tested on SessionCore with an explicit clock).
+        #expect(await eventually(.seconds(8)) { ra.has(.state(b.peerID, .disconnected)) })
         #expect(await eventually(.seconds(2)) { rb.has(.state(a.peerID, .disconnected)) })
         await a.invalidate()
         await b.invalidate()
