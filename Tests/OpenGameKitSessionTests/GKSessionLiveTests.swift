@@ -54,8 +54,9 @@ struct GKSessionLiveTests {
         #expect(await eventually { b.peers(with: .available) == [a.peerID] })
         let start = ContinuousClock.now
         a.isAvailable = false
-        #expect(await eventually(.seconds(5)) { rb.has(.state(a.peerID, .unavailable)) })
-        #expect(ContinuousClock.now - start < .seconds(3))
+        // A goodbye, not the 120 s TTL running out; generous for a loaded CI machine (about 1 s when idle).
+        #expect(await eventually(.seconds(10)) { rb.has(.state(a.peerID, .unavailable)) })
+        #expect(ContinuousClock.now - start < .seconds(8))
         #expect(b.peers(with: .available).isEmpty)
         await a.invalidate()
         await b.invalidate()
@@ -81,7 +82,7 @@ struct GKSessionLiveTests {
         let start = ContinuousClock.now
         a.connect(toPeer: b.peerID, withTimeout: 1)
         #expect(await eventually { ra.has(.failed(b.peerID, .timedOut)) })
-        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(ContinuousClock.now - start < .seconds(8), "the 1 s timeout, not something much later")
         #expect(await eventually { b.peers(with: .connecting).isEmpty })  // B forgot the request
 
         // Cancel.
@@ -195,7 +196,7 @@ struct GKSessionLiveTests {
     func disconnectIsSeenByBothSides() async throws {
         let (a, ra, b, rb) = try await connectedPair("bye")
         a.disconnectPeer(fromAllPeers: b.peerID)
-        #expect(await eventually(.seconds(2)) { rb.has(.state(a.peerID, .disconnected)) })
+        #expect(await eventually(.seconds(6)) { rb.has(.state(a.peerID, .disconnected)) })
         #expect(await eventually { ra.has(.state(b.peerID, .disconnected)) })
         #expect(a.peers(with: .connected).isEmpty && b.peers(with: .connected).isEmpty)
         #expect(throws: GKSessionError.self) { try a.send(Data([1]), toPeers: [b.peerID], with: .reliable) }
@@ -204,7 +205,7 @@ struct GKSessionLiveTests {
         a.connect(toPeer: b.peerID, withTimeout: 5)
         #expect(await eventually { a.peers(with: .connected) == [b.peerID] })
         b.disconnectFromAllPeers()
-        #expect(await eventually(.seconds(2)) { a.peers(with: .connected).isEmpty })
+        #expect(await eventually(.seconds(6)) { a.peers(with: .connected).isEmpty })
         #expect(await eventually { ra.events.filter { $0 == .state(b.peerID, .disconnected) }.count == 2 })
         await a.invalidate()
         await b.invalidate()
@@ -220,7 +221,7 @@ struct GKSessionLiveTests {
         // Silence is counted from b's last heartbeat, which may precede this point by up to 2 s: only the upper
         // bound can be checked here (the exact rule is tested on SessionCore with an explicit clock).
         #expect(await eventually(.seconds(8)) { ra.has(.state(b.peerID, .disconnected)) })
-        #expect(await eventually(.seconds(2)) { rb.has(.state(a.peerID, .disconnected)) })
+        #expect(await eventually(.seconds(6)) { rb.has(.state(a.peerID, .disconnected)) })
         await a.invalidate()
         await b.invalidate()
     }
