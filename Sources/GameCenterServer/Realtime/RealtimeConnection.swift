@@ -3,6 +3,7 @@ import GameCenterProtocol
 import GameCenterStorage
 import HummingbirdWebSocket
 import Logging
+import ServiceLifecycle
 
 /// One device's realtime channel: replays stored events after the device's cursor, pushes new ones as the bus
 /// announces them, probes liveness with heartbeats, and ends the channel when the session ends.
@@ -21,6 +22,7 @@ struct RealtimeConnection {
         case heard
         case inboundClosed
         case tick
+        case shutdown
     }
 
     func run(after requestedCursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
@@ -51,29 +53,38 @@ struct RealtimeConnection {
 
             cursor = try await sendEvents(after: cursor, outbound)
             var lastHeard = ContinuousClock.now
-            loop: for await event in wakes {
-                switch event {
-                case .notice(.playerEvents):
-                    cursor = try await sendEvents(after: cursor, outbound)
-                case .notice(.sessionEnded(_, let reason)):
-                    try await end(reason: reason, outbound)
-                    break loop
-                case .heard:
-                    lastHeard = .now
-                case .inboundClosed:
-                    break loop
-                case .tick:
-                    if ContinuousClock.now - lastHeard > heartbeatInterval * 3 {
-                        logger.info("realtime channel silent; closing", metadata: ["player_id": "\(session.playerID)"])
-                        try await outbound.close(.goingAway, reason: "no heartbeat")
+            // The server's graceful shutdown waits for open connections: end this one (also when it was accepted
+            // after the shutdown began, e.g. a device reconnecting at that moment — the handler then runs at once).
+            try await withGracefulShutdownHandler {
+                loop: for await event in wakes {
+                    switch event {
+                    case .notice(.playerEvents):
+                        cursor = try await sendEvents(after: cursor, outbound)
+                    case .notice(.sessionEnded(_, let reason)):
+                        try await end(reason: reason, outbound)
+                        break loop
+                    case .heard:
+                        lastHeard = .now
+                    case .inboundClosed:
+                        break loop
+                    case .tick:
+                        if ContinuousClock.now - lastHeard > heartbeatInterval * 3 {
+                            logger.info("realtime channel silent; closing", metadata: ["player_id": "\(session.playerID)"])
+                            try await outbound.close(.goingAway, reason: "no heartbeat")
+                            break loop
+                        }
+                        if Clock.millis(Date()) >= session.expiresAt {
+                            try await end(reason: "expired", outbound)
+                            break loop
+                        }
+                        try await send(.heartbeat, outbound)
+                    case .shutdown:
+                        try? await outbound.close(.goingAway, reason: "server shutting down")
                         break loop
                     }
-                    if Clock.millis(Date()) >= session.expiresAt {
-                        try await end(reason: "expired", outbound)
-                        break loop
-                    }
-                    try await send(.heartbeat, outbound)
                 }
+            } onGracefulShutdown: {
+                wake.yield(.shutdown)
             }
         }
     }
