@@ -20,6 +20,10 @@ public enum Limits {
     public static let maximumUnreliableMessageBytes = 1000
     /// Leaderboards per game, aggregates included.
     public static let maximumLeaderboardsPerGame = 25
+    /// Scores in one report request.
+    public static let maximumScoresPerReport = 100
+    /// Widest rank range one leaderboard query may ask for.
+    public static let maximumLeaderboardRange = 100
     /// Achievement points per achievement.
     public static let achievementPointsRange = 1...100
     /// Achievement points per game.

@@ -133,3 +133,39 @@ public struct AchievementProgressRecord: Sendable, Equatable {
         self.lastReportedAt = lastReportedAt
     }
 }
+
+/// One stored score report.
+public struct ScoreRecord: Sendable, Equatable {
+    /// Orders reports: an earlier report has a smaller id.
+    public var scoreID: Int64
+    public var category: String
+    public var playerID: String
+    public var value: Int64
+    public var context: UInt64
+    public var reportedAt: Int64
+
+    public init(scoreID: Int64, category: String, playerID: String, value: Int64, context: UInt64, reportedAt: Int64) {
+        self.scoreID = scoreID
+        self.category = category
+        self.playerID = playerID
+        self.value = value
+        self.context = context
+        self.reportedAt = reportedAt
+    }
+}
+
+/// A score about to be stored.
+public struct NewScore: Sendable, Equatable {
+    public var category: String
+    public var value: Int64
+    public var context: UInt64
+    /// Which values are better on this score's leaderboard.
+    public var higherIsBetter: Bool
+
+    public init(category: String, value: Int64, context: UInt64, higherIsBetter: Bool) {
+        self.category = category
+        self.value = value
+        self.context = context
+        self.higherIsBetter = higherIsBetter
+    }
+}

@@ -115,6 +115,7 @@ public final class GKGameCenter: Sendable {
             await outbox.remove(reportID)
             return response
         } catch var error as GKError where error.isTransient || error.code == .notAuthenticated {
+            await outbox.release(reportID)
             if error.code == .notAuthenticated {
                 await localPlayer.sessionEnded(token: session.token, error: error)
             } else {
@@ -186,7 +187,15 @@ enum HTTPMethodName {
 /// What a device knows while it runs.
 struct DeviceState: Sendable {
     var session: SavedSession?
+    /// The last page each leaderboard query loaded, by player and query: what a failed load falls back to.
+    var leaderboardPages: [LeaderboardPageKey: LeaderboardPage] = [:]
     var friends: [String]?
     var authenticating = false
     var realtime: Task<Void, Never>?
+}
+
+/// Which player asked which leaderboard query.
+struct LeaderboardPageKey: Hashable, Sendable {
+    var playerID: String
+    var query: LeaderboardQuery
 }

@@ -21,21 +21,30 @@ actor Outbox {
     private let directory: URL
     private let logger: Logger
     private var retrying: Task<Void, Never>?
+    /// Entries a caller is sending right now: the background re-sender leaves them alone.
+    private var sending: Set<String> = []
 
     init(directory: URL, logger: Logger) {
         self.directory = directory
         self.logger = logger
     }
 
-    /// Stores an entry durably.
+    /// Stores an entry durably; the caller is sending it (until ``remove(_:)`` or ``release(_:)``).
     func add(_ entry: Entry) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try DurableFile.write(try JSONEncoder().encode(entry), to: file(entry.id))
+        sending.insert(entry.id)
     }
 
     /// Forgets a delivered (or refused) entry.
     func remove(_ id: String) {
+        sending.remove(id)
         try? FileManager.default.removeItem(at: file(id))
+    }
+
+    /// Hands an entry whose first attempt failed to the background re-sender.
+    func release(_ id: String) {
+        sending.remove(id)
     }
 
     /// The entries waiting for `playerID`, oldest first.
@@ -43,7 +52,7 @@ actor Outbox {
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         return files.filter { $0.pathExtension == "json" }
             .compactMap { try? JSONDecoder().decode(Entry.self, from: Data(contentsOf: $0)) }
-            .filter { $0.playerID == playerID }
+            .filter { $0.playerID == playerID && !sending.contains($0.id) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 

@@ -33,8 +33,8 @@ struct BenchPlayers {
     }
 
     /// Signs up `count` players and returns their tokens.
-    static func signUpMany(client: HTTPClient, port: Int, count: Int) async throws -> [String] {
-        let device = [(DeviceHeader.bundleID, "com.example.bench"), (DeviceHeader.environment, "sandbox")]
+    static func signUpMany(client: HTTPClient, port: Int, count: Int, bundleID: String = "com.example.bench") async throws -> [String] {
+        let device = [(DeviceHeader.bundleID, bundleID), (DeviceHeader.environment, "sandbox")]
         let run = UUID().uuidString.prefix(8).lowercased()
         var tokens: [String] = []
         for index in 0..<count {

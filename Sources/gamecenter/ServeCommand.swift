@@ -20,12 +20,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("heartbeat-seconds"), help: "Seconds between realtime heartbeats.") var heartbeatSeconds = 15.0
     @Option(name: .customLong("session-lifetime"), help: "Seconds a session lasts after sign-in (default: 30 days).")
     var sessionLifetime = 30.0 * 24 * 3600
+    @Option(name: .customLong("admin-key"), help: "Key for the /admin/v1 routes (or GAMECENTER_ADMIN_KEY); admin routes are off without one.")
+    var adminKey: String?
+    @Flag(name: .customLong("test-clock"), help: "Let POST /admin/v1/clock move the server's clock forward. For tests only.")
+    var testClock = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
     func validate() throws {
         guard (0...65535).contains(port), (0...65535).contains(udpPort) else { throw ValidationError("ports are 0…65535") }
         guard heartbeatSeconds >= 0.05, heartbeatSeconds <= 3600 else { throw ValidationError("--heartbeat-seconds must be 0.05…3600") }
         guard sessionLifetime >= 1 else { throw ValidationError("--session-lifetime must be at least 1 second") }
+        if let key = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"], key.count < 16 {
+            throw ValidationError("the admin key must be at least 16 characters")
+        }
+        if testClock && (adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]) == nil {
+            throw ValidationError("--test-clock needs an admin key (--admin-key) for POST /admin/v1/clock")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
@@ -41,6 +51,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.gamesPath = games ?? (FileManager.default.fileExists(atPath: "games") ? "games" : nil)
         configuration.heartbeatInterval = .milliseconds(Int64(heartbeatSeconds * 1000))
         configuration.accounts.sessionLifetime = sessionLifetime
+        configuration.adminKey = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]
+        configuration.testClock = testClock
+        if testClock { logger.warning("--test-clock: the server's clock can be moved through POST /admin/v1/clock") }
 
         let shownHost = host.contains(":") ? "[\(host)]" : host
         do {

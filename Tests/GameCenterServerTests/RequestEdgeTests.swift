@@ -2,6 +2,7 @@ import Foundation
 import GameCenterProtocol
 import GameCenterStorage
 import HTTPTypes
+import Logging
 import Testing
 import Yams
 @testable import GameCenterServer
@@ -70,7 +71,7 @@ import Yams
         let configuration = GameCenterApp.Configuration()
         let registry = try GameRegistry(path: nil)
         try await Database.withDatabase(url: "sqlite::memory:") { database in
-            let router = GameCenterApp.makeRouter(.init(database: database, registry: registry, configuration: configuration), configuration: configuration)
+            let router = GameCenterApp.makeRouter(try await .init(database: database, registry: registry, configuration: configuration, logger: Logger(label: "test")), configuration: configuration)
             let routes = Set(router.routes.map { route in
                 "\(route.method) \(route.path.description.hasPrefix("/") ? "" : "/")\(route.path.description)"
                     .replacingOccurrences(of: "{", with: "{").replacingOccurrences(of: ":", with: "")

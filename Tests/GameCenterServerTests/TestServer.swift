@@ -29,6 +29,26 @@ struct TestServer {
         bundleID: com.example.open
         name: Open Game
         defaultLocale: en
+        leaderboards:
+          - category: open.points
+            default: true
+            title: { en: "Points", de: "Punkte" }
+            format: integer
+            suffix: { en: { one: " point", other: " points" } }
+          - category: open.time
+            title: { en: "Time" }
+            format: elapsedHundredth
+            order: ascending
+          - category: open.map1
+            title: { en: "Map 1" }
+            format: integer
+          - category: open.map2
+            title: { en: "Map 2" }
+            format: integer
+        aggregates:
+          - category: open.maps
+            title: { en: "Maps" }
+            members: [open.map1, open.map2]
         achievements:
           - identifier: open.first
             title: { en: "First", de: "Erster", ja: "最初" }
@@ -50,17 +70,27 @@ struct TestServer {
             image: medal.png
         """
 
-    static func run(policy: AccountPolicy = TestServer.fastPolicy, _ body: @Sendable @escaping (Client) async throws -> Void) async throws {
+    /// The admin key of servers started with `admin: true`.
+    static let adminKey = "test-admin-key-0123456789"
+
+    /// Runs `body` against a fresh server; `admin` turns on the admin routes (``adminKey``) and the movable clock.
+    static func run(
+        policy: AccountPolicy = TestServer.fastPolicy, admin: Bool = false, _ body: @Sendable @escaping (Client) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let configuration = { () -> GameCenterApp.Configuration in
             var configuration = GameCenterApp.Configuration()
             configuration.accounts = policy
+            if admin {
+                configuration.adminKey = adminKey
+                configuration.testClock = true
+            }
             return configuration
         }()
         let registry = try GameRegistry(path: games)
         try await Database.withDatabase(url: "sqlite:\(folder.path)/db.sqlite") { database in
-            let services = GameCenterApp.Services(database: database, registry: registry, configuration: configuration)
+            let services = try await GameCenterApp.Services(database: database, registry: registry, configuration: configuration, logger: Logger(label: "test"))
             let app = GameCenterApp.makeApplication(services, configuration: configuration, logger: Logger(label: "test"))
             try await app.test(.router) { client in try await body(Client(client: client)) }
         }

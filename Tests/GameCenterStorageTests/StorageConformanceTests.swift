@@ -246,6 +246,57 @@ import Testing
     }
 
     @Test(arguments: TestDatabases.all)
+    func everyScoreIsKeptAndTheBestFollowsTheOrder(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let player = newPlayer()
+            let bundle = "com.example.scores-\(UUID().uuidString.prefix(8))"
+            _ = try await db.write { try await $0.insertPlayer(player) }
+            func report(_ scores: [NewScore], at now: Int64) async throws -> [ScoreRecord] {
+                try await db.write { try await $0.insertScores(scores, bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: now) }
+            }
+            // A batch with duplicates: each gets its own id, in the order sent.
+            let first = try await report([
+                NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
+                NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
+                NewScore(category: "low", value: 500, context: UInt64.max, higherIsBetter: false),
+                NewScore(category: "high", value: 30, context: 2, higherIsBetter: true),
+            ], at: 100)
+            #expect(first.map(\.value) == [10, 10, 500, 30])
+            #expect(Set(first.map(\.scoreID)).count == 4)
+            #expect(first[2].context == UInt64.max)
+            _ = try await report([NewScore(category: "high", value: 20, context: 3, higherIsBetter: true),
+                                  NewScore(category: "low", value: 400, context: 4, higherIsBetter: false)], at: 200)
+            let equal = try await report([NewScore(category: "high", value: 30, context: 5, higherIsBetter: true)], at: 300)
+
+            let best = BestRows()
+            try await db.read { storage in
+                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["high", "low"]) { category, _, id, value in
+                    best.add(category, id, value)
+                }
+            }
+            // The highest and the lowest; an equal later value does not replace the earlier one.
+            #expect(best.rows["high"]?.value == 30 && best.rows["high"]?.id == first[3].scoreID && best.rows["high"]?.id != equal[0].scoreID)
+            #expect(best.rows["low"]?.value == 400)
+
+            let recent = RecentRows()
+            try await db.read { storage in
+                try await storage.forEachScore(bundleID: bundle, environment: "sandbox", categories: ["high"], since: 200) { recent.add($0) }
+            }
+            #expect(recent.records.map(\.value) == [20, 30])
+            #expect(try await db.read { try await $0.scores(ids: first.map(\.scoreID)) }.count == 4)
+
+            #expect(try await db.write { try await $0.deleteScores(bundleID: bundle, playerID: player.playerID) } == 7)
+            let after = BestRows()
+            try await db.read { storage in
+                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["high", "low"]) { category, _, id, value in
+                    after.add(category, id, value)
+                }
+            }
+            #expect(after.rows.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
     func reopeningKeepsDataAndDoesNotReapplyMigrations(engine: String) async throws {
         guard engine == "sqlite" else { return }  // PostgreSQL: every test above reopens the shared database.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-reopen-\(UUID().uuidString)")
@@ -264,4 +315,20 @@ import Testing
             }
         }
     }
+}
+
+/// Best-score rows streamed from storage.
+private final class BestRows: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String: (id: Int64, value: Int64)] = [:]
+    func add(_ category: String, _ id: Int64, _ value: Int64) { lock.withLock { stored[category] = (id, value) } }
+    var rows: [String: (id: Int64, value: Int64)] { lock.withLock { stored } }
+}
+
+/// Score records streamed from storage.
+private final class RecentRows: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [ScoreRecord] = []
+    func add(_ record: ScoreRecord) { lock.withLock { stored.append(record) } }
+    var records: [ScoreRecord] { lock.withLock { stored } }
 }

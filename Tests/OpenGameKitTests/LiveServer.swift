@@ -5,7 +5,8 @@ import Testing
 /// A real `gamecenter serve` process on port 0, as a studio would run it.
 ///
 /// The binary is `GAMECENTER_BIN` (set by the test script) or `.build/debug/gamecenter`. SQLite tests get a fresh
-/// file; PostgreSQL tests share the database of `GAMECENTER_TEST_POSTGRES_URL` (every test uses fresh accounts).
+/// file; PostgreSQL tests get a fresh database on the server of `GAMECENTER_TEST_POSTGRES_URL` (leaderboards are
+/// shared by every player of a game, so tests must not see each other's scores).
 final class LiveServer: @unchecked Sendable {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -35,11 +36,26 @@ final class LiveServer: @unchecked Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         if engine == "postgres" {
-            database = try #require(ProcessInfo.processInfo.environment["GAMECENTER_TEST_POSTGRES_URL"])
+            database = try Self.freshPostgresDatabase(on: try #require(ProcessInfo.processInfo.environment["GAMECENTER_TEST_POSTGRES_URL"]))
         } else {
             database = "sqlite:\(folder.path)/gamecenter.sqlite"
         }
         self.games = games ?? Self.root.appendingPathComponent("games").path
+    }
+
+    /// Creates a new database next to the one `url` names (with `createdb`) and returns its URL.
+    private static func freshPostgresDatabase(on url: String) throws -> String {
+        guard var components = URLComponents(string: url) else { throw LiveServerError("bad GAMECENTER_TEST_POSTGRES_URL") }
+        let name = "live_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
+        let createdb = Process()
+        createdb.executableURL = URL(fileURLWithPath: "/usr/bin/createdb")
+        createdb.arguments = ["-h", components.host ?? "127.0.0.1", "-p", "\(components.port ?? 5432)", "-U", components.user ?? "postgres", name]
+        if let password = components.password { createdb.environment = ["PGPASSWORD": password] }
+        try createdb.run()
+        createdb.waitUntilExit()
+        guard createdb.terminationStatus == 0 else { throw LiveServerError("createdb \(name) failed") }
+        components.path = "/\(name)"
+        return components.string ?? url
     }
 
     /// Starts the server (on the previous port after a stop, so devices find it again) and waits for its first lines.
@@ -49,6 +65,9 @@ final class LiveServer: @unchecked Sendable {
         process.arguments = ["serve", "--port", "\(port)", "--udp-port", "0", "--database", database, "--games", games,
                              "--heartbeat-seconds", "0.5", "--log-level", "warning"] + extraArguments
         process.currentDirectoryURL = folder
+        // Lets `stop()` ask a hung server for every thread's backtrace (SIGQUIT) before killing it.
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["SWIFT_BACKTRACE": "enable=yes,interactive=no,threads=all,sanitize=no"]) { _, new in new }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -93,7 +112,14 @@ final class LiveServer: @unchecked Sendable {
             // Known open bug (see the closing note): under CI load a server sometimes does not finish its graceful
             // shutdown. Tests that are about stopping check the exit status (a kill makes it non-zero); the others
             // only need the server gone.
-            FileHandle.standardError.write(Data("warning: server did not stop within 30 s of SIGTERM; killed\n".utf8))
+            kill(process.processIdentifier, SIGQUIT)
+            for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            FileHandle.standardError.write(Data("""
+                warning: server did not stop within 30 s of SIGTERM; killed. Its standard error, with the backtrace \
+                SIGQUIT asked for:
+                \(errorOutput.suffix(20_000))
+
+                """.utf8))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }

@@ -23,6 +23,10 @@ public enum GameCenterApp {
         public var heartbeatInterval: Duration = .seconds(15)
         /// Account rules' tunables.
         public var accounts = AccountPolicy()
+        /// The key `/admin/v1/…` routes require; nil turns them off.
+        public var adminKey: String?
+        /// Lets `POST /admin/v1/clock` move the server's clock forward (tests only; never on by default).
+        public var testClock = false
 
         /// The defaults of `API.md`.
         public init() {}
@@ -37,10 +41,15 @@ public enum GameCenterApp {
         let players: PlayerService
         let friends: FriendService
         let achievements: AchievementService
+        let leaderboards: LeaderboardService
+        let clock: ServerClock
 
-        init(database: Database, registry: GameRegistry, configuration: Configuration) {
+        /// Wires the features; the leaderboard boards are built from storage before it returns.
+        init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
             let bus = InProcessEventBus()
-            let clock: @Sendable () -> Date = { Date() }
+            let serverClock = ServerClock(isAdjustable: configuration.testClock)
+            let clock: @Sendable () -> Date = { serverClock.now() }
+            self.clock = serverClock
             self.database = database
             self.registry = registry
             self.bus = bus
@@ -48,6 +57,9 @@ public enum GameCenterApp {
             self.players = PlayerService(database: database, registry: registry, clock: clock)
             self.friends = FriendService(database: database, bus: bus, clock: clock)
             self.achievements = AchievementService(database: database, bus: bus, clock: clock)
+            let index = LeaderboardIndex(database: database, logger: logger)
+            self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared)
+            try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }
 
@@ -68,8 +80,13 @@ public enum GameCenterApp {
         PlayerRoutes(players: services.players).addAuthenticated(to: signedIn)
         FriendRoutes(friends: services.friends).addAuthenticated(to: signedIn)
         AchievementRoutes(achievements: services.achievements).addAuthenticated(to: signedIn)
+        LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
         RealtimeRoutes(database: services.database, bus: services.bus, heartbeatInterval: configuration.heartbeatInterval)
             .addAuthenticated(to: signedIn)
+
+        let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
+        LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
+        ClockRoutes(clock: services.clock).add(to: admin)
         return router
     }
 
@@ -97,7 +114,7 @@ public enum GameCenterApp {
     ) async throws {
         let registry = try GameRegistry(path: configuration.gamesPath)
         try await Database.withDatabase(url: configuration.databaseURL, logger: logger) { database in
-            let services = Services(database: database, registry: registry, configuration: configuration)
+            let services = try await Services(database: database, registry: registry, configuration: configuration, logger: logger)
             let udp = try await UDPEndpoint(host: configuration.host, port: configuration.udpPort, logger: logger)
             let reloader = ManifestReloader(registry: registry, logger: logger)
             let app = makeApplication(services, configuration: configuration, extraServices: [udp, reloader], logger: logger) { channel in

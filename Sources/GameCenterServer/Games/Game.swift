@@ -36,12 +36,6 @@ public enum ScoreOrder: String, Sendable, CaseIterable {
     case ascending
 }
 
-/// A suffix chosen by the locale's plural rule (`one` for 1 in English, `other` otherwise).
-public struct PluralSuffix: Sendable, Equatable {
-    public var one: String?
-    public var other: String
-}
-
 /// One leaderboard category.
 public struct LeaderboardDefinition: Sendable, Equatable {
     public var category: String

@@ -145,9 +145,13 @@ private struct ManifestChecker {
         if let suffixNode = fields["suffix"] {
             for (localeKey, formsNode) in try suffixNode.anyMapping() {
                 _ = try locale(formsNode.withString(localeKey))
-                let forms = try formsNode.mapping(allowed: ["zero", "one", "two", "few", "many", "other"])
-                guard let other = forms["other"] else { throw formsNode.fail("needs an 'other' form") }
-                suffix[localeKey] = PluralSuffix(one: try forms["one"]?.string(), other: try other.string())
+                let forms = try formsNode.mapping(allowed: Set(PluralCategory.allCases.map(\.rawValue)))
+                var texts: [PluralCategory: String] = [:]
+                for (name, text) in forms {
+                    if let category = PluralCategory(rawValue: name) { texts[category] = try text.string() }
+                }
+                guard let parsed = PluralSuffix(forms: texts) else { throw formsNode.fail("needs an 'other' form") }
+                suffix[localeKey] = parsed
             }
         }
         var currency = "USD"

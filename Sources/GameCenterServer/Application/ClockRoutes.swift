@@ -1,0 +1,26 @@
+import GameCenterProtocol
+import Hummingbird
+
+/// `POST /admin/v1/clock`: moves the server's clock forward, on servers started with `--test-clock` only.
+struct ClockRoutes {
+    let clock: ServerClock
+
+    func add(to group: RouterGroup<AppRequestContext>) {
+        group.post("clock") { request, context -> ClockReading in
+            guard clock.isAdjustable else { throw APIError.clockFixed }
+            let advance = try await request.decode(as: ClockAdvance.self, context: context)
+            guard advance.seconds.isFinite, (0...31_536_000).contains(advance.seconds) else {
+                throw APIError.invalidParameter("seconds must be 0 to 31536000 (a year); got \(advance.seconds)")
+            }
+            return ClockReading(now: clock.advance(byMillis: Int64((advance.seconds * 1000).rounded())))
+        }
+    }
+}
+
+extension ClockReading: ResponseEncodable {}
+
+extension APIError {
+    static let clockFixed = APIError(
+        "admin.clock_fixed", .notSupported, .forbidden, "this server's clock cannot be moved; only servers started with --test-clock allow it"
+    )
+}

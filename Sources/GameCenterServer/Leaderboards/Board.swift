@@ -1,0 +1,107 @@
+import Synchronization
+
+/// One leaderboard (or aggregate) of one game environment, in memory: the all-time index and the two rolling
+/// windows. Storage holds the truth; a board is built from it (``LeaderboardIndex``) and then follows every
+/// accepted report. Safe to use from any task.
+final class Board: Sendable {
+    /// The time windows of `LeaderboardTimeScope`, in milliseconds.
+    static let dayMillis: Int64 = 24 * 3600 * 1000
+    static let weekMillis: Int64 = 7 * dayMillis
+
+    /// A report as the board takes it.
+    struct Report: Sendable {
+        var player: UInt32
+        var value: Int64
+        var scoreID: Int64
+        var reportedAt: Int64
+    }
+
+    /// A board's contents in one time scope, read under the lock.
+    enum Scope {
+        case allTime, today, week
+    }
+
+    private struct State {
+        var allTime = RankIndex()
+        var today: WindowBoard
+        var week: WindowBoard
+        /// Reports that arrived while the board was being built; applied again once it is built.
+        var pending: [Report]? = []
+    }
+
+    /// Which values are better on this board.
+    let higherIsBetter: Bool
+    /// The leaderboards whose reports feed this board: itself, or an aggregate's members.
+    let categories: [String]
+    private let state: Mutex<State>
+
+    init(higherIsBetter: Bool, categories: [String]) {
+        self.higherIsBetter = higherIsBetter
+        self.categories = categories
+        self.state = Mutex(State(today: WindowBoard(length: Self.dayMillis, higherIsBetter: higherIsBetter),
+                                 week: WindowBoard(length: Self.weekMillis, higherIsBetter: higherIsBetter)))
+    }
+
+    /// Applies an accepted report. Idempotent: a report applied twice changes nothing the second time.
+    func apply(_ report: Report) {
+        state.withLock { state in
+            state.pending?.append(report)
+            Self.apply(report, to: &state, higherIsBetter: higherIsBetter)
+        }
+    }
+
+    /// Installs what was read from storage (all-time bests and the last week's reports), then replays the
+    /// reports that arrived meanwhile. Called once by ``LeaderboardIndex``.
+    func finishBuilding(best: [(player: UInt32, key: RankKey)], recent: [Report], now: Int64) {
+        state.withLock { state in
+            let pending = state.pending ?? []
+            state.allTime = RankIndex(entries: best)
+            state.pending = nil
+            for report in recent {
+                state.today.add(.init(value: report.value, scoreID: report.scoreID, reportedAt: report.reportedAt), player: report.player)
+                state.week.add(.init(value: report.value, scoreID: report.scoreID, reportedAt: report.reportedAt), player: report.player)
+            }
+            for report in pending { Self.apply(report, to: &state, higherIsBetter: higherIsBetter) }
+            state.today.advance(to: now)
+            state.week.advance(to: now)
+        }
+    }
+
+    /// Removes a player's entries (their scores were erased).
+    func remove(player: UInt32) {
+        state.withLock { state in
+            state.pending?.removeAll { $0.player == player }
+            state.allTime.remove(player: player)
+            state.today.remove(player: player)
+            state.week.remove(player: player)
+        }
+    }
+
+    /// Runs `body` on the index of `scope` as of `now` (windows drop what aged out first).
+    func withIndex<T: Sendable>(_ scope: Scope, now: Int64, _ body: @Sendable (RankIndex) -> T) -> T {
+        state.withLock { state in
+            switch scope {
+            case .allTime:
+                return body(state.allTime)
+            case .today:
+                state.today.advance(to: now)
+                return body(state.today.index)
+            case .week:
+                state.week.advance(to: now)
+                return body(state.week.index)
+            }
+        }
+    }
+
+    private static func apply(_ report: Report, to state: inout State, higherIsBetter: Bool) {
+        let key = RankKey(value: report.value, scoreID: report.scoreID, higherIsBetter: higherIsBetter)
+        if let current = state.allTime.key(of: report.player) {
+            if key < current { state.allTime.set(player: report.player, key: key) }
+        } else {
+            state.allTime.set(player: report.player, key: key)
+        }
+        let windowed = WindowBoard.Report(value: report.value, scoreID: report.scoreID, reportedAt: report.reportedAt)
+        state.today.add(windowed, player: report.player)
+        state.week.add(windowed, player: report.player)
+    }
+}

@@ -1,0 +1,56 @@
+import GameCenterProtocol
+import Hummingbird
+
+/// Admin HTTP for leaderboards (behind ``AdminMiddleware``): read any board, erase a cheater's scores.
+struct LeaderboardAdminRoutes {
+    let leaderboards: LeaderboardService
+    let registry: GameRegistry
+
+    func add(to group: RouterGroup<AppRequestContext>) {
+        group.get("games/{bundleID}/leaderboards/{category}") { request, context -> AdminLeaderboardPage in
+            let game = try game(context)
+            let query = request.uri.queryParameters
+            let environment = try Self.parse(query["environment"], as: Environment.self, name: "environment", default: .sandbox)
+            let timeScope = try Self.parse(query["timeScope"], as: LeaderboardTimeScope.self, name: "timeScope", default: .allTime)
+            let start = try Self.integer(query["rangeStart"], name: "rangeStart", default: 1)
+            let length = try Self.integer(query["rangeLength"], name: "rangeLength", default: Limits.maximumLeaderboardRange)
+            return try await leaderboards.adminPage(
+                game: game, environment: environment, category: context.parameters.require("category"),
+                timeScope: timeScope, rangeStart: start, rangeLength: length, locale: query["locale"].map(String.init) ?? game.defaultLocale)
+        }
+        group.delete("games/{bundleID}/players/{playerID}/scores") { _, context -> RemovedScores in
+            RemovedScores(removed: try await leaderboards.removeScores(game: game(context), playerID: context.parameters.require("playerID")))
+        }
+    }
+
+    private func game(_ context: AppRequestContext) throws -> Game {
+        let bundleID = try context.parameters.require("bundleID")
+        guard let game = registry.game(bundleID: bundleID) else { throw APIError.unknownGame(bundleID) }
+        return game
+    }
+
+    private static func parse<T: RawRepresentable & CaseIterable>(
+        _ text: Substring?, as type: T.Type, name: String, default fallback: T
+    ) throws -> T where T.RawValue == String {
+        guard let text else { return fallback }
+        guard let value = T(rawValue: String(text)) else {
+            throw APIError.invalidParameter("\(name) '\(text.prefix(40))' is not one of: \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
+    private static func integer(_ text: Substring?, name: String, default fallback: Int) throws -> Int {
+        guard let text else { return fallback }
+        guard let value = Int(text) else { throw APIError.invalidParameter("\(name) '\(text.prefix(40))' is not an integer") }
+        return value
+    }
+}
+
+extension AdminLeaderboardPage: ResponseEncodable {}
+extension RemovedScores: ResponseEncodable {}
+
+extension APIError {
+    static func unknownGame(_ bundleID: String) -> APIError {
+        APIError("admin.unknown_game", .gameUnrecognized, .notFound, "this server has no game '\(bundleID.prefix(200))'")
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+
+/// The leaderboard rules of the seed: scores reported to a game's leaderboards (never to an aggregate, always for
+/// the signed-in player), every report kept with its date, each player's best ranked per leaderboard and rolling
+/// window, pages by rank for everyone, for friends or for named players, with values formatted for the device.
+///
+/// Ranking: a better value ranks first; equal values rank by the earlier report first. A player appears once
+/// per board with their best score; on an aggregate, with their best score on any member.
+struct LeaderboardService: Sendable {
+    let database: Database
+    let index: LeaderboardIndex
+    let clock: ServerClock
+    let formatter: ScoreFormatter
+
+    /// The game's leaderboards, titles in the device's locale.
+    func list(device: DeviceIdentity) -> LeaderboardList {
+        let game = device.game
+        let title = { (text: LocalizedText) in Localization.text(text, locale: device.locale, fallback: game.defaultLocale) }
+        return LeaderboardList(leaderboards:
+            game.leaderboards.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: []) }
+            + game.aggregates.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: $0.members) })
+    }
+
+    /// Stores a batch of the signed-in player's scores (all or none) and ranks them. A batch whose `reportID` was
+    /// applied before changes nothing and answers an empty list.
+    func report(_ batch: ScoreReportBatch, device: DeviceIdentity, session: AuthenticatedSession) async throws -> ScoreReportResult {
+        let game = device.game
+        try Self.validateReportID(batch.reportID)
+        guard (1...Limits.maximumScoresPerReport).contains(batch.scores.count) else {
+            throw APIError.invalidParameter("a report holds 1 to \(Limits.maximumScoresPerReport) scores; this one holds \(batch.scores.count)")
+        }
+        let scores = try batch.scores.map { score in
+            if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
+            let definition = try Self.reportable(score.category, in: game)
+            return NewScore(category: definition.category, value: score.value, context: score.context,
+                            higherIsBetter: definition.order == .descending)
+        }
+        let now = clock.nowMillis()
+        let environment = device.environment.rawValue
+        let records = try await database.write { storage in
+            guard try await storage.markReportApplied(reportID: batch.reportID, playerID: session.playerID, kind: "scores", now: now) else {
+                return [ScoreRecord]()
+            }
+            return try await storage.insertScores(scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now)
+        }
+        index.apply(records, bundleID: game.bundleID, environment: environment)
+        return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
+    }
+
+    /// One page of a leaderboard for the signed-in player.
+    func page(_ query: LeaderboardQuery, device: DeviceIdentity, session: AuthenticatedSession) async throws -> LeaderboardPage {
+        guard query.rangeStart >= 1 else {
+            throw APIError.invalidRange("ranks start at 1; rangeStart was \(query.rangeStart)")
+        }
+        guard (1...Limits.maximumLeaderboardRange).contains(query.rangeLength) else {
+            throw APIError.invalidRange("a page holds 1 to \(Limits.maximumLeaderboardRange) ranks; rangeLength was \(query.rangeLength)")
+        }
+        guard query.rangeStart <= Int.max - query.rangeLength else { throw APIError.invalidRange("rangeStart \(query.rangeStart) is too large") }
+        if let playerIDs = query.playerIDs, playerIDs.count > Limits.maximumPlayerIDsPerRequest {
+            throw APIError.invalidParameter("at most \(Limits.maximumPlayerIDsPerRequest) playerIDs per query; got \(playerIDs.count)")
+        }
+        let game = device.game
+        let (category, title, spec) = try Self.queryable(query.category, in: game, locale: device.locale)
+        let board = try await index.board(
+            .init(bundleID: game.bundleID, environment: device.environment.rawValue, category: category), spec: spec,
+            now: { [clock] in clock.nowMillis() })
+        let me = index.players.number(for: session.playerID)
+        let ranks = query.rangeStart...(query.rangeStart + query.rangeLength - 1)
+        let scope = Self.scope(query.timeScope)
+        let now = clock.nowMillis()
+
+        let ranked: (page: [(rank: Int, key: RankKey)], local: (rank: Int, key: RankKey)?, count: Int)
+        if let playerIDs = query.playerIDs {
+            let numbers = Set(playerIDs.compactMap { index.players.existingNumber(for: $0) })
+            ranked = Self.rankAmong(numbers, me: me, board: board, scope: scope, now: now, ranks: ranks)
+        } else if query.playerScope == .friendsOnly {
+            let friends = try await database.read { try await $0.friendIDs(of: session.playerID) }
+            let numbers = Set(friends.compactMap { index.players.existingNumber(for: $0) } + [me])
+            ranked = Self.rankAmong(numbers, me: me, board: board, scope: scope, now: now, ranks: ranks)
+        } else {
+            ranked = board.withIndex(scope, now: now) { index in
+                let page = index.entries(in: ranks).map { (rank: $0.rank, key: $0.key) }
+                let local = index.rank(of: me).flatMap { rank in index.key(of: me).map { (rank: rank, key: $0) } }
+                return (page, local, index.count)
+            }
+        }
+        let ids = ranked.page.map(\.key.scoreID) + (ranked.local.map { [$0.key.scoreID] } ?? [])
+        let records = Dictionary(try await database.read { try await $0.scores(ids: ids) }.map { ($0.scoreID, $0) }) { a, _ in a }
+        let scores = ranked.page.compactMap { item in
+            records[item.key.scoreID].map { entry($0, rank: item.rank, game: game, locale: device.locale) }
+        }
+        let local = ranked.local.flatMap { item in records[item.key.scoreID].map { entry($0, rank: item.rank, game: game, locale: device.locale) } }
+        return LeaderboardPage(category: category, title: title, scores: scores, localPlayerScore: local, maxRange: ranked.count)
+    }
+
+    /// A page of any board with the players' aliases, for studios (admin key) and the web app.
+    func adminPage(
+        game: Game, environment: Environment, category: String, timeScope: LeaderboardTimeScope,
+        rangeStart: Int, rangeLength: Int, locale: String
+    ) async throws -> AdminLeaderboardPage {
+        guard rangeStart >= 1, (1...Limits.maximumLeaderboardRange).contains(rangeLength), rangeStart <= Int.max - rangeLength else {
+            throw APIError.invalidRange("rangeStart must be 1 or more and rangeLength 1 to \(Limits.maximumLeaderboardRange)")
+        }
+        let (_, _, spec) = try Self.queryable(category, in: game, locale: locale)
+        let board = try await index.board(.init(bundleID: game.bundleID, environment: environment.rawValue, category: category), spec: spec,
+                                          now: { [clock] in clock.nowMillis() })
+        let (page, count) = board.withIndex(Self.scope(timeScope), now: clock.nowMillis()) { index in
+            (index.entries(in: rangeStart...(rangeStart + rangeLength - 1)), index.count)
+        }
+        let (records, aliases) = try await database.read { storage in
+            let records = try await storage.scores(ids: page.map(\.key.scoreID))
+            let players = try await storage.players(ids: Array(Set(records.map(\.playerID))), environment: environment.rawValue)
+            return (records, Dictionary(players.map { ($0.playerID, $0.alias) }) { a, _ in a })
+        }
+        let byID = Dictionary(records.map { ($0.scoreID, $0) }) { a, _ in a }
+        let entries = page.compactMap { item in
+            byID[item.key.scoreID].map { AdminScoreEntry(score: entry($0, rank: item.rank, game: game, locale: locale), alias: aliases[$0.playerID] ?? "") }
+        }
+        return AdminLeaderboardPage(category: category, environment: environment, timeScope: timeScope, entries: entries, maxRange: count)
+    }
+
+    /// Erases every score a player reported in a game (a cheater's) and takes them off its boards.
+    func removeScores(game: Game, playerID: String) async throws -> Int {
+        let removed = try await database.write { try await $0.deleteScores(bundleID: game.bundleID, playerID: playerID) }
+        index.remove(playerID: playerID, bundleID: game.bundleID)
+        return removed
+    }
+
+    /// Ranks a set of players among themselves (friends scope, named players).
+    private static func rankAmong(
+        _ players: Set<UInt32>, me: UInt32, board: Board, scope: Board.Scope, now: Int64, ranks: ClosedRange<Int>
+    ) -> (page: [(rank: Int, key: RankKey)], local: (rank: Int, key: RankKey)?, count: Int) {
+        let keyed = board.withIndex(scope, now: now) { index in
+            players.compactMap { player in index.key(of: player).map { (player: player, key: $0) } }
+        }.sorted { $0.key < $1.key }
+        let all = keyed.enumerated().map { (rank: $0.offset + 1, player: $0.element.player, key: $0.element.key) }
+        let page = all.filter { ranks.contains($0.rank) }.map { (rank: $0.rank, key: $0.key) }
+        let local = all.first { $0.player == me }.map { (rank: $0.rank, key: $0.key) }
+        return (page, local, all.count)
+    }
+
+    /// A stored score as the wire shows it, formatted by its leaderboard's format for `locale`.
+    func entry(_ record: ScoreRecord, rank: Int, game: Game, locale: String) -> ScoreEntry {
+        let definition = game.leaderboards.first { $0.category == record.category }
+        let formatted = definition.map { definition in
+            formatter.format(record.value, format: definition.format, currency: definition.currency,
+                             suffix: Localization.value(definition.suffix, locale: locale, fallback: game.defaultLocale), locale: locale)
+        } ?? String(record.value)
+        return ScoreEntry(category: record.category, playerID: record.playerID, value: record.value, context: record.context,
+                          date: Clock.date(record.reportedAt), formattedValue: formatted, rank: rank)
+    }
+
+    static func scope(_ timeScope: LeaderboardTimeScope) -> Board.Scope {
+        switch timeScope {
+        case .allTime: .allTime
+        case .today: .today
+        case .week: .week
+        }
+    }
+
+    /// The leaderboard a score may be reported to: nil means the default; aggregates take no reports.
+    static func reportable(_ category: String?, in game: Game) throws -> LeaderboardDefinition {
+        if let category {
+            if let definition = game.leaderboards.first(where: { $0.category == category }) { return definition }
+            if let aggregate = game.aggregates.first(where: { $0.category == category }) { throw APIError.reportToAggregate(aggregate) }
+            throw APIError.unknownCategory(category, game: game)
+        }
+        if let definition = game.leaderboards.first(where: \.isDefault) { return definition }
+        if let aggregate = game.aggregates.first(where: \.isDefault) { throw APIError.reportToAggregate(aggregate) }
+        throw APIError.unknownCategory("(default)", game: game)
+    }
+
+    /// The board a query reads: its category, localized title and spec.
+    static func queryable(_ category: String?, in game: Game, locale: String) throws -> (String, String, LeaderboardIndex.Spec) {
+        let title = { (text: LocalizedText) in Localization.text(text, locale: locale, fallback: game.defaultLocale) }
+        let wanted = category ?? (game.leaderboards.first(where: \.isDefault)?.category ?? game.aggregates.first(where: \.isDefault)?.category)
+        guard let wanted else { throw APIError.unknownCategory("(default)", game: game) }
+        if let definition = game.leaderboards.first(where: { $0.category == wanted }) {
+            return (wanted, title(definition.title), .init(higherIsBetter: definition.order == .descending, categories: [wanted]))
+        }
+        if let aggregate = game.aggregates.first(where: { $0.category == wanted }) {
+            // The loader checked that members share one order.
+            let order = game.leaderboards.first { aggregate.members.contains($0.category) }?.order ?? .descending
+            return (wanted, title(aggregate.title), .init(higherIsBetter: order == .descending, categories: aggregate.members))
+        }
+        throw APIError.unknownCategory(wanted, game: game)
+    }
+
+    static func validateReportID(_ reportID: String) throws {
+        guard (8...64).contains(reportID.count), reportID.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+            throw APIError.invalidParameter("reportID must be 8 to 64 printable ASCII characters (a UUID is fine)")
+        }
+    }
+}
+
+extension APIError {
+    static func unknownCategory(_ category: String, game: Game) -> APIError {
+        let shown = category.count <= 100 ? category : String(category.prefix(100)) + "…"
+        let known = (game.leaderboards.map(\.category) + game.aggregates.map(\.category)).joined(separator: ", ")
+        return APIError("leaderboard.unknown_category", .invalidParameter, .notFound,
+                        "this game has no leaderboard '\(shown)'; its leaderboards are: \(known.isEmpty ? "none" : known)")
+    }
+    static func reportToAggregate(_ aggregate: AggregateDefinition) -> APIError {
+        APIError("leaderboard.aggregate", .invalidParameter, .badRequest,
+                 "'\(aggregate.category)' is an aggregate leaderboard; report to one of its members: \(aggregate.members.joined(separator: ", "))")
+    }
+    static func scoreForAnotherPlayer(_ playerID: String) -> APIError {
+        APIError("leaderboard.not_local_player", .invalidPlayer, .forbidden,
+                 "scores are always reported for the signed-in player; this one names \(playerID.prefix(64))")
+    }
+    static func invalidRange(_ message: String) -> APIError {
+        APIError("leaderboard.invalid_range", .invalidParameter, .badRequest, message)
+    }
+}
+
+extension LeaderboardService {
+    /// Builds every board of `games` from storage (both environments), so that the first queries are fast.
+    func warm(games: [Game], logger: Logger) async throws {
+        let started = ContinuousClock.now
+        var boards = 0
+        for game in games {
+            let categories = game.leaderboards.map(\.category) + game.aggregates.map(\.category)
+            for environment in Environment.allCases {
+                for category in categories {
+                    let (_, _, spec) = try Self.queryable(category, in: game, locale: game.defaultLocale)
+                    _ = try await index.board(.init(bundleID: game.bundleID, environment: environment.rawValue, category: category),
+                                              spec: spec, now: { [clock] in clock.nowMillis() })
+                    boards += 1
+                }
+            }
+        }
+        logger.info("leaderboards ready", metadata: ["boards": "\(boards)", "duration": "\(ContinuousClock.now - started)"])
+    }
+}

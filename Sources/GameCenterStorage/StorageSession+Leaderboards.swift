@@ -1,0 +1,129 @@
+import SQLKit
+import Synchronization
+
+extension StorageSession {
+    /// Stores one player's reports (all of one game and environment) at `now` and keeps `best_scores` current:
+    /// a report replaces the stored best when its value is better, or equal and reported earlier (smaller id).
+    /// Returns the stored records in the order of `scores`.
+    public func insertScores(
+        _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
+    ) async throws -> [ScoreRecord] {
+        guard !scores.isEmpty else { return [] }
+        let rows = scores.map { score in
+            SQLGroupExpression([SQLBind(bundleID), SQLBind(environment), SQLBind(score.category), SQLBind(playerID),
+                                SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(now)] as [any SQLExpression])
+        }
+        let returned = try await sql.raw("""
+            INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
+            VALUES \(SQLList(rows)) RETURNING score_id, category, value, context
+            """).all()
+        // RETURNING promises no order: hand the ids out by content. Reports with equal content are interchangeable.
+        var idsByContent: [ScoreContent: [Int64]] = [:]
+        for row in returned {
+            let content = ScoreContent(category: try row.string("category"), value: try row.int("value"),
+                                       context: UInt64(bitPattern: try row.int("context")))
+            idsByContent[content, default: []].append(try row.int("score_id"))
+        }
+        for key in idsByContent.keys { idsByContent[key]?.sort(by: >) }
+        let records = try scores.map { score in
+            let content = ScoreContent(category: score.category, value: score.value, context: score.context)
+            guard let id = idsByContent[content]?.popLast() else { throw StorageError.duplicate("a stored score went missing") }
+            return ScoreRecord(scoreID: id, category: score.category, playerID: playerID, value: score.value,
+                               context: score.context, reportedAt: now)
+        }
+        try await updateBestScores(zip(scores, records).map { ($0.higherIsBetter, $1) }, bundleID: bundleID, environment: environment)
+        return records
+    }
+
+    private func updateBestScores(_ reports: [(higherIsBetter: Bool, record: ScoreRecord)], bundleID: String, environment: String) async throws {
+        // One row per leaderboard (a statement may not touch a row twice): the batch's best, earliest among equals.
+        var best: [String: (higherIsBetter: Bool, record: ScoreRecord)] = [:]
+        for report in reports {
+            if let current = best[report.record.category], !Self.isBetter(report.record, than: current.record, higherIsBetter: report.higherIsBetter) {
+                continue
+            }
+            best[report.record.category] = report
+        }
+        for higherIsBetter in [true, false] {
+            let rows = best.values.filter { $0.higherIsBetter == higherIsBetter }.sorted { $0.record.category < $1.record.category }.map { report in
+                SQLGroupExpression([SQLBind(bundleID), SQLBind(environment), SQLBind(report.record.category), SQLBind(report.record.playerID),
+                                    SQLBind(report.record.scoreID), SQLBind(report.record.value)] as [any SQLExpression])
+            }
+            guard !rows.isEmpty else { continue }
+            let better = SQLRaw(higherIsBetter ? ">" : "<")
+            try await sql.raw("""
+                INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value) VALUES \(SQLList(rows))
+                ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
+                WHERE excluded.value \(better) best_scores.value
+                   OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id)
+                """).run()
+        }
+    }
+
+    private static func isBetter(_ a: ScoreRecord, than b: ScoreRecord, higherIsBetter: Bool) -> Bool {
+        if a.value != b.value { return higherIsBetter ? a.value > b.value : a.value < b.value }
+        return a.scoreID < b.scoreID
+    }
+
+    /// The stored reports with these ids (missing ids are skipped), in no particular order.
+    public func scores(ids: [Int64]) async throws -> [ScoreRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try await sql.raw("""
+            SELECT score_id, category, player_id, value, context, reported_at FROM scores WHERE score_id IN (\(binds: ids))
+            """).all().map(Self.scoreRecord)
+    }
+
+    /// Calls `body` with every player's all-time best on each of `categories` of one game and environment.
+    public func forEachBestScore(
+        bundleID: String, environment: String, categories: [String],
+        _ body: @escaping @Sendable (_ category: String, _ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
+    ) async throws {
+        guard !categories.isEmpty else { return }
+        try await sql.raw("""
+            SELECT category, player_id, score_id, value FROM best_scores
+            WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category IN (\(binds: categories))
+            """).run { row in
+            guard let category = try? row.string("category"), let player = try? row.string("player_id"),
+                  let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
+            body(category, player, id, value)
+        }
+    }
+
+    /// Calls `body` with every report on `categories` of one game and environment made at or after `since`,
+    /// in report order.
+    public func forEachScore(
+        bundleID: String, environment: String, categories: [String], since: Int64,
+        _ body: @escaping @Sendable (ScoreRecord) -> Void
+    ) async throws {
+        guard !categories.isEmpty else { return }
+        try await sql.raw("""
+            SELECT score_id, category, player_id, value, context, reported_at FROM scores
+            WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND reported_at >= \(bind: since)
+              AND category IN (\(binds: categories))
+            ORDER BY score_id
+            """).run { row in
+            if let record = try? Self.scoreRecord(row) { body(record) }
+        }
+    }
+
+    /// Erases every score of a player in one game; returns how many reports were erased.
+    @discardableResult
+    public func deleteScores(bundleID: String, playerID: String) async throws -> Int {
+        try await sql.raw("DELETE FROM best_scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID)").run()
+        return try await sql.raw("""
+            DELETE FROM scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) RETURNING score_id
+            """).all().count
+    }
+
+    private static func scoreRecord(_ row: any SQLRow) throws -> ScoreRecord {
+        ScoreRecord(scoreID: try row.int("score_id"), category: try row.string("category"), playerID: try row.string("player_id"),
+                    value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), reportedAt: try row.int("reported_at"))
+    }
+}
+
+/// What tells two reports of one batch apart.
+private struct ScoreContent: Hashable {
+    var category: String
+    var value: Int64
+    var context: UInt64
+}

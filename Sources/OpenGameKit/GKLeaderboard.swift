@@ -1,0 +1,146 @@
+import Foundation
+import GameCenterProtocol
+import Synchronization
+
+/// A query for one page of a leaderboard: set the properties, then ``loadScores()``.
+///
+/// Scopes: `global` ranks everyone; `friendsOnly` ranks the local player and their friends among themselves;
+/// a leaderboard made with `playerIDs` ranks those players among themselves (`playerScope` is ignored). Time
+/// scopes are rolling windows: `today` counts reports of the last 24 hours, `week` of the last 7 days; a player's
+/// entry is their best report in the window. Equal values rank by the earlier report first.
+///
+/// When a load fails, the error carries the last good result of the same query on this device, if there is
+/// one (`error.partialResult(as: [GKScore].self)`), and `localPlayerScore`, `maxRange` and `title` keep it too.
+public final class GKLeaderboard: @unchecked Sendable {
+    /// Which players are ranked.
+    public enum PlayerScope: Sendable { case global, friendsOnly }
+    /// Which reports count: rolling 24 hours, rolling 7 days, or all.
+    public enum TimeScope: Sendable { case today, week, allTime }
+
+    private struct State {
+        var category: String?
+        var playerScope = PlayerScope.global
+        var timeScope = TimeScope.allTime
+        var range = 1...25
+        var localPlayerScore: GKScore?
+        var maxRange = 0
+        var title: String?
+    }
+
+    /// The players a leaderboard made with ``init(playerIDs:in:)`` ranks.
+    public let playerIDs: [String]?
+    private let state = Mutex(State())
+    private let gameCenter: GKGameCenter
+
+    /// A query of the whole board (or the friends' part of it) on this device.
+    public init(in gameCenter: GKGameCenter = .default) {
+        self.playerIDs = nil
+        self.gameCenter = gameCenter
+    }
+
+    /// A query of these players' best scores (at most 100 players), ranked among themselves.
+    public init(playerIDs: [String], in gameCenter: GKGameCenter = .default) {
+        self.playerIDs = playerIDs
+        self.gameCenter = gameCenter
+    }
+
+    /// The leaderboard; nil means the game's default one.
+    public var category: String? {
+        get { state.withLock { $0.category } }
+        set { state.withLock { $0.category = newValue } }
+    }
+    /// Everyone, or the local player and their friends. Default `.global`.
+    public var playerScope: PlayerScope {
+        get { state.withLock { $0.playerScope } }
+        set { state.withLock { $0.playerScope = newValue } }
+    }
+    /// Default `.allTime`.
+    public var timeScope: TimeScope {
+        get { state.withLock { $0.timeScope } }
+        set { state.withLock { $0.timeScope = newValue } }
+    }
+    /// The ranks to load, 1-based, at most 100 wide. Default `1...25`.
+    public var range: ClosedRange<Int> {
+        get { state.withLock { $0.range } }
+        set { state.withLock { $0.range = newValue } }
+    }
+    /// The local player's entry in this scope after the last load (nil when they have none).
+    public var localPlayerScore: GKScore? { state.withLock { $0.localPlayerScore } }
+    /// How many entries the scope held at the last load.
+    public var maxRange: Int { state.withLock { $0.maxRange } }
+    /// The leaderboard's title in the device's locale, after a load.
+    public var title: String? { state.withLock { $0.title } }
+
+    /// Loads the entries whose ranks fall in `range`, best first.
+    public func loadScores() async throws -> [GKScore] {
+        let query = try makeQuery()
+        let playerID = gameCenter.state.withLock { $0.session?.player.playerID }
+        let key = playerID.map { LeaderboardPageKey(playerID: $0, query: query) }
+        let page: LeaderboardPage
+        do {
+            page = try await gameCenter.authenticated(.post, "/v1/leaderboards/query", body: query, as: LeaderboardPage.self)
+        } catch var error as GKError {
+            if error.isTransient, let key, let last = gameCenter.state.withLock({ $0.leaderboardPages[key] }) {
+                error.partialResult = show(last)
+            }
+            throw error
+        }
+        if let key { gameCenter.state.withLock { $0.leaderboardPages[key] = page } }
+        return show(page)
+    }
+
+    /// Loads the scores and calls `completionHandler` with them (or the last good ones) and any error, as the
+    /// seed's `loadScoresWithCompletionHandler:` does.
+    public func loadScores(completionHandler: @escaping @Sendable ([GKScore]?, (any Error)?) -> Void) {
+        Task {
+            do {
+                completionHandler(try await loadScores(), nil)
+            } catch let error as GKError {
+                completionHandler(error.partialResult(as: [GKScore].self), error)
+            } catch {
+                completionHandler(nil, error)
+            }
+        }
+    }
+
+    /// The game's leaderboard categories (aggregates last) and their titles in the device's locale.
+    public static func loadCategories(in gameCenter: GKGameCenter = .default) async throws -> (categories: [String], titles: [String]) {
+        let list = try await gameCenter.authenticated(.get, "/v1/leaderboards", as: LeaderboardList.self)
+        return (list.leaderboards.map(\.category), list.leaderboards.map(\.title))
+    }
+
+    private func makeQuery() throws -> LeaderboardQuery {
+        let current = state.withLock { $0 }
+        guard current.range.lowerBound >= 1 else {
+            throw GKError(.invalidParameter, "ranks start at 1; range starts at \(current.range.lowerBound)")
+        }
+        guard current.range.count <= Limits.maximumLeaderboardRange else {
+            throw GKError(.invalidParameter, "a range is at most \(Limits.maximumLeaderboardRange) ranks wide; \(current.range) has \(current.range.count)")
+        }
+        if let playerIDs, playerIDs.count > Limits.maximumPlayerIDsPerRequest {
+            throw GKError(.invalidParameter, "at most \(Limits.maximumPlayerIDsPerRequest) players per query; got \(playerIDs.count)")
+        }
+        let timeScope: LeaderboardTimeScope = switch current.timeScope {
+        case .today: .today
+        case .week: .week
+        case .allTime: .allTime
+        }
+        return LeaderboardQuery(
+            category: current.category,
+            playerScope: current.playerScope == .global ? .global : .friendsOnly,
+            timeScope: timeScope,
+            rangeStart: current.range.lowerBound, rangeLength: current.range.count, playerIDs: playerIDs
+        )
+    }
+
+    /// Takes a page's metadata and returns its scores.
+    private func show(_ page: LeaderboardPage) -> [GKScore] {
+        let local = page.localPlayerScore.map { GKScore(entry: $0, in: gameCenter) }
+        state.withLock {
+            $0.localPlayerScore = local
+            $0.maxRange = page.maxRange
+            $0.title = page.title
+        }
+        return page.scores.map { GKScore(entry: $0, in: gameCenter) }
+    }
+}

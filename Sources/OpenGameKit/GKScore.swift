@@ -1,0 +1,133 @@
+import Foundation
+import GameCenterProtocol
+import Synchronization
+
+/// A score the local player earned on one leaderboard, or one loaded from a leaderboard.
+///
+/// Set `value` (and optionally `context`), then ``report()``. The player and date are set when the object is
+/// made; scores are always reported for the local player. The server keeps every report and ranks each player's
+/// best. After a report, `date` is when the server accepted it and `formattedValue` the server's rendering for
+/// this device's locale. A report that cannot reach the server waits in the device's outbox and is re-sent
+/// automatically (the error then has `queued == true`): do not report it again.
+///
+/// `Codable` (the seed archived scores with `NSCoding`); decoding attaches the score to the device in
+/// `decoder.userInfo[GKGameCenter.codingUserInfoKey]`, or to `GKGameCenter.default`.
+public final class GKScore: Codable, @unchecked Sendable, CustomStringConvertible {
+    private struct State {
+        var value: Int64 = 0
+        var context: UInt64 = 0
+        var date: Date
+        var formattedValue: String?
+        var rank = 0
+        var category: String?
+    }
+
+    /// The player who earned it: the local player when the object was made ("" when nobody was signed in).
+    public let playerID: String
+    private let state: Mutex<State>
+    private let gameCenter: GKGameCenter
+
+    /// A new score for the device's local player on `category` (nil: the game's default leaderboard).
+    public init(category: String? = nil, in gameCenter: GKGameCenter = .default) {
+        self.playerID = gameCenter.state.withLock { $0.session?.player.playerID } ?? ""
+        self.state = Mutex(State(date: Date(), category: category))
+        self.gameCenter = gameCenter
+    }
+
+    init(entry: ScoreEntry, in gameCenter: GKGameCenter) {
+        self.playerID = entry.playerID
+        self.state = Mutex(State(value: entry.value, context: entry.context, date: entry.date, formattedValue: entry.formattedValue,
+                                 rank: entry.rank, category: entry.category))
+        self.gameCenter = gameCenter
+    }
+
+    /// The leaderboard; nil until reported means the default one (the server then names it).
+    public var category: String? { state.withLock { $0.category } }
+    /// The score, any 64-bit value; what it means is up to the game and the leaderboard's format.
+    public var value: Int64 {
+        get { state.withLock { $0.value } }
+        set { state.withLock { $0.value = newValue } }
+    }
+    /// 64 bits the game may attach to the score; returned unchanged with it.
+    public var context: UInt64 {
+        get { state.withLock { $0.context } }
+        set { state.withLock { $0.context = newValue } }
+    }
+    /// When the score was made, then when the server accepted it.
+    public var date: Date { state.withLock { $0.date } }
+    /// The value as the leaderboard's format shows it in this device's locale (set by the server).
+    public var formattedValue: String? { state.withLock { $0.formattedValue } }
+    /// 1-based position in the query that loaded it; 0 when not ranked.
+    public var rank: Int { state.withLock { $0.rank } }
+
+    public var description: String {
+        let current = state.withLock { $0 }
+        return "\(current.category ?? "(default)"): \(current.formattedValue ?? String(current.value)) by \(playerID)\(current.rank > 0 ? " #\(current.rank)" : "")"
+    }
+
+    /// Reports this score.
+    public func report() async throws {
+        try await Self.report([self])
+    }
+
+    /// Reports several scores of one device in one request, stored all or none.
+    public static func report(_ scores: [GKScore]) async throws {
+        guard let device = scores.first?.gameCenter else { return }
+        guard scores.allSatisfy({ $0.gameCenter === device }) else {
+            throw GKError(.invalidParameter, "scores reported together must belong to one GKGameCenter")
+        }
+        guard scores.count <= Limits.maximumScoresPerReport else {
+            throw GKError(.invalidParameter, "at most \(Limits.maximumScoresPerReport) scores per report; got \(scores.count)")
+        }
+        let localPlayer = device.state.withLock { $0.session?.player.playerID }
+        guard let localPlayer else {
+            throw GKError(.notAuthenticated, "no player is signed in on this device; call GKLocalPlayer.authenticate first")
+        }
+        if let foreign = scores.first(where: { $0.playerID != localPlayer }) {
+            throw GKError(.invalidPlayer, "scores are always reported for the local player; this one belongs to '\(foreign.playerID)'")
+        }
+        let batch = ScoreReportBatch(reportID: UUID().uuidString, scores: scores.map { score in
+            score.state.withLock { ScoreReport(category: $0.category, value: $0.value, context: $0.context, playerID: score.playerID) }
+        })
+        let result = try await device.sendReport("/v1/scores", body: batch, reportID: batch.reportID, as: ScoreReportResult.self)
+        // A re-sent batch the server had applied already answers no scores; the objects keep their own data.
+        for (score, stored) in zip(scores, result.scores) {
+            score.state.withLock {
+                $0.category = stored.category
+                $0.date = stored.date
+                $0.formattedValue = stored.formattedValue
+                $0.rank = 0
+            }
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case category, value, context, playerID, date, formattedValue, rank
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.gameCenter = decoder.userInfo[GKGameCenter.codingUserInfoKey] as? GKGameCenter ?? .default
+        self.playerID = try container.decode(String.self, forKey: .playerID)
+        self.state = Mutex(State(
+            value: try container.decode(Int64.self, forKey: .value),
+            context: try container.decode(UInt64.self, forKey: .context),
+            date: try container.decode(Date.self, forKey: .date),
+            formattedValue: try container.decodeIfPresent(String.self, forKey: .formattedValue),
+            rank: try container.decodeIfPresent(Int.self, forKey: .rank) ?? 0,
+            category: try container.decodeIfPresent(String.self, forKey: .category)
+        ))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let current = state.withLock { $0 }
+        try container.encodeIfPresent(current.category, forKey: .category)
+        try container.encode(current.value, forKey: .value)
+        try container.encode(current.context, forKey: .context)
+        try container.encode(playerID, forKey: .playerID)
+        try container.encode(current.date, forKey: .date)
+        try container.encodeIfPresent(current.formattedValue, forKey: .formattedValue)
+        try container.encode(current.rank, forKey: .rank)
+    }
+}

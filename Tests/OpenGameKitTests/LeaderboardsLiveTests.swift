@@ -1,0 +1,274 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import OpenGameKit
+import Testing
+
+/// Leaderboards through the SDK against real server processes, on every engine (game `com.example.tapper`:
+/// `tapper.taps` default descending with a " tap"/" taps" suffix, `tapper.sprint` ascending, aggregate
+/// `tapper.anymap` of `tapper.map1` and `tapper.map2`).
+@Suite(.serialized) struct LeaderboardsLiveTests {
+    static let adminKey = "live-admin-key-0123456789"
+
+    static func report(_ device: GKGameCenter, _ value: Int64, _ category: String? = nil) async throws {
+        let score = GKScore(category: category, in: device)
+        score.value = value
+        try await score.report()
+    }
+
+    static func load(
+        _ device: GKGameCenter, _ category: String? = nil, scope: GKLeaderboard.PlayerScope = .global,
+        time: GKLeaderboard.TimeScope = .allTime, range: ClosedRange<Int> = 1...25
+    ) async throws -> (scores: [GKScore], board: GKLeaderboard) {
+        let board = GKLeaderboard(in: device)
+        board.category = category
+        board.playerScope = scope
+        board.timeScope = time
+        board.range = range
+        return (try await board.loadScores(), board)
+    }
+
+    /// Moves the server's clock (servers started with `--test-clock`).
+    static func advanceClock(_ server: LiveServer, hours: Double) async throws {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/clock"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"seconds": \#(hours * 3600)}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func manyDevicesAreRankedBestFirstWithTiesByEarlierReport(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        var devices: [(device: GKGameCenter, value: Int64)] = []
+        for (index, value) in [Int64(30), 1, 50, 30, 7, 50].enumerated() {
+            let (device, _) = try await Devices.signedUp(server, alias: "Rank\(index)")
+            try await Self.report(device, value)
+            devices.append((device, value))
+        }
+        // A better score later replaces a player's entry; a worse one does not.
+        try await Self.report(devices[1].device, 60)
+        try await Self.report(devices[0].device, 2)
+
+        let (scores, board) = try await Self.load(devices[4].device, range: 1...4)
+        let id = { (index: Int) in devices[index].device.localPlayer.playerID }
+        #expect(scores.map(\.playerID) == [id(1), id(2), id(5), id(0)])
+        #expect(scores.map(\.value) == [60, 50, 50, 30])
+        #expect(scores.map(\.rank) == [1, 2, 3, 4])
+        #expect(scores.map(\.category) == ["tapper.taps", "tapper.taps", "tapper.taps", "tapper.taps"])
+        #expect(scores.first?.formattedValue == "60 taps")
+        #expect(board.maxRange == 6)
+        #expect(board.title == "Most taps")
+        #expect(board.localPlayerScore?.rank == 6)
+        #expect(board.localPlayerScore?.value == 7)
+
+        // Named players are ranked among themselves.
+        let named = GKLeaderboard(playerIDs: [id(4), id(3)], in: devices[0].device)
+        #expect(try await named.loadScores().map(\.rank) == [1, 2])
+        #expect(named.localPlayerScore == nil && named.maxRange == 2)
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func friendsAndAggregatesRankTheRightPlayers(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (alice, _) = try await Devices.signedUp(server, alias: "Alice")
+        let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
+        let (carol, _) = try await Devices.signedUp(server, alias: "Carol")
+        try await GKFriendRequest.send(to: [bob.localPlayer.playerID], message: nil, in: alice)
+        let request = try #require(try await GKFriendRequest.loadPending(in: bob).first)
+        try await request.accept()
+
+        for (device, map1, map2) in [(alice, Int64(10), Int64(45)), (bob, 30, 5), (carol, 80, 90)] {
+            let first = GKScore(category: "tapper.map1", in: device), second = GKScore(category: "tapper.map2", in: device)
+            first.value = map1
+            second.value = map2
+            try await GKScore.report([first, second])
+        }
+        let (friends, friendsBoard) = try await Self.load(alice, "tapper.map1", scope: .friendsOnly)
+        #expect(friends.map(\.playerID) == [bob.localPlayer.playerID, alice.localPlayer.playerID])
+        #expect(friends.map(\.rank) == [1, 2])
+        #expect(friendsBoard.localPlayerScore?.rank == 2 && friendsBoard.maxRange == 2)
+
+        let (any, anyBoard) = try await Self.load(alice, "tapper.anymap")
+        #expect(any.map(\.value) == [90, 45, 30])
+        #expect(any.map(\.category) == ["tapper.map2", "tapper.map2", "tapper.map1"])
+        #expect(anyBoard.title == "Any map" && anyBoard.localPlayerScore?.rank == 2)
+        let (anyFriends, _) = try await Self.load(bob, "tapper.anymap", scope: .friendsOnly)
+        #expect(anyFriends.map(\.playerID) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aRestartKeepsEveryScoreAndRebuildsIdenticalRanks(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        var devices: [GKGameCenter] = []
+        for index in 0..<8 {
+            let (device, _) = try await Devices.signedUp(server, alias: "Keep\(index)")
+            devices.append(device)
+            let values: [Int64] = [Int64(index * 7 % 5), Int64(index * 3 % 4)]
+            for value in values { try await Self.report(device, value) }
+            let map = GKScore(category: index.isMultiple(of: 2) ? "tapper.map1" : "tapper.map2", in: device)
+            map.value = Int64(100 - index * 3)
+            let sprint = GKScore(category: "tapper.sprint", in: device)
+            sprint.value = Int64(900 + index % 3)
+            try await GKScore.report([map, sprint])
+            if index == 3 { try await Self.advanceClock(server, hours: 30) }
+        }
+        func snapshot() async throws -> [String] {
+            var lines: [String] = []
+            for category in ["tapper.taps", "tapper.sprint", "tapper.anymap"] {
+                for time in [GKLeaderboard.TimeScope.allTime, .today, .week] {
+                    let (scores, board) = try await Self.load(devices[0], category, time: time, range: 1...100)
+                    lines.append("\(category) \(time) max=\(board.maxRange) local=\(board.localPlayerScore?.rank ?? 0)")
+                    lines += scores.map { "\($0.rank) \($0.playerID) \($0.value) \($0.category ?? "") \($0.date.timeIntervalSince1970)" }
+                }
+            }
+            return lines
+        }
+        let before = try await snapshot()
+        #expect(before.count > 9 * 5)
+        try await server.stop()
+        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        try await Self.advanceClock(server, hours: 30)   // the clock starts from the system's again
+        let after = try await snapshot()
+        #expect(after == before)
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aScoreReportedWhileTheServerIsDownArrivesExactlyOnce(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let device = Devices.make(server, storage: storage)
+        let account = "sco-\(UUID().uuidString.prefix(8))"
+        try await device.localPlayer.authenticate(.signUp(account: account, password: "password-1", alias: "Offline"))
+        try await Self.report(device, 5)
+        let (loaded, _) = try await Self.load(device)
+        #expect(loaded.map(\.value) == [5])
+        try await server.stop()
+
+        // The load falls back to the last good page of the same query.
+        let board = GKLeaderboard(in: device)
+        let loadError = await #expect(throws: GKError.self) { try await board.loadScores() }
+        #expect(loadError?.code == .communicationsFailure)
+        #expect(loadError?.partialResult(as: [GKScore].self)?.map(\.value) == [5])
+        #expect(board.localPlayerScore?.value == 5)
+
+        let score = GKScore(in: device)
+        score.value = 99
+        score.context = 42
+        let error = await #expect(throws: GKError.self) { try await score.report() }
+        #expect(error?.code == .communicationsFailure)
+        #expect(error?.queued == true)
+        await device.close()
+
+        try await server.start()
+        let restarted = Devices.make(server, storage: storage)
+        try await restarted.localPlayer.authenticate(.stored)
+        try await eventually(within: 15, "the outbox is empty") {
+            ((try? FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("outbox").path)) ?? []).isEmpty
+        }
+        let (scores, after) = try await Self.load(restarted)
+        #expect(scores.map(\.value) == [99])
+        #expect(scores.first?.context == 42)
+        #expect(after.maxRange == 1)
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func dailyAndWeeklyBoardsFollowTheServersClock(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        let (device, _) = try await Devices.signedUp(server, alias: "Window")
+        try await Self.report(device, 100)
+        try await Self.advanceClock(server, hours: 20)
+        try await Self.report(device, 40)
+        try await Self.advanceClock(server, hours: 5)
+        #expect(try await Self.load(device, time: .today).scores.map(\.value) == [40])
+        #expect(try await Self.load(device, time: .week).scores.map(\.value) == [100])
+        #expect(try await Self.load(device, time: .allTime).scores.map(\.value) == [100])
+        try await Self.advanceClock(server, hours: 24 * 7)
+        #expect(try await Self.load(device, time: .week).board.maxRange == 0)
+        #expect(try await Self.load(device, time: .allTime).scores.map(\.value) == [100])
+        try await server.stop()
+    }
+
+    @Test func badInputGetsAClearErrorAndNothingIsStored() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let (device, _) = try await Devices.signedUp(server, alias: "Bad")
+
+        let zero = GKLeaderboard(in: device)
+        zero.range = 0...10
+        #expect(await #expect(throws: GKError.self) { try await zero.loadScores() }?.code == .invalidParameter)
+        let wide = GKLeaderboard(in: device)
+        wide.range = 1...101
+        #expect(await #expect(throws: GKError.self) { try await wide.loadScores() }?.code == .invalidParameter)
+
+        let unknown = GKScore(category: "tapper.nope", in: device)
+        let unknownError = await #expect(throws: GKError.self) { try await unknown.report() }
+        #expect(unknownError?.code == .invalidParameter)
+        #expect(unknownError?.message.contains("tapper.nope") == true)
+        #expect(unknownError?.queued == false)
+        let aggregate = GKScore(category: "tapper.anymap", in: device)
+        #expect(await #expect(throws: GKError.self) { try await aggregate.report() }?.code == .invalidParameter)
+        let unknownBoard = GKLeaderboard(in: device)
+        unknownBoard.category = "tapper.nope"
+        #expect(await #expect(throws: GKError.self) { try await unknownBoard.loadScores() }?.code == .invalidParameter)
+
+        // A score archived by another player cannot be reported by this one.
+        let (other, _) = try await Devices.signedUp(server, alias: "Other")
+        let foreign = GKScore(in: other)
+        foreign.value = 1_000
+        let decoder = JSONDecoder()
+        decoder.userInfo[GKGameCenter.codingUserInfoKey] = device
+        let moved = try decoder.decode(GKScore.self, from: JSONEncoder().encode(foreign))
+        #expect(await #expect(throws: GKError.self) { try await moved.report() }?.code == .invalidPlayer)
+
+        await device.localPlayer.signOut()
+        let signedOut = GKScore(in: device)
+        #expect(await #expect(throws: GKError.self) { try await signedOut.report() }?.code == .notAuthenticated)
+        #expect(await #expect(throws: GKError.self) { try await GKLeaderboard(in: device).loadScores() }?.code == .notAuthenticated)
+
+        let (scores, board) = try await Self.load(other)
+        #expect(scores.isEmpty && board.maxRange == 0)
+        try await server.stop()
+    }
+
+    @Test func categoriesAndTitlesFollowTheDevicesLocale() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let device = GKGameCenter(server: server.url, bundleID: "com.example.tapper", storageDirectory:
+            FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"), locale: "ja-JP")
+        try await device.localPlayer.authenticate(.signUp(account: "ja-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "Ja"))
+        let (categories, titles) = try await GKLeaderboard.loadCategories(in: device)
+        #expect(categories == ["tapper.taps", "tapper.sprint", "tapper.map1", "tapper.map2", "tapper.anymap"])
+        #expect(titles.first == "最多タップ")
+        #expect(titles.last == "Any map")
+        try await server.stop()
+    }
+
+    @Test func scoresArchiveAndRestore() throws {
+        let device = GKGameCenter(server: URL(string: "http://127.0.0.1:1")!, bundleID: "com.example.tapper",
+                                  storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("arch-\(UUID().uuidString)"))
+        let score = GKScore(category: "tapper.sprint", in: device)
+        score.value = Int64.min
+        score.context = UInt64.max
+        let decoder = JSONDecoder()
+        decoder.userInfo[GKGameCenter.codingUserInfoKey] = device
+        let restored = try decoder.decode(GKScore.self, from: JSONEncoder().encode(score))
+        #expect(restored.category == "tapper.sprint")
+        #expect(restored.value == Int64.min)
+        #expect(restored.context == UInt64.max)
+        #expect(restored.date == score.date)
+        #expect(restored.playerID == "")
+    }
+}
