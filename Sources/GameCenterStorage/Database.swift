@@ -112,7 +112,7 @@ public final class Database: Sendable {
         case .sqlite(_, let readers):
             let engine = engine
             return try await readers.withConnection { connection in
-                try await body(StorageSession(sql: connection.sql(), engine: engine))
+                try await body(StorageSession(sql: connection.sql(), engine: engine, sqliteConnection: connection))
             }
         case .postgres(let client):
             return try await client.withConnection { connection in

@@ -67,7 +67,7 @@ actor GroupCommitter {
     }
 
     private func commit(_ group: [Job]) async {
-        let session = StorageSession(sql: connection.sql(), engine: .sqlite)
+        let session = StorageSession(sql: connection.sql(), engine: .sqlite, sqliteConnection: connection)
         do {
             try await session.sql.raw("BEGIN IMMEDIATE").run()
         } catch {

@@ -1,4 +1,5 @@
 import SQLKit
+import SQLiteNIO
 import Synchronization
 
 extension StorageSession {
@@ -79,6 +80,18 @@ extension StorageSession {
         _ body: @escaping @Sendable (_ category: String, _ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
     ) async throws {
         guard !categories.isEmpty else { return }
+        if let connection = sqliteConnection {
+            // A board of a million players is read at every start: SQLite's rows are taken as they come.
+            try await connection.query("""
+                SELECT category, player_id, score_id, value FROM best_scores
+                WHERE bundle_id = ? AND environment = ? AND category IN (\(Self.placeholders(categories.count)))
+                """, [.text(bundleID), .text(environment)] + categories.map { .text($0) }) { row in
+                guard case .text(let category)? = row.column("category"), case .text(let player)? = row.column("player_id"),
+                      case .integer(let id)? = row.column("score_id"), case .integer(let value)? = row.column("value") else { return }
+                body(category, player, Int64(id), Int64(value))
+            }
+            return
+        }
         try await sql.raw("""
             SELECT category, player_id, score_id, value FROM best_scores
             WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category IN (\(binds: categories))
@@ -96,6 +109,20 @@ extension StorageSession {
         _ body: @escaping @Sendable (ScoreRecord) -> Void
     ) async throws {
         guard !categories.isEmpty else { return }
+        if let connection = sqliteConnection {
+            try await connection.query("""
+                SELECT score_id, category, player_id, value, context, reported_at FROM scores
+                WHERE bundle_id = ? AND environment = ? AND reported_at >= ? AND category IN (\(Self.placeholders(categories.count)))
+                ORDER BY score_id
+                """, [.text(bundleID), .text(environment), .integer(SQLiteInt64(since))] + categories.map { .text($0) }) { row in
+                guard case .integer(let id)? = row.column("score_id"), case .text(let category)? = row.column("category"),
+                      case .text(let player)? = row.column("player_id"), case .integer(let value)? = row.column("value"),
+                      case .integer(let context)? = row.column("context"), case .integer(let reportedAt)? = row.column("reported_at") else { return }
+                body(ScoreRecord(scoreID: Int64(id), category: category, playerID: player, value: Int64(value),
+                                 context: UInt64(bitPattern: Int64(context)), reportedAt: Int64(reportedAt)))
+            }
+            return
+        }
         try await sql.raw("""
             SELECT score_id, category, player_id, value, context, reported_at FROM scores
             WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND reported_at >= \(bind: since)
@@ -113,6 +140,10 @@ extension StorageSession {
         return try await sql.raw("""
             DELETE FROM scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) RETURNING score_id
             """).all().count
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     private static func scoreRecord(_ row: any SQLRow) throws -> ScoreRecord {

@@ -1,4 +1,5 @@
 import SQLKit
+import SQLiteNIO
 
 /// Access to the stored data through one connection, inside ``Database/read(_:)`` or ``Database/write(_:)``.
 ///
@@ -8,6 +9,8 @@ public struct StorageSession: Sendable {
     let sql: any SQLDatabase
     /// The engine behind this session.
     public let engine: StorageEngine
+    /// The SQLite connection underneath, for the few bulk reads that skip SQLKit's row decoding.
+    var sqliteConnection: SQLiteConnection? = nil
 }
 
 extension SQLRow {

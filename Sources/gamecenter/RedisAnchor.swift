@@ -35,7 +35,8 @@ final class RedisAnchor {
 
     deinit {
         close(socket)
-        process.terminate()
+        // A throwaway server with nothing to save: SIGKILL, because redis-server here did not always act on SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

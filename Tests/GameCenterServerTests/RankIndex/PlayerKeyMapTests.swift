@@ -64,6 +64,15 @@ import Testing
         for player in 0..<UInt32(100_000) {
             #expect(map.key(of: player &* 2_654_435_761)?.order == UInt64(player))
         }
-        #expect(map.allocatedBytes == (map.capacity + 1) * 20)
+        #expect(map.allocatedBytes >= (map.capacity + 1) * 20 && map.allocatedBytes < (map.capacity + 2) * 20)
+        let grownCapacity = map.capacity
+        for player in 0..<UInt32(99_000) {
+            map.remove(at: map.find(player &* 2_654_435_761)!)
+        }
+        #expect(map.count == 1_000)
+        #expect(map.capacity < grownCapacity / 10, "the table shrinks with its contents")
+        for player in UInt32(99_000)..<100_000 {
+            #expect(map.key(of: player &* 2_654_435_761)?.order == UInt64(player))
+        }
     }
 }

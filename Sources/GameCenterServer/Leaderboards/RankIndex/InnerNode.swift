@@ -43,8 +43,7 @@ struct InnerNode: Equatable {
         base.storeBytes(of: Int32(capacity), toByteOffset: 4, as: Int32.self)
         (base + headerSize).initializeMemory(as: UInt64.self, repeating: .max, count: capacity)
         (base + headerSize + 8 * capacity).initializeMemory(as: UInt64.self, repeating: 0, count: capacity)
-        // Unused child slots point at the node itself: `scanRoute` may load every slot.
-        (base + headerSize + 16 * capacity).initializeMemory(as: UnsafeMutableRawPointer.self, repeating: base, count: capacity)
+        (base + headerSize + 16 * capacity).bindMemory(to: UnsafeMutableRawPointer.self, capacity: capacity)
         (base + headerSize + 24 * capacity).initializeMemory(as: UInt32.self, repeating: 0, count: capacity)
         return InnerNode(base, capacity: capacity)
     }
@@ -135,67 +134,6 @@ struct InnerNode: Equatable {
     func route(_ key: RankKey) -> (index: Int, child: UnsafeMutableRawPointer, before: Int) {
         let index = childIndex(for: key)
         return (index, children[index], entriesBefore(index))
-    }
-
-    /// `route` by a full scan instead of a binary search, for nodes that are probably not
-    /// cached (the level above the leaves): every slot's separator order, child pointer and
-    /// end is loaded independently of the others and picked with selects, so all of the
-    /// node's cache misses are in flight at once, instead of the binary search's chain of
-    /// dependent misses followed by one more for the child pointer.
-    func scanRoute(_ key: RankKey) -> (index: Int, child: UnsafeMutableRawPointer, before: Int) {
-        let orders = separatorOrders, children = self.children, ends = self.ends
-        var smaller = 0
-        var child = children[0]
-        var before: UInt32 = 0
-        var index = 1
-        while index < capacity {
-            let candidate = children[index]
-            let candidateBefore = ends[index - 1]
-            let isBefore = orders[index] < key.order
-            smaller &+= Int(truncatingIfNeeded: unsafeBitCast(isBefore, to: UInt8.self))
-            child = isBefore ? candidate : child
-            before = isBefore ? candidateBefore : before
-            index &+= 1
-        }
-        if smaller + 1 < capacity && orders[smaller + 1] == key.order {
-            return route(key)
-        }
-        return (smaller, child, Int(before))
-    }
-
-    /// `scanRoute` for two searches at once (`first.scanRoute(firstKey)`,
-    /// `second.scanRoute(secondKey)`), interleaved slot by slot so both nodes' misses overlap.
-    static func scanRoutePair(
-        _ first: InnerNode, _ firstKey: RankKey, _ second: InnerNode, _ secondKey: RankKey
-    ) -> (first: (index: Int, child: UnsafeMutableRawPointer), second: (index: Int, child: UnsafeMutableRawPointer)) {
-        let capacity = first.capacity
-        let firstOrders = first.separatorOrders, firstChildren = first.children
-        let secondOrders = second.separatorOrders, secondChildren = second.children
-        var firstSmaller = 0, secondSmaller = 0
-        var firstChild = firstChildren[0], secondChild = secondChildren[0]
-        var index = 1
-        while index < capacity {
-            let firstCandidate = firstChildren[index]
-            let secondCandidate = secondChildren[index]
-            let firstIsBefore = firstOrders[index] < firstKey.order
-            let secondIsBefore = secondOrders[index] < secondKey.order
-            firstSmaller &+= Int(truncatingIfNeeded: unsafeBitCast(firstIsBefore, to: UInt8.self))
-            secondSmaller &+= Int(truncatingIfNeeded: unsafeBitCast(secondIsBefore, to: UInt8.self))
-            firstChild = firstIsBefore ? firstCandidate : firstChild
-            secondChild = secondIsBefore ? secondCandidate : secondChild
-            index &+= 1
-        }
-        var firstResult = (index: firstSmaller, child: firstChild)
-        var secondResult = (index: secondSmaller, child: secondChild)
-        if firstSmaller + 1 < capacity && firstOrders[firstSmaller + 1] == firstKey.order {
-            let index = first.childIndex(for: firstKey)
-            firstResult = (index, firstChildren[index])
-        }
-        if secondSmaller + 1 < capacity && secondOrders[secondSmaller + 1] == secondKey.order {
-            let index = second.childIndex(for: secondKey)
-            secondResult = (index, secondChildren[index])
-        }
-        return (firstResult, secondResult)
     }
 
     /// Number of entries in children `0..<index`.

@@ -51,7 +51,7 @@ struct NodeArena: ~Copyable {
 
     deinit {
         for chunk in chunks {
-            free(chunk.base)
+            NodeArena.freeMemory(chunk.base, byteCount: chunk.size)
         }
     }
 
@@ -81,7 +81,7 @@ struct NodeArena: ~Copyable {
     /// Frees every chunk at once; all blocks become invalid.
     mutating func reset() {
         for chunk in chunks {
-            free(chunk.base)
+            NodeArena.freeMemory(chunk.base, byteCount: chunk.size)
         }
         chunks.removeAll()
         cursor = nil
@@ -92,14 +92,25 @@ struct NodeArena: ~Copyable {
     }
 
     /// Allocates `byteCount` bytes, 16-byte aligned; from `hugePageSize` on, rounded up
-    /// to whole huge pages, aligned to them and advised as huge pages (Linux). Free with `free`.
+    /// to whole huge pages, mapped directly and aligned to huge pages, and advised as huge
+    /// pages (Linux). Release with `freeMemory` and the returned size.
     static func allocateMemory(byteCount: Int) -> (base: UnsafeMutableRawPointer, byteCount: Int) {
         if byteCount >= hugePageSize {
+            // Mapped directly rather than through malloc, so that freeing returns the pages
+            // to the system at once (malloc may keep large freed blocks resident).
             let size = (byteCount + hugePageSize - 1) / hugePageSize * hugePageSize
-            var memory: UnsafeMutableRawPointer?
-            guard posix_memalign(&memory, hugePageSize, size) == 0, let memory else {
-                fatalError("RankIndex: out of memory allocating \(size) bytes")
+            guard let mapping = mmap(nil, size + hugePageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                  mapping != MAP_FAILED
+            else {
+                fatalError("RankIndex: out of memory mapping \(size) bytes")
             }
+            let address = UInt(bitPattern: mapping)
+            let aligned = (address + UInt(hugePageSize) - 1) & ~UInt(hugePageSize - 1)
+            let head = Int(aligned - address)
+            if head > 0 { _ = munmap(mapping, head) }
+            let tail = hugePageSize - head
+            if tail > 0 { _ = munmap(mapping + head + size, tail) }
+            let memory = mapping + head
             #if os(Linux)
             _ = madvise(memory, size, MADV_HUGEPAGE)
             #endif
@@ -109,6 +120,15 @@ struct NodeArena: ~Copyable {
             fatalError("RankIndex: out of memory allocating \(byteCount) bytes")
         }
         return (memory, byteCount)
+    }
+
+    /// Releases memory from `allocateMemory`; `byteCount` is the size it returned.
+    static func freeMemory(_ base: UnsafeMutableRawPointer, byteCount: Int) {
+        if byteCount >= hugePageSize {
+            _ = munmap(base, byteCount)
+        } else {
+            free(base)
+        }
     }
 
     private mutating func addChunk() {

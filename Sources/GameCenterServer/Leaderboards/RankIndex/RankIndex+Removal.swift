@@ -5,8 +5,7 @@ extension RankIndex {
         guard var node = root else { preconditionFailure("removing from an empty tree") }
         for level in 0..<height {
             let inner = innerNode(node)
-            // Upper levels are cache-resident: binary search. The level above the leaves is not: full scan.
-            let step = level == height - 1 ? inner.scanRoute(key) : inner.route(key)
+            let step = inner.route(key)
             inner.addEntries(-1, from: step.index)
             pathNodes[level] = node
             pathSlots[level] = step.index

@@ -149,6 +149,8 @@ public final class RankIndex {
             map.setKey(key, at: slot)
             return old
         }
+        // Subtree counts are UInt32; no real index comes near this.
+        precondition(map.count < Int(UInt32.max), "RankIndex is full")
         insertEntry(key, player: player)
         map.insertNew(player, key: key)
         return nil
@@ -175,9 +177,8 @@ public final class RankIndex {
     public func rank(of key: RankKey) -> Int {
         guard var node = root else { return 1 }
         var smaller = 0
-        for level in 0..<height {
-            let inner = innerNode(node)
-            let step = level == height - 1 ? inner.scanRoute(key) : inner.route(key)
+        for _ in 0..<height {
+            let step = innerNode(node).route(key)
             smaller &+= step.before
             node = step.child
         }
@@ -231,16 +232,8 @@ public final class RankIndex {
         guard var source = root else { preconditionFailure("moving an entry of an empty tree") }
         var target = source
         for level in 0..<height {
-            let sourceNode = innerNode(source), targetNode = innerNode(target)
-            let sourceStep: (index: Int, child: UnsafeMutableRawPointer)
-            let targetStep: (index: Int, child: UnsafeMutableRawPointer)
-            if level == height - 1 {
-                (sourceStep, targetStep) = InnerNode.scanRoutePair(sourceNode, old, targetNode, new)
-            } else {
-                let sourceRoute = sourceNode.route(old), targetRoute = targetNode.route(new)
-                sourceStep = (sourceRoute.index, sourceRoute.child)
-                targetStep = (targetRoute.index, targetRoute.child)
-            }
+            let sourceStep = innerNode(source).route(old)
+            let targetStep = innerNode(target).route(new)
             pathNodes[level] = source
             pathSlots[level] = sourceStep.index
             targetPathNodes[level] = target
