@@ -50,20 +50,16 @@ final class Board: Sendable {
         }
     }
 
-    /// Installs what was read from storage (all-time bests and the last week's reports), then replays the
-    /// reports that arrived meanwhile. Called once by ``LeaderboardIndex``.
-    func finishBuilding(best: [(player: UInt32, key: RankKey)], recent: [Report], now: Int64) {
+    /// Installs what was read from storage (all-time bests, and each player's reports of the last week in report
+    /// order), then replays the reports that arrived meanwhile. Called once by ``LeaderboardIndex``.
+    func finishBuilding(best: [(player: UInt32, key: RankKey)], recent: [UInt32: [WindowBoard.Report]], now: Int64) {
         state.withLock { state in
             let pending = state.pending ?? []
             state.allTime = RankIndex(entries: best)
+            state.today = WindowBoard(length: Self.dayMillis, higherIsBetter: higherIsBetter, reportsByPlayer: recent, now: now)
+            state.week = WindowBoard(length: Self.weekMillis, higherIsBetter: higherIsBetter, reportsByPlayer: recent, now: now)
             state.pending = nil
-            for report in recent {
-                state.today.add(.init(value: report.value, scoreID: report.scoreID, reportedAt: report.reportedAt), player: report.player)
-                state.week.add(.init(value: report.value, scoreID: report.scoreID, reportedAt: report.reportedAt), player: report.player)
-            }
             for report in pending { Self.apply(report, to: &state, higherIsBetter: higherIsBetter) }
-            state.today.advance(to: now)
-            state.week.advance(to: now)
         }
     }
 

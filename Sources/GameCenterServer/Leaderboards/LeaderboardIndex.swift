@@ -96,15 +96,15 @@ final class LeaderboardIndex: Sendable {
         let since = now() - Board.weekMillis
         try await database.read { storage in
             try await storage.forEachScore(bundleID: id.bundleID, environment: id.environment, categories: board.categories, since: since) { record in
-                collected.recent(Board.Report(player: players.number(for: record.playerID), value: record.value,
-                                              scoreID: record.scoreID, reportedAt: record.reportedAt))
+                collected.recent(player: players.number(for: record.playerID),
+                                 WindowBoard.Report(value: record.value, scoreID: record.scoreID, reportedAt: record.reportedAt))
             }
         }
         let (best, recent) = collected.take()
         board.finishBuilding(best: best.map { (player: $0.key, key: $0.value) }, recent: recent, now: now())
         logger.debug("built leaderboard index", metadata: [
             "bundle_id": "\(id.bundleID)", "category": "\(id.category)", "environment": "\(id.environment)",
-            "entries": "\(best.count)", "recent_reports": "\(recent.count)", "duration": "\(ContinuousClock.now - started)",
+            "entries": "\(best.count)", "players_this_week": "\(recent.count)", "duration": "\(ContinuousClock.now - started)",
         ])
     }
 
@@ -112,7 +112,8 @@ final class LeaderboardIndex: Sendable {
     private final class Collected: Sendable {
         private struct Rows {
             var best: [UInt32: RankKey] = [:]
-            var recent: [Board.Report] = []
+            /// Each player's reports of the last week, in report order (the query's order).
+            var recent: [UInt32: [WindowBoard.Report]] = [:]
         }
 
         private let rows = Mutex(Rows())
@@ -125,11 +126,11 @@ final class LeaderboardIndex: Sendable {
             }
         }
 
-        func recent(_ report: Board.Report) {
-            rows.withLock { $0.recent.append(report) }
+        func recent(player: UInt32, _ report: WindowBoard.Report) {
+            rows.withLock { $0.recent[player, default: []].append(report) }
         }
 
-        func take() -> (best: [UInt32: RankKey], recent: [Board.Report]) {
+        func take() -> (best: [UInt32: RankKey], recent: [UInt32: [WindowBoard.Report]]) {
             rows.withLock { ($0.best, $0.recent) }
         }
     }

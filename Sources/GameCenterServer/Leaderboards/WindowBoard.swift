@@ -35,6 +35,28 @@ struct WindowBoard {
         self.higherIsBetter = higherIsBetter
     }
 
+    /// A window built at once from stored reports (each player's in report order), as of `now`: the same state
+    /// as adding them one by one, without a million single updates.
+    init(length: Int64, higherIsBetter: Bool, reportsByPlayer: [UInt32: [Report]], now: Int64) {
+        self.init(length: length, higherIsBetter: higherIsBetter)
+        horizon = now
+        var entries: [(player: UInt32, key: RankKey)] = []
+        var expiries: [Expiry] = []
+        for (player, inOrder) in reportsByPlayer {
+            var kept: [Report] = []
+            for report in inOrder where report.reportedAt + length > now {
+                while let last = kept.last, isStrictlyBetter(report, last) { kept.removeLast() }
+                kept.append(report)
+            }
+            guard let first = kept.first else { continue }
+            reports[player] = kept
+            entries.append((player, RankKey(value: first.value, scoreID: first.scoreID, higherIsBetter: higherIsBetter)))
+            expiries.append(Expiry(at: first.reportedAt + length, player: player))
+        }
+        index = RankIndex(entries: entries)
+        self.expiries = Heap(expiries)
+    }
+
     /// Adds a report (ignored when it is outside the window, already known, or can never be the player's best).
     mutating func add(_ report: Report, player: UInt32) {
         guard report.reportedAt + length > horizon else { return }
