@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitSessionTests",
-            dependencies: ["OpenGameKit", "OpenGameKitLAN"],
+            dependencies: ["OpenGameKit", "OpenGameKitLAN", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
