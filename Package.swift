@@ -107,6 +107,12 @@ let package = Package(
             path: "Examples/LANBattle",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "LANSessionProbe",
+            dependencies: ["OpenGameKit"],
+            path: "Tests/LANSessionProbe",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GameCenterProtocolTests",
             dependencies: ["GameCenterProtocol"],
