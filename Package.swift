@@ -113,6 +113,12 @@ let package = Package(
             path: "Tests/LANSessionProbe",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LANTestSupport",
+            dependencies: ["OpenGameKitLAN"],
+            path: "Tests/LANTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GameCenterProtocolTests",
             dependencies: ["GameCenterProtocol"],
@@ -133,12 +139,12 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitLANTests",
-            dependencies: ["OpenGameKitLAN"],
+            dependencies: ["OpenGameKitLAN", "LANTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenGameKitSessionTests",
-            dependencies: ["OpenGameKit", "OpenGameKitLAN", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["OpenGameKit", "OpenGameKitLAN", "LANTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

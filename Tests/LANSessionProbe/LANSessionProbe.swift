@@ -6,25 +6,25 @@ import Synchronization
 /// A test peer for the two-host test: one `GKSession` that finds another probe over mDNS, connects (or accepts),
 /// and exchanges reliable and unreliable data with it, then reports what it saw and exits 0 if all of it arrived.
 ///
-///     LANSessionProbe --name A --session probe123 --interface veth0 --connect
-///     LANSessionProbe --name B --session probe123 --interface veth1
+///     OPENGAMEKIT_INTERFACE=veth0 LANSessionProbe --name A --session probe123 --connect
+///     OPENGAMEKIT_INTERFACE=veth1 LANSessionProbe --name B --session probe123
 ///
 /// Reliable: `--messages` numbered messages of growing size (the last one 87 KB), each checked for order and
 /// content. Unreliable: a datagram every 20 ms until the other side has one. Each side then sends `done` (reliable)
 /// and exits once both have. Lines on standard output say what happened (`found`, `connected`, `summary`).
 @main
 enum LANSessionProbe {
-    static let usage = "usage: LANSessionProbe --name NAME --session ID [--interface IF] [--connect] [--messages N] [--timeout SECONDS]"
+    static let usage = "usage: [OPENGAMEKIT_INTERFACE=IF] LANSessionProbe --name NAME --session ID [--connect] [--messages N] [--timeout SECONDS]"
 
     static func main() async {
-        guard let options = Options(Array(CommandLine.arguments.dropFirst())) else {
-            FileHandle.standardError.write(Data((usage + "\n").utf8))
-            exit(2)
-        }
-        if let interface = options.interface { setenv("OPENGAMEKIT_INTERFACE", interface, 1) }
+        let options: Options
         let session: GKSession
         do {
+            options = try Options(Array(CommandLine.arguments.dropFirst()))
             session = try GKSession(sessionID: options.sessionID, displayName: options.name, sessionMode: .peer)
+        } catch let error as Options.Invalid {
+            FileHandle.standardError.write(Data("\(error.problem)\n\(usage)\n".utf8))
+            exit(2)
         } catch {
             say("error: \(error)")
             exit(1)
@@ -53,27 +53,38 @@ enum LANSessionProbe {
     }
 
     struct Options: Sendable {
+        /// What is wrong with the command line.
+        struct Invalid: Error {
+            var problem: String
+        }
+
         var name = ""
         var sessionID = ""
-        var interface: String?
         var connect = false
         var messages = 50
         var timeout = 60.0
 
-        init?(_ arguments: [String]) {
-            var iterator = arguments.makeIterator()
-            while let argument = iterator.next() {
+        init(_ arguments: [String]) throws(Invalid) {
+            var rest = arguments[...]
+            func value(of option: String) throws(Invalid) -> String {
+                guard let value = rest.popFirst() else { throw Invalid(problem: "\(option) needs a value") }
+                return value
+            }
+            while let argument = rest.popFirst() {
                 switch argument {
-                case "--name": guard let value = iterator.next() else { return nil }; name = value
-                case "--session": guard let value = iterator.next() else { return nil }; sessionID = value
-                case "--interface": guard let value = iterator.next() else { return nil }; interface = value
+                case "--name": name = try value(of: argument)
+                case "--session": sessionID = try value(of: argument)
                 case "--connect": connect = true
-                case "--messages": guard let value = iterator.next().flatMap(Int.init), value > 0 else { return nil }; messages = value
-                case "--timeout": guard let value = iterator.next().flatMap(Double.init), value > 0 else { return nil }; timeout = value
-                default: return nil
+                case "--messages":
+                    guard let count = Int(try value(of: argument)), count > 0 else { throw Invalid(problem: "--messages needs a positive count") }
+                    messages = count
+                case "--timeout":
+                    guard let seconds = Double(try value(of: argument)), seconds > 0 else { throw Invalid(problem: "--timeout needs positive seconds") }
+                    timeout = seconds
+                default: throw Invalid(problem: "unknown argument \(argument)")
                 }
             }
-            guard !name.isEmpty, !sessionID.isEmpty else { return nil }
+            guard !name.isEmpty, !sessionID.isEmpty else { throw Invalid(problem: "--name and --session are required") }
         }
     }
 }

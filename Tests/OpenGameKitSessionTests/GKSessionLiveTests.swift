@@ -1,4 +1,5 @@
 import Foundation
+import LANTestSupport
 import NIOCore
 import NIOPosix
 import Testing

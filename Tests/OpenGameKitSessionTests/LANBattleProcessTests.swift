@@ -1,4 +1,5 @@
 import Foundation
+import LANTestSupport
 import Testing
 
 @Suite("LANBattle example", .enabled(if: LoopbackMulticast.isAvailable, Comment(rawValue: LoopbackMulticast.skipMessage)))

@@ -1,4 +1,5 @@
 import Foundation
+import LANTestSupport
 import Testing
 
 /// The terminal peer picker as a person uses it: two LANBattle instances in tmux, one player picks the other
