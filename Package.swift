@@ -110,18 +110,6 @@ let package = Package(
             path: "Examples/LANBattle",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "LANSessionProbe",
-            dependencies: ["OpenGameKit"],
-            path: "Tests/LANSessionProbe",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "LANTestSupport",
-            dependencies: ["OpenGameKitLAN"],
-            path: "Tests/LANTestSupport",
-            swiftSettings: swiftSettings
-        ),
         .testTarget(
             name: "GameCenterProtocolTests",
             dependencies: ["GameCenterProtocol"],
@@ -142,12 +130,12 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitLANTests",
-            dependencies: ["OpenGameKitLAN", "LANTestSupport"],
+            dependencies: ["OpenGameKitLAN"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenGameKitSessionTests",
-            dependencies: ["OpenGameKit", "OpenGameKitLAN", "LANTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["OpenGameKit", "OpenGameKitLAN"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

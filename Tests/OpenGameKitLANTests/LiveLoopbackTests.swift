@@ -1,6 +1,5 @@
-import LANTestSupport
-import OpenGameKitLAN
 import Testing
+import OpenGameKitLAN
 
 @Suite("Live mDNS on loopback", .serialized, .enabled(if: LoopbackMulticast.isAvailable, Comment(rawValue: LoopbackMulticast.skipMessage)))
 struct LiveLoopbackTests {

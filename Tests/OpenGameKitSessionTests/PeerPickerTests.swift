@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import LANTestSupport
 import Synchronization
 import Testing
 @testable import OpenGameKit

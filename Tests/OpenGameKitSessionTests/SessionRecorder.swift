@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import LANTestSupport
 import Synchronization
 @testable import OpenGameKit
 
