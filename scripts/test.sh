@@ -24,8 +24,11 @@ export GAMECENTER_BIN="$(swift build --show-bin-path)/gamecenter"
 export GAMECENTER_REQUIRE_POSTGRES=1
 
 set +e
-swift test --skip-build
+# The LAN suites run on their own: mDNS discovery has real deadlines, and the CPU-heavy suites (rank index,
+# formatter cross-checks) running beside them starved it in the full parallel run.
+swift test --skip-build --skip "OpenGameKitLANTests|OpenGameKitSessionTests"
 swift_status=$?
+swift test --skip-build --filter "OpenGameKitLANTests|OpenGameKitSessionTests" || swift_status=1
 bash scripts/schemathesis.sh
 schema_status=$?
 set -e
