@@ -111,7 +111,7 @@ struct WindowBoard {
 extension RankKey {
     /// The key of a score: better values first, then earlier reports (smaller score ids).
     init(value: Int64, scoreID: Int64, higherIsBetter: Bool) {
-        self.init(order: RankKey.order(value: value, higherIsBetter: higherIsBetter), tiebreak: UInt64(bitPattern: scoreID))
+        self.init(value: value, higherIsBetter: higherIsBetter, tiebreak: UInt64(bitPattern: scoreID))
     }
 
     /// The score id this key was made from.
