@@ -23,7 +23,6 @@ status=0
 for auth in "" "Authorization: Bearer $token"; do
   args=(run "$url/openapi.yaml" --checks not_a_server_error --max-examples 40 --request-timeout 10 --seed 1
         --exclude-path /v1/realtime)
-  # Signed in, skip the routes that would end the session the other requests use.
   # Signed in, the device headers are fixed so requests reach the routes' own rules, and the routes that would
   # end the session the other requests use are skipped.
   [ -n "$auth" ] && args+=(-H "$auth" "${device[@]}" --exclude-path /v1/sessions/current --exclude-path /v1/sessions/others)

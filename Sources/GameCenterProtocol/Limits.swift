@@ -24,6 +24,10 @@ public enum Limits {
     public static let maximumScoresPerReport = 100
     /// Widest rank range one leaderboard query may ask for.
     public static let maximumLeaderboardRange = 100
+    /// Players in a match, relayed or hosted (the seed said 2…4 relayed; Game Center today allows 16).
+    public static let matchPlayers = 2...16
+    /// How long `queryActivity` looks back, in seconds.
+    public static let matchmakingActivityWindowSeconds = 120
     /// Achievement points per achievement.
     public static let achievementPointsRange = 1...100
     /// Achievement points per game.

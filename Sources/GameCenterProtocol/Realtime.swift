@@ -10,6 +10,20 @@ public enum EventKind: String, Codable, Sendable {
     case friendRemoved
     /// Payload: ``AchievementCompleted``.
     case achievementCompleted
+    /// Payload: ``InvitationInfo``; sent to each invitee.
+    case matchInvitation
+    /// Payload: ``InvitationCancelled``.
+    case invitationCancelled
+    /// Payload: ``InviteeAnswered``; sent to the inviter.
+    case inviteeAnswered
+    /// Payload: ``MatchInfo``; sent to every member when a match starts (and to old members when players are added).
+    case matchFound
+    /// Payload: ``MatchRequestFailed``.
+    case matchRequestFailed
+    /// Payload: ``MatchPlayerLeft``; sent to the other members.
+    case matchPlayerLeft
+    /// Payload: ``PlayWithFriends``; sent to the player who chose friends in the Game Center app.
+    case playWithFriends
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

@@ -30,6 +30,9 @@ public final class GKGameCenter: Sendable {
     /// The player signed in on this device (or not yet).
     public var localPlayer: GKLocalPlayer { _localPlayer }
     private let _localPlayer: GKLocalPlayer
+    /// This device's matchmaker.
+    public var matchmaker: GKMatchmaker { _matchmaker }
+    private let _matchmaker: GKMatchmaker
 
     /// Creates a device. `storageDirectory` defaults to `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT`
     /// (`~/.local/share/...`); devices sharing a folder share their saved session.
@@ -48,7 +51,9 @@ public final class GKGameCenter: Sendable {
         self.sessionFile = SessionFile(directory: self.storageDirectory)
         self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
         self._localPlayer = GKLocalPlayer()
+        self._matchmaker = GKMatchmaker()
         _localPlayer.attach(to: self)
+        _matchmaker.attach(to: self)
     }
 
     private static let defaultDevice = Mutex<GKGameCenter?>(nil)
@@ -98,6 +103,7 @@ public final class GKGameCenter: Sendable {
             return state.realtime
         }
         realtime?.cancel()
+        matchmaker.failAll(GKError(.cancelled, "the device was closed while the request waited"))
         await outbox.stopRetrying()
         await realtime?.value
     }

@@ -163,6 +163,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         }
         guard case .some(let realtime) = ended else { return }
         realtime?.cancel()
+        device.matchmaker.failAll(GKError(.notAuthenticated, "the player signed out while the match request waited"))
         await device.outbox.stopRetrying()
         device.sessionFile.delete()
         notify(error)

@@ -17,6 +17,7 @@ struct RealtimeClient: Sendable {
             var delay = 0.1
             while !Task.isCancelled {
                 let outcome = await connectOnce()
+                device.matchmaker.channelClosed()
                 switch outcome {
                 case .sessionEnded(let reason):
                     await device.localPlayer.sessionEnded(token: token, error: GKError(.notAuthenticated, "the session ended: \(reason)"))
@@ -85,6 +86,7 @@ struct RealtimeClient: Sendable {
                     lastHeard.heartbeatSeconds = max(seconds, 0.05)
                     outcome.connected = true
                     device.eventHub.publish(.connected)
+                    device.matchmaker.channelOpened()
                     await device.retryOutbox()
                 case .event(let event):
                     deliver(event)
@@ -121,6 +123,8 @@ struct RealtimeClient: Sendable {
                 device.localPlayer.updateFriends { $0.removeAll { $0 == removed.playerID } }
                 device.eventHub.publish(.friendRemoved(playerID: removed.playerID))
             }
+        case .matchInvitation, .invitationCancelled, .inviteeAnswered, .matchFound, .matchRequestFailed, .matchPlayerLeft, .playWithFriends:
+            device.matchmaker.handle(event.kind, payload: payload, bundleID: device.bundleID)
         }
         device.localPlayer.advanceCursor(to: event.seq, token: token)
     }

@@ -42,6 +42,7 @@ public enum GameCenterApp {
         let friends: FriendService
         let achievements: AchievementService
         let leaderboards: LeaderboardService
+        let matchmaking: MatchmakingService
         let clock: ServerClock
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
@@ -59,6 +60,7 @@ public enum GameCenterApp {
             self.achievements = AchievementService(database: database, bus: bus, clock: clock)
             let index = LeaderboardIndex(database: database, logger: logger)
             self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared)
+            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, logger: logger)
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }
@@ -81,8 +83,9 @@ public enum GameCenterApp {
         FriendRoutes(friends: services.friends).addAuthenticated(to: signedIn)
         AchievementRoutes(achievements: services.achievements).addAuthenticated(to: signedIn)
         LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
-        RealtimeRoutes(database: services.database, bus: services.bus, heartbeatInterval: configuration.heartbeatInterval)
-            .addAuthenticated(to: signedIn)
+        MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
+        RealtimeRoutes(database: services.database, bus: services.bus, presence: services.matchmaking,
+                       heartbeatInterval: configuration.heartbeatInterval).addAuthenticated(to: signedIn)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
@@ -100,7 +103,7 @@ public enum GameCenterApp {
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: extraServices,
+            services: [services.matchmaking] + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

@@ -16,8 +16,28 @@ public struct Game: Sendable, Equatable {
     public var aggregates: [AggregateDefinition]
     /// Achievements, in manifest order.
     public var achievements: [AchievementDefinition]
+    /// How the matchmaker treats this game's requests.
+    public var matchmaking = MatchmakingSettings()
     /// The file the game was loaded from.
     public var manifestPath: String
+}
+
+/// The manifest's `matchmaking` section.
+public struct MatchmakingSettings: Sendable, Equatable {
+    /// How long a match that has enough players but room for more waits for them, in milliseconds (default 2 s).
+    public var fillMilliseconds: Int64 = 2000
+    /// When true, every request must name a role (`playerAttributes` ≠ 0).
+    public var rolesRequired = false
+    /// How long an invitation can be answered, in seconds (default 120).
+    public var invitationSeconds = 120
+
+    /// The defaults.
+    public init() {}
+
+    /// Allowed fill times, in seconds.
+    public static let fillSecondsRange = 0.0...30.0
+    /// Allowed invitation lifetimes, in seconds.
+    public static let invitationSecondsRange = 10...3600
 }
 
 /// Texts by locale identifier (`en`, `ja`, `pt-BR`); always has the game's default locale.

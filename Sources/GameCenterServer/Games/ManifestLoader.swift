@@ -65,7 +65,7 @@ private struct ManifestChecker {
     static var currencyPattern: Regex<Substring> { /^[A-Z]{3}$/ }
 
     func game() throws -> Game {
-        let fields = try root.mapping(allowed: ["bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements"])
+        let fields = try root.mapping(allowed: ["bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements", "matchmaking"])
         let bundleID = try required(fields, "bundleID", in: root).string()
         guard bundleID.count <= 155, bundleID.wholeMatch(of: Self.bundleIDPattern) != nil else {
             throw fields["bundleID"]!.fail("'\(bundleID)' is not a reverse-DNS bundle id such as com.example.game")
@@ -86,10 +86,34 @@ private struct ManifestChecker {
         let achievements = try (fields["achievements"]?.sequence() ?? []).map { try achievement($0, defaultLocale: defaultLocale) }
         try checkAchievementRules(achievements, fields: fields)
 
-        return Game(
+        var game = Game(
             bundleID: bundleID, name: name, clientKey: clientKey, defaultLocale: defaultLocale,
             leaderboards: leaderboards, aggregates: aggregates, achievements: achievements, manifestPath: root.file
         )
+        if let node = fields["matchmaking"] { game.matchmaking = try matchmaking(node) }
+        return game
+    }
+
+    private func matchmaking(_ node: ManifestNode) throws -> MatchmakingSettings {
+        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds"])
+        var settings = MatchmakingSettings()
+        if let fillNode = fields["fillSeconds"] {
+            let range = MatchmakingSettings.fillSecondsRange
+            guard let seconds = Double(try fillNode.string()), range.contains(seconds) else {
+                throw fillNode.fail("must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
+            }
+            settings.fillMilliseconds = Int64((seconds * 1000).rounded())
+        }
+        if let rolesNode = fields["rolesRequired"] { settings.rolesRequired = try rolesNode.bool() }
+        if let invitationNode = fields["invitationSeconds"] {
+            let range = MatchmakingSettings.invitationSecondsRange
+            let seconds = try invitationNode.int()
+            guard range.contains(seconds) else {
+                throw invitationNode.fail("must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+            }
+            settings.invitationSeconds = seconds
+        }
+        return settings
     }
 
     private func required(_ fields: [String: ManifestNode], _ key: String, in parent: ManifestNode) throws -> ManifestNode {

@@ -11,6 +11,7 @@ struct RealtimeConnection {
     let database: Database
     let bus: any EventBus
     let session: AuthenticatedSession
+    let presence: any ChannelPresence
     let heartbeatInterval: Duration
     let logger: Logger
 
@@ -26,6 +27,17 @@ struct RealtimeConnection {
     }
 
     func run(after requestedCursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        presence.channelOpened(sessionID: session.sessionID)
+        do {
+            try await serve(after: requestedCursor, inbound: inbound, outbound: outbound)
+        } catch {
+            await presence.channelClosed(sessionID: session.sessionID)
+            throw error
+        }
+        await presence.channelClosed(sessionID: session.sessionID)
+    }
+
+    private func serve(after requestedCursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         // Subscribe before reading the backlog, so nothing appended in between is missed.
         let notices = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID)
         let current = try await database.read { try await $0.player(id: session.playerID)?.eventSeq } ?? 0

@@ -7,6 +7,7 @@ import Logging
 struct RealtimeRoutes {
     let database: GameCenterStorage.Database
     let bus: any EventBus
+    let presence: any ChannelPresence
     let heartbeatInterval: Duration
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
@@ -18,7 +19,7 @@ struct RealtimeRoutes {
             let requestContext = context.requestContext
             guard let session = requestContext.session else { return }
             let connection = RealtimeConnection(
-                database: database, bus: bus, session: session, heartbeatInterval: heartbeatInterval, logger: context.logger
+                database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, logger: context.logger
             )
             try await connection.run(after: try Self.cursor(context.request), inbound: inbound, outbound: outbound)
         })

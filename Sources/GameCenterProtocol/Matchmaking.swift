@@ -1,0 +1,242 @@
+import Foundation
+
+/// `POST /v1/matchmaking/requests`: ask to be put into a match (auto-match, invitations, or both).
+///
+/// The request waits on the server only while the device's realtime channel is open; the match is pushed as a
+/// ``EventKind/matchFound`` event naming `requestID`.
+public struct MatchRequestBody: Codable, Sendable, Equatable {
+    /// Chosen by the device (at most 64 characters); names the request in events, status and cancel calls.
+    public var requestID: String
+    public var minPlayers: Int
+    public var maxPlayers: Int
+    /// Only requests with the same group are matched; 0 is the default group.
+    public var playerGroup: UInt32
+    /// The role this player wants (a bit mask); 0 for none.
+    public var playerAttributes: UInt32
+    /// A hosted match hands out player ids only; hosted and relayed requests never mix.
+    public var hosted: Bool
+    /// Friends to invite; empty seats are filled by auto-match.
+    public var playersToInvite: [String]
+    /// Shown to the invitees.
+    public var inviteMessage: String?
+    /// Adds players to this running match (the caller must be a member) instead of forming a new one.
+    public var matchID: String?
+
+    public init(requestID: String, minPlayers: Int, maxPlayers: Int, playerGroup: UInt32 = 0, playerAttributes: UInt32 = 0,
+                hosted: Bool = false, playersToInvite: [String] = [], inviteMessage: String? = nil, matchID: String? = nil) {
+        self.requestID = requestID
+        self.minPlayers = minPlayers
+        self.maxPlayers = maxPlayers
+        self.playerGroup = playerGroup
+        self.playerAttributes = playerAttributes
+        self.hosted = hosted
+        self.playersToInvite = playersToInvite
+        self.inviteMessage = inviteMessage
+        self.matchID = matchID
+    }
+}
+
+/// Where a match request stands (`GET /v1/matchmaking/requests/{id}`; also the answer to creating one).
+public struct MatchRequestStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        /// In the queue, waiting for players (or for invitees to answer).
+        case waiting
+        /// Part of a started match: `matchID` names it.
+        case matched
+        /// Not waiting: cancelled, left with its device's channel, or failed.
+        case gone
+    }
+
+    public var requestID: String
+    public var state: State
+    /// The match being formed (invitations, added players) or formed.
+    public var matchID: String?
+    /// Players in the forming match now, the requester included.
+    public var players: Int
+    /// The size the forming match aims for (the smallest maximum of its members).
+    public var maxPlayers: Int
+    /// The invitees and their answers so far (invitation lobbies only).
+    public var invitees: [InviteeStatus]
+
+    public init(requestID: String, state: State, matchID: String?, players: Int, maxPlayers: Int, invitees: [InviteeStatus]) {
+        self.requestID = requestID
+        self.state = state
+        self.matchID = matchID
+        self.players = players
+        self.maxPlayers = maxPlayers
+        self.invitees = invitees
+    }
+}
+
+/// An invited player's state as the inviter sees it.
+public enum InviteeState: String, Codable, Sendable, CaseIterable {
+    /// The invitation was sent and is not answered yet.
+    case pending
+    /// The invitee joined the forming match.
+    case accepted
+    /// The invitee said no (or the invitation expired).
+    case declined
+    /// The match started with the invitee in it.
+    case connected
+}
+
+/// One invitee of a forming match.
+public struct InviteeStatus: Codable, Sendable, Equatable {
+    public var playerID: String
+    public var state: InviteeState
+
+    public init(playerID: String, state: InviteeState) {
+        self.playerID = playerID
+        self.state = state
+    }
+}
+
+/// An invitation to a match, as the invitee receives it (pushed as ``EventKind/matchInvitation`` and listed by
+/// `GET /v1/invitations` until answered or expired).
+public struct InvitationInfo: Codable, Sendable, Equatable {
+    public var invitationID: String
+    public var matchID: String
+    public var bundleID: String
+    public var inviter: String
+    public var inviterAlias: String
+    public var hosted: Bool
+    public var minPlayers: Int
+    public var maxPlayers: Int
+    public var message: String?
+    public var expiresAt: Date
+
+    public init(invitationID: String, matchID: String, bundleID: String, inviter: String, inviterAlias: String, hosted: Bool,
+                minPlayers: Int, maxPlayers: Int, message: String?, expiresAt: Date) {
+        self.invitationID = invitationID
+        self.matchID = matchID
+        self.bundleID = bundleID
+        self.inviter = inviter
+        self.inviterAlias = inviterAlias
+        self.hosted = hosted
+        self.minPlayers = minPlayers
+        self.maxPlayers = maxPlayers
+        self.message = message
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `GET /v1/invitations`: the caller's unanswered, unexpired invitations for the device's game, oldest first.
+public struct InvitationList: Codable, Sendable {
+    public var invitations: [InvitationInfo]
+
+    public init(invitations: [InvitationInfo]) {
+        self.invitations = invitations
+    }
+}
+
+/// `POST /v1/invitations/{id}/accept`: join the inviter's forming match; the match is pushed when it starts.
+public struct AcceptInvitation: Codable, Sendable {
+    /// Names the acceptance in the ``EventKind/matchFound`` event, like a match request's id.
+    public var requestID: String
+
+    public init(requestID: String) {
+        self.requestID = requestID
+    }
+}
+
+/// Pushed to an invitee when an invitation can no longer be accepted (the inviter left or the match started
+/// without them).
+public struct InvitationCancelled: Codable, Sendable, Equatable {
+    public var invitationID: String
+    public var bundleID: String
+    public var reason: String
+
+    public init(invitationID: String, bundleID: String, reason: String) {
+        self.invitationID = invitationID
+        self.bundleID = bundleID
+        self.reason = reason
+    }
+}
+
+/// Pushed to the inviter when an invitee answers (``EventKind/inviteeAnswered``).
+public struct InviteeAnswered: Codable, Sendable, Equatable {
+    public var matchID: String
+    public var bundleID: String
+    public var requestID: String
+    public var playerID: String
+    public var state: InviteeState
+
+    public init(matchID: String, bundleID: String, requestID: String, playerID: String, state: InviteeState) {
+        self.matchID = matchID
+        self.bundleID = bundleID
+        self.requestID = requestID
+        self.playerID = playerID
+        self.state = state
+    }
+}
+
+/// A started match (``EventKind/matchFound``, `GET /v1/matches/{id}`).
+public struct MatchInfo: Codable, Sendable, Equatable {
+    public var matchID: String
+    public var bundleID: String
+    public var hosted: Bool
+    /// Every member, the receiver included, in the order they joined.
+    public var players: [String]
+    /// The request (or invitation acceptance) of the receiving player that this match answers; nil for a
+    /// member who was already in the match (players added to a running match).
+    public var requestID: String?
+
+    public init(matchID: String, bundleID: String, hosted: Bool, players: [String], requestID: String?) {
+        self.matchID = matchID
+        self.bundleID = bundleID
+        self.hosted = hosted
+        self.players = players
+        self.requestID = requestID
+    }
+}
+
+/// A match request that ended without a match (``EventKind/matchRequestFailed``): every invitee declined and
+/// auto-match was not allowed, or the match could not be stored.
+public struct MatchRequestFailed: Codable, Sendable, Equatable {
+    public var requestID: String
+    public var bundleID: String
+    public var reason: String
+
+    public init(requestID: String, bundleID: String, reason: String) {
+        self.requestID = requestID
+        self.bundleID = bundleID
+        self.reason = reason
+    }
+}
+
+/// A member left a started match (``EventKind/matchPlayerLeft``).
+public struct MatchPlayerLeft: Codable, Sendable, Equatable {
+    public var matchID: String
+    public var bundleID: String
+    public var playerID: String
+
+    public init(matchID: String, bundleID: String, playerID: String) {
+        self.matchID = matchID
+        self.bundleID = bundleID
+        self.playerID = playerID
+    }
+}
+
+/// `POST /v1/matchmaking/play-with-friends`: what the Game Center app sends to start a match with friends;
+/// the caller's game receives the ids (``EventKind/playWithFriends``) and makes a request inviting them.
+public struct PlayWithFriends: Codable, Sendable, Equatable {
+    public var bundleID: String
+    public var playerIDs: [String]
+
+    public init(bundleID: String, playerIDs: [String]) {
+        self.bundleID = bundleID
+        self.playerIDs = playerIDs
+    }
+}
+
+/// `GET /v1/matchmaking/activity[?playerGroup=N]`: players of this game (and group) who asked for a match
+/// within the last `windowSeconds`.
+public struct MatchmakingActivity: Codable, Sendable, Equatable {
+    public var players: Int
+    public var windowSeconds: Int
+
+    public init(players: Int, windowSeconds: Int) {
+        self.players = players
+        self.windowSeconds = windowSeconds
+    }
+}

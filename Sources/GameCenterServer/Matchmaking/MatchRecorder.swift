@@ -1,0 +1,180 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+
+/// Someone in a forming match, as the recorder stores them.
+struct MatchParticipant: Sendable, Equatable {
+    /// How the participant came in.
+    enum Kind: Sendable, Equatable {
+        /// Their own match request (auto-match, or the inviter's).
+        case requested
+        /// They accepted an invitation.
+        case invited
+        /// Already in the running match players are being added to.
+        case existing
+    }
+
+    var playerID: String
+    /// The request or invitation acceptance the match answers; nil for `existing` members.
+    var requestID: String?
+    var kind: Kind
+}
+
+/// A forming match that is over: started with these participants, or failed.
+struct ClosedLobby: Sendable {
+    var matchID: String
+    /// True when the match row already exists (invitations were sent, or players are added to a running match).
+    var isStored: Bool
+    var bundleID: String
+    var environment: String
+    var hosted: Bool
+    /// Participants in the order they joined (existing members first).
+    var participants: [MatchParticipant]
+    /// The player whose request created the forming match (told about invitees).
+    var creator: String
+    /// Invitees who never answered (the lobby dissolved or failed first).
+    var unansweredInvitees: [String]
+}
+
+/// Stores the matchmaker's outcomes and the events they cause, one transaction each, and announces the events
+/// after the commit.
+struct MatchRecorder: Sendable {
+    let database: Database
+    let bus: any EventBus
+    let logger: Logger
+
+    /// Sends invitations for a forming match: the match row, one invitation per invitee, and their events.
+    func invite(_ invitations: [InvitationRecord], match: MatchRecord, inviterAlias: String) async throws {
+        try await database.write { storage in
+            try await storage.insertMatch(match)
+            for invitation in invitations {
+                try await storage.insertInvitation(invitation)
+                _ = try await EventLog.append(.matchInvitation, Self.info(invitation, inviterAlias: inviterAlias),
+                                              to: invitation.invitee, now: invitation.createdAt, in: storage)
+            }
+        }
+        publish(invitations.map(\.invitee))
+    }
+
+    /// Tells the inviter how an invitee answered.
+    func answered(_ invitation: InvitationRecord, creatorRequestID: String, state: InviteeState, now: Int64) async throws {
+        let event = InviteeAnswered(matchID: invitation.matchID, bundleID: invitation.bundleID, requestID: creatorRequestID,
+                                    playerID: invitation.invitee, state: state)
+        try await database.write { storage in
+            _ = try await EventLog.append(.inviteeAnswered, event, to: invitation.inviter, now: now, in: storage)
+        }
+        publish([invitation.inviter])
+    }
+
+    /// Records a started match and tells every member (existing members learn the new member list).
+    func started(_ lobby: ClosedLobby, creatorRequestID: String?, now: Int64) async throws {
+        let players = lobby.participants.map(\.playerID)
+        let newcomers = lobby.participants.filter { $0.kind != .existing }
+        try await database.write { storage in
+            if lobby.isStored {
+                try await storage.setMatchState(lobby.matchID, .started, now: now)
+            } else {
+                try await storage.insertMatch(MatchRecord(matchID: lobby.matchID, bundleID: lobby.bundleID, environment: lobby.environment,
+                                                          hosted: lobby.hosted, state: .started, createdAt: now))
+                try await storage.setMatchState(lobby.matchID, .started, now: now)
+            }
+            try await storage.insertMatchMembers(lobby.matchID, newcomers.enumerated().map { index, participant in
+                MatchMemberRecord(playerID: participant.playerID, requestID: participant.requestID, joinedAt: now + Int64(index))
+            })
+            for invitation in try await storage.cancelInvitations(matchID: lobby.matchID, now: now) {
+                _ = try await EventLog.append(.invitationCancelled, Self.cancelled(invitation, reason: "the match started without you"),
+                                              to: invitation.invitee, now: now, in: storage)
+            }
+            // The inviter hears "connected" before the match itself, while its request still waits for it.
+            if let creatorRequestID {
+                for invitee in lobby.participants where invitee.kind == .invited {
+                    let event = InviteeAnswered(matchID: lobby.matchID, bundleID: lobby.bundleID, requestID: creatorRequestID,
+                                                playerID: invitee.playerID, state: .connected)
+                    _ = try await EventLog.append(.inviteeAnswered, event, to: lobby.creator, now: now, in: storage)
+                }
+            }
+            for participant in lobby.participants {
+                let info = MatchInfo(matchID: lobby.matchID, bundleID: lobby.bundleID, hosted: lobby.hosted, players: players,
+                                     requestID: participant.requestID)
+                _ = try await EventLog.append(.matchFound, info, to: participant.playerID, now: now, in: storage)
+            }
+        }
+        publish(players + lobby.unansweredInvitees)
+    }
+
+    /// Records a forming match that ended without starting: its requests fail with `reason` and its open
+    /// invitations are cancelled.
+    func failed(_ lobby: ClosedLobby, reason: String, now: Int64) async throws {
+        let requesters = lobby.participants.filter { $0.kind != .existing && $0.requestID != nil }
+        try await database.write { storage in
+            if lobby.isStored, try await storage.match(id: lobby.matchID)?.state == .forming {
+                try await storage.setMatchState(lobby.matchID, .failed, now: now)
+            }
+            for invitation in try await storage.cancelInvitations(matchID: lobby.matchID, invitees: lobby.unansweredInvitees, now: now) {
+                _ = try await EventLog.append(.invitationCancelled, Self.cancelled(invitation, reason: reason),
+                                              to: invitation.invitee, now: now, in: storage)
+            }
+            for participant in requesters {
+                let event = MatchRequestFailed(requestID: participant.requestID ?? "", bundleID: lobby.bundleID, reason: reason)
+                _ = try await EventLog.append(.matchRequestFailed, event, to: participant.playerID, now: now, in: storage)
+            }
+        }
+        publish(requesters.map(\.playerID) + lobby.unansweredInvitees)
+    }
+
+    /// Records that a member left a started match and tells the others; the match ends with its last member.
+    func left(matchID: String, playerID: String, now: Int64) async throws {
+        let others = try await database.write { storage -> [String] in
+            guard let match = try await storage.match(id: matchID), match.state == .started,
+                  try await storage.leaveMatch(matchID, playerID: playerID, now: now) else { throw APIError.noSuchMatch }
+            let remaining = try await storage.matchMembers(matchID).filter { $0.leftAt == nil }.map(\.playerID)
+            if remaining.isEmpty { try await storage.setMatchState(matchID, .ended, now: now) }
+            for other in remaining {
+                _ = try await EventLog.append(.matchPlayerLeft, MatchPlayerLeft(matchID: matchID, bundleID: match.bundleID, playerID: playerID),
+                                              to: other, now: now, in: storage)
+            }
+            return remaining
+        }
+        publish(others)
+    }
+
+    /// Hands friends chosen in the Game Center app to the player's game (which then invites them).
+    func playWithFriends(_ friends: [String], bundleID: String, environment: String, playerID: String, now: Int64) async throws {
+        try await database.write { storage in
+            try await MatchRequestRules.checkInvitees(friends, of: playerID, environment: environment, in: storage)
+            _ = try await EventLog.append(.playWithFriends, PlayWithFriends(bundleID: bundleID, playerIDs: friends),
+                                          to: playerID, now: now, in: storage)
+        }
+        publish([playerID])
+    }
+
+    /// Cancels invitations left pending by a previous process (its forming matches lived in its memory).
+    func abandonFormingMatches(now: Int64) async throws {
+        let cancelled = try await database.write { storage in
+            let cancelled = try await storage.abandonFormingMatches(now: now)
+            for invitation in cancelled {
+                _ = try await EventLog.append(.invitationCancelled, Self.cancelled(invitation, reason: "the server restarted"),
+                                              to: invitation.invitee, now: now, in: storage)
+            }
+            return cancelled
+        }
+        publish(cancelled.map(\.invitee))
+    }
+
+    /// The wire form of an invitation.
+    static func info(_ invitation: InvitationRecord, inviterAlias: String) -> InvitationInfo {
+        InvitationInfo(invitationID: invitation.invitationID, matchID: invitation.matchID, bundleID: invitation.bundleID,
+                       inviter: invitation.inviter, inviterAlias: inviterAlias, hosted: invitation.hosted,
+                       minPlayers: invitation.minPlayers, maxPlayers: invitation.maxPlayers, message: invitation.message,
+                       expiresAt: Clock.date(invitation.expiresAt))
+    }
+
+    private static func cancelled(_ invitation: InvitationRecord, reason: String) -> InvitationCancelled {
+        InvitationCancelled(invitationID: invitation.invitationID, bundleID: invitation.bundleID, reason: reason)
+    }
+
+    private func publish(_ players: [String]) {
+        for player in Set(players) { bus.publish(.playerEvents(playerID: player)) }
+    }
+}

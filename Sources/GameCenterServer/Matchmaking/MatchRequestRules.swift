@@ -1,0 +1,105 @@
+import GameCenterProtocol
+import GameCenterStorage
+
+/// A match request that passed every rule that needs no storage.
+struct CheckedMatchRequest: Sendable {
+    var requestID: String
+    var minPlayers: Int
+    var maxPlayers: Int
+    var playerGroup: UInt32
+    var playerAttributes: UInt32
+    var hosted: Bool
+    var playersToInvite: [String]
+    var inviteMessage: String?
+    var matchID: String?
+}
+
+/// The rules of a match request (`matchRequestInvalid` for sizes and roles, `invalidParameter` for the rest).
+enum MatchRequestRules {
+    /// Checks `body` for `game`, requested by `playerID`.
+    static func check(_ body: MatchRequestBody, game: Game, playerID: String) throws -> CheckedMatchRequest {
+        let requestID = try self.requestID(body.requestID)
+        let sizes = Limits.matchPlayers
+        let kind = body.hosted ? "hosted" : "relayed"
+        guard sizes.contains(body.minPlayers), sizes.contains(body.maxPlayers) else {
+            throw APIError.matchRequestInvalid(
+                "minPlayers \(body.minPlayers) and maxPlayers \(body.maxPlayers): \(kind) matches have \(sizes.lowerBound) to \(sizes.upperBound) players"
+            )
+        }
+        guard body.minPlayers <= body.maxPlayers else {
+            throw APIError.matchRequestInvalid("minPlayers \(body.minPlayers) is more than maxPlayers \(body.maxPlayers)")
+        }
+        if game.matchmaking.rolesRequired, body.playerAttributes == 0, body.matchID == nil {
+            throw APIError.matchRequestInvalid(
+                "\(game.bundleID) forms matches from roles: set playerAttributes to the mask of the role this player wants (not 0)"
+            )
+        }
+        guard body.playerAttributes != .max else {
+            throw APIError.matchRequestInvalid("playerAttributes 0xFFFFFFFF fills every role alone; a role is a part of the mask")
+        }
+        var invitees: [String] = []
+        if !body.playersToInvite.isEmpty {
+            invitees = try PlayerIDRules.list(body.playersToInvite)
+            guard !invitees.contains(playerID) else { throw APIError.inviteSelf }
+            guard invitees.count < body.maxPlayers else {
+                throw APIError.matchRequestInvalid(
+                    "\(invitees.count) players invited, but a match of at most \(body.maxPlayers) has room for \(body.maxPlayers - 1) besides you"
+                )
+            }
+        }
+        let message = try body.inviteMessage.map(FriendService.message)
+        if let matchID = body.matchID {
+            guard (1...64).contains(matchID.count) else { throw APIError.noSuchMatch }
+        }
+        return CheckedMatchRequest(
+            requestID: requestID, minPlayers: body.minPlayers, maxPlayers: body.maxPlayers, playerGroup: body.playerGroup,
+            playerAttributes: body.playerAttributes, hosted: body.hosted, playersToInvite: invitees, inviteMessage: message,
+            matchID: body.matchID
+        )
+    }
+
+    /// A device-chosen request id: 1…64 letters, digits, `-`, `_` or `.`.
+    static func requestID(_ raw: String) throws -> String {
+        guard (1...64).contains(raw.count), raw.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
+            throw APIError.invalidParameter("requestID must be 1 to 64 letters, digits, '-', '_' or '.'")
+        }
+        return raw
+    }
+
+    /// Invitees must be players of this environment and friends of the inviter.
+    static func checkInvitees(_ invitees: [String], of inviter: String, environment: String, in storage: StorageSession) async throws {
+        guard !invitees.isEmpty else { return }
+        let found = try await storage.players(ids: invitees, environment: environment)
+        let unknown = invitees.filter { id in !found.contains { $0.playerID == id } }
+        guard unknown.isEmpty else { throw APIError.unknownPlayers(unknown) }
+        let friends = try await storage.friends(of: inviter, among: invitees)
+        let strangers = invitees.filter { !friends.contains($0) }
+        guard strangers.isEmpty else { throw APIError.inviteNonFriends(strangers) }
+    }
+}
+
+extension APIError {
+    static func matchRequestInvalid(_ message: String) -> APIError {
+        APIError("matchmaking.invalid_request", .matchRequestInvalid, .badRequest, message)
+    }
+    static let inviteSelf = APIError("matchmaking.invite_self", .invalidParameter, .badRequest, "you cannot invite yourself to a match")
+    static func inviteNonFriends(_ ids: [String]) -> APIError {
+        APIError("matchmaking.not_friends", .invalidPlayer, .forbidden,
+                 "only friends can be invited; not your friend: \(ids.prefix(5).joined(separator: ", ")); nothing was sent")
+    }
+    static let noSuchMatch = APIError("matchmaking.no_such_match", .invalidParameter, .notFound, "no match with this id has you as a member")
+    static let matchNotRunning = APIError("matchmaking.match_not_running", .invalidParameter, .conflict,
+                                          "players can be added only to a started match you are still in")
+    static let noSuchRequest = APIError("matchmaking.no_such_request", .invalidParameter, .notFound,
+                                        "no waiting match request with this id is yours (it was matched, cancelled, or never made)")
+    static let requestIDReused = APIError("matchmaking.request_id_reused", .invalidParameter, .conflict,
+                                          "this requestID was already used; make a new one for each request")
+    static let alreadyWaiting = APIError("matchmaking.already_waiting", .invalidParameter, .conflict,
+                                         "this player already has a waiting match request; cancel it before making another")
+    static let channelClosed = APIError("matchmaking.offline", .communicationsFailure, .conflict,
+                                        "open the realtime channel (/v1/realtime) first: a match request waits only while its device is connected")
+    static let noSuchInvitation = APIError("matchmaking.no_such_invitation", .invalidParameter, .notFound,
+                                           "no invitation with this id is addressed to you")
+    static let invitationClosed = APIError("matchmaking.invitation_closed", .invalidParameter, .gone,
+                                           "this invitation can no longer be answered: it expired, was answered, or its match is gone")
+}

@@ -1,0 +1,82 @@
+import GameCenterProtocol
+import GameCenterStorage
+
+/// Names a player's request: request ids are chosen by devices, so they are unique per player only.
+struct RequestKey: Hashable, Sendable {
+    var playerID: String
+    var requestID: String
+}
+
+/// A request waiting in the queue (a ticket) and where it came from.
+struct WaitingRequest: Sendable {
+    var key: RequestKey
+    var sessionID: String
+    var bundleID: String
+    var environment: String
+}
+
+/// An invited player who accepted and waits in the forming match.
+struct AcceptedInvitee: Sendable {
+    var requestID: String
+    var sessionID: String
+}
+
+/// What the server knows about a forming match beyond the queue: its stored id and invitations.
+struct FormingMatch: Sendable {
+    var matchID: String
+    var bundleID: String
+    var environment: String
+    /// The creator's player and request ids (the inviter hears invitees' answers under the request id).
+    var creatorPlayerID: String
+    var creatorRequestID: String
+    /// Invitations by invitee: id and expiry (server clock, ms).
+    var invitations: [String: (invitationID: String, expiresAt: Int64)]
+    var accepted: [String: AcceptedInvitee] = [:]
+    /// True when the match row exists already (players are added to a running match).
+    var extendsRunningMatch: Bool
+}
+
+/// The matchmaker's memory: the queue, who waits on which open channel, and the forming matches' bookkeeping.
+/// Lives inside one lock, so a channel closing and a request arriving can never interleave.
+struct MatchmakerState: Sendable {
+    var queue = MatchmakingQueue(activityWindow: Int64(Limits.matchmakingActivityWindowSeconds) * 1000)
+    private var nextTicket: UInt64 = 1
+    var requests: [TicketID: WaitingRequest] = [:]
+    var ticketOfRequest: [RequestKey: TicketID] = [:]
+    /// A player waits with one request at a time, so that two of their devices are never matched together.
+    var ticketOfPlayer: [String: TicketID] = [:]
+    var openChannels: [String: Int] = [:]
+    var forming: [LobbyID: FormingMatch] = [:]
+    var lobbyOfInvitation: [String: LobbyID] = [:]
+    /// Requests whose match started but is not stored yet (status answers from here until it is).
+    var startedNotStored: [RequestKey: String] = [:]
+
+    mutating func makeTicketID() -> TicketID {
+        defer { nextTicket += 1 }
+        return TicketID(nextTicket)
+    }
+
+    func isOpen(_ sessionID: String) -> Bool { openChannels[sessionID, default: 0] > 0 }
+
+    /// Whether a player already waits (with a request, or as an accepted invitee).
+    func isWaiting(_ playerID: String) -> Bool {
+        ticketOfPlayer[playerID] != nil || forming.values.contains { $0.accepted[playerID] != nil }
+    }
+
+    mutating func addRequest(_ request: WaitingRequest, ticket: TicketID) {
+        requests[ticket] = request
+        ticketOfRequest[request.key] = ticket
+        ticketOfPlayer[request.key.playerID] = ticket
+    }
+
+    mutating func removeRequest(_ ticket: TicketID) {
+        guard let request = requests.removeValue(forKey: ticket) else { return }
+        ticketOfRequest.removeValue(forKey: request.key)
+        if ticketOfPlayer[request.key.playerID] == ticket { ticketOfPlayer.removeValue(forKey: request.key.playerID) }
+    }
+
+    /// The forming match an accepted invitee waits in, by their acceptance's request id.
+    func acceptedLobby(playerID: String, requestID: String) -> LobbyID? {
+        forming.first { $0.value.accepted[playerID]?.requestID == requestID }?.key
+    }
+}

@@ -1,0 +1,64 @@
+import GameCenterProtocol
+import HTTPTypes
+import Hummingbird
+
+/// HTTP for matchmaking: requests, invitations, matches, activity and the Game Center app's "play with friends".
+struct MatchmakingRoutes {
+    let matchmaking: MatchmakingService
+
+    func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
+        group.post("matchmaking/requests") { request, context -> EditedResponse<MatchRequestStatus> in
+            let body = try await request.decode(as: MatchRequestBody.self, context: context)
+            let status = try await matchmaking.request(body, device: context.requireDevice(), session: context.requireSession())
+            return EditedResponse(status: .created, response: status)
+        }
+        group.get("matchmaking/requests/{requestID}") { _, context -> MatchRequestStatus in
+            try await matchmaking.status(requestID: context.parameters.require("requestID"), session: context.requireSession())
+        }
+        group.delete("matchmaking/requests/{requestID}") { _, context -> HTTPResponse.Status in
+            try await matchmaking.cancel(requestID: context.parameters.require("requestID"), session: context.requireSession())
+            return .noContent
+        }
+        group.get("matchmaking/activity") { request, context -> MatchmakingActivity in
+            var group: UInt32?
+            if let text = request.uri.queryParameters.get("playerGroup") {
+                guard let value = UInt32(text) else {
+                    throw APIError.invalidParameter("playerGroup must be a whole number from 0 to \(UInt32.max)")
+                }
+                group = value
+            }
+            _ = try context.requireSession()
+            return matchmaking.activity(device: try context.requireDevice(), playerGroup: group)
+        }
+        group.post("matchmaking/play-with-friends") { request, context -> HTTPResponse.Status in
+            let body = try await request.decode(as: FriendList.self, context: context)
+            try await matchmaking.playWithFriends(body.playerIDs, device: context.requireDevice(), session: context.requireSession())
+            return .noContent
+        }
+        group.get("invitations") { _, context -> InvitationList in
+            InvitationList(invitations: try await matchmaking.invitations(device: context.requireDevice(), session: context.requireSession()))
+        }
+        group.post("invitations/{invitationID}/accept") { request, context -> MatchRequestStatus in
+            let body = try await request.decode(as: AcceptInvitation.self, context: context)
+            return try await matchmaking.accept(invitationID: context.parameters.require("invitationID"), body,
+                                                device: context.requireDevice(), session: context.requireSession())
+        }
+        group.post("invitations/{invitationID}/decline") { _, context -> HTTPResponse.Status in
+            try await matchmaking.decline(invitationID: context.parameters.require("invitationID"),
+                                          device: context.requireDevice(), session: context.requireSession())
+            return .noContent
+        }
+        group.get("matches/{matchID}") { _, context -> MatchInfo in
+            try await matchmaking.match(id: context.parameters.require("matchID"), session: context.requireSession())
+        }
+        group.post("matches/{matchID}/leave") { _, context -> HTTPResponse.Status in
+            try await matchmaking.leave(matchID: context.parameters.require("matchID"), session: context.requireSession())
+            return .noContent
+        }
+    }
+}
+
+extension MatchRequestStatus: ResponseEncodable {}
+extension MatchmakingActivity: ResponseEncodable {}
+extension InvitationList: ResponseEncodable {}
+extension MatchInfo: ResponseEncodable {}

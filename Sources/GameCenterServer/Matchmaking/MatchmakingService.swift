@@ -1,0 +1,487 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The matchmaker: requests wait in an in-memory queue while their device's realtime channel is open; matches
+/// and invitations are stored, and every member is told through stored events.
+///
+/// One node: the queue lives in this process (a multi-node deployment would route a game's requests to one node).
+final class MatchmakingService: Service, ChannelPresence {
+    let database: Database
+    let clock: ServerClock
+    let recorder: MatchRecorder
+    let logger: Logger
+    private let state = Mutex(MatchmakerState())
+    private let origin = ContinuousClock.now
+
+    /// How often fill times and invitation expiries are checked.
+    static let tickInterval = Duration.milliseconds(25)
+
+    init(database: Database, bus: any EventBus, clock: ServerClock, logger: Logger) {
+        self.database = database
+        self.clock = clock
+        self.recorder = MatchRecorder(database: database, bus: bus, logger: logger)
+        self.logger = logger
+    }
+
+    /// Monotonic milliseconds for the queue (fill times, activity).
+    private var queueNow: Int64 {
+        let elapsed = ContinuousClock.now - origin
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    private static func gameKey(_ device: DeviceIdentity) -> String {
+        "\(device.game.bundleID)\n\(device.environment.rawValue)"
+    }
+
+    // MARK: Requests
+
+    /// Puts a request in the queue (inviting its friends first, when it names any).
+    func request(_ body: MatchRequestBody, device: DeviceIdentity, session: AuthenticatedSession) async throws -> MatchRequestStatus {
+        let checked = try MatchRequestRules.check(body, game: device.game, playerID: session.playerID)
+        let environment = device.environment.rawValue
+        let key = RequestKey(playerID: session.playerID, requestID: checked.requestID)
+        if let status = try await existingStatus(key) {
+            guard status.state == .waiting else { throw APIError.requestIDReused }
+            return status
+        }
+        let (inviterAlias, baseMembers) = try await database.read { storage in
+            try await MatchRequestRules.checkInvitees(checked.playersToInvite, of: session.playerID, environment: environment, in: storage)
+            let alias = try await storage.player(id: session.playerID)?.alias ?? ""
+            guard let matchID = checked.matchID else { return (alias, [String]()) }
+            return (alias, try await Self.runningMembers(matchID, adding: checked, device: device, playerID: session.playerID, in: storage))
+        }
+        let ticket = Ticket(
+            id: TicketID(0), playerID: session.playerID,
+            key: QueueKey(game: Self.gameKey(device), hosted: checked.hosted, playerGroup: checked.playerGroup),
+            minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, playerAttributes: checked.playerAttributes,
+            fillTime: device.game.matchmaking.fillMilliseconds
+        )
+        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, bundleID: device.game.bundleID, environment: environment)
+        let now = clock.nowMillis()
+        let invitationSeconds = Int64(device.game.matchmaking.invitationSeconds)
+        let opensLobby = !checked.playersToInvite.isEmpty || checked.matchID != nil
+        let (decisions, forming) = try state.withLock { state -> (MatchmakingDecisions, FormingMatch?) in
+            guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
+            guard !state.isWaiting(session.playerID) else { throw APIError.alreadyWaiting }
+            let id = state.makeTicketID()
+            let ticket = ticket.withID(id)
+            state.addRequest(waiting, ticket: id)
+            guard opensLobby else { return (record(state.queue.enqueue(ticket, now: queueNow), in: &state), nil) }
+            let forming = FormingMatch(
+                matchID: checked.matchID ?? Credentials.newID(prefix: "m_"), bundleID: waiting.bundleID, environment: environment,
+                creatorPlayerID: session.playerID, creatorRequestID: checked.requestID,
+                invitations: Dictionary(uniqueKeysWithValues: checked.playersToInvite.map {
+                    ($0, (Credentials.newID(prefix: "inv_"), now + invitationSeconds * 1000))
+                }),
+                extendsRunningMatch: checked.matchID != nil
+            )
+            let outcome = state.queue.openInvitationLobby(creator: ticket, invited: checked.playersToInvite, baseMembers: baseMembers,
+                                                          openToAutoMatch: true, now: queueNow)
+            if let lobby = outcome.placements.first?.lobby {
+                state.forming[lobby] = forming
+                for (_, invitation) in forming.invitations { state.lobbyOfInvitation[invitation.invitationID] = lobby }
+            }
+            return (record(outcome, in: &state), forming)
+        }
+        if let forming, !checked.playersToInvite.isEmpty {
+            let invitations = checked.playersToInvite.map { invitee in
+                InvitationRecord(
+                    invitationID: forming.invitations[invitee]!.invitationID, matchID: forming.matchID, bundleID: forming.bundleID,
+                    environment: environment, inviter: session.playerID, invitee: invitee, hosted: checked.hosted,
+                    minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, message: checked.inviteMessage,
+                    state: .pending, createdAt: now, expiresAt: forming.invitations[invitee]!.expiresAt
+                )
+            }
+            let match = MatchRecord(matchID: forming.matchID, bundleID: forming.bundleID, environment: environment,
+                                    hosted: checked.hosted, state: .forming, createdAt: now)
+            do {
+                try await recorder.invite(invitations, match: match, inviterAlias: inviterAlias)
+            } catch {
+                try? await cancel(requestID: checked.requestID, session: session)
+                throw error
+            }
+        }
+        await apply(decisions)
+        return try await status(requestID: checked.requestID, session: session)
+    }
+
+    /// The members of a running match the caller asks to add players to, the caller excluded.
+    private static func runningMembers(
+        _ matchID: String, adding request: CheckedMatchRequest, device: DeviceIdentity, playerID: String, in storage: StorageSession
+    ) async throws -> [String] {
+        guard let match = try await storage.match(id: matchID), match.bundleID == device.game.bundleID,
+              match.environment == device.environment.rawValue else { throw APIError.noSuchMatch }
+        let members = try await storage.matchMembers(matchID).filter { $0.leftAt == nil }.map(\.playerID)
+        guard match.state == .started, members.contains(playerID), match.hosted == request.hosted else { throw APIError.matchNotRunning }
+        guard members.count + request.playersToInvite.count < request.maxPlayers else {
+            throw APIError.matchRequestInvalid(
+                "the match has \(members.count) players\(request.playersToInvite.isEmpty ? "" : " and \(request.playersToInvite.count) invited"); maxPlayers \(request.maxPlayers) leaves no seat to add"
+            )
+        }
+        return members.filter { $0 != playerID }
+    }
+
+    /// Where one of the caller's requests (or invitation acceptances) stands.
+    func status(requestID: String, session: AuthenticatedSession) async throws -> MatchRequestStatus {
+        let key = RequestKey(playerID: session.playerID, requestID: try MatchRequestRules.requestID(requestID))
+        return try await existingStatus(key) ?? MatchRequestStatus(requestID: requestID, state: .gone, matchID: nil, players: 0,
+                                                                   maxPlayers: 0, invitees: [])
+    }
+
+    private func existingStatus(_ key: RequestKey) async throws -> MatchRequestStatus? {
+        let memory = state.withLock { state -> MatchRequestStatus? in
+            if let matchID = state.startedNotStored[key] {
+                return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
+            }
+            let lobbyID = state.ticketOfRequest[key].flatMap { state.queue.lobby(containing: $0)?.id }
+                ?? state.acceptedLobby(playerID: key.playerID, requestID: key.requestID)
+            guard let lobbyID, let lobby = state.queue.lobby(lobbyID) else { return nil }
+            let forming = state.forming[lobbyID]
+            let invitees = (forming?.invitations.keys.sorted() ?? []).map { player in
+                InviteeStatus(playerID: player, state: lobby.pendingInvitations.contains(player) ? .pending
+                              : forming?.accepted[player] != nil ? .accepted : .declined)
+            }
+            return MatchRequestStatus(requestID: key.requestID, state: .waiting, matchID: forming?.matchID,
+                                      players: lobby.members.count, maxPlayers: lobby.maxPlayers, invitees: invitees)
+        }
+        if let memory { return memory }
+        guard let matchID = try await database.read({ try await $0.matchID(playerID: key.playerID, requestID: key.requestID) }) else {
+            return nil
+        }
+        return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
+    }
+
+    /// Takes a waiting request (or an accepted invitation) out of the queue; a second cancel finds nothing.
+    func cancel(requestID: String, session: AuthenticatedSession) async throws {
+        let key = RequestKey(playerID: session.playerID, requestID: try MatchRequestRules.requestID(requestID))
+        let decisions = try state.withLock { state -> MatchmakingDecisions in
+            if let ticket = state.ticketOfRequest[key] {
+                return try remove(ticket, in: &state)
+            }
+            if let lobby = state.acceptedLobby(playerID: key.playerID, requestID: key.requestID) {
+                return try removeInvitee(key.playerID, from: lobby, in: &state)
+            }
+            throw APIError.noSuchRequest
+        }
+        await apply(decisions)
+    }
+
+    private func remove(_ ticket: TicketID, in state: inout MatchmakerState) throws -> MatchmakingDecisions {
+        state.removeRequest(ticket)
+        do {
+            return try record(state.queue.remove(ticket: ticket, now: queueNow), in: &state)
+        } catch {
+            throw APIError.noSuchRequest
+        }
+    }
+
+    private func removeInvitee(_ playerID: String, from lobby: LobbyID, in state: inout MatchmakerState) throws -> MatchmakingDecisions {
+        state.forming[lobby]?.accepted.removeValue(forKey: playerID)
+        do {
+            return try record(state.queue.removeInvited(lobby: lobby, player: playerID, now: queueNow), in: &state)
+        } catch {
+            throw APIError.noSuchRequest
+        }
+    }
+
+    // MARK: Invitations
+
+    /// The caller's open invitations for the device's game.
+    func invitations(device: DeviceIdentity, session: AuthenticatedSession) async throws -> [InvitationInfo] {
+        let now = clock.nowMillis()
+        return try await database.read { storage in
+            let invitations = try await storage.pendingInvitations(invitee: session.playerID, bundleID: device.game.bundleID,
+                                                                   environment: device.environment.rawValue, now: now)
+            let inviters = try await storage.players(ids: Array(Set(invitations.map(\.inviter))), environment: nil)
+            let aliases = Dictionary(uniqueKeysWithValues: inviters.map { ($0.playerID, $0.alias) })
+            return invitations.map { MatchRecorder.info($0, inviterAlias: aliases[$0.inviter] ?? "") }
+        }
+    }
+
+    /// Joins the inviter's forming match; the match is pushed when it starts.
+    func accept(invitationID: String, _ body: AcceptInvitation, device: DeviceIdentity, session: AuthenticatedSession) async throws -> MatchRequestStatus {
+        let requestID = try MatchRequestRules.requestID(body.requestID)
+        let invitation = try await openInvitation(invitationID, device: device, session: session)
+        let key = RequestKey(playerID: session.playerID, requestID: requestID)
+        try state.withLock { state in
+            guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
+            guard !state.isWaiting(session.playerID) else { throw APIError.alreadyWaiting }
+            guard state.ticketOfRequest[key] == nil, state.startedNotStored[key] == nil else { throw APIError.requestIDReused }
+        }
+        let now = clock.nowMillis()
+        guard let answered = try await database.write({ try await $0.answerInvitation(id: invitation.invitationID, state: .accepted, now: now) }) else {
+            throw APIError.invitationClosed
+        }
+        let (decisions, creatorRequestID) = try state.withLock { state -> (MatchmakingDecisions, String) in
+            guard let lobby = state.lobbyOfInvitation.removeValue(forKey: invitationID), let forming = state.forming[lobby] else {
+                throw APIError.invitationClosed
+            }
+            state.forming[lobby]?.accepted[session.playerID] = AcceptedInvitee(requestID: requestID, sessionID: session.sessionID)
+            do {
+                return (try record(state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), in: &state),
+                        forming.creatorRequestID)
+            } catch {
+                state.forming[lobby]?.accepted.removeValue(forKey: session.playerID)
+                throw APIError.invitationClosed
+            }
+        }
+        try await recorder.answered(answered, creatorRequestID: creatorRequestID, state: .accepted, now: now)
+        await apply(decisions)
+        return try await status(requestID: requestID, session: session)
+    }
+
+    /// Says no to an invitation; the inviter is told.
+    func decline(invitationID: String, device: DeviceIdentity, session: AuthenticatedSession) async throws {
+        let invitation = try await openInvitation(invitationID, device: device, session: session)
+        let now = clock.nowMillis()
+        guard let answered = try await database.write({ try await $0.answerInvitation(id: invitation.invitationID, state: .declined, now: now) }) else {
+            throw APIError.invitationClosed
+        }
+        try await closeInvitation(answered, now: now)
+    }
+
+    /// An invitation addressed to the caller for the device's game that can still be answered.
+    private func openInvitation(_ invitationID: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> InvitationRecord {
+        guard (1...64).contains(invitationID.count),
+              let invitation = try await database.read({ try await $0.invitation(id: invitationID) }),
+              invitation.invitee == session.playerID, invitation.bundleID == device.game.bundleID,
+              invitation.environment == device.environment.rawValue else { throw APIError.noSuchInvitation }
+        guard invitation.state == .pending, invitation.expiresAt > clock.nowMillis() else { throw APIError.invitationClosed }
+        return invitation
+    }
+
+    /// Counts a declined (or expired) invitation as answered: the inviter is told, the forming match may start.
+    private func closeInvitation(_ invitation: InvitationRecord, now: Int64) async throws {
+        let answer = state.withLock { state -> (MatchmakingDecisions, String)? in
+            guard let lobby = state.lobbyOfInvitation.removeValue(forKey: invitation.invitationID),
+                  let forming = state.forming[lobby],
+                  let outcome = try? state.queue.answer(lobby: lobby, player: invitation.invitee, accepted: false, now: queueNow) else { return nil }
+            return (record(outcome, in: &state), forming.creatorRequestID)
+        }
+        guard let (decisions, creatorRequestID) = answer else { return }
+        try await recorder.answered(invitation, creatorRequestID: creatorRequestID, state: .declined, now: now)
+        await apply(decisions)
+    }
+
+    // MARK: Matches and activity
+
+    /// A started match the caller is (or was) a member of; `players` lists the members still in it.
+    func match(id: String, session: AuthenticatedSession) async throws -> MatchInfo {
+        guard (1...64).contains(id.count) else { throw APIError.noSuchMatch }
+        return try await database.read { storage in
+            guard let match = try await storage.match(id: id) else { throw APIError.noSuchMatch }
+            let members = try await storage.matchMembers(id)
+            guard let me = members.first(where: { $0.playerID == session.playerID }) else { throw APIError.noSuchMatch }
+            return MatchInfo(matchID: id, bundleID: match.bundleID, hosted: match.hosted,
+                             players: members.filter { $0.leftAt == nil }.map(\.playerID), requestID: me.requestID)
+        }
+    }
+
+    /// The caller leaves a started match; the others are told.
+    func leave(matchID: String, session: AuthenticatedSession) async throws {
+        guard (1...64).contains(matchID.count) else { throw APIError.noSuchMatch }
+        try await recorder.left(matchID: matchID, playerID: session.playerID, now: clock.nowMillis())
+    }
+
+    /// Players of the device's game (and group) who asked for a match within the activity window.
+    func activity(device: DeviceIdentity, playerGroup: UInt32?) -> MatchmakingActivity {
+        let window = Int64(Limits.matchmakingActivityWindowSeconds) * 1000
+        let now = queueNow
+        let players = state.withLock { $0.queue.activity(game: Self.gameKey(device), playerGroup: playerGroup, since: now - window) }
+        return MatchmakingActivity(players: players, windowSeconds: Limits.matchmakingActivityWindowSeconds)
+    }
+
+    /// The Game Center app's "play with friends": the caller's game is handed the friends to invite.
+    func playWithFriends(_ playerIDs: [String], device: DeviceIdentity, session: AuthenticatedSession) async throws {
+        let friends = try PlayerIDRules.list(playerIDs)
+        guard !friends.contains(session.playerID) else { throw APIError.inviteSelf }
+        guard friends.count < Limits.matchPlayers.upperBound else {
+            throw APIError.matchRequestInvalid("at most \(Limits.matchPlayers.upperBound - 1) friends can play with you")
+        }
+        try await recorder.playWithFriends(friends, bundleID: device.game.bundleID, environment: device.environment.rawValue,
+                                           playerID: session.playerID, now: clock.nowMillis())
+    }
+
+    // MARK: Channels
+
+    func channelOpened(sessionID: String) {
+        state.withLock { $0.openChannels[sessionID, default: 0] += 1 }
+    }
+
+    /// The device's last channel closed: its requests leave the queue (it could not be told of a match).
+    func channelClosed(sessionID: String) async {
+        let decisions = state.withLock { state -> MatchmakingDecisions in
+            state.openChannels[sessionID, default: 0] -= 1
+            guard state.openChannels[sessionID, default: 0] <= 0 else { return MatchmakingDecisions() }
+            state.openChannels.removeValue(forKey: sessionID)
+            var combined = MatchmakingDecisions()
+            for (ticket, request) in state.requests where request.sessionID == sessionID {
+                if let outcome = try? remove(ticket, in: &state) { combined.append(outcome) }
+            }
+            for (lobby, forming) in state.forming {
+                for (player, invitee) in forming.accepted where invitee.sessionID == sessionID {
+                    if let outcome = try? removeInvitee(player, from: lobby, in: &state) { combined.append(outcome) }
+                }
+            }
+            return combined
+        }
+        await apply(decisions)
+    }
+
+    // MARK: Outcomes
+
+    /// Turns what the queue did into what must be stored, updating the bookkeeping (called under the lock, so a
+    /// status query sees a started match at once).
+    private func record(_ outcome: MatchmakingOutcome, in state: inout MatchmakerState) -> MatchmakingDecisions {
+        var decisions = MatchmakingDecisions()
+        for started in outcome.started {
+            let forming = state.forming.removeValue(forKey: started.lobby)
+            let matchID = forming?.matchID ?? Credentials.newID(prefix: "m_")
+            let participants = started.members.map { participant($0, forming: forming, in: &state) }
+            for participant in participants where participant.kind != .existing {
+                if let requestID = participant.requestID {
+                    state.startedNotStored[RequestKey(playerID: participant.playerID, requestID: requestID)] = matchID
+                }
+            }
+            forget(forming, in: &state)
+            let (bundleID, environment) = Self.split(started.key.game)
+            let lobby = ClosedLobby(matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
+                                    hosted: started.hosted, participants: participants,
+                                    creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [])
+            decisions.started.append(StartDecision(lobby: lobby, creatorRequestID: forming?.creatorRequestID))
+        }
+        for failed in outcome.failed {
+            let forming = state.forming.removeValue(forKey: failed.lobby)
+            let participants = failed.members.map { participant($0, forming: forming, in: &state) }
+            forget(forming, in: &state)
+            if let lobby = closedLobby(forming, participants: participants, unanswered: []) {
+                decisions.failed.append(FailDecision(lobby: lobby, reason: "too few players accepted to start the match"))
+            }
+        }
+        for dissolved in outcome.dissolved {
+            let forming = state.forming.removeValue(forKey: dissolved.lobby)
+            let participants = dissolved.releasedInvitees.map { participant(.invited(playerID: $0), forming: forming, in: &state) }
+            forget(forming, in: &state)
+            if let lobby = closedLobby(forming, participants: participants, unanswered: dissolved.cancelledInvitations) {
+                decisions.failed.append(FailDecision(lobby: lobby, reason: "the inviter left"))
+            }
+        }
+        return decisions
+    }
+
+    /// A lobby member as stored; a ticket member's request leaves the waiting list.
+    private func participant(_ member: LobbyMember, forming: FormingMatch?, in state: inout MatchmakerState) -> MatchParticipant {
+        switch member {
+        case .ticket(let ticket, let playerID):
+            let requestID = state.requests[ticket]?.key.requestID
+            state.removeRequest(ticket)
+            return MatchParticipant(playerID: playerID, requestID: requestID, kind: .requested)
+        case .invited(let playerID):
+            return MatchParticipant(playerID: playerID, requestID: forming?.accepted[playerID]?.requestID, kind: .invited)
+        case .base(let playerID):
+            return MatchParticipant(playerID: playerID, requestID: nil, kind: .existing)
+        }
+    }
+
+    private func forget(_ forming: FormingMatch?, in state: inout MatchmakerState) {
+        for invitation in forming?.invitations.values.map(\.invitationID) ?? [] {
+            state.lobbyOfInvitation.removeValue(forKey: invitation)
+        }
+    }
+
+    private func closedLobby(_ forming: FormingMatch?, participants: [MatchParticipant], unanswered: [String]) -> ClosedLobby? {
+        guard let forming else { return nil }
+        return ClosedLobby(matchID: forming.matchID, isStored: true, bundleID: forming.bundleID, environment: forming.environment,
+                           hosted: false, participants: participants, creator: forming.creatorPlayerID, unansweredInvitees: unanswered)
+    }
+
+    /// Stores what the queue decided and tells the players.
+    private func apply(_ decisions: MatchmakingDecisions) async {
+        for decision in decisions.started {
+            do {
+                try await recorder.started(decision.lobby, creatorRequestID: decision.creatorRequestID, now: clock.nowMillis())
+            } catch {
+                logger.error("a match could not be stored; its players are told it failed",
+                             metadata: ["match_id": "\(decision.lobby.matchID)", "error": "\(error)"])
+                try? await recorder.failed(decision.lobby, reason: "the match could not be stored", now: clock.nowMillis())
+            }
+            state.withLock { state in
+                for participant in decision.lobby.participants {
+                    if let requestID = participant.requestID {
+                        state.startedNotStored.removeValue(forKey: RequestKey(playerID: participant.playerID, requestID: requestID))
+                    }
+                }
+            }
+        }
+        for decision in decisions.failed {
+            do {
+                try await recorder.failed(decision.lobby, reason: decision.reason, now: clock.nowMillis())
+            } catch {
+                logger.error("a failed match could not be recorded", metadata: ["match_id": "\(decision.lobby.matchID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    private static func split(_ gameKey: String) -> (bundleID: String, environment: String) {
+        let parts = gameKey.split(separator: "\n", maxSplits: 1).map(String.init)
+        return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+    }
+
+    // MARK: Time
+
+    /// Starts matches whose fill time ran out and answers expired invitations as declined, until shutdown.
+    func run() async throws {
+        try await recorder.abandonFormingMatches(now: clock.nowMillis())
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: Self.tickInterval)
+            let now = queueNow
+            await apply(state.withLock { state in record(state.queue.tick(now: now), in: &state) })
+            let wallNow = clock.nowMillis()
+            let expired = state.withLock { state in
+                state.forming.values.flatMap { forming in forming.invitations.values.filter { $0.expiresAt <= wallNow }.map(\.invitationID) }
+                    .filter { state.lobbyOfInvitation[$0] != nil }
+            }
+            for invitationID in expired {
+                guard let invitation = try? await database.read({ try await $0.invitation(id: invitationID) }) else { continue }
+                try? await closeInvitation(invitation, now: wallNow)
+            }
+        }
+    }
+}
+
+extension Ticket {
+    /// The same request under the id the matchmaker assigned.
+    func withID(_ id: TicketID) -> Ticket {
+        Ticket(id: id, playerID: playerID, key: key, minPlayers: minPlayers, maxPlayers: maxPlayers,
+               playerAttributes: playerAttributes, fillTime: fillTime)
+    }
+}
+
+/// A match to store as started.
+struct StartDecision: Sendable {
+    var lobby: ClosedLobby
+    /// The inviter's request id, for invitation lobbies.
+    var creatorRequestID: String?
+}
+
+/// A forming match to store as failed.
+struct FailDecision: Sendable {
+    var lobby: ClosedLobby
+    var reason: String
+}
+
+/// What the matchmaker must store after one change of the queue.
+struct MatchmakingDecisions: Sendable {
+    var started: [StartDecision] = []
+    var failed: [FailDecision] = []
+
+    /// Adds another change's decisions after these.
+    mutating func append(_ other: MatchmakingDecisions) {
+        started += other.started
+        failed += other.failed
+    }
+}

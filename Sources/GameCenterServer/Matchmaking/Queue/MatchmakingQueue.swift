@@ -1,0 +1,190 @@
+/// The auto-match queue as a pure state machine: lobbies being formed, the tickets waiting in them,
+/// invitation lobbies, fill deadlines and recent activity. Time comes in as `now` (ms); every
+/// mutating call returns what happened.
+struct MatchmakingQueue: Sendable {
+    private var lobbies: [LobbyID: Lobby] = [:]
+    private var lobbyOfTicket: [TicketID: LobbyID] = [:]
+    private var joinable = LobbyShapeIndex()
+    private var deadlines = DeadlineSchedule()
+    private var activityLog: ActivityLog
+    private var nextLobbyID: UInt64 = 1
+
+    /// `activityWindow`: how long (ms) arrivals are kept for `activity(game:playerGroup:since:)`.
+    init(activityWindow: Int64 = 120_000) {
+        activityLog = ActivityLog(retention: activityWindow)
+    }
+
+    // MARK: Queries
+
+    /// Tickets waiting in lobbies.
+    var waitingCount: Int { lobbyOfTicket.count }
+
+    /// Lobbies waiting to start.
+    var lobbyCount: Int { lobbies.count }
+
+    /// The earliest fill deadline: call `tick(now:)` then.
+    var nextDeadline: Int64? { deadlines.next }
+
+    func lobby(_ id: LobbyID) -> LobbySnapshot? { lobbies[id]?.snapshot }
+
+    func lobby(containing ticket: TicketID) -> LobbySnapshot? { lobbyOfTicket[ticket].flatMap(lobby) }
+
+    /// Every waiting lobby, by id.
+    func snapshots() -> [LobbySnapshot] { lobbies.values.map(\.snapshot).sorted { $0.id < $1.id } }
+
+    /// Distinct players who enqueued a ticket for `game` (and `playerGroup`) at or after `since`.
+    func activity(game: String, playerGroup: UInt32?, since: Int64) -> Int {
+        activityLog.activity(game: game, playerGroup: playerGroup, since: since)
+    }
+
+    /// Heap entries held by the internal indexes, stale ones included (tests check nothing leaks).
+    var indexEntryCount: Int { joinable.entryCount + deadlines.entryCount }
+
+    // MARK: Mutations
+
+    /// Places an auto-match request: it joins the oldest compatible lobby of its key or opens one.
+    mutating func enqueue(_ ticket: Ticket, now: Int64) -> MatchmakingOutcome {
+        precondition(lobbyOfTicket[ticket.id] == nil, "ticket \(ticket.id) is already waiting")
+        activityLog.record(game: ticket.key.game, playerID: ticket.playerID, playerGroup: ticket.key.playerGroup, now: now)
+        var outcome = MatchmakingOutcome()
+        place(WaitingTicket(ticket: ticket, arrival: now), now: now, into: &outcome)
+        return outcome
+    }
+
+    /// Opens an invitation lobby: `creator` is its first member, `invited` players are pending,
+    /// `baseMembers` are players of a running match the lobby adds to.
+    mutating func openInvitationLobby(
+        creator: Ticket, invited: [String], baseMembers: [String], openToAutoMatch: Bool, now: Int64
+    ) -> MatchmakingOutcome {
+        precondition(lobbyOfTicket[creator.id] == nil, "ticket \(creator.id) is already waiting")
+        precondition(Set(invited).count == invited.count, "a player is invited twice")
+        activityLog.record(game: creator.key.game, playerID: creator.playerID, playerGroup: creator.key.playerGroup, now: now)
+        let lobby = Lobby(
+            id: makeLobbyID(), creator: WaitingTicket(ticket: creator, arrival: now), invited: invited,
+            baseMembers: baseMembers, openToAutoMatch: openToAutoMatch, isInvitationLobby: true)
+        var outcome = MatchmakingOutcome()
+        insert(lobby, placing: creator.id, into: &outcome)
+        settle(lobby.id, now: now, into: &outcome)
+        return outcome
+    }
+
+    /// Records an invited player's answer (expired invitations are answered as declined).
+    mutating func answer(lobby id: LobbyID, player: String, accepted: Bool, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
+        guard lobbies[id] != nil else { throw .unknownLobby(id) }
+        try lobbies[id]!.answer(player: player, accepted: accepted)
+        var outcome = MatchmakingOutcome()
+        settle(id, now: now, into: &outcome)
+        return outcome
+    }
+
+    /// Removes a waiting ticket (cancelled, or its device dropped). An invitation lobby's creator
+    /// leaving dissolves the lobby and re-queues its other tickets with their original arrivals.
+    mutating func remove(ticket: TicketID, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
+        guard let id = lobbyOfTicket[ticket] else { throw .unknownTicket(ticket) }
+        var outcome = MatchmakingOutcome()
+        if lobbies[id]!.isInvitationLobby && lobbies[id]!.creator == ticket {
+            dissolve(id, now: now, into: &outcome)
+        } else {
+            lobbyOfTicket[ticket] = nil
+            if lobbies[id]!.removeTicket(ticket) {
+                settle(id, now: now, into: &outcome)
+            } else {
+                _ = close(id)
+            }
+        }
+        return outcome
+    }
+
+    /// Removes an accepted invitee who left before the lobby started.
+    mutating func removeInvited(lobby id: LobbyID, player: String, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
+        guard lobbies[id] != nil else { throw .unknownLobby(id) }
+        try lobbies[id]!.removeInvited(player: player)
+        var outcome = MatchmakingOutcome()
+        settle(id, now: now, into: &outcome)
+        return outcome
+    }
+
+    /// Starts every lobby whose fill deadline is at or before `now` (earliest first).
+    mutating func tick(now: Int64) -> MatchmakingOutcome {
+        activityLog.trimAll(now: now)
+        var outcome = MatchmakingOutcome()
+        while let id = deadlines.popDue(now: now) {
+            settle(id, now: now, into: &outcome)
+        }
+        return outcome
+    }
+
+    // MARK: Internals
+
+    /// The next lobby id (ids grow with creation order, which breaks ties between equal ages).
+    private mutating func makeLobbyID() -> LobbyID {
+        defer { nextLobbyID += 1 }
+        return LobbyID(nextLobbyID)
+    }
+
+    /// Joins the oldest compatible lobby of the ticket's key, or opens a new one, then settles it.
+    private mutating func place(_ waiting: WaitingTicket, now: Int64, into outcome: inout MatchmakingOutcome) {
+        let ticket = waiting.ticket
+        if let id = joinable.oldestLobby(for: ticket.key, where: { $0.accepts(ticket) }) {
+            let slot = lobbies.index(forKey: id)!
+            lobbies.values[slot].add(waiting)
+            lobbyOfTicket[ticket.id] = id
+            outcome.placements.append(
+                Placement(ticket: ticket.id, lobby: id, members: lobbies.values[slot].reportedMembers, openedLobby: false))
+            settle(id, now: now, into: &outcome)
+        } else {
+            let lobby = Lobby(id: makeLobbyID(), creator: waiting)
+            insert(lobby, placing: ticket.id, into: &outcome)
+            settle(lobby.id, now: now, into: &outcome)
+        }
+    }
+
+    /// Adds a new lobby and reports its creator's placement.
+    private mutating func insert(_ lobby: Lobby, placing creator: TicketID, into outcome: inout MatchmakingOutcome) {
+        lobbies[lobby.id] = lobby
+        lobbyOfTicket[creator] = lobby.id
+        outcome.placements.append(
+            Placement(ticket: creator, lobby: lobby.id, members: lobby.reportedMembers, openedLobby: true))
+    }
+
+    /// Applies the start rules to a touched lobby: starts or fails it, or re-indexes it.
+    private mutating func settle(_ id: LobbyID, now: Int64, into outcome: inout MatchmakingOutcome) {
+        let slot = lobbies.index(forKey: id)!
+        let scheduled = lobbies.values[slot].fillDeadline
+        switch lobbies.values[slot].evaluate(now: now) {
+        case .wait:
+            let lobby = lobbies.values[slot]
+            joinable.place(id, key: lobby.key, shape: lobby.shape, age: lobby.age)
+            if lobby.fillDeadline != scheduled { deadlines.set(id, deadline: lobby.fillDeadline) }
+        case .start(let reason):
+            let lobby = close(id)
+            outcome.started.append(
+                StartedMatch(lobby: id, key: lobby.key, members: lobby.reportedMembers, mask: lobby.mask, reason: reason))
+        case .fail(let reason):
+            let lobby = close(id)
+            outcome.failed.append(FailedLobby(lobby: id, key: lobby.key, members: lobby.reportedMembers, reason: reason))
+        }
+    }
+
+    /// Dissolves an invitation lobby whose creator left; its other tickets are re-queued oldest first.
+    private mutating func dissolve(_ id: LobbyID, now: Int64, into outcome: inout MatchmakingOutcome) {
+        let lobby = close(id)
+        let others = lobby.ticketMembers
+            .filter { $0.ticket.id != lobby.creator }
+            .sorted { ($0.arrival, $0.ticket.id) < ($1.arrival, $1.ticket.id) }
+        outcome.dissolved.append(
+            DissolvedLobby(
+                lobby: id, cancelledInvitations: lobby.invitedPlayers(.pending),
+                releasedInvitees: lobby.invitedPlayers(.accepted), requeued: others.map(\.ticket.id)))
+        for waiting in others { place(waiting, now: now, into: &outcome) }
+    }
+
+    /// Takes a lobby out of the queue and all its indexes.
+    private mutating func close(_ id: LobbyID) -> Lobby {
+        let lobby = lobbies.removeValue(forKey: id)!
+        for waiting in lobby.ticketMembers { lobbyOfTicket[waiting.ticket.id] = nil }
+        joinable.remove(id)
+        if lobby.fillDeadline != nil { deadlines.set(id, deadline: nil) }
+        return lobby
+    }
+}

@@ -1,0 +1,51 @@
+/// Identifies one match request (ticket); assigned by the caller, unique while the ticket waits.
+struct TicketID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    let rawValue: UInt64
+
+    init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    static func < (lhs: TicketID, rhs: TicketID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    var description: String { "t\(rawValue)" }
+}
+
+/// Only lobbies and tickets with equal keys ever interact.
+struct QueueKey: Hashable, Sendable {
+    let game: String
+    let hosted: Bool
+    let playerGroup: UInt32
+}
+
+/// One auto-matched match request. `minPlayers`/`maxPlayers` are validated (2...16) before the queue.
+struct Ticket: Hashable, Sendable {
+    let id: TicketID
+    let playerID: String
+    let key: QueueKey
+    let minPlayers: Int
+    let maxPlayers: Int
+    /// Role bits; 0 means "no role".
+    let playerAttributes: UInt32
+    /// How long (ms) a lobby this ticket creates waits for more players once it could start.
+    let fillTime: Int64
+
+    init(
+        id: TicketID, playerID: String, key: QueueKey,
+        minPlayers: Int, maxPlayers: Int, playerAttributes: UInt32 = 0, fillTime: Int64
+    ) {
+        precondition(2 <= minPlayers && minPlayers <= maxPlayers && maxPlayers <= 16, "invalid player range")
+        precondition(fillTime >= 0, "negative fill time")
+        self.id = id
+        self.playerID = playerID
+        self.key = key
+        self.minPlayers = minPlayers
+        self.maxPlayers = maxPlayers
+        self.playerAttributes = playerAttributes
+        self.fillTime = fillTime
+    }
+}
+
+/// A ticket inside the queue together with the moment it first arrived (kept across re-queues).
+struct WaitingTicket: Hashable, Sendable {
+    let ticket: Ticket
+    let arrival: Int64
+}

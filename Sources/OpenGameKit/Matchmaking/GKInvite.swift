@@ -1,0 +1,37 @@
+import Foundation
+import GameCenterProtocol
+
+/// An invitation to join another player's match, handed to ``GKMatchmaker/inviteHandler``.
+/// Join with ``GKMatchmaker/match(for:)`` (or ``GKMatchmaker/findPlayers(for:)`` when hosted), or ``decline()``.
+public final class GKInvite: @unchecked Sendable {
+    /// The inviting player's id.
+    public var inviter: String { info.inviter }
+    /// The inviting player's alias when the invitation was sent.
+    public var inviterAlias: String { info.inviterAlias }
+    /// True when the match is hosted: joining yields player ids, not a ``GKMatch``.
+    public var isHosted: Bool { info.hosted }
+    /// The invitation's id.
+    public var invitationID: String { info.invitationID }
+    /// The inviter's message, if any.
+    public var message: String? { info.message }
+    /// When the invitation can no longer be accepted.
+    public var expiresAt: Date { info.expiresAt }
+    /// The match's size limits.
+    public var minPlayers: Int { info.minPlayers }
+    /// The match's size limits.
+    public var maxPlayers: Int { info.maxPlayers }
+
+    let info: InvitationInfo
+    let device: GKGameCenter
+
+    init(info: InvitationInfo, device: GKGameCenter) {
+        self.info = info
+        self.device = device
+    }
+
+    /// Says no; the inviter sees the invitee as declined. An expired or already answered invitation throws
+    /// `invalidParameter`.
+    public func decline() async throws {
+        let _: APIClient.Empty = try await device.authenticated(.post, "/v1/invitations/\(info.invitationID)/decline")
+    }
+}

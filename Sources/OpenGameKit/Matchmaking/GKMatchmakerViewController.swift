@@ -1,0 +1,283 @@
+import Foundation
+import GameCenterProtocol
+import Synchronization
+
+/// Hears the outcome of a matchmaking screen (the seed's `GKMatchmakerViewControllerDelegate`).
+public protocol GKMatchmakerViewControllerDelegate: AnyObject, Sendable {
+    /// The player cancelled before a match was made.
+    func matchmakerViewControllerWasCancelled(_ viewController: GKMatchmakerViewController)
+    /// Matchmaking failed (for example the network dropped).
+    func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFailWithError error: any Error)
+    /// A relayed match started.
+    func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFind match: GKMatch)
+    /// A hosted match's players are all connected to the game's server (see ``GKMatchmaker/setHostedPlayerReady(_:)``).
+    func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFindPlayers playerIDs: [String])
+}
+
+extension GKMatchmakerViewControllerDelegate {
+    /// Games that make only hosted matches need not implement it.
+    public func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFind match: GKMatch) {}
+    /// Games that make only relayed matches need not implement it.
+    public func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFindPlayers playerIDs: [String]) {}
+}
+
+/// What a matchmaking screen shows: one slot per seat, the invitees' answers and the auto-match progress.
+public struct GKMatchmakerLobby: Sendable, Equatable {
+    /// Where the screen is.
+    public enum Phase: Sendable, Equatable {
+        /// Not presented yet.
+        case idle
+        /// Waiting for invitees and auto-matched players.
+        case searching
+        /// Hosted: the match is made; waiting for every player to connect to the game's server.
+        case waitingForHostedPlayers
+        /// Done: the delegate was given the match or players.
+        case found
+        case cancelled
+        case failed
+    }
+
+    /// One seat.
+    public enum Slot: Sendable, Equatable {
+        /// The local player.
+        case localPlayer
+        /// An invited friend and their answer.
+        case invitee(playerID: String, state: GKInviteeState)
+        /// A player auto-match found (known by id once the match starts).
+        case autoMatched(playerID: String?)
+        /// A seat auto-match is still trying to fill.
+        case open
+    }
+
+    public var phase: Phase = .idle
+    public var slots: [Slot] = []
+    /// Players in the forming match, the local player included.
+    public var players = 1
+    /// Hosted matches: players reported ready with ``GKMatchmakerViewController/setHostedPlayerReady(_:)``.
+    public var readyPlayers: [String] = []
+}
+
+/// The standard matchmaking screen as a model a game can draw (no UIKit here): present it, show ``lobby``
+/// (or follow ``updates``), and hear the outcome on ``matchmakerDelegate`` — the seed's four calls.
+public final class GKMatchmakerViewController: @unchecked Sendable {
+    /// Hears the outcome.
+    public weak var matchmakerDelegate: (any GKMatchmakerViewControllerDelegate)? {
+        get { state.withLock { $0.delegate.value } }
+        set { state.withLock { $0.delegate = WeakDelegate(value: newValue) } }
+    }
+    /// Make a hosted match: the delegate gets player ids (`didFindPlayers`) instead of a ``GKMatch``.
+    public var hosted: Bool {
+        get { state.withLock { $0.hosted } }
+        set { state.withLock { $0.hosted = newValue } }
+    }
+    /// What the screen shows now.
+    public var lobby: GKMatchmakerLobby { state.withLock { $0.lobby } }
+
+    /// Every change of ``lobby``, starting with the current one; each access returns a new stream.
+    public var updates: AsyncStream<GKMatchmakerLobby> {
+        let (stream, continuation) = AsyncStream.makeStream(of: GKMatchmakerLobby.self, bufferingPolicy: .bufferingNewest(100))
+        let id = state.withLock { state -> Int in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            continuation.yield(state.lobby)
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    private let device: GKGameCenter
+    private let request: GKMatchRequest?
+    private let invite: GKInvite?
+    private let requestID = UUID().uuidString.lowercased()
+    private let state: Mutex<ControllerState>
+
+    /// A screen that makes a new match from `matchRequest` (its `playersToInvite` fill the first seats).
+    public init(matchRequest: GKMatchRequest, in gameCenter: GKGameCenter = .default) {
+        self.device = gameCenter
+        self.request = matchRequest
+        self.invite = nil
+        var lobby = GKMatchmakerLobby()
+        lobby.slots = [.localPlayer] + (matchRequest.playersToInvite ?? []).map { .invitee(playerID: $0, state: .pending) }
+        lobby.slots += Array(repeating: .open, count: max(0, matchRequest.maxPlayers - lobby.slots.count))
+        self.state = Mutex(ControllerState(lobby: lobby))
+    }
+
+    /// A screen that joins the match of an invitation (set ``hosted`` from ``GKInvite/isHosted``).
+    public init(invite: GKInvite) {
+        self.device = invite.device
+        self.request = nil
+        self.invite = invite
+        var lobby = GKMatchmakerLobby()
+        lobby.slots = [.localPlayer] + Array(repeating: .open, count: max(0, invite.maxPlayers - 1))
+        var state = ControllerState(lobby: lobby)
+        state.hosted = invite.isHosted
+        self.state = Mutex(state)
+    }
+
+    /// Shows the screen: starts matchmaking. Presenting twice does nothing.
+    public func present() {
+        let first = state.withLock { state -> Bool in
+            guard state.lobby.phase == .idle else { return false }
+            state.lobby.phase = .searching
+            return true
+        }
+        guard first else { return }
+        publish()
+        device.matchmaker.register(self)
+        let task = Task { await run() }
+        state.withLock { $0.task = task }
+    }
+
+    /// The player tapped Cancel: the request leaves the queue and the delegate hears `wasCancelled`.
+    public func cancel() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            guard state.lobby.phase == .searching || state.lobby.phase == .waitingForHostedPlayers else { return nil }
+            state.userCancelled = true
+            return state.task
+        }
+        guard let task else { return }
+        device.matchmaker.cancel(requestID: requestID)
+        task.cancel()
+    }
+
+    /// A hosted match's player connected to the game's server; when every player is ready the delegate hears
+    /// `didFindPlayers`.
+    public func setHostedPlayerReady(_ playerID: String) {
+        hostedPlayerReady(playerID)
+    }
+
+    private func run() async {
+        let poller = Task { await pollProgress() }
+        defer { poller.cancel() }
+        do {
+            let info: MatchInfo
+            if let invite {
+                info = try await device.matchmaker.accept(invite, requestID: requestID)
+            } else if let request {
+                info = try await device.matchmaker.submit(request, hosted: hosted, matchID: nil, requestID: requestID)
+            } else {
+                return
+            }
+            poller.cancel()
+            try await found(info)
+        } catch {
+            finish(error)
+        }
+    }
+
+    private func found(_ info: MatchInfo) async throws {
+        let localID = device.state.withLock { $0.session?.player.playerID }
+        let isHosted = hosted
+        var match: GKMatch?
+        if !isHosted { match = try device.matchmaker.makeMatch(info) }
+        state.withLock { state in
+            state.players = info.players
+            state.lobby.players = info.players.count
+            state.lobby.slots = info.players.map { player in
+                if player == localID { return .localPlayer }
+                if case .invitee(player, _)? = state.lobby.slots.first(where: { if case .invitee(player, _) = $0 { true } else { false } }) {
+                    return .invitee(playerID: player, state: .connected)
+                }
+                return .autoMatched(playerID: player)
+            }
+            state.lobby.phase = isHosted ? .waitingForHostedPlayers : .found
+        }
+        publish()
+        if let match {
+            device.matchmaker.unregister(self)
+            matchmakerDelegate?.matchmakerViewController(self, didFind: match)
+        } else {
+            if let localID { hostedPlayerReady(localID) }
+            completeHostedIfReady()
+        }
+    }
+
+    private func finish(_ error: any Error) {
+        let cancelled = state.withLock { state -> Bool in
+            state.lobby.phase = state.userCancelled ? .cancelled : .failed
+            return state.userCancelled
+        }
+        publish()
+        device.matchmaker.unregister(self)
+        if cancelled {
+            matchmakerDelegate?.matchmakerViewControllerWasCancelled(self)
+        } else {
+            matchmakerDelegate?.matchmakerViewController(self, didFailWithError: error)
+        }
+    }
+
+    func hostedPlayerReady(_ playerID: String) {
+        let changed = state.withLock { state -> Bool in
+            guard !state.lobby.readyPlayers.contains(playerID) else { return false }
+            state.lobby.readyPlayers.append(playerID)
+            return true
+        }
+        guard changed else { return }
+        publish()
+        completeHostedIfReady()
+    }
+
+    private func completeHostedIfReady() {
+        let players = state.withLock { state -> [String]? in
+            guard state.lobby.phase == .waitingForHostedPlayers, !state.players.isEmpty,
+                  state.players.allSatisfy(state.lobby.readyPlayers.contains) else { return nil }
+            state.lobby.phase = .found
+            return state.players
+        }
+        guard let players else { return }
+        publish()
+        device.matchmaker.unregister(self)
+        matchmakerDelegate?.matchmakerViewController(self, didFindPlayers: players)
+    }
+
+    func inviteeAnswered(_ answer: InviteeAnswered) {
+        guard answer.requestID == requestID else { return }
+        state.withLock { state in
+            guard let index = state.lobby.slots.firstIndex(where: { if case .invitee(answer.playerID, _) = $0 { true } else { false } }) else { return }
+            state.lobby.slots[index] = .invitee(playerID: answer.playerID, state: GKInviteeState(answer.state))
+        }
+        publish()
+    }
+
+    /// Follows the forming match's size while searching (auto-matched players are not pushed one by one).
+    private func pollProgress() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            guard let status: MatchRequestStatus = try? await device.authenticated(.get, "/v1/matchmaking/requests/\(requestID)"),
+                  status.state == .waiting else { continue }
+            state.withLock { state in
+                state.lobby.players = status.players
+                let invited = state.lobby.slots.filter { if case .invitee = $0 { true } else { false } }.count
+                let accepted = status.invitees.filter { $0.state == .accepted }.count
+                let autoMatched = max(0, status.players - 1 - accepted)
+                let open = max(0, status.maxPlayers - 1 - invited - autoMatched)
+                let invitees = state.lobby.slots.filter { if case .invitee = $0 { true } else { false } }
+                state.lobby.slots = [.localPlayer] + invitees + Array(repeating: .autoMatched(playerID: nil), count: autoMatched)
+                    + Array(repeating: .open, count: open)
+            }
+            publish()
+        }
+    }
+
+    private func publish() {
+        let (lobby, subscribers) = state.withLock { ($0.lobby, Array($0.subscribers.values)) }
+        for subscriber in subscribers { subscriber.yield(lobby) }
+    }
+}
+
+private struct WeakDelegate: @unchecked Sendable {
+    weak var value: (any GKMatchmakerViewControllerDelegate)?
+}
+
+private struct ControllerState: @unchecked Sendable {
+    var lobby: GKMatchmakerLobby
+    var hosted = false
+    var delegate = WeakDelegate(value: nil)
+    var task: Task<Void, Never>?
+    var userCancelled = false
+    /// The match's players once it is made.
+    var players: [String] = []
+    var subscribers: [Int: AsyncStream<GKMatchmakerLobby>.Continuation] = [:]
+    var nextSubscriber = 0
+}

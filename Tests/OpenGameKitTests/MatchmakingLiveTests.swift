@@ -1,0 +1,582 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import OpenGameKit
+import Testing
+
+/// Matchmaking through the SDK against real server processes: auto-match, roles, groups, invitations, hosted
+/// matches, cancelling, disconnects and activity. Games: `com.example.arena` (fill time 1 s, invitations live
+/// 30 s) and `com.example.quest` (every request names a role).
+@Suite(.serialized) struct MatchmakingLiveTests {
+    static let adminKey = "live-admin-key-0123456789"
+    static let arena = "com.example.arena"
+    static let quest = "com.example.quest"
+
+    /// A folder with the two test games' manifests.
+    static func games() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mm-games-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            bundleID: \(arena)
+            name: Arena
+            matchmaking: { fillSeconds: 1, invitationSeconds: 30 }
+            """.write(to: folder.appendingPathComponent("arena.yaml"), atomically: true, encoding: .utf8)
+        try """
+            bundleID: \(quest)
+            name: Quest
+            matchmaking: { rolesRequired: true }
+            """.write(to: folder.appendingPathComponent("quest.yaml"), atomically: true, encoding: .utf8)
+        return folder.path
+    }
+
+    static func server(_ engine: String = "sqlite") async throws -> LiveServer {
+        let server = try LiveServer(engine: engine, games: try games())
+        try await server.start(extraArguments: ["--admin-key", adminKey, "--test-clock"])
+        return server
+    }
+
+    static func player(_ server: LiveServer, _ alias: String, game: String = arena) async throws -> GKGameCenter {
+        let device = Devices.make(server, bundleID: game)
+        let account = "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())"
+        try await device.localPlayer.authenticate(.signUp(account: account, password: "password-\(alias)", alias: alias, underage: false))
+        return device
+    }
+
+    static func request(_ min: Int, _ max: Int, group: UInt32 = 0, role: UInt32 = 0, invite: [String]? = nil) -> GKMatchRequest {
+        let request = GKMatchRequest(minPlayers: min, maxPlayers: max)
+        request.playerGroup = group
+        request.playerAttributes = role
+        request.playersToInvite = invite
+        return request
+    }
+
+    /// Starts `findMatch` in the background.
+    static func find(_ device: GKGameCenter, _ request: GKMatchRequest) -> Task<GKMatch, any Error> {
+        Task { try await device.matchmaker.findMatch(for: request) }
+    }
+
+    static func befriend(_ a: GKGameCenter, _ b: GKGameCenter) async throws {
+        try await GKFriendRequest.send(to: [b.localPlayer.playerID], message: nil, in: a)
+        try await #require(try await GKFriendRequest.loadPending(in: b).first).accept()
+    }
+
+    /// Waits until `device` has a waiting request in the server's activity log for its group.
+    static func activity(_ device: GKGameCenter, group: UInt32) async throws -> Int {
+        try await device.matchmaker.queryPlayerGroupActivity(group)
+    }
+
+    /// The result of a task, or nil if it is still running after `seconds` (the task goes on).
+    static func result<T: Sendable>(of task: Task<T, any Error>, within seconds: Double) async -> Result<T, any Error>? {
+        let box = ResultBox<T>()
+        Task { box.set(await task.result) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if let result = box.value { return result }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return box.value
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func twoRequestsBecomeOneMatchThatEveryMemberReceives(engine: String) async throws {
+        let server = try await Self.server(engine)
+        let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
+        let first = Self.find(alice, Self.request(2, 2))
+        let second = Self.find(bob, Self.request(2, 2))
+        let (a, b) = (try await first.value, try await second.value)
+        #expect(a.matchID == b.matchID)
+        #expect(a.playerIDs == [bob.localPlayer.playerID])
+        #expect(b.playerIDs == [alice.localPlayer.playerID])
+        #expect(a.expectedPlayerCount == 0)
+
+        // Leaving is told to the other member at once.
+        let events = b.events
+        a.disconnect()
+        let left = try await nextMatchEvent(events) { event -> String? in
+            if case .playerStateChanged(let player, .disconnected) = event { player } else { nil }
+        }
+        #expect(left == alice.localPlayer.playerID)
+        #expect(b.playerIDs.isEmpty)
+        try await server.stop()
+    }
+
+    @Test func aMatchWaitsItsFillTimeForMorePlayersThenStartsWithWhoCame() async throws {
+        let server = try await Self.server()
+        let devices = try await [Self.player(server, "P1"), Self.player(server, "P2"), Self.player(server, "P3")]
+        // 2…3 players: the first two can start, but the match waits its fill time (1 s) for a third.
+        let tasks = devices.map { Self.find($0, Self.request(2, 3)) }
+        let matches = try await tasks.asyncMap { try await $0.value }
+        #expect(Set(matches.map(\.matchID)).count == 1)
+        #expect(matches[0].playerIDs.count == 2)
+
+        // Two players of 2…4 start together after the fill time, with nobody else coming.
+        let pair = try await [Self.player(server, "P4"), Self.player(server, "P5")]
+        let pairMatches = try await pair.map { Self.find($0, Self.request(2, 4)) }.asyncMap { try await $0.value }
+        #expect(pairMatches[0].matchID == pairMatches[1].matchID)
+        #expect(pairMatches[0].playerIDs == [pair[1].localPlayer.playerID])
+
+        // Requests whose sizes cannot agree never match: 2…2 and 3…4.
+        let small = try await Self.player(server, "Small"), large = try await Self.player(server, "Large")
+        let smallTask = Self.find(small, Self.request(2, 2)), largeTask = Self.find(large, Self.request(3, 4))
+        #expect(await Self.result(of: smallTask, within: 2.5) == nil)
+        small.matchmaker.cancel()
+        large.matchmaker.cancel()
+        await #expect(throws: GKError.self) { try await smallTask.value }
+        await #expect(throws: GKError.self) { try await largeTask.value }
+        try await server.stop()
+    }
+
+    @Test func theSeedsFourRolesFormOneMatchOfEachRoleNeverTwoOfOne() async throws {
+        let server = try await Self.server()
+        let fighter: UInt32 = 0xFF00_0000, cleric: UInt32 = 0x00FF_0000, wizard: UInt32 = 0x0000_FF00, thief: UInt32 = 0x0000_00FF
+        var heroes: [(device: GKGameCenter, role: UInt32)] = []
+        for (index, role) in [fighter, fighter, fighter, cleric, wizard, thief].enumerated() {
+            heroes.append((try await Self.player(server, "Hero\(index)", game: Self.quest), role))
+        }
+        let players = heroes
+        // Three fighters wait first (each alone: a fighter cannot join a fighter), then one of each other role.
+        let fighters = players.prefix(3).map { Self.find($0.device, Self.request(4, 4, role: $0.role)) }
+        try await eventually("the fighters wait") { try await players[0].device.matchmaker.queryActivity() == 3 }
+        let others = players.suffix(3).map { Self.find($0.device, Self.request(4, 4, role: $0.role)) }
+        let match = try await others[0].value
+        for task in others.dropFirst() { #expect(try await task.value.matchID == match.matchID) }
+        let members = Set(match.playerIDs + [players[3].device.localPlayer.playerID])
+        let roles = players.filter { members.contains($0.device.localPlayer.playerID) }.map(\.role)
+        #expect(roles.sorted() == [thief, wizard, cleric, fighter])
+        // Exactly one fighter is in it; the other two keep waiting.
+        var waiting: [Int] = []
+        for (index, task) in fighters.enumerated() {
+            if let result = await Self.result(of: task, within: 1) {
+                #expect(try result.get().matchID == match.matchID)
+            } else {
+                waiting.append(index)
+            }
+        }
+        #expect(waiting.count == 2)
+
+        // A role game refuses a request without a role.
+        let roleless = try await Self.player(server, "Roleless", game: Self.quest)
+        let error = await #expect(throws: GKError.self) { try await roleless.matchmaker.findMatch(for: Self.request(4, 4)) }
+        #expect(error?.code == .matchRequestInvalid)
+        #expect(error?.message.contains("playerAttributes") == true)
+        for index in waiting {
+            players[index].device.matchmaker.cancel()
+            await #expect(throws: GKError.self) { try await fighters[index].value }
+        }
+        try await server.stop()
+    }
+
+    @Test func groupsAndHostedRequestsNeverMix() async throws {
+        let server = try await Self.server()
+        let devices = try await (0..<6).asyncMap { try await Self.player(server, "G\($0)") }
+        var tasks: [Task<GKMatch, any Error>] = []
+        // Alternate groups 7 and 9 so that every neighbour is from the other group.
+        for (index, device) in devices.prefix(4).enumerated() {
+            tasks.append(Self.find(device, Self.request(2, 2, group: index % 2 == 0 ? 7 : 9)))
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        let matches = try await tasks.asyncMap { try await $0.value }
+        #expect(matches[0].matchID == matches[2].matchID)
+        #expect(matches[1].matchID == matches[3].matchID)
+        #expect(matches[0].matchID != matches[1].matchID)
+        #expect(try await devices[0].matchmaker.queryPlayerGroupActivity(7) == 2)
+        #expect(try await devices[0].matchmaker.queryPlayerGroupActivity(8) == 0)
+        #expect(try await devices[0].matchmaker.queryActivity() == 4)
+
+        // A hosted request and a relayed one of the same group never meet.
+        let hosted = Task { try await devices[4].matchmaker.findPlayersForHostedMatch(for: Self.request(2, 2)) }
+        let relayed = Self.find(devices[5], Self.request(2, 2))
+        #expect(await Self.result(of: relayed, within: 2) == nil)
+        devices[4].matchmaker.cancel()
+        devices[5].matchmaker.cancel()
+        await #expect(throws: GKError.self) { try await hosted.value }
+        await #expect(throws: GKError.self) { try await relayed.value }
+        try await server.stop()
+    }
+
+    @Test func badRequestsAreRefusedWithAClearError() async throws {
+        let server = try await Self.server()
+        let alice = try await Self.player(server, "Alice"), stranger = try await Self.player(server, "Stranger")
+        for (min, max, says) in [(1, 2, "2 to 16"), (2, 17, "2 to 16"), (5, 4, "more than"), (0, 0, "2 to 16")] {
+            let error = await #expect(throws: GKError.self) { try await alice.matchmaker.findMatch(for: Self.request(min, max)) }
+            #expect(error?.code == .matchRequestInvalid)
+            #expect(error?.message.contains(says) == true)
+        }
+        let selfInvite = await #expect(throws: GKError.self) {
+            try await alice.matchmaker.findMatch(for: Self.request(2, 2, invite: [alice.localPlayer.playerID]))
+        }
+        #expect(selfInvite?.code == .invalidParameter)
+        let unknown = await #expect(throws: GKError.self) { try await alice.matchmaker.findMatch(for: Self.request(2, 2, invite: ["p_nobody"])) }
+        #expect(unknown?.code == .invalidPlayer)
+        let notFriend = await #expect(throws: GKError.self) {
+            try await alice.matchmaker.findMatch(for: Self.request(2, 2, invite: [stranger.localPlayer.playerID]))
+        }
+        #expect(notFriend?.code == .invalidPlayer)
+        #expect(notFriend?.message.contains(stranger.localPlayer.playerID) == true)
+        let tooMany = await #expect(throws: GKError.self) {
+            try await alice.matchmaker.findMatch(for: Self.request(2, 2, invite: [stranger.localPlayer.playerID, "p_other"]))
+        }
+        #expect(tooMany?.code == .matchRequestInvalid)
+
+        // Signed out: notAuthenticated before anything is sent.
+        await alice.localPlayer.signOut()
+        let signedOut = await #expect(throws: GKError.self) { try await alice.matchmaker.findMatch(for: Self.request(2, 2)) }
+        #expect(signedOut?.code == .notAuthenticated)
+        try await server.stop()
+    }
+
+    @Test func cancelLeavesTheQueueAtOnceAndAThousandCancelsLeaveNothingBehind() async throws {
+        let server = try await Self.server()
+        let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
+        for round in 0..<1000 {
+            let task = Self.find(alice, Self.request(2, 2))
+            // Every other round cancels while the request is still on its way to the server.
+            while true {
+                let waiting = alice.matchmaker.waitingRequests
+                if round % 2 == 0 ? waiting.sent == 1 : waiting.registered == 1 { break }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            alice.matchmaker.cancel()
+            let error = await #expect(throws: GKError.self) { try await task.value }
+            #expect(error?.code == .cancelled)
+            alice.matchmaker.cancel()   // nothing waits: nothing happens
+        }
+        // Bob's request finds nobody left from Alice's thousand cancelled ones…
+        let bobTask = Self.find(bob, Self.request(2, 2))
+        #expect(await Self.result(of: bobTask, within: 1.5) == nil)
+        // …and the queue still works.
+        let aliceTask = Self.find(alice, Self.request(2, 2))
+        #expect(try await aliceTask.value.matchID == (try await bobTask.value).matchID)
+        try await server.stop()
+    }
+
+    @Test func aDeviceWhoseChannelDropsLeavesTheQueueAndIsNeverMatched() async throws {
+        let server = try await Self.server()
+        let gone = try await Self.player(server, "Gone")
+        let bob = try await Self.player(server, "Bob"), carol = try await Self.player(server, "Carol")
+        let goneTask = Self.find(gone, Self.request(2, 2))
+        try await eventually("the request is waiting") { try await bob.matchmaker.queryActivity() == 1 }
+        await gone.close()
+        let error = await #expect(throws: GKError.self) { try await goneTask.value }
+        #expect(error?.code == .cancelled || error?.code == .communicationsFailure)
+
+        let bobTask = Self.find(bob, Self.request(2, 2))
+        #expect(await Self.result(of: bobTask, within: 1.5) == nil)
+        let carolMatch = try await Self.find(carol, Self.request(2, 2)).value
+        #expect(carolMatch.playerIDs == [bob.localPlayer.playerID])
+        #expect(try await bobTask.value.playerIDs == [carol.localPlayer.playerID])
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func anInviteeWhoSignsInLaterStillGetsTheInvitationAndJoins(engine: String) async throws {
+        let server = try await Self.server(engine)
+        let alice = try await Self.player(server, "Alice")
+        let bobFirstDevice = Devices.make(server, bundleID: Self.arena)
+        let bobAccount = "bob-\(UUID().uuidString.prefix(8).lowercased())"
+        try await bobFirstDevice.localPlayer.authenticate(.signUp(account: bobAccount, password: "password-Bob", alias: "Bob", underage: false))
+        try await Self.befriend(alice, bobFirstDevice)
+        let bobID = bobFirstDevice.localPlayer.playerID
+        await bobFirstDevice.localPlayer.signOut()
+
+        let responses = ResponseLog()
+        let request = Self.request(2, 2, invite: [bobID])
+        request.inviteMessage = "join me"
+        request.inviteeResponseHandler = { player, state in responses.record(player, state) }
+        let aliceTask = Self.find(alice, request)
+        try await Task.sleep(for: .milliseconds(300))
+
+        // Bob starts the game later, on another device: the invitation is waiting for him.
+        let bob = Devices.make(server, bundleID: Self.arena)
+        let invites = InviteInbox()
+        bob.matchmaker.inviteHandler = { invite, players in invites.record(invite, players) }
+        try await bob.localPlayer.authenticate(.signIn(account: bobAccount, password: "password-Bob"))
+        let invite = try await invites.next()
+        #expect(invite.inviter == alice.localPlayer.playerID)
+        #expect(invite.inviterAlias == "Alice")
+        #expect(invite.message == "join me")
+        #expect(!invite.isHosted)
+        let bobMatch = try await bob.matchmaker.match(for: invite)
+        let aliceMatch = try await aliceTask.value
+        #expect(bobMatch.matchID == aliceMatch.matchID)
+        #expect(aliceMatch.playerIDs == [bobID])
+        try await eventually("the inviter saw accepted then connected") { responses.states(of: bobID) == [.accepted, .connected] }
+
+        // The invitation was answered: accepting it again is refused.
+        let again = await #expect(throws: GKError.self) { try await bob.matchmaker.match(for: invite) }
+        #expect(again?.code == .invalidParameter)
+        try await server.stop()
+    }
+
+    @Test func aDeclinedSeatIsFilledByAutoMatchAndAnExpiredInvitationCannotBeAnswered() async throws {
+        let server = try await Self.server()
+        let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
+        let carol = try await Self.player(server, "Carol"), dave = try await Self.player(server, "Dave")
+        try await Self.befriend(alice, bob)
+        try await Self.befriend(alice, carol)
+        let bobInvites = InviteInbox(), carolInvites = InviteInbox()
+        bob.matchmaker.inviteHandler = { invite, players in bobInvites.record(invite, players) }
+        carol.matchmaker.inviteHandler = { invite, players in carolInvites.record(invite, players) }
+
+        let responses = ResponseLog()
+        let request = Self.request(3, 3, invite: [bob.localPlayer.playerID, carol.localPlayer.playerID])
+        request.inviteeResponseHandler = { player, state in responses.record(player, state) }
+        let aliceTask = Self.find(alice, request)
+
+        // Bob declines; the inviter sees it; the seat goes to auto-match.
+        let bobInvite = try await bobInvites.next()
+        try await bobInvite.decline()
+        try await eventually("the inviter saw the decline") { responses.states(of: bob.localPlayer.playerID) == [.declined] }
+        let declinedAgain = await #expect(throws: GKError.self) { try await bobInvite.decline() }
+        #expect(declinedAgain?.code == .invalidParameter)
+
+        // Carol's invitation expires (the server's clock moves past its 30 s): she can no longer join.
+        let carolInvite = try await carolInvites.next()
+        try await LeaderboardsLiveTests.advanceClock(server, hours: 31.0 / 3600)
+        try await eventually("the inviter saw the expiry") { responses.states(of: carol.localPlayer.playerID) == [.declined] }
+        let expired = await #expect(throws: GKError.self) { try await carol.matchmaker.match(for: carolInvite) }
+        #expect(expired?.code == .invalidParameter)
+
+        // Two auto-matched players fill the seats.
+        let daveTask = Self.find(dave, Self.request(3, 3))
+        let bobTask = Self.find(bob, Self.request(2, 3))
+        let aliceMatch = try await aliceTask.value
+        #expect(Set(aliceMatch.playerIDs) == [dave.localPlayer.playerID, bob.localPlayer.playerID])
+        #expect(try await daveTask.value.matchID == aliceMatch.matchID)
+        #expect(try await bobTask.value.matchID == aliceMatch.matchID)
+        try await server.stop()
+    }
+
+    @Test func aHostedMatchOfSixteenGivesEveryoneTheSameSixteenPlayers() async throws {
+        let server = try await Self.server()
+        let devices = try await (0..<16).asyncMap { try await Self.player(server, "Host\($0)") }
+        let tasks = devices.map { device in Task { try await device.matchmaker.findPlayersForHostedMatch(for: Self.request(16, 16)) } }
+        let lists = try await tasks.asyncMap { try await $0.value }
+        let everyone = Set(devices.map(\.localPlayer.playerID))
+        for list in lists { #expect(Set(list) == everyone && list.count == 16) }
+        #expect(Set(lists.map { $0 }).count == 1)
+        try await server.stop()
+    }
+
+    @Test func theMatchmakingScreenModelShowsInviteesAndHandsOverTheMatch() async throws {
+        let server = try await Self.server()
+        let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
+        try await Self.befriend(alice, bob)
+        let bobInvites = InviteInbox()
+        bob.matchmaker.inviteHandler = { invite, players in bobInvites.record(invite, players) }
+
+        let screen = GKMatchmakerViewController(matchRequest: Self.request(2, 2, invite: [bob.localPlayer.playerID]), in: alice)
+        let outcome = ScreenOutcome()
+        screen.matchmakerDelegate = outcome
+        #expect(screen.lobby.slots == [.localPlayer, .invitee(playerID: bob.localPlayer.playerID, state: .pending)])
+        screen.present()
+        let invite = try await bobInvites.next()
+        let bobScreen = GKMatchmakerViewController(invite: invite)
+        let bobOutcome = ScreenOutcome()
+        bobScreen.matchmakerDelegate = bobOutcome
+        bobScreen.present()
+        let match = try await outcome.match()
+        #expect(match.playerIDs == [bob.localPlayer.playerID])
+        #expect(try await bobOutcome.match().matchID == match.matchID)
+        #expect(screen.lobby.phase == .found)
+        #expect(screen.lobby.slots.contains(.invitee(playerID: bob.localPlayer.playerID, state: .connected)))
+
+        // Cancelling a screen tells its delegate and leaves the queue.
+        let lonely = GKMatchmakerViewController(matchRequest: Self.request(2, 2), in: alice)
+        let lonelyOutcome = ScreenOutcome()
+        lonely.matchmakerDelegate = lonelyOutcome
+        lonely.present()
+        try await eventually("the screen's request waits") { try await alice.matchmaker.queryActivity() > 0 && lonely.lobby.phase == .searching }
+        lonely.cancel()
+        try await eventually("the delegate heard the cancel") { lonelyOutcome.wasCancelled }
+        #expect(lonely.lobby.phase == .cancelled)
+
+        // Hosted: the delegate hears didFindPlayers once every player is ready on the game's own server.
+        let hostedA = GKMatchmakerViewController(matchRequest: Self.request(2, 2), in: alice)
+        let hostedB = GKMatchmakerViewController(matchRequest: Self.request(2, 2), in: bob)
+        let outcomeA = ScreenOutcome(), outcomeB = ScreenOutcome()
+        for (screen, outcome) in [(hostedA, outcomeA), (hostedB, outcomeB)] {
+            screen.hosted = true
+            screen.matchmakerDelegate = outcome
+            screen.present()
+        }
+        try await eventually("both screens wait for hosted players") {
+            hostedA.lobby.phase == .waitingForHostedPlayers && hostedB.lobby.phase == .waitingForHostedPlayers
+        }
+        #expect(outcomeA.players == nil)
+        alice.matchmaker.setHostedPlayerReady(bob.localPlayer.playerID)
+        bob.matchmaker.setHostedPlayerReady(alice.localPlayer.playerID)
+        try await eventually("both delegates got the players") { outcomeA.players != nil && outcomeB.players != nil }
+        #expect(Set(outcomeA.players ?? []) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
+        try await server.stop()
+    }
+
+    @Test func playersAddedToARunningMatchAreAnnouncedToItsMembers() async throws {
+        let server = try await Self.server()
+        let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
+        let carol = try await Self.player(server, "Carol")
+        let aliceTask = Self.find(alice, Self.request(2, 2)), bobTask = Self.find(bob, Self.request(2, 2))
+        let aliceMatch = try await aliceTask.value, bobMatch = try await bobTask.value
+        #expect(aliceMatch.matchID == bobMatch.matchID)
+
+        let bobEvents = bobMatch.events
+        let adding = Task { try await alice.matchmaker.addPlayers(to: aliceMatch, matchRequest: Self.request(3, 3)) }
+        try await eventually("the request to add a player waits") { alice.matchmaker.waitingRequests.sent == 1 }
+        let carolMatch = try await Self.find(carol, Self.request(3, 3)).value
+        try await adding.value
+        #expect(carolMatch.matchID == aliceMatch.matchID)
+        #expect(Set(carolMatch.playerIDs) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
+        #expect(Set(aliceMatch.playerIDs) == [bob.localPlayer.playerID, carol.localPlayer.playerID])
+        let joined = try await nextMatchEvent(bobEvents) { event -> String? in
+            if case .playerStateChanged(let player, .connected) = event { player } else { nil }
+        }
+        #expect(joined == carol.localPlayer.playerID)
+        try await server.stop()
+    }
+
+    @Test func playWithFriendsFromTheGameCenterAppReachesTheGameAsPlayerIDs() async throws {
+        let server = try await Self.server()
+        let account = "alice-\(UUID().uuidString.prefix(8).lowercased())"
+        let alice = Devices.make(server, bundleID: Self.arena)
+        try await alice.localPlayer.authenticate(.signUp(account: account, password: "password-Alice", alias: "Alice", underage: false))
+        let bob = try await Self.player(server, "Bob")
+        try await Self.befriend(alice, bob)
+        let inbox = InviteInbox()
+        alice.matchmaker.inviteHandler = { invite, players in inbox.record(invite, players) }
+
+        // The Game Center app (here: plain HTTP with the player's own session) picks Bob.
+        let token = try await Self.signIn(server, account: account, password: "password-Alice")
+        let status = try await Self.post(server, "/v1/matchmaking/play-with-friends", token: token,
+                                         body: #"{"playerIDs": ["\#(bob.localPlayer.playerID)"]}"#)
+        #expect(status == 204)
+        let players = try await inbox.nextPlayers()
+        #expect(players == [bob.localPlayer.playerID])
+        // Strangers cannot be chosen.
+        let stranger = try await Self.player(server, "Stranger")
+        #expect(try await Self.post(server, "/v1/matchmaking/play-with-friends", token: token,
+                                    body: #"{"playerIDs": ["\#(stranger.localPlayer.playerID)"]}"#) == 403)
+        try await server.stop()
+    }
+
+    static func signIn(_ server: LiveServer, account: String, password: String) async throws -> String {
+        var request = URLRequest(url: server.url.appendingPathComponent("v1/sessions"))
+        request.httpMethod = "POST"
+        request.setValue(arena, forHTTPHeaderField: "X-GameCenter-Bundle-ID")
+        request.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"account": "\#(account)", "password": "\#(password)"}"#.utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return try #require(object?["token"] as? String)
+    }
+
+    static func post(_ server: LiveServer, _ path: String, token: String, body: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: server.url.absoluteString + path)!)
+        request.httpMethod = "POST"
+        request.setValue(arena, forHTTPHeaderField: "X-GameCenter-Bundle-ID")
+        request.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(body.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+}
+
+/// A result written by one task and polled by another.
+final class ResultBox<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Result<T, any Error>?
+
+    func set(_ result: Result<T, any Error>) { lock.withLock { stored = result } }
+    var value: Result<T, any Error>? { lock.withLock { stored } }
+}
+
+/// Waits for the first match event that `match` accepts.
+func nextMatchEvent<T: Sendable>(
+    _ events: AsyncStream<GKMatchEvent>, within seconds: Double = 10, _ match: @escaping @Sendable (GKMatchEvent) -> T?
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask {
+            for await event in events { if let value = match(event) { return value } }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw LiveServerError("no matching match event within \(seconds) s") }
+        return value
+    }
+}
+
+/// Invitations and friend lists handed to an `inviteHandler`.
+final class InviteInbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var invites: [GKInvite] = []
+    private var playerLists: [[String]] = []
+
+    func record(_ invite: GKInvite?, _ players: [String]?) {
+        lock.withLock {
+            if let invite { invites.append(invite) }
+            if let players { playerLists.append(players) }
+        }
+    }
+
+    func next() async throws -> GKInvite {
+        try await eventually("an invitation arrives") { lock.withLock { !invites.isEmpty } }
+        return lock.withLock { invites.removeFirst() }
+    }
+
+    func nextPlayers() async throws -> [String] {
+        try await eventually("a friend list arrives") { lock.withLock { !playerLists.isEmpty } }
+        return lock.withLock { playerLists.removeFirst() }
+    }
+}
+
+/// Invitee answers the inviting device heard.
+final class ResponseLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var log: [(String, GKInviteeState)] = []
+
+    func record(_ player: String, _ state: GKInviteeState) { lock.withLock { log.append((player, state)) } }
+    func states(of player: String) -> [GKInviteeState] { lock.withLock { log.filter { $0.0 == player }.map(\.1) } }
+}
+
+/// What a matchmaking screen's delegate heard.
+final class ScreenOutcome: GKMatchmakerViewControllerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var found: GKMatch?
+    private var foundPlayers: [String]?
+    private var cancelled = false
+    private var error: (any Error)?
+
+    func matchmakerViewControllerWasCancelled(_ viewController: GKMatchmakerViewController) { lock.withLock { cancelled = true } }
+    func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFailWithError error: any Error) {
+        lock.withLock { self.error = error }
+    }
+    func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFind match: GKMatch) { lock.withLock { found = match } }
+    func matchmakerViewController(_ viewController: GKMatchmakerViewController, didFindPlayers playerIDs: [String]) {
+        lock.withLock { foundPlayers = playerIDs }
+    }
+
+    var wasCancelled: Bool { lock.withLock { cancelled } }
+    var players: [String]? { lock.withLock { foundPlayers } }
+
+    func match() async throws -> GKMatch {
+        try await eventually("the delegate got a match") { lock.withLock { found != nil || error != nil } }
+        if let error = lock.withLock({ self.error }) { throw error }
+        return try #require(lock.withLock { found })
+    }
+}
+
+extension Sequence where Element: Sendable {
+    /// Maps in order, awaiting each element.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
