@@ -5,12 +5,8 @@ extension Database {
     /// Fills one leaderboard for `gamecenter bench leaderboard`: `count` players (ids `PREFIX1…PREFIXn`), one
     /// report each with a scattered value, and their bests, written by set-based SQL both engines run.
     public func fillLeaderboard(bundleID: String, category: String, playerPrefix: String, count: Int, now: Int64) async throws {
+        try await fillPlayers(prefix: playerPrefix, count: count, now: now)
         try await write { storage in
-            try await storage.sql.raw("""
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
-                INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, event_seq, created_at, updated_at)
-                SELECT \(bind: playerPrefix) || i, 'sandbox', \(bind: playerPrefix) || i, '-', 'Bench ' || i, 0, 0, \(bind: now), \(bind: now) FROM n
-                """).run()
             try await storage.sql.raw("""
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
                 INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
@@ -20,6 +16,17 @@ extension Database {
                 INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value)
                 SELECT bundle_id, environment, category, player_id, score_id, value FROM scores
                 WHERE bundle_id = \(bind: bundleID) AND category = \(bind: category)
+                """).run()
+        }
+    }
+
+    /// Stores `count` sandbox players with ids `PREFIX1…PREFIXn` (no password can sign them in), for benchmarks.
+    public func fillPlayers(prefix: String, count: Int, now: Int64) async throws {
+        try await write { storage in
+            try await storage.sql.raw("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
+                INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, event_seq, created_at, updated_at)
+                SELECT \(bind: prefix) || i, 'sandbox', \(bind: prefix) || i, '-', 'Bench ' || i, 0, 0, \(bind: now), \(bind: now) FROM n
                 """).run()
         }
     }

@@ -11,7 +11,8 @@ struct BenchServer {
     let databaseURL: String
 
     /// Starts a server for `manifest` on `database` (default: a new SQLite file in a temporary folder).
-    static func start(manifest: String, database: String?, logger: Logger) async throws -> BenchServer {
+    static func start(manifest: String, database: String?, logger: Logger,
+                      preload: MatchmakingPreload? = nil) async throws -> BenchServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("bench.yaml")
@@ -21,6 +22,7 @@ struct BenchServer {
         configuration.udpPort = 0
         configuration.gamesPath = file.path
         configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
+        configuration.matchmakingPreload = preload
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await GameCenterApp.run(configuration: configuration, logger: logger) { port, _ in continuation.yield(port) } }
         var iterator = ports.makeAsyncIterator()

@@ -27,6 +27,8 @@ public enum GameCenterApp {
         public var adminKey: String?
         /// Lets `POST /admin/v1/clock` move the server's clock forward (tests only; never on by default).
         public var testClock = false
+        /// Made-up waiting match requests (`gamecenter bench matchmaking` only).
+        public var matchmakingPreload: MatchmakingPreload?
 
         /// The defaults of `API.md`.
         public init() {}
@@ -61,6 +63,9 @@ public enum GameCenterApp {
             let index = LeaderboardIndex(database: database, logger: logger)
             self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared)
             self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, logger: logger)
+            if let preload = configuration.matchmakingPreload, let game = registry.game(bundleID: preload.bundleID) {
+                try await matchmaking.preload(preload, game: game)
+            }
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }

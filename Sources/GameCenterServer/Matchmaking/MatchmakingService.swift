@@ -14,7 +14,7 @@ final class MatchmakingService: Service, ChannelPresence {
     let clock: ServerClock
     let recorder: MatchRecorder
     let logger: Logger
-    private let state = Mutex(MatchmakerState())
+    let state = Mutex(MatchmakerState())
     private let origin = ContinuousClock.now
 
     /// How often fill times and invitation expiries are checked.
@@ -28,7 +28,7 @@ final class MatchmakingService: Service, ChannelPresence {
     }
 
     /// Monotonic milliseconds for the queue (fill times, activity).
-    private var queueNow: Int64 {
+    var queueNow: Int64 {
         let elapsed = ContinuousClock.now - origin
         return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
     }
@@ -336,7 +336,7 @@ final class MatchmakingService: Service, ChannelPresence {
 
     /// Turns what the queue did into what must be stored, updating the bookkeeping (called under the lock, so a
     /// status query sees a started match at once).
-    private func record(_ outcome: MatchmakingOutcome, in state: inout MatchmakerState) -> MatchmakingDecisions {
+    func record(_ outcome: MatchmakingOutcome, in state: inout MatchmakerState) -> MatchmakingDecisions {
         var decisions = MatchmakingDecisions()
         for started in outcome.started {
             let forming = state.forming.removeValue(forKey: started.lobby)
@@ -400,7 +400,7 @@ final class MatchmakingService: Service, ChannelPresence {
     }
 
     /// Stores what the queue decided and tells the players.
-    private func apply(_ decisions: MatchmakingDecisions) async {
+    func apply(_ decisions: MatchmakingDecisions) async {
         for decision in decisions.started {
             do {
                 try await recorder.started(decision.lobby, creatorRequestID: decision.creatorRequestID, now: clock.nowMillis())
