@@ -49,6 +49,14 @@ import Testing
         #expect(game.achievements[0].points == 10)
     }
 
+    @Test func matchmakingSettingsLoadWithTheirDefaults() throws {
+        let defaults = try Self.load(Self.valid).matchmaking
+        #expect(defaults == MatchmakingSettings())
+        #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == 120 && !defaults.rolesRequired)
+        let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30 }").matchmaking
+        #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30)
+    }
+
     @Test func theExampleGameLoads() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let games = try ManifestLoader.loadGames(at: root.appendingPathComponent("games").path)
@@ -154,6 +162,16 @@ import Testing
              + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: many }",
              field: "achievements[0].points", rule: "whole number"),
         Case(name: "YAML must parse", yaml: "bundleID: [unclosed\n", field: "", rule: "not valid YAML"),
+        Case(name: "fill time is 0 to 30 seconds", yaml: head + "matchmaking: { fillSeconds: 31 }",
+             field: "matchmaking.fillSeconds", rule: "from 0.0 to 30.0"),
+        Case(name: "fill time is a number", yaml: head + "matchmaking: { fillSeconds: soon }",
+             field: "matchmaking.fillSeconds", rule: "number of seconds"),
+        Case(name: "invitations live 10 to 3600 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
+             field: "matchmaking.invitationSeconds", rule: "from 10 to 3600"),
+        Case(name: "roles are on or off", yaml: head + "matchmaking: { rolesRequired: maybe }",
+             field: "matchmaking.rolesRequired", rule: "true or false"),
+        Case(name: "matchmaking has known keys only", yaml: head + "matchmaking: { fillTime: 2 }",
+             field: "matchmaking.fillTime", rule: "unknown key"),
     ]
 
     @Test(arguments: cases)

@@ -420,11 +420,12 @@ import Testing
         let aliceMatch = try await aliceTask.value, bobMatch = try await bobTask.value
         #expect(aliceMatch.matchID == bobMatch.matchID)
 
+        // Carol already waits when Alice asks for a third player: her request is pulled into Alice's match.
         let bobEvents = bobMatch.events
-        let adding = Task { try await alice.matchmaker.addPlayers(to: aliceMatch, matchRequest: Self.request(3, 3)) }
-        try await eventually("the request to add a player waits") { alice.matchmaker.waitingRequests.sent == 1 }
-        let carolMatch = try await Self.find(carol, Self.request(3, 3)).value
-        try await adding.value
+        let carolTask = Self.find(carol, Self.request(3, 3))
+        try await eventually("Carol's request waits") { carol.matchmaker.waitingRequests.sent == 1 }
+        try await alice.matchmaker.addPlayers(to: aliceMatch, matchRequest: Self.request(3, 3))
+        let carolMatch = try await carolTask.value
         #expect(carolMatch.matchID == aliceMatch.matchID)
         #expect(Set(carolMatch.playerIDs) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
         #expect(Set(aliceMatch.playerIDs) == [bob.localPlayer.playerID, carol.localPlayer.playerID])

@@ -89,6 +89,15 @@ struct Lobby: Sendable {
         members.compactMap { if case .ticket(let waiting) = $0 { waiting } else { nil } }
     }
 
+    /// The ticket of an auto-match lobby whose only member it is (an invitation lobby opened open to
+    /// auto-match may absorb it), else nil.
+    var loneTicket: WaitingTicket? {
+        guard !isInvitationLobby, members.count == 1, invitations.isEmpty, case .ticket(let waiting) = members[0] else {
+            return nil
+        }
+        return waiting
+    }
+
     /// Adds an auto-matched ticket; the caller has checked `shape.accepts`.
     mutating func add(_ waiting: WaitingTicket) {
         members.append(.ticket(waiting))

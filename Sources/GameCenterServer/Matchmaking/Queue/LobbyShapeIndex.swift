@@ -1,16 +1,17 @@
 import HeapModule
 
-/// The joinable lobbies of every queue key, grouped by shape; each shape keeps a min-heap of its
-/// lobbies by (age, id) with lazy deletion, so placing a ticket costs O(#shapes + log n).
-struct LobbyShapeIndex: Sendable {
+/// Waiting lobbies of every queue key, grouped by shape; each shape keeps a min-heap of its lobbies
+/// by (`Rank`, id) with lazy deletion, so finding the first lobby of an acceptable shape costs
+/// O(#shapes + log n). The queue ranks joinable lobbies by age and lone tickets by `ArrivalRank`.
+struct LobbyShapeIndex<Rank: Comparable & Sendable>: Sendable {
     /// A heap entry; it is stale once its lobby was re-placed or removed (stamp no longer current).
     private struct Entry: Comparable, Sendable {
-        let age: Int64
+        let rank: Rank
         let lobby: LobbyID
         let stamp: UInt64
 
         static func < (lhs: Entry, rhs: Entry) -> Bool {
-            (lhs.age, lhs.lobby) < (rhs.age, rhs.lobby)
+            lhs.rank != rhs.rank ? lhs.rank < rhs.rank : lhs.lobby < rhs.lobby
         }
     }
 
@@ -24,7 +25,7 @@ struct LobbyShapeIndex: Sendable {
     private struct Position: Sendable {
         let key: QueueKey
         let shape: LobbyShape
-        let age: Int64
+        let rank: Rank
         let stamp: UInt64
     }
 
@@ -35,11 +36,11 @@ struct LobbyShapeIndex: Sendable {
     /// Number of heap entries held, stale ones included (for tests of cleanup).
     var entryCount: Int { buckets.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.heap.count } } }
 
-    /// Indexes `lobby` under `shape` (nil = not joinable, so removed); a no-op when nothing changed.
-    mutating func place(_ lobby: LobbyID, key: QueueKey, shape: LobbyShape?, age: Int64) {
+    /// Indexes `lobby` under `shape` (nil = not indexed, so removed); a no-op when nothing changed.
+    mutating func place(_ lobby: LobbyID, key: QueueKey, shape: LobbyShape?, rank: Rank) {
         let old = positions[lobby]
         if let old {
-            if old.shape == shape && old.age == age && old.key == key { return }
+            if old.shape == shape && old.rank == rank && old.key == key { return }
             release(old)
         }
         guard let shape else {
@@ -47,10 +48,10 @@ struct LobbyShapeIndex: Sendable {
             return
         }
         nextStamp += 1
-        positions[lobby] = Position(key: key, shape: shape, age: age, stamp: nextStamp)
+        positions[lobby] = Position(key: key, shape: shape, rank: rank, stamp: nextStamp)
         let current = positions
         Self.insert(
-            Entry(age: age, lobby: lobby, stamp: nextStamp),
+            Entry(rank: rank, lobby: lobby, stamp: nextStamp),
             into: &buckets[key, default: [:]][shape, default: Bucket()], positions: current)
     }
 
@@ -60,10 +61,10 @@ struct LobbyShapeIndex: Sendable {
         release(old)
     }
 
-    /// The oldest lobby (smallest age, then id) of `key` whose shape satisfies `accepts`.
-    mutating func oldestLobby(for key: QueueKey, where accepts: (LobbyShape) -> Bool) -> LobbyID? {
+    /// The first lobby (smallest rank, then id) of `key` whose shape satisfies `accepts`.
+    mutating func firstLobby(for key: QueueKey, where accepts: (LobbyShape) -> Bool) -> LobbyID? {
         guard let slot = buckets.index(forKey: key) else { return nil }
-        return Self.oldest(in: &buckets.values[slot], positions: positions, where: accepts)?.lobby
+        return Self.first(in: &buckets.values[slot], positions: positions, where: accepts)?.lobby
     }
 
     /// Uncounts a lobby's old position, dropping its bucket (and key) once no live lobby is left.
@@ -80,8 +81,8 @@ struct LobbyShapeIndex: Sendable {
         return shapes.isEmpty
     }
 
-    /// The oldest current head among the buckets whose shape satisfies `accepts`.
-    private static func oldest(
+    /// The first current head among the buckets whose shape satisfies `accepts`.
+    private static func first(
         in shapes: inout [LobbyShape: Bucket], positions: [LobbyID: Position], where accepts: (LobbyShape) -> Bool
     ) -> Entry? {
         var best: Entry?

@@ -4,7 +4,10 @@
 struct MatchmakingQueue: Sendable {
     private var lobbies: [LobbyID: Lobby] = [:]
     private var lobbyOfTicket: [TicketID: LobbyID] = [:]
-    private var joinable = LobbyShapeIndex()
+    /// Lobbies an auto-matched ticket may join, by shape, oldest first (fair order).
+    private var joinable = LobbyShapeIndex<Int64>()
+    /// Auto-match lobbies holding one lone ticket, by shape, in the ticket's arrival order.
+    private var loneTickets = LobbyShapeIndex<ArrivalRank>()
     private var deadlines = DeadlineSchedule()
     private var activityLog: ActivityLog
     private var nextLobbyID: UInt64 = 1
@@ -38,7 +41,7 @@ struct MatchmakingQueue: Sendable {
     }
 
     /// Heap entries held by the internal indexes, stale ones included (tests check nothing leaks).
-    var indexEntryCount: Int { joinable.entryCount + deadlines.entryCount }
+    var indexEntryCount: Int { joinable.entryCount + loneTickets.entryCount + deadlines.entryCount }
 
     // MARK: Mutations
 
@@ -52,7 +55,8 @@ struct MatchmakingQueue: Sendable {
     }
 
     /// Opens an invitation lobby: `creator` is its first member, `invited` players are pending,
-    /// `baseMembers` are players of a running match the lobby adds to.
+    /// `baseMembers` are players of a running match the lobby adds to. Open to auto-match, it first
+    /// absorbs tickets waiting alone in their own auto-match lobbies (oldest first, while one may join).
     mutating func openInvitationLobby(
         creator: Ticket, invited: [String], baseMembers: [String], openToAutoMatch: Bool, now: Int64
     ) -> MatchmakingOutcome {
@@ -64,6 +68,7 @@ struct MatchmakingQueue: Sendable {
             baseMembers: baseMembers, openToAutoMatch: openToAutoMatch, isInvitationLobby: true)
         var outcome = MatchmakingOutcome()
         insert(lobby, placing: creator.id, into: &outcome)
+        absorbLoneTickets(by: lobby.id, into: &outcome)
         settle(lobby.id, now: now, into: &outcome)
         return outcome
     }
@@ -125,7 +130,7 @@ struct MatchmakingQueue: Sendable {
     /// Joins the oldest compatible lobby of the ticket's key, or opens a new one, then settles it.
     private mutating func place(_ waiting: WaitingTicket, now: Int64, into outcome: inout MatchmakingOutcome) {
         let ticket = waiting.ticket
-        if let id = joinable.oldestLobby(for: ticket.key, where: { $0.accepts(ticket) }) {
+        if let id = joinable.firstLobby(for: ticket.key, where: { $0.accepts(ticket) }) {
             let slot = lobbies.index(forKey: id)!
             lobbies.values[slot].add(waiting)
             lobbyOfTicket[ticket.id] = id
@@ -136,6 +141,22 @@ struct MatchmakingQueue: Sendable {
             let lobby = Lobby(id: makeLobbyID(), creator: waiting)
             insert(lobby, placing: ticket.id, into: &outcome)
             settle(lobby.id, now: now, into: &outcome)
+        }
+    }
+
+    /// Moves lone tickets (see `Lobby.loneTicket`) of the lobby's key into lobby `id`, oldest first,
+    /// re-testing after each join since the lobby's shape changed; each one's old lobby closes.
+    /// Costs O(#lone shapes × absorbed × log n).
+    private mutating func absorbLoneTickets(by id: LobbyID, into outcome: inout MatchmakingOutcome) {
+        let key = lobbies[id]!.key
+        while let shape = lobbies[id]!.shape,
+              let source = loneTickets.firstLobby(for: key, where: { shape.accepts(loneTicketOf: $0) }) {
+            let waiting = close(source).ticketMembers[0]
+            let slot = lobbies.index(forKey: id)!
+            lobbies.values[slot].add(waiting)
+            lobbyOfTicket[waiting.ticket.id] = id
+            outcome.placements.append(
+                Placement(ticket: waiting.ticket.id, lobby: id, members: lobbies.values[slot].reportedMembers, openedLobby: false))
         }
     }
 
@@ -154,7 +175,12 @@ struct MatchmakingQueue: Sendable {
         switch lobbies.values[slot].evaluate(now: now) {
         case .wait:
             let lobby = lobbies.values[slot]
-            joinable.place(id, key: lobby.key, shape: lobby.shape, age: lobby.age)
+            joinable.place(id, key: lobby.key, shape: lobby.shape, rank: lobby.age)
+            if let lone = lobby.loneTicket {
+                loneTickets.place(id, key: lobby.key, shape: lobby.shape, rank: lone.arrivalRank)
+            } else {
+                loneTickets.remove(id)
+            }
             if lobby.fillDeadline != scheduled { deadlines.set(id, deadline: lobby.fillDeadline) }
         case .start(let reason):
             let lobby = close(id)
@@ -171,7 +197,7 @@ struct MatchmakingQueue: Sendable {
         let lobby = close(id)
         let others = lobby.ticketMembers
             .filter { $0.ticket.id != lobby.creator }
-            .sorted { ($0.arrival, $0.ticket.id) < ($1.arrival, $1.ticket.id) }
+            .sorted { $0.arrivalRank < $1.arrivalRank }
         outcome.dissolved.append(
             DissolvedLobby(
                 lobby: id, cancelledInvitations: lobby.invitedPlayers(.pending),
@@ -184,6 +210,7 @@ struct MatchmakingQueue: Sendable {
         let lobby = lobbies.removeValue(forKey: id)!
         for waiting in lobby.ticketMembers { lobbyOfTicket[waiting.ticket.id] = nil }
         joinable.remove(id)
+        loneTickets.remove(id)
         if lobby.fillDeadline != nil { deadlines.set(id, deadline: nil) }
         return lobby
     }

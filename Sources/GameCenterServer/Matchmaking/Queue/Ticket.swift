@@ -49,3 +49,18 @@ struct WaitingTicket: Hashable, Sendable {
     let ticket: Ticket
     let arrival: Int64
 }
+
+extension WaitingTicket {
+    /// The ticket's place in arrival order.
+    var arrivalRank: ArrivalRank { ArrivalRank(arrival: arrival, ticket: ticket.id) }
+}
+
+/// Arrival order of waiting tickets: earlier arrival first, ties by ticket id.
+struct ArrivalRank: Comparable, Sendable {
+    let arrival: Int64
+    let ticket: TicketID
+
+    static func < (lhs: ArrivalRank, rhs: ArrivalRank) -> Bool {
+        lhs.arrival != rhs.arrival ? lhs.arrival < rhs.arrival : lhs.ticket < rhs.ticket
+    }
+}
