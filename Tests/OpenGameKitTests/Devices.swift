@@ -18,9 +18,9 @@ enum Devices {
     }
 }
 
-/// Waits for the first event that `match` accepts, failing after `seconds`.
-func nextEvent<T: Sendable>(
-    _ events: AsyncStream<GKGameCenterEvent>, within seconds: Double = 10, _ match: @escaping @Sendable (GKGameCenterEvent) -> T?
+/// Waits for the first event (device or match event) that `match` accepts, failing after `seconds`.
+func nextEvent<Event: Sendable, T: Sendable>(
+    _ events: AsyncStream<Event>, within seconds: Double = 10, _ match: @escaping @Sendable (Event) -> T?
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask {

@@ -93,7 +93,7 @@ import Testing
         // Leaving is told to the other member at once.
         let events = b.events
         a.disconnect()
-        let left = try await nextMatchEvent(events) { event -> String? in
+        let left = try await nextEvent(events) { event -> String? in
             if case .playerStateChanged(let player, .disconnected) = event { player } else { nil }
         }
         #expect(left == alice.localPlayer.playerID)
@@ -429,7 +429,7 @@ import Testing
         #expect(carolMatch.matchID == aliceMatch.matchID)
         #expect(Set(carolMatch.playerIDs) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
         #expect(Set(aliceMatch.playerIDs) == [bob.localPlayer.playerID, carol.localPlayer.playerID])
-        let joined = try await nextMatchEvent(bobEvents) { event -> String? in
+        let joined = try await nextEvent(bobEvents) { event -> String? in
             if case .playerStateChanged(let player, .connected) = event { player } else { nil }
         }
         #expect(joined == carol.localPlayer.playerID)
@@ -492,25 +492,6 @@ final class ResultBox<T: Sendable>: @unchecked Sendable {
 
     func set(_ result: Result<T, any Error>) { lock.withLock { stored = result } }
     var value: Result<T, any Error>? { lock.withLock { stored } }
-}
-
-/// Waits for the first match event that `match` accepts.
-func nextMatchEvent<T: Sendable>(
-    _ events: AsyncStream<GKMatchEvent>, within seconds: Double = 10, _ match: @escaping @Sendable (GKMatchEvent) -> T?
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask {
-            for await event in events { if let value = match(event) { return value } }
-            return nil
-        }
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw LiveServerError("no matching match event within \(seconds) s") }
-        return value
-    }
 }
 
 /// Invitations and friend lists handed to an `inviteHandler`.

@@ -1,7 +1,6 @@
 import Foundation
 import GameCenterProtocol
 import GameCenterStorage
-import Logging
 
 /// Someone in a forming match, as the recorder stores them.
 struct MatchParticipant: Sendable, Equatable {
@@ -42,7 +41,6 @@ struct ClosedLobby: Sendable {
 struct MatchRecorder: Sendable {
     let database: Database
     let bus: any EventBus
-    let logger: Logger
 
     /// Sends invitations for a forming match: the match row, one invitation per invitee, and their events.
     func invite(_ invitations: [InvitationRecord], match: MatchRecord, inviterAlias: String) async throws {
@@ -72,13 +70,11 @@ struct MatchRecorder: Sendable {
         let players = lobby.participants.map(\.playerID)
         let newcomers = lobby.participants.filter { $0.kind != .existing }
         try await database.write { storage in
-            if lobby.isStored {
-                try await storage.setMatchState(lobby.matchID, .started, now: now)
-            } else {
+            if !lobby.isStored {
                 try await storage.insertMatch(MatchRecord(matchID: lobby.matchID, bundleID: lobby.bundleID, environment: lobby.environment,
                                                           hosted: lobby.hosted, state: .started, createdAt: now))
-                try await storage.setMatchState(lobby.matchID, .started, now: now)
             }
+            try await storage.setMatchState(lobby.matchID, .started, now: now)
             try await storage.insertMatchMembers(lobby.matchID, newcomers.enumerated().map { index, participant in
                 MatchMemberRecord(playerID: participant.playerID, requestID: participant.requestID, joinedAt: now + Int64(index))
             })

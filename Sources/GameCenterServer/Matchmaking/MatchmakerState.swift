@@ -7,12 +7,10 @@ struct RequestKey: Hashable, Sendable {
     var requestID: String
 }
 
-/// A request waiting in the queue (a ticket) and where it came from.
+/// A request waiting in the queue (a ticket) and the device session it waits on.
 struct WaitingRequest: Sendable {
     var key: RequestKey
     var sessionID: String
-    var bundleID: String
-    var environment: String
 }
 
 /// An invited player who accepted and waits in the forming match.
@@ -32,8 +30,6 @@ struct FormingMatch: Sendable {
     /// Invitations by invitee: id and expiry (server clock, ms).
     var invitations: [String: (invitationID: String, expiresAt: Int64)]
     var accepted: [String: AcceptedInvitee] = [:]
-    /// True when the match row exists already (players are added to a running match).
-    var extendsRunningMatch: Bool
 }
 
 /// The matchmaker's memory: the queue, who waits on which open channel, and the forming matches' bookkeeping.

@@ -48,8 +48,8 @@ extension MatchmakingService {
                     minPlayers: preload.minPlayers, maxPlayers: preload.maxPlayers, playerAttributes: preload.playerAttributes,
                     fillTime: game.matchmaking.fillMilliseconds
                 )
-                state.addRequest(WaitingRequest(key: RequestKey(playerID: playerID, requestID: "preload-\(index)"), sessionID: Self.preloadSession,
-                                                bundleID: game.bundleID, environment: Environment.sandbox.rawValue), ticket: id)
+                state.addRequest(WaitingRequest(key: RequestKey(playerID: playerID, requestID: "preload-\(index)"),
+                                                sessionID: Self.preloadSession), ticket: id)
                 decisions.append(record(state.queue.enqueue(ticket, now: now), in: &state))
             }
             return decisions

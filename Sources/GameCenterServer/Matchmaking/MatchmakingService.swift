@@ -23,7 +23,7 @@ final class MatchmakingService: Service, ChannelPresence {
     init(database: Database, bus: any EventBus, clock: ServerClock, logger: Logger) {
         self.database = database
         self.clock = clock
-        self.recorder = MatchRecorder(database: database, bus: bus, logger: logger)
+        self.recorder = MatchRecorder(database: database, bus: bus)
         self.logger = logger
     }
 
@@ -48,11 +48,15 @@ final class MatchmakingService: Service, ChannelPresence {
             guard status.state == .waiting else { throw APIError.requestIDReused }
             return status
         }
-        let (inviterAlias, baseMembers) = try await database.read { storage in
-            try await MatchRequestRules.checkInvitees(checked.playersToInvite, of: session.playerID, environment: environment, in: storage)
-            let alias = try await storage.player(id: session.playerID)?.alias ?? ""
-            guard let matchID = checked.matchID else { return (alias, [String]()) }
-            return (alias, try await Self.runningMembers(matchID, adding: checked, device: device, playerID: session.playerID, in: storage))
+        let opensLobby = !checked.playersToInvite.isEmpty || checked.matchID != nil
+        var (inviterAlias, baseMembers) = ("", [String]())
+        if opensLobby {
+            (inviterAlias, baseMembers) = try await database.read { storage in
+                try await MatchRequestRules.checkInvitees(checked.playersToInvite, of: session.playerID, environment: environment, in: storage)
+                let alias = try await storage.player(id: session.playerID)?.alias ?? ""
+                guard let matchID = checked.matchID else { return (alias, [String]()) }
+                return (alias, try await Self.runningMembers(matchID, adding: checked, device: device, playerID: session.playerID, in: storage))
+            }
         }
         let ticket = Ticket(
             id: TicketID(0), playerID: session.playerID,
@@ -60,10 +64,9 @@ final class MatchmakingService: Service, ChannelPresence {
             minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, playerAttributes: checked.playerAttributes,
             fillTime: device.game.matchmaking.fillMilliseconds
         )
-        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, bundleID: device.game.bundleID, environment: environment)
+        let waiting = WaitingRequest(key: key, sessionID: session.sessionID)
         let now = clock.nowMillis()
         let invitationSeconds = Int64(device.game.matchmaking.invitationSeconds)
-        let opensLobby = !checked.playersToInvite.isEmpty || checked.matchID != nil
         let (decisions, forming) = try state.withLock { state -> (MatchmakingDecisions, FormingMatch?) in
             guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
             guard !state.isWaiting(session.playerID) else { throw APIError.alreadyWaiting }
@@ -72,12 +75,11 @@ final class MatchmakingService: Service, ChannelPresence {
             state.addRequest(waiting, ticket: id)
             guard opensLobby else { return (record(state.queue.enqueue(ticket, now: queueNow), in: &state), nil) }
             let forming = FormingMatch(
-                matchID: checked.matchID ?? Credentials.newID(prefix: "m_"), bundleID: waiting.bundleID, environment: environment,
+                matchID: checked.matchID ?? Credentials.newID(prefix: "m_"), bundleID: device.game.bundleID, environment: environment,
                 creatorPlayerID: session.playerID, creatorRequestID: checked.requestID,
                 invitations: Dictionary(uniqueKeysWithValues: checked.playersToInvite.map {
                     ($0, (Credentials.newID(prefix: "inv_"), now + invitationSeconds * 1000))
-                }),
-                extendsRunningMatch: checked.matchID != nil
+                })
             )
             let outcome = state.queue.openInvitationLobby(creator: ticket, invited: checked.playersToInvite, baseMembers: baseMembers,
                                                           openToAutoMatch: true, now: queueNow)
@@ -105,8 +107,11 @@ final class MatchmakingService: Service, ChannelPresence {
                 throw error
             }
         }
+        // Read before the match (if any) is stored: the answer then comes from memory, not another query.
+        let status = memoryStatus(key)
         await apply(decisions)
-        return try await status(requestID: checked.requestID, session: session)
+        if let status { return status }
+        return try await self.status(requestID: checked.requestID, session: session)
     }
 
     /// The members of a running match the caller asks to add players to, the caller excluded.
@@ -133,7 +138,16 @@ final class MatchmakingService: Service, ChannelPresence {
     }
 
     private func existingStatus(_ key: RequestKey) async throws -> MatchRequestStatus? {
-        let memory = state.withLock { state -> MatchRequestStatus? in
+        if let memory = memoryStatus(key) { return memory }
+        guard let matchID = try await database.read({ try await $0.matchID(playerID: key.playerID, requestID: key.requestID) }) else {
+            return nil
+        }
+        return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
+    }
+
+    /// The status of a request that waits, or whose match started but is not stored yet.
+    private func memoryStatus(_ key: RequestKey) -> MatchRequestStatus? {
+        state.withLock { state -> MatchRequestStatus? in
             if let matchID = state.startedNotStored[key] {
                 return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
             }
@@ -148,11 +162,6 @@ final class MatchmakingService: Service, ChannelPresence {
             return MatchRequestStatus(requestID: key.requestID, state: .waiting, matchID: forming?.matchID,
                                       players: lobby.members.count, maxPlayers: lobby.maxPlayers, invitees: invitees)
         }
-        if let memory { return memory }
-        guard let matchID = try await database.read({ try await $0.matchID(playerID: key.playerID, requestID: key.requestID) }) else {
-            return nil
-        }
-        return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
     }
 
     /// Takes a waiting request (or an accepted invitation) out of the queue; a second cancel finds nothing.
