@@ -412,6 +412,47 @@ import Testing
         try await server.stop()
     }
 
+    @Test func theServerRefusesRequestsItCouldNotKeepAndAnswersOnlyTheInvitee() async throws {
+        let server = try await Self.server()
+        let account = "dana-\(UUID().uuidString.prefix(8).lowercased())"
+        let dana = Devices.make(server, bundleID: Self.arena)
+        try await dana.localPlayer.authenticate(.signUp(account: account, password: "password-Dana", alias: "Dana", underage: false))
+        let token = try await Self.signIn(server, account: account, password: "password-Dana")
+
+        // A session without an open realtime channel could not be told of its match: refused, nothing queued.
+        let offline = try await Self.send(server, "POST", "/v1/matchmaking/requests", token: token, body: """
+            {"requestID": "r1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": false, "playersToInvite": []}
+            """)
+        #expect(offline.status == 409 && offline.code == "matchmaking.offline")
+        // Cancelling what does not wait is a clear error, every time.
+        for _ in 0..<2 {
+            let cancel = try await Self.send(server, "DELETE", "/v1/matchmaking/requests/r1", token: token)
+            #expect(cancel.status == 404 && cancel.code == "matchmaking.no_such_request")
+        }
+        #expect(try await Self.send(server, "GET", "/v1/matchmaking/requests/r1", token: token).status == 200)
+        let badID = try await Self.send(server, "GET", "/v1/matchmaking/requests/not%20an%20id", token: token)
+        #expect(badID.status == 400)
+
+        // Someone else's invitation cannot be answered.
+        let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
+        try await Self.befriend(alice, bob)
+        let bobInvites = InviteInbox()
+        bob.matchmaker.inviteHandler = { invite, players in bobInvites.record(invite, players) }
+        let aliceTask = Self.find(alice, Self.request(2, 2, invite: [bob.localPlayer.playerID]))
+        let invite = try await bobInvites.next()
+        for verb in ["accept", "decline"] {
+            let answer = try await Self.send(server, "POST", "/v1/invitations/\(invite.invitationID)/\(verb)", token: token,
+                                             body: verb == "accept" ? #"{"requestID": "r2"}"# : nil)
+            #expect(answer.status == 404 && answer.code == "matchmaking.no_such_invitation")
+        }
+        // The inviter leaving cancels the invitation: Bob can no longer join.
+        alice.matchmaker.cancel()
+        await #expect(throws: GKError.self) { try await aliceTask.value }
+        let late = await #expect(throws: GKError.self) { try await bob.matchmaker.match(for: invite) }
+        #expect(late?.serverCode == "matchmaking.invitation_closed")
+        try await server.stop()
+    }
+
     @Test func playersAddedToARunningMatchAreAnnouncedToItsMembers() async throws {
         let server = try await Self.server()
         let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
@@ -472,16 +513,24 @@ import Testing
         return try #require(object?["token"] as? String)
     }
 
-    static func post(_ server: LiveServer, _ path: String, token: String, body: String) async throws -> Int {
+    /// Sends a raw request with a session token; returns the HTTP status and the error's `code` (if any).
+    static func send(_ server: LiveServer, _ method: String, _ path: String, token: String, body: String? = nil) async throws -> (status: Int, code: String?) {
         var request = URLRequest(url: URL(string: server.url.absoluteString + path)!)
-        request.httpMethod = "POST"
+        request.httpMethod = method
         request.setValue(arena, forHTTPHeaderField: "X-GameCenter-Bundle-ID")
         request.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.httpBody = Data(body.utf8)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.utf8)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let code = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["code"] as? String
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, code)
+    }
+
+    static func post(_ server: LiveServer, _ path: String, token: String, body: String) async throws -> Int {
+        try await send(server, "POST", path, token: token, body: body).status
     }
 }
 
