@@ -121,7 +121,14 @@ final class LiveServer: @unchecked Sendable {
 
                 """.utf8))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Reap it here: after a kill, Foundation's waitUntilExit() was seen spinning forever on the zombie
+            // (swift-testing's exit-test monitor also waits on children).
+            var status: Int32 = 0
+            for _ in 0..<200 where waitpid(process.processIdentifier, &status, WNOHANG) == 0 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            self.process = nil
+            return SIGKILL
         }
         self.process = nil
         return process.terminationStatus

@@ -174,12 +174,10 @@ public final class GKMatchmakerViewController: @unchecked Sendable {
         state.withLock { state in
             state.players = info.players
             state.lobby.players = info.players.count
+            let invited = Set(state.lobby.slots.compactMap { if case .invitee(let player, _) = $0 { player } else { nil } })
             state.lobby.slots = info.players.map { player in
                 if player == localID { return .localPlayer }
-                if case .invitee(player, _)? = state.lobby.slots.first(where: { if case .invitee(player, _) = $0 { true } else { false } }) {
-                    return .invitee(playerID: player, state: .connected)
-                }
-                return .autoMatched(playerID: player)
+                return invited.contains(player) ? .invitee(playerID: player, state: .connected) : .autoMatched(playerID: player)
             }
             state.lobby.phase = isHosted ? .waitingForHostedPlayers : .found
         }
@@ -248,11 +246,10 @@ public final class GKMatchmakerViewController: @unchecked Sendable {
                   status.state == .waiting else { continue }
             state.withLock { state in
                 state.lobby.players = status.players
-                let invited = state.lobby.slots.filter { if case .invitee = $0 { true } else { false } }.count
+                let invitees = state.lobby.slots.filter { if case .invitee = $0 { true } else { false } }
                 let accepted = status.invitees.filter { $0.state == .accepted }.count
                 let autoMatched = max(0, status.players - 1 - accepted)
-                let open = max(0, status.maxPlayers - 1 - invited - autoMatched)
-                let invitees = state.lobby.slots.filter { if case .invitee = $0 { true } else { false } }
+                let open = max(0, status.maxPlayers - 1 - invitees.count - autoMatched)
                 state.lobby.slots = [.localPlayer] + invitees + Array(repeating: .autoMatched(playerID: nil), count: autoMatched)
                     + Array(repeating: .open, count: open)
             }
