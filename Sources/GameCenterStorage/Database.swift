@@ -99,11 +99,17 @@ public final class Database: Sendable {
 
     private func closeSQLite() async {
         guard case .sqlite(let writer, let readers) = backend else { return }
-        for connection in await readers.drain() + [await writer.close()] {
+        // Each step is logged: a shutdown that hangs shows where (see the open shutdown bug in the notes).
+        logger.info("closing the database: waiting for readers")
+        let idleReaders = await readers.drain()
+        logger.info("closing the database: waiting for the writer's queued transactions")
+        let idleWriter = await writer.close()
+        for connection in idleReaders + [idleWriter] {
             // The future form: closing must happen even when the closing task is cancelled.
             let closed: EventLoopFuture<Void> = connection.close()
             try? await closed.get()
         }
+        logger.info("database closed")
     }
 
     /// Runs `body` with a connection for reading. Statements run outside a transaction.

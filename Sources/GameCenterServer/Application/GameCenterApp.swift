@@ -129,6 +129,7 @@ public enum GameCenterApp {
                 onReady(channel.localAddress?.port ?? configuration.port, udp.port)
             }
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            logger.info("HTTP, realtime and background services stopped")
         }
     }
 }
