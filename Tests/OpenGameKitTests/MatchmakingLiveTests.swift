@@ -288,10 +288,12 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
 
         // Bob starts the game later, on another device: the invitation is waiting for him.
+        // Its invitation handler is set only after the invitation arrived: it is kept for the handler.
         let bob = Devices.make(server, bundleID: Self.arena)
         let invites = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in invites.record(invite, players) }
         try await bob.localPlayer.authenticate(.signIn(account: bobAccount, password: "password-Bob"))
+        try await Task.sleep(for: .milliseconds(500))
+        bob.matchmaker.inviteHandler = { invite, players in invites.record(invite, players) }
         let invite = try await invites.next()
         #expect(invite.inviter == alice.localPlayer.playerID)
         #expect(invite.inviterAlias == "Alice")

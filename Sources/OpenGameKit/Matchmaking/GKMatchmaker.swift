@@ -45,7 +45,8 @@ public final class GKMatchmaker: @unchecked Sendable {
                 defer { state.waitingForHandler = [] }
                 return state.waitingForHandler
             }
-            for (info, players) in waiting { deliver(info, players) }
+            guard let newValue, let device = try? device else { return }
+            for (info, players) in waiting { newValue(info.map { GKInvite(info: $0, device: device) }, players) }
         }
     }
 
