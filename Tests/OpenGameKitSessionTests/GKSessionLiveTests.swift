@@ -1,4 +1,5 @@
 import Foundation
+import LANTestSupport
 import NIOCore
 import NIOPosix
 import Testing
@@ -180,7 +181,7 @@ struct GKSessionLiveTests {
         #expect(await eventually { ra.messages.contains { $0.data == Data("pong".utf8) } })
 
         // A datagram with the right shape but a made-up token, sent to B's UDP port.
-        let forged = UnreliableDatagram(token: ConnectionToken.random(), payload: Array("forged".utf8)).encoded()
+        let forged = UnreliableDatagram(token: ConnectionToken.random(), payload: Data("forged".utf8)).encoded()
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: Int(b.datagramPort))
         try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: forged))).get()
@@ -240,7 +241,7 @@ struct GKSessionLiveTests {
             try await outbound.write(ByteBuffer(bytes: hello.encoded()))
             #expect(await eventually { a.peers(with: .connected).contains("raw-peer") })
             #expect(a.displayName(forPeer: "raw-peer") == "Raw")
-            try await outbound.write(ByteBuffer(bytes: SessionFrame.data(Array("hi".utf8)).encoded()))
+            try await outbound.write(ByteBuffer(bytes: SessionFrame.data(Data("hi".utf8)).encoded()))
             #expect(await eventually { ra.messages.contains { $0.peer == "raw-peer" } })
             try await outbound.write(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3]))
             #expect(await eventually { ra.has(.state("raw-peer", .disconnected)) })
