@@ -19,20 +19,6 @@ struct ChannelOutboxTests {
         _ = try channel.finish()
     }
 
-    @Test func theLimitRefusesWhatWouldOverfillTheQueue() throws {
-        let channel = EmbeddedChannel()
-        let outbox = ChannelOutbox<ByteBuffer>(channel: channel)
-        #expect(outbox.write(ByteBuffer(bytes: [1, 2, 3]), size: 3, limit: 4))
-        #expect(!outbox.write(ByteBuffer(bytes: [4, 5]), size: 2, limit: 4))
-        channel.embeddedEventLoop.run()
-        #expect(outbox.write(ByteBuffer(bytes: [4, 5]), size: 2, limit: 4))
-        channel.embeddedEventLoop.run()
-        var received: [UInt8] = []
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { received += Array(buffer.readableBytesView) }
-        #expect(received == [1, 2, 3, 4, 5])
-        _ = try channel.finish()
-    }
-
     @Test func closeAfterFlushWritesWhatWasQueuedFirst() throws {
         let channel = EmbeddedChannel()
         let outbox = ChannelOutbox<ByteBuffer>(channel: channel)

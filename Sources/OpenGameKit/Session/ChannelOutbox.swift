@@ -36,13 +36,6 @@ final class ChannelOutbox<Message: Sendable>: Sendable {
         }
     }
 
-    /// Queues `message` unless more than `limit` bytes would then wait; returns whether it was queued.
-    func write(_ message: Message, size: Int, limit: Int) -> Bool {
-        guard pendingBytes.load(ordering: .relaxed) + size <= limit else { return false }
-        write(message, size: size)
-        return true
-    }
-
     /// Writes what is queued, then closes the channel once all of it has been written.
     func closeAfterFlush() {
         channel.eventLoop.execute {

@@ -42,6 +42,13 @@ struct ConnectionToken: Hashable, Sendable, CustomStringConvertible {
         buffer.writeInteger(low)
     }
 
+    /// Writes the 16 bytes to the start of `bytes`, which holds at least 16.
+    func write(to bytes: UnsafeMutableRawBufferPointer) {
+        precondition(bytes.count >= Self.length)
+        bytes.storeBytes(of: high.bigEndian, as: UInt64.self)
+        bytes.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+    }
+
     /// A token drawn from `generator`.
     static func random(using generator: inout some RandomNumberGenerator) -> ConnectionToken {
         ConnectionToken(high: generator.next(), low: generator.next())

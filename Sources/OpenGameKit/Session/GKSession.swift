@@ -42,7 +42,7 @@ public final class GKSession: @unchecked Sendable {
     private let eventLoop: any EventLoop
     private let listener: any Channel
     private let datagramChannel: any Channel
-    private let datagrams: ChannelOutbox<AddressedEnvelope<ByteBuffer>>
+    private let datagramSender: DatagramSender
     private let discovery: SessionDiscovery
     private let serviceType: ServiceType
     private let tcpPort: UInt16
@@ -58,13 +58,15 @@ public final class GKSession: @unchecked Sendable {
         try self.init(sessionID: sessionID, displayName: displayName, sessionMode: sessionMode, interfaceName: interface)
     }
 
-    /// Creates a session on a chosen multicast interface and mDNS port (tests use `lo`).
+    /// Creates a session on a chosen multicast interface and mDNS port (tests use `lo`), and on `eventLoop` (by
+    /// default the next one of NIO's shared group).
     init(
         sessionID: String?,
         displayName: String?,
         sessionMode: GKSessionMode,
         interfaceName: String?,
         mdnsPort: Int = MulticastSocket.mdnsPort,
+        eventLoop: (any EventLoop)? = nil,
         logger: Logger = Logger(label: "OpenGameKit.GKSession")
     ) throws {
         let serviceType: ServiceType
@@ -90,15 +92,15 @@ public final class GKSession: @unchecked Sendable {
         self.logger = logger
         let inbox = SessionInbox()
         self.inbox = inbox
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let eventLoop = eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         self.eventLoop = eventLoop
+        datagramSender = try DatagramSender(sendBufferBytes: SessionLimits.datagramSocketBufferBytes)
 
         datagramChannel = try DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_rcvbuf), value: SessionLimits.datagramSocketBufferBytes)
-            .channelOption(.socketOption(.so_sndbuf), value: SessionLimits.datagramSocketBufferBytes)
             .channelOption(.datagramVectorReadMessageCount, value: SessionLimits.datagramsPerRead)
             .channelOption(.recvAllocator, value: SessionLimits.datagramReceiveAllocator)
-            .channelOption(.maxMessagesPerRead, value: 4)
+            .channelOption(.maxMessagesPerRead, value: SessionLimits.datagramReadsPerWakeUp)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(SessionDatagramHandler(inbox: inbox))
@@ -124,7 +126,6 @@ public final class GKSession: @unchecked Sendable {
             datagramChannel.close(promise: nil)
             throw error
         }
-        datagrams = ChannelOutbox(channel: datagramChannel)
         let udpPort = UInt16(clamping: datagramChannel.localAddress?.port ?? 0)
         tcpPort = UInt16(clamping: listener.localAddress?.port ?? 0)
         let configuration = SessionCore.Configuration(peerID: peerID, displayName: name, udpPort: udpPort)
@@ -276,12 +277,8 @@ public final class GKSession: @unchecked Sendable {
             }
             for target in targets {
                 guard let address = try? SocketAddress(ipAddress: target.host, port: Int(target.port)) else { continue }
-                var bytes = datagramChannel.allocator.buffer(capacity: UnreliableDatagram.headerLength + data.count)
-                UnreliableDatagram(token: target.token, payload: data).encode(into: &bytes)
-                let queued = datagrams.write(AddressedEnvelope(remoteAddress: address, data: bytes), size: bytes.readableBytes,
-                                             limit: SessionLimits.maxQueuedDatagramBytes)
-                if !queued {
-                    logger.debug("unreliable send queue full; datagram dropped", metadata: ["peer": "\(target.peerID)"])
+                if !datagramSender.send(UnreliableDatagram(token: target.token, payload: data), to: address) {
+                    logger.debug("the kernel did not take an unreliable datagram; dropped", metadata: ["peer": "\(target.peerID)"])
                 }
             }
         }

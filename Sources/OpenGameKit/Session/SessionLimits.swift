@@ -10,13 +10,13 @@ enum SessionLimits {
     static let maxConnectedPeers = 16
     /// How many bytes may wait in one connection's send queue before sends fail.
     static let maxQueuedBytesPerConnection = 4 * 1024 * 1024
-    /// How many bytes of unreliable datagrams may wait to be sent before new ones are dropped.
-    static let maxQueuedDatagramBytes = 1024 * 1024
-    /// The UDP socket's send and receive buffer size asked of the kernel (it may give less: `net.core.rmem_max`).
-    /// Bursts of unreliable messages wait here instead of being dropped while the receiver is busy.
+    /// The UDP sockets' send and receive buffer size asked of the kernel (it may give less: `net.core.wmem_max`,
+    /// `net.core.rmem_max`). Bursts of unreliable messages wait here instead of being dropped while the receiver is busy.
     static let datagramSocketBufferBytes = 2 * 1024 * 1024
     /// How many datagrams one `recvmmsg` call may read.
-    static let datagramsPerRead = 32
+    static let datagramsPerRead = 64
+    /// How many `recvmmsg` calls one wake-up of the event loop may make before it serves its other sockets.
+    static let datagramReadsPerWakeUp: UInt = 8
     /// The receive buffer for one `recvmmsg` call: NIO splits it evenly between the datagrams, so each gets 2 KiB,
     /// more than the largest valid datagram (a longer one is cut there and then rejected as oversized).
     static let datagramReceiveAllocator = FixedSizeRecvByteBufferAllocator(capacity: datagramsPerRead * 2048)

@@ -16,18 +16,23 @@ struct UnreliableDatagram: Equatable, Sendable {
     /// The message.
     var payload: Data
 
+    /// The datagram's size in bytes.
+    var encodedLength: Int { Self.headerLength + payload.count }
+
     /// The datagram's bytes.
     func encoded() -> [UInt8] {
-        var buffer = ByteBuffer()
-        encode(into: &buffer)
-        return Array(buffer.readableBytesView)
+        [UInt8](unsafeUninitializedCapacity: encodedLength) { bytes, count in
+            write(to: UnsafeMutableRawBufferPointer(bytes))
+            count = encodedLength
+        }
     }
 
-    /// Appends the datagram's bytes to `buffer`.
-    func encode(into buffer: inout ByteBuffer) {
-        buffer.writeInteger(Self.magicValue)
-        token.write(to: &buffer)
-        buffer.writeBytes(payload)
+    /// Writes the datagram's bytes to the start of `bytes`, which holds at least ``encodedLength`` bytes.
+    func write(to bytes: UnsafeMutableRawBufferPointer) {
+        precondition(bytes.count >= encodedLength)
+        bytes.storeBytes(of: Self.magicValue.bigEndian, as: UInt32.self)
+        token.write(to: UnsafeMutableRawBufferPointer(rebasing: bytes[Self.magic.count...]))
+        payload.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: bytes[Self.headerLength...]))
     }
 
     /// Parses a datagram; `nil` for anything that is not one (wrong magic, short, or an oversized message).
