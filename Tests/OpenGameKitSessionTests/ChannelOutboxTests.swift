@@ -7,8 +7,8 @@ import Testing
 struct ChannelOutboxTests {
     @Test func writesFromOneBatchGoOutInOrderWithOneFlushAndAreCounted() throws {
         let channel = EmbeddedChannel()
-        let outbox = ChannelOutbox<ByteBuffer>(channel: channel)
-        for value in 0..<5 { outbox.write(ByteBuffer(bytes: [UInt8(value)]), size: 1) }
+        let outbox = ChannelOutbox(channel: channel)
+        for value in 0..<5 { outbox.write { $0.writeInteger(UInt8(value)) } }
         #expect(outbox.pendingBytes.load(ordering: .relaxed) == 5)
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)  // nothing before the event loop runs
         channel.embeddedEventLoop.run()
@@ -19,10 +19,29 @@ struct ChannelOutboxTests {
         _ = try channel.finish()
     }
 
+    @Test func laterBatchesGoOutAfterEarlierOnesWhole() throws {
+        let channel = EmbeddedChannel()
+        let outbox = ChannelOutbox(channel: channel)
+        var expected: [UInt8] = []
+        for batch in 0..<4 {
+            for index in 0..<3 {
+                let bytes = [UInt8](repeating: UInt8(batch * 3 + index), count: 1_000 * (index + 1))
+                expected += bytes
+                outbox.write { $0.writeBytes(bytes) }
+            }
+            channel.embeddedEventLoop.run()
+        }
+        var received: [UInt8] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { received += Array(buffer.readableBytesView) }
+        #expect(received == expected)
+        #expect(outbox.pendingBytes.load(ordering: .relaxed) == 0)
+        _ = try channel.finish()
+    }
+
     @Test func closeAfterFlushWritesWhatWasQueuedFirst() throws {
         let channel = EmbeddedChannel()
-        let outbox = ChannelOutbox<ByteBuffer>(channel: channel)
-        outbox.write(ByteBuffer(bytes: [9]), size: 1)
+        let outbox = ChannelOutbox(channel: channel)
+        outbox.write { $0.writeInteger(UInt8(9)) }
         outbox.closeAfterFlush()
         channel.embeddedEventLoop.run()
         #expect(try channel.readOutbound(as: ByteBuffer.self) == ByteBuffer(bytes: [9]))

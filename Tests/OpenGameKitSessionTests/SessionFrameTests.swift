@@ -122,6 +122,43 @@ struct SessionFrameBufferTests {
         #expect(decoder.bufferedByteCount == 0)
     }
 
+    @Test func anySplitOfTheStreamIntoReadsGivesTheSameFrames() throws {
+        let frames: [SessionFrame] = (0..<14).map { index in
+            index % 7 == 6 ? .heartbeat : .data(Data(repeating: UInt8(index), count: [0, 1, 3, 4_000, 65_536, SessionLimits.maxReliableMessage][index % 7]))
+        }
+        var stream = ByteBuffer()
+        for frame in frames { frame.encode(into: &stream) }
+        var random = SplitMix64(seed: 7)
+        for round in 0..<12 {
+            var reads = stream
+            var decoder = SessionFrameDecoder()
+            var decoded: [SessionFrame] = []
+            while reads.readableBytes > 0 {
+                let largest = [64, 300, 70_000, 300_000][round % 4]
+                decoder.feed(reads.readSlice(length: min(Int(random.next() % UInt64(largest)) + 1, reads.readableBytes))!)
+                while let frame = try decoder.next() { decoded.append(frame) }
+            }
+            #expect(decoded == frames, "round \(round)")
+            #expect(decoder.bufferedByteCount == 0)
+        }
+    }
+
+    @Test func aBadLengthSplitAcrossReadsIsRefusedBeforeItsPayload() throws {
+        var decoder = SessionFrameDecoder()
+        decoder.feed(SessionFrame.heartbeat.encoded() + [0x00, 0x10])
+        #expect(try decoder.next() == .heartbeat)
+        #expect(try decoder.next() == nil)
+        decoder.feed([0x00, 0x00, 5])
+        #expect(throws: SessionProtocolError.frameTooLong(0x0010_0000)) { try decoder.next() }
+        #expect(decoder.bufferedByteCount == 0)
+
+        var empty = SessionFrameDecoder()
+        empty.feed([0, 0, 0])
+        #expect(try empty.next() == nil)
+        empty.feed([0, 1, 2])
+        #expect(throws: SessionProtocolError.emptyFrame) { try empty.next() }
+    }
+
     @Test func encodingIntoABufferMatchesTheByteArray() {
         let frames: [SessionFrame] = [.data(Data([1, 2, 3])), .deny(.busy), .accept(token: .random(), udpPort: 9)]
         for frame in frames {
@@ -129,5 +166,22 @@ struct SessionFrameBufferTests {
             frame.encode(into: &buffer)
             #expect(Array(buffer.readableBytesView) == [0xEE] + frame.encoded())
         }
+    }
+}
+
+/// A small seeded generator, so a failing split can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -29,7 +29,7 @@ public final class GKSession: @unchecked Sendable {
 
     private struct State {
         var core: SessionCore
-        var handles: [ConnectionID: ChannelOutbox<ByteBuffer>] = [:]
+        var handles: [ConnectionID: ChannelOutbox] = [:]
         weak var delegate: (any GKSessionDelegate)?
         var delegateQueue: DispatchQueue = .main
         var dataHandler: (@Sendable (Data, String, GKSession) -> Void)?
@@ -255,19 +255,18 @@ public final class GKSession: @unchecked Sendable {
             guard data.count <= SessionLimits.maxReliableMessage else {
                 throw GKSessionError(.dataTooBig, "A reliable message can be at most \(SessionLimits.maxReliableMessage) bytes (87 KB); this one has \(data.count).")
             }
-            // The frame is built once (one copy of the message) and shared by every peer's queue.
-            var frame = listener.allocator.buffer(capacity: SessionFrame.headerLength + data.count)
-            SessionFrame.data(data).encode(into: &frame)
-            let size = frame.readableBytes
-            try state.withLock { [frame] state throws(GKSessionError) in
+            let size = SessionFrame.headerLength + data.count
+            let handles = try state.withLock { state throws(GKSessionError) in
                 let peers = peerIDs ?? state.core.peers(with: .connected)
                 let ids = try state.core.reliableConnections(to: peers, now: .now)
-                let handles = ids.compactMap { state.handles[$0] }
-                if handles.contains(where: { $0.pendingBytes.load(ordering: .relaxed) + size > SessionLimits.maxQueuedBytesPerConnection }) {
-                    throw GKSessionError(.communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
-                }
-                for handle in handles { handle.write(frame, size: size) }
+                return ids.compactMap { state.handles[$0] }
             }
+            if handles.contains(where: { $0.pendingBytes.load(ordering: .relaxed) + size > SessionLimits.maxQueuedBytesPerConnection }) {
+                throw GKSessionError(.communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
+            }
+            // Each peer's outbox copies the message once, straight into the buffer it will write.
+            let frame = SessionFrame.data(data)
+            for handle in handles { handle.write { frame.encode(into: &$0) } }
         case .unreliable:
             guard data.count <= SessionLimits.maxUnreliableMessage else {
                 throw GKSessionError(.dataTooBig, "An unreliable message can be at most \(SessionLimits.maxUnreliableMessage) bytes; this one has \(data.count).")
@@ -377,10 +376,8 @@ public final class GKSession: @unchecked Sendable {
         notify(events)
     }
 
-    private static func write(_ frame: SessionFrame, to handle: ChannelOutbox<ByteBuffer>) {
-        var buffer = handle.channel.allocator.buffer(capacity: 64)
-        frame.encode(into: &buffer)
-        handle.write(buffer, size: buffer.readableBytes)
+    private static func write(_ frame: SessionFrame, to handle: ChannelOutbox) {
+        handle.write { frame.encode(into: &$0) }
     }
 
     private func open(_ id: ConnectionID, host: String, port: UInt16) {
