@@ -60,7 +60,10 @@ struct PeerPickerTmuxTests {
             statuses = [try await tmux.exitStatus("Alice"), try await tmux.exitStatus("Bob")]
             if statuses.contains(nil) { try await Task.sleep(for: .milliseconds(200)) }
         }
-        #expect(statuses == [0, 0], "exit statuses \(statuses)")
+        if statuses != [0, 0] {
+            let screens = [try await tmux.screen("Alice"), try await tmux.screen("Bob")]
+            Issue.record("exit statuses \(statuses)\nAlice:\n\(screens[0])\n----\nBob:\n\(screens[1])")
+        }
     }
 
     /// The number the picker shows before `name` ("  2) Bob" → "2").

@@ -50,10 +50,11 @@ final class TmuxServer: Sendable {
         try await command(["set-option", "-g", "remain-on-exit", "on"])
     }
 
-    /// Opens window `name` running `program` with `arguments`.
+    /// Opens window `name` running `program` with `arguments`. The window's shell waits for the program and then
+    /// prints its exit status (see ``exitStatus(_:)``).
     func open(_ name: String, _ program: String, _ arguments: [String]) async throws {
         let line = ([program] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        try await command(["new-window", "-d", "-t", "main", "-n", name, line])
+        try await command(["new-window", "-d", "-t", "main", "-n", name, "\(line); echo \"\(Self.exitMarker)$?]\""])
     }
 
     /// Types `text` and Enter into window `name`.
@@ -67,13 +68,23 @@ final class TmuxServer: Sendable {
         try await command(["capture-pane", "-p", "-J", "-S", "-", "-t", "main:\(name)"])
     }
 
-    /// The exit status of the program in window `name`, or `nil` while it runs.
+    /// The exit status of the program in window `name`, or `nil` while it runs: from the line the window's shell
+    /// prints after it, or else from tmux's pane status. Each alone was seen to miss an ended program: the tmux server
+    /// left ended LANBattle processes unreaped (zombies for over 20 s, the pane not dead), and a pane that tmux
+    /// reported dead with status 0 lacked the shell's line.
     func exitStatus(_ name: String) async throws -> Int32? {
+        // The line may start with the program's last output when that did not end with a newline.
+        let text = try await screen(name)
+        if let marker = text.range(of: Self.exitMarker, options: .backwards) {
+            return Int32(text[marker.upperBound...].prefix { $0 != "]" })
+        }
         let fields = try await command(["display-message", "-p", "-t", "main:\(name)", "#{pane_dead} #{pane_dead_status}"])
             .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
         guard fields.first == "1", fields.count == 2 else { return nil }
         return Int32(fields[1])
     }
+
+    private static let exitMarker = "[program exited with status "
 
     /// Polls window `name` until its text satisfies `condition` or `timeout` passes; returns the last text seen.
     func waitFor(_ name: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) async throws -> (matched: Bool, screen: String) {
