@@ -244,7 +244,8 @@ public final class GKSession: @unchecked Sendable {
 
     /// Sends `data` to each of `peerIDs`. Throws before sending anything if a peer is not connected, if the
     /// message is too large (reliable: more than 87 × 1024 bytes; unreliable: more than 1000 bytes), or if a
-    /// peer's send queue is full.
+    /// peer's reliable send queue is full. An unreliable message goes out on the calling thread; one the network
+    /// does not take at once is dropped.
     public func send(_ data: Data, toPeers peerIDs: [String], with mode: GKSendDataMode) throws {
         try send(data, toPeers: Optional(peerIDs), with: mode)
     }
