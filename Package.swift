@@ -110,6 +110,18 @@ let package = Package(
             path: "Examples/LANBattle",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "LANSessionProbe",
+            dependencies: ["OpenGameKit"],
+            path: "Tests/LANSessionProbe",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LANTestSupport",
+            dependencies: ["OpenGameKitLAN"],
+            path: "Tests/LANTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GameCenterProtocolTests",
             dependencies: ["GameCenterProtocol"],
@@ -130,12 +142,12 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitLANTests",
-            dependencies: ["OpenGameKitLAN"],
+            dependencies: ["OpenGameKitLAN", "LANTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenGameKitSessionTests",
-            dependencies: ["OpenGameKit", "OpenGameKitLAN"],
+            dependencies: ["OpenGameKit", "OpenGameKitLAN", "LANTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -12,12 +12,20 @@ for module in schemathesis zeroconf; do
     python3 -m pip install -q "$module"
   fi
 done
-# The LAN tests use real multicast on the loopback interface (mDNS, and python-zeroconf as an independent peer).
+# The LAN tests use real multicast on the loopback interface (mDNS, and python-zeroconf as an independent peer),
+# two network namespaces joined by a veth pair (two hosts), and tmux to drive the terminal peer picker.
+if ! command -v tmux >/dev/null; then
+  echo "installing tmux from Debian…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 tmux >/dev/null
+fi
 ip link set lo multicast on 2>/dev/null || echo "warning: cannot enable multicast on lo (not root?)"
 export GAMECENTER_REQUIRE_LAN_PEERS=1
+source scripts/lan-netns.sh
 
-trap pg_stop EXIT
+trap 'pg_stop; netns_down' EXIT
 pg_start
+netns_up
 
 swift build --build-tests
 export GAMECENTER_BIN="$(swift build --show-bin-path)/gamecenter"

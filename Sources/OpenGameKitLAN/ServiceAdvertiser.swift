@@ -11,7 +11,7 @@ public actor ServiceAdvertiser {
     /// Events from the responder (registered, renamed, stopped…).
     public nonisolated let events: AsyncStream<ResponderEvent>
     /// The number of received datagrams that failed to parse.
-    public private(set) var malformedPacketCount = 0
+    public var malformedPacketCount: Int { transport?.malformedPacketCount ?? 0 }
 
     private let eventContinuation: AsyncStream<ResponderEvent>.Continuation
     private var registration: ServiceRegistration
@@ -20,8 +20,7 @@ public actor ServiceAdvertiser {
     private let randomSource: RandomSource
     private let logger: Logger
     private var responder: Responder?
-    private var socket: MulticastSocket?
-    private var receiveTask: Task<Void, Never>?
+    private var transport: MDNSTransport?
     private var timerTask: Task<Void, Never>?
     private var sendTasks: [Task<Void, Never>] = []
 
@@ -50,20 +49,17 @@ public actor ServiceAdvertiser {
     /// Opens the socket and starts probing.
     public func start() async throws {
         guard responder == nil else { return }
-        let socket = try await MulticastSocket.open(interfaceName: interfaceName, port: port, logger: logger)
-        self.socket = socket
+        let transport = try await MDNSTransport.open(interfaceName: interfaceName, port: port, logger: logger) { [weak self] message, source in
+            await self?.handle(message, from: source)
+        }
+        self.transport = transport
         if registration.ipv4Addresses.isEmpty {
-            registration.ipv4Addresses = [socket.interfaceAddress]
+            registration.ipv4Addresses = [transport.socket.interfaceAddress]
         }
         var responder = Responder(registration: registration, randomSource: randomSource)
         let actions = responder.start(now: .now)
         self.responder = responder
         perform(actions, replyTo: nil)
-        receiveTask = Task { [weak self] in
-            for await datagram in socket.datagrams {
-                await self?.handle(datagram)
-            }
-        }
     }
 
     /// Sends the goodbye, closes the socket and finishes ``events``.
@@ -81,24 +77,15 @@ public actor ServiceAdvertiser {
                 eventContinuation.yield(event)
             }
         }
-        receiveTask?.cancel()
-        await socket?.close()
+        await transport?.close()
         eventContinuation.finish()
     }
 
-    private func handle(_ datagram: ReceivedDatagram) {
+    private func handle(_ message: DNSMessage, from source: SocketAddress) {
         guard var responder else { return }
-        let message: DNSMessage
-        do {
-            message = try DNSMessage(bytes: datagram.bytes)
-        } catch {
-            malformedPacketCount += 1
-            logger.debug("dropped malformed mDNS packet", metadata: ["source": "\(datagram.source)", "error": "\(error)"])
-            return
-        }
-        let actions = responder.receive(message, sourcePort: UInt16(clamping: datagram.source.port ?? 0), now: .now)
+        let actions = responder.receive(message, sourcePort: UInt16(clamping: source.port ?? 0), now: .now)
         self.responder = responder
-        perform(actions, replyTo: datagram.source)
+        perform(actions, replyTo: source)
     }
 
     private func tick() {
@@ -142,11 +129,6 @@ public actor ServiceAdvertiser {
     }
 
     private func send(_ message: DNSMessage, to destination: SocketAddress?) async {
-        guard let socket else { return }
-        do {
-            try await socket.send(message.encoded(), to: destination)
-        } catch {
-            logger.warning("mDNS send failed", metadata: ["error": "\(error)"])
-        }
+        await transport?.send(message, to: destination)
     }
 }

@@ -11,15 +11,15 @@ public actor ServiceBrowser {
     /// Found/updated/lost events.
     public nonisolated let events: AsyncStream<BrowserEvent>
     /// The number of received datagrams that failed to parse.
-    public private(set) var malformedPacketCount = 0
+    public var malformedPacketCount: Int { malformedBeforeStop + (transport?.malformedPacketCount ?? 0) }
 
     private let eventContinuation: AsyncStream<BrowserEvent>.Continuation
     private let interfaceName: String?
     private let port: Int
     private let logger: Logger
     private var browser: Browser
-    private var socket: MulticastSocket?
-    private var receiveTask: Task<Void, Never>?
+    private var transport: MDNSTransport?
+    private var malformedBeforeStop = 0
     private var timerTask: Task<Void, Never>?
 
     /// Creates a browser for `serviceType`; call ``start()`` to begin. `interfaceName` `nil` picks the default interface.
@@ -43,13 +43,9 @@ public actor ServiceBrowser {
 
     /// Opens the socket and sends the first query.
     public func start() async throws {
-        guard socket == nil else { return }
-        let socket = try await MulticastSocket.open(interfaceName: interfaceName, port: port, logger: logger)
-        self.socket = socket
-        receiveTask = Task { [weak self] in
-            for await datagram in socket.datagrams {
-                await self?.handle(datagram)
-            }
+        guard transport == nil else { return }
+        transport = try await MDNSTransport.open(interfaceName: interfaceName, port: port, logger: logger) { [weak self] message, source in
+            await self?.handle(message, from: source)
         }
         perform(browser.start(now: .now))
     }
@@ -58,22 +54,16 @@ public actor ServiceBrowser {
     public func stop() async {
         browser.stop()
         timerTask?.cancel()
-        receiveTask?.cancel()
-        await socket?.close()
-        socket = nil
+        if let transport {
+            self.transport = nil
+            malformedBeforeStop += transport.malformedPacketCount
+            await transport.close()
+        }
         eventContinuation.finish()
     }
 
-    private func handle(_ datagram: ReceivedDatagram) {
-        let message: DNSMessage
-        do {
-            message = try DNSMessage(bytes: datagram.bytes)
-        } catch {
-            malformedPacketCount += 1
-            logger.debug("dropped malformed mDNS packet", metadata: ["source": "\(datagram.source)", "error": "\(error)"])
-            return
-        }
-        guard datagram.source.port == MulticastSocket.mdnsPort || port != MulticastSocket.mdnsPort else { return }
+    private func handle(_ message: DNSMessage, from source: SocketAddress) {
+        guard source.port == MulticastSocket.mdnsPort || port != MulticastSocket.mdnsPort else { return }
         perform(browser.receive(message, now: .now))
     }
 
@@ -100,11 +90,6 @@ public actor ServiceBrowser {
     }
 
     private func send(_ message: DNSMessage) async {
-        guard let socket else { return }
-        do {
-            try await socket.send(message.encoded())
-        } catch {
-            logger.warning("mDNS send failed", metadata: ["error": "\(error)"])
-        }
+        await transport?.send(message)
     }
 }

@@ -1,5 +1,6 @@
-import Testing
+import LANTestSupport
 import OpenGameKitLAN
+import Testing
 
 @Suite("Live mDNS on loopback", .serialized, .enabled(if: LoopbackMulticast.isAvailable, Comment(rawValue: LoopbackMulticast.skipMessage)))
 struct LiveLoopbackTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import LANTestSupport
 import OpenGameKitLAN
+import Testing
 
 @Suite(
     "Interoperability with python-zeroconf",
@@ -69,7 +70,7 @@ struct ZeroconfInteropTests {
 
 /// CI sets `GAMECENTER_REQUIRE_LAN_PEERS=1`: there the interoperability tests must run, not be skipped.
 @Test func lanPeersAreAvailableWhenRequired() {
-    if ProcessInfo.processInfo.environment["GAMECENTER_REQUIRE_LAN_PEERS"] == "1" {
+    if lanPeersRequired {
         #expect(ZeroconfPeer.isAvailable, "\(ZeroconfPeer.skipMessage)")
         #expect(LoopbackMulticast.isAvailable, "\(LoopbackMulticast.skipMessage)")
     }

@@ -1,6 +1,8 @@
 import Foundation
+import LANTestSupport
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 @testable import OpenGameKit
 
@@ -180,7 +182,7 @@ struct GKSessionLiveTests {
         #expect(await eventually { ra.messages.contains { $0.data == Data("pong".utf8) } })
 
         // A datagram with the right shape but a made-up token, sent to B's UDP port.
-        let forged = UnreliableDatagram(token: ConnectionToken.random(), payload: Array("forged".utf8)).encoded()
+        let forged = UnreliableDatagram(token: ConnectionToken.random(), payload: Data("forged".utf8)).encoded()
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: Int(b.datagramPort))
         try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: forged))).get()
@@ -191,6 +193,60 @@ struct GKSessionLiveTests {
         await a.invalidate()
         await b.invalidate()
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func unreliableFloodIsReadWhileItLasts() async throws {
+        // Both sessions on one event loop: sending must leave that loop free to read its sockets, so datagrams (and a
+        // reliable message coming the other way) arrive while the flood goes on, not only after it ends.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let (a, ra, b, rb) = try await connectedPair("flood", eventLoopOfA: loop, eventLoopOfB: loop)
+        let wanted = 2_000
+        let cap = 2_000_000
+        var sent = 0
+        var replied = false
+        while sent < cap {
+            withUnsafeBytes(of: UInt64(sent).bigEndian) { try? a.send(Data($0), toPeers: [b.peerID], with: .unreliable) }
+            sent += 1
+            guard sent % 1_000 == 0 else { continue }
+            if !replied {
+                try b.send(Data("still reading".utf8), toPeers: [a.peerID], with: .reliable)
+                replied = true
+            }
+            if rb.messageCount >= wanted && ra.messageCount == 1 { break }
+        }
+        #expect(sent < cap, "the flood ended before \(wanted) datagrams and the reliable reply arrived")
+        #expect(ra.messages.map(\.data) == [Data("still reading".utf8)])
+        let indices = rb.messages.map { message in message.data.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        #expect(rb.messages.allSatisfy { $0.data.count == 8 && $0.peer == a.peerID })
+        #expect(Set(indices).count == indices.count && indices.allSatisfy { $0 < UInt64(sent) })
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func unreliableSendsDoNotWaitForTheSendersEventLoop() async throws {
+        // A's event loop (one of its own, never B's) is kept busy while A sends: the datagrams still go out at once.
+        let loop = Self.separateGroup.next()
+        let (a, _, b, rb) = try await connectedPair("busyloop", eventLoopOfA: loop)
+        let count = 100
+        let started = Atomic<Bool>(false)
+        let busy = loop.submit {
+            started.store(true, ordering: .relaxed)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while rb.messageCount < count, ContinuousClock.now < deadline { usleep(1_000) }
+            return rb.messageCount
+        }
+        while !started.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
+        for index in 0..<count { try a.send(Data([UInt8(index)]), toPeers: [b.peerID], with: .unreliable) }
+        let receivedWhileBusy = try await busy.get()
+        #expect(receivedWhileBusy == count)
+        #expect(Set(rb.messages.map(\.data)) == Set((0..<count).map { Data([UInt8($0)]) }))
+        await a.invalidate()
+        await b.invalidate()
+    }
+
+    /// An event loop group apart from NIO's shared one, for the process's lifetime (like the shared one).
+    private static let separateGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     @Test(.timeLimit(.minutes(1)))
     func disconnectIsSeenByBothSides() async throws {
@@ -240,7 +296,7 @@ struct GKSessionLiveTests {
             try await outbound.write(ByteBuffer(bytes: hello.encoded()))
             #expect(await eventually { a.peers(with: .connected).contains("raw-peer") })
             #expect(a.displayName(forPeer: "raw-peer") == "Raw")
-            try await outbound.write(ByteBuffer(bytes: SessionFrame.data(Array("hi".utf8)).encoded()))
+            try await outbound.write(ByteBuffer(bytes: SessionFrame.data(Data("hi".utf8)).encoded()))
             #expect(await eventually { ra.messages.contains { $0.peer == "raw-peer" } })
             try await outbound.write(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3]))
             #expect(await eventually { ra.has(.state("raw-peer", .disconnected)) })

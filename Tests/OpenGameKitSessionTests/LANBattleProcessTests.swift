@@ -1,13 +1,11 @@
 import Foundation
+import LANTestSupport
 import Testing
 
 @Suite("LANBattle example", .enabled(if: LoopbackMulticast.isAvailable, Comment(rawValue: LoopbackMulticast.skipMessage)))
 struct LANBattleProcessTests {
     /// The LANBattle executable, built next to the test bundle by `swift build` / `swift test`.
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("LANBattle")
-    }
+    static var executable: URL { ChildProcess.built("LANBattle") }
 
     @Test(.timeLimit(.minutes(1)))
     func twoAutoPlayersAgreeOnTheWinner() async throws {
@@ -29,23 +27,6 @@ struct LANBattleProcessTests {
     }
 
     private func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        return (status, String(decoding: data, as: UTF8.self))
+        try await ChildProcess.run(Self.executable.path, arguments, timeout: .seconds(55))
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LANTestSupport
 import Synchronization
 import Testing
 @testable import OpenGameKit

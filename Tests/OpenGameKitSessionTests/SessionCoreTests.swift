@@ -145,7 +145,7 @@ struct SessionCoreTests {
     @Test func reliableDataIsDeliveredAndSendsToUnconnectedPeersFail() throws {
         var network = connectedPair()
         let ids = try network.nodes[0].reliableConnections(to: [bob], now: network.now)
-        network.run(ids.map { .send(.data([1, 2, 3]), on: $0) }, at: 0)
+        network.run(ids.map { .send(.data(Data([1, 2, 3])), on: $0) }, at: 0)
         #expect(network.events[1].last == .received(Data([1, 2, 3]), from: alice))
         #expect(throws: GKSessionError.self) { try network.nodes[0].reliableConnections(to: [bob, "nobody"], now: network.now) }
         #expect(throws: GKSessionError.self) { try network.nodes[0].unreliableTargets(to: ["nobody"]) }
@@ -154,9 +154,9 @@ struct SessionCoreTests {
     @Test func datagramsNeedTheRightToken() throws {
         var network = connectedPair()
         let target = try #require(try network.nodes[0].unreliableTargets(to: [bob]).first)
-        let good = UnreliableDatagram(token: target.token, payload: [42]).encoded()
+        let good = UnreliableDatagram(token: target.token, payload: Data([42])).encoded()
         #expect(network.nodes[1].receivedDatagram(good, now: network.now) == [.notify(.received(Data([42]), from: alice))])
-        let forged = UnreliableDatagram(token: ConnectionToken(bytes: Array(repeating: 0, count: 16))!, payload: [66]).encoded()
+        let forged = UnreliableDatagram(token: ConnectionToken(bytes: Array(repeating: 0, count: 16))!, payload: Data([66])).encoded()
         #expect(network.nodes[1].receivedDatagram(forged, now: network.now).isEmpty)
         #expect(network.nodes[1].receivedDatagram([1, 2, 3], now: network.now).isEmpty)
         #expect(network.nodes[1].droppedDatagramCount == 2)

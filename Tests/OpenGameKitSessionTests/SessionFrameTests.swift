@@ -1,3 +1,5 @@
+import Foundation
+import NIOCore
 import Testing
 @testable import OpenGameKit
 
@@ -10,7 +12,7 @@ struct SessionFrameTests {
             .hello(SessionHello(version: 1, peerID: "12345", displayName: "Alice ✓", token: token, udpPort: 40000)),
             .accept(token: token, udpPort: 65535),
             .deny(.declined), .deny(.full), .deny(.collision), .cancel,
-            .data([]), .data([1, 2, 3]), .data(Array(repeating: 7, count: SessionLimits.maxReliableMessage)),
+            .data(Data()), .data(Data([1, 2, 3])), .data(Data(repeating: 7, count: SessionLimits.maxReliableMessage)),
             .heartbeat, .goodbye,
         ]
         var decoder = SessionFrameDecoder()
@@ -21,7 +23,7 @@ struct SessionFrameTests {
     }
 
     @Test func bytesArrivingOneAtATimeAreReassembled() throws {
-        let frames: [SessionFrame] = [.data(Array(0..<200)), .heartbeat, .hello(SessionHello(version: 1, peerID: "p", displayName: "", token: token, udpPort: 1))]
+        let frames: [SessionFrame] = [.data(Data(0..<200)), .heartbeat, .hello(SessionHello(version: 1, peerID: "p", displayName: "", token: token, udpPort: 1))]
         var decoder = SessionFrameDecoder()
         var decoded: [SessionFrame] = []
         for byte in frames.flatMap({ $0.encoded() }) {
@@ -33,7 +35,7 @@ struct SessionFrameTests {
 
     @Test func wireFormatIsLengthKindPayload() {
         #expect(SessionFrame.heartbeat.encoded() == [0, 0, 0, 1, 6])
-        #expect(SessionFrame.data([0xAA, 0xBB]).encoded() == [0, 0, 0, 3, 5, 0xAA, 0xBB])
+        #expect(SessionFrame.data(Data([0xAA, 0xBB])).encoded() == [0, 0, 0, 3, 5, 0xAA, 0xBB])
         #expect(SessionFrame.deny(.full).encoded() == [0, 0, 0, 2, 3, 1])
     }
 
@@ -73,10 +75,10 @@ struct SessionFrameTests {
 
     @Test func largestDataFrameIsAcceptedAndOneMoreByteIsNot() throws {
         var decoder = SessionFrameDecoder()
-        decoder.feed(SessionFrame.data(Array(repeating: 1, count: 89_088)).encoded())
-        #expect(try decoder.next() == .data(Array(repeating: 1, count: 89_088)))
+        decoder.feed(SessionFrame.data(Data(repeating: 1, count: 89_088)).encoded())
+        #expect(try decoder.next() == .data(Data(repeating: 1, count: 89_088)))
         var big = SessionFrameDecoder()
-        big.feed(SessionFrame.data(Array(repeating: 1, count: 89_089)).encoded().prefix(4))
+        big.feed(SessionFrame.data(Data(repeating: 1, count: 89_089)).encoded().prefix(4))
         #expect(throws: SessionProtocolError.frameTooLong(89_090)) { try big.next() }
     }
 
@@ -93,10 +95,93 @@ struct SessionFrameTests {
     }
 
     @Test func datagramsRoundTripAndRejectJunk() {
-        let datagram = UnreliableDatagram(token: token, payload: Array(repeating: 9, count: 1000))
+        let datagram = UnreliableDatagram(token: token, payload: Data(repeating: 9, count: 1000))
         #expect(UnreliableDatagram(bytes: datagram.encoded()) == datagram)
         #expect(UnreliableDatagram(bytes: datagram.encoded() + [1]) == nil)  // 1001-byte message
         #expect(UnreliableDatagram(bytes: Array("XGK".utf8) + [1] + token.bytes) == nil)
         #expect(UnreliableDatagram(bytes: [1, 2, 3]) == nil)
+    }
+}
+
+@Suite("Session framing over ByteBuffers")
+struct SessionFrameBufferTests {
+    @Test func framesSplitAndJoinedAcrossReadsComeOutWhole() throws {
+        let frames: [SessionFrame] = (0..<6).map { .data(Data(repeating: UInt8($0), count: 30_000 + $0)) } + [.heartbeat, .goodbye]
+        var stream = ByteBuffer()
+        for frame in frames { frame.encode(into: &stream) }
+        // Reads of uneven sizes: some hold several frames, some end inside a length prefix or a payload.
+        var decoder = SessionFrameDecoder()
+        var decoded: [SessionFrame] = []
+        var sizes = [3, 1, 70_000, 2, 65_536, 17, 1_000]
+        while stream.readableBytes > 0 {
+            let size = min(sizes.isEmpty ? stream.readableBytes : sizes.removeFirst(), stream.readableBytes)
+            decoder.feed(stream.readSlice(length: size)!)
+            while let frame = try decoder.next() { decoded.append(frame) }
+        }
+        #expect(decoded == frames)
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
+    @Test func anySplitOfTheStreamIntoReadsGivesTheSameFrames() throws {
+        let frames: [SessionFrame] = (0..<14).map { index in
+            index % 7 == 6 ? .heartbeat : .data(Data(repeating: UInt8(index), count: [0, 1, 3, 4_000, 65_536, SessionLimits.maxReliableMessage][index % 7]))
+        }
+        var stream = ByteBuffer()
+        for frame in frames { frame.encode(into: &stream) }
+        var random = SplitMix64(seed: 7)
+        for round in 0..<12 {
+            var reads = stream
+            var decoder = SessionFrameDecoder()
+            var decoded: [SessionFrame] = []
+            while reads.readableBytes > 0 {
+                let largest = [64, 300, 70_000, 300_000][round % 4]
+                decoder.feed(reads.readSlice(length: min(Int(random.next() % UInt64(largest)) + 1, reads.readableBytes))!)
+                while let frame = try decoder.next() { decoded.append(frame) }
+            }
+            #expect(decoded == frames, "round \(round)")
+            #expect(decoder.bufferedByteCount == 0)
+        }
+    }
+
+    @Test func aBadLengthSplitAcrossReadsIsRefusedBeforeItsPayload() throws {
+        var decoder = SessionFrameDecoder()
+        decoder.feed(SessionFrame.heartbeat.encoded() + [0x00, 0x10])
+        #expect(try decoder.next() == .heartbeat)
+        #expect(try decoder.next() == nil)
+        decoder.feed([0x00, 0x00, 5])
+        #expect(throws: SessionProtocolError.frameTooLong(0x0010_0000)) { try decoder.next() }
+        #expect(decoder.bufferedByteCount == 0)
+
+        var empty = SessionFrameDecoder()
+        empty.feed([0, 0, 0])
+        #expect(try empty.next() == nil)
+        empty.feed([0, 1, 2])
+        #expect(throws: SessionProtocolError.emptyFrame) { try empty.next() }
+    }
+
+    @Test func encodingIntoABufferMatchesTheByteArray() {
+        let frames: [SessionFrame] = [.data(Data([1, 2, 3])), .deny(.busy), .accept(token: .random(), udpPort: 9)]
+        for frame in frames {
+            var buffer = ByteBuffer(bytes: [0xEE])  // appends after what is already there
+            frame.encode(into: &buffer)
+            #expect(Array(buffer.readableBytesView) == [0xEE] + frame.encoded())
+        }
+    }
+}
+
+/// A small seeded generator, so a failing split can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

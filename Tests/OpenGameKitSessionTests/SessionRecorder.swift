@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import LANTestSupport
+import NIOCore
 import Synchronization
 @testable import OpenGameKit
 
@@ -19,6 +21,7 @@ final class SessionRecorder: GKSessionDelegate, Sendable {
 
     var events: [Event] { recorded.withLock { $0 } }
     var messages: [(data: Data, peer: String)] { received.withLock { $0 } }
+    var messageCount: Int { received.withLock { $0.count } }
 
     /// Accept (true) or deny (false) every request as it arrives; nil leaves requests pending.
     func answerRequests(_ accept: Bool?) { autoAnswer.withLock { $0 = accept } }
@@ -71,19 +74,23 @@ func uniqueSessionID(_ prefix: String) -> String {
     prefix + String(UInt32.random(in: 10_000...99_999))
 }
 
-/// Creates a session on `lo` with a recorder attached.
-func makeSession(_ sessionID: String, _ name: String, _ mode: GKSessionMode) throws -> (GKSession, SessionRecorder) {
-    let session = try GKSession(sessionID: sessionID, displayName: name, sessionMode: mode, interfaceName: LoopbackMulticast.interface)
+/// Creates a session on `lo` with a recorder attached; on `eventLoop` if given.
+func makeSession(_ sessionID: String, _ name: String, _ mode: GKSessionMode, eventLoop: (any EventLoop)? = nil) throws -> (GKSession, SessionRecorder) {
+    let session = try GKSession(sessionID: sessionID, displayName: name, sessionMode: mode, interfaceName: LoopbackMulticast.interface,
+                                eventLoop: eventLoop)
     let recorder = SessionRecorder()
     recorder.attach(to: session)
     return (session, recorder)
 }
 
-/// Two peer-mode sessions that have found and connected to each other (A asked, B accepted).
-func connectedPair(_ prefix: String) async throws -> (a: GKSession, ra: SessionRecorder, b: GKSession, rb: SessionRecorder) {
+/// Two peer-mode sessions that have found and connected to each other (A asked, B accepted); on the given event
+/// loops, if any.
+func connectedPair(
+    _ prefix: String, eventLoopOfA: (any EventLoop)? = nil, eventLoopOfB: (any EventLoop)? = nil
+) async throws -> (a: GKSession, ra: SessionRecorder, b: GKSession, rb: SessionRecorder) {
     let id = uniqueSessionID(prefix)
-    let (a, ra) = try makeSession(id, "Alice", .peer)
-    let (b, rb) = try makeSession(id, "Bob", .peer)
+    let (a, ra) = try makeSession(id, "Alice", .peer, eventLoop: eventLoopOfA)
+    let (b, rb) = try makeSession(id, "Bob", .peer, eventLoop: eventLoopOfB)
     rb.answerRequests(true)
     a.isAvailable = true
     b.isAvailable = true

@@ -29,7 +29,7 @@ public final class GKSession: @unchecked Sendable {
 
     private struct State {
         var core: SessionCore
-        var handles: [ConnectionID: ConnectionHandle] = [:]
+        var handles: [ConnectionID: ChannelOutbox] = [:]
         weak var delegate: (any GKSessionDelegate)?
         var delegateQueue: DispatchQueue = .main
         var dataHandler: (@Sendable (Data, String, GKSession) -> Void)?
@@ -42,7 +42,7 @@ public final class GKSession: @unchecked Sendable {
     private let eventLoop: any EventLoop
     private let listener: any Channel
     private let datagramChannel: any Channel
-    private let pendingDatagramBytes = Atomic<Int>(0)
+    private let datagramSender: DatagramSender
     private let discovery: SessionDiscovery
     private let serviceType: ServiceType
     private let tcpPort: UInt16
@@ -58,13 +58,15 @@ public final class GKSession: @unchecked Sendable {
         try self.init(sessionID: sessionID, displayName: displayName, sessionMode: sessionMode, interfaceName: interface)
     }
 
-    /// Creates a session on a chosen multicast interface and mDNS port (tests use `lo`).
+    /// Creates a session on a chosen multicast interface and mDNS port (tests use `lo`), and on `eventLoop` (by
+    /// default the next one of NIO's shared group).
     init(
         sessionID: String?,
         displayName: String?,
         sessionMode: GKSessionMode,
         interfaceName: String?,
         mdnsPort: Int = MulticastSocket.mdnsPort,
+        eventLoop: (any EventLoop)? = nil,
         logger: Logger = Logger(label: "OpenGameKit.GKSession")
     ) throws {
         let serviceType: ServiceType
@@ -90,10 +92,15 @@ public final class GKSession: @unchecked Sendable {
         self.logger = logger
         let inbox = SessionInbox()
         self.inbox = inbox
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let eventLoop = eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         self.eventLoop = eventLoop
+        datagramSender = try DatagramSender(sendBufferBytes: SessionLimits.datagramSocketBufferBytes)
 
         datagramChannel = try DatagramBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.so_rcvbuf), value: SessionLimits.datagramSocketBufferBytes)
+            .channelOption(.datagramVectorReadMessageCount, value: SessionLimits.datagramsPerRead)
+            .channelOption(.recvAllocator, value: SessionLimits.datagramReceiveAllocator)
+            .channelOption(.maxMessagesPerRead, value: SessionLimits.datagramReadsPerWakeUp)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(SessionDatagramHandler(inbox: inbox))
@@ -105,6 +112,7 @@ public final class GKSession: @unchecked Sendable {
             listener = try ServerBootstrap(group: eventLoop)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.recvAllocator, value: SessionLimits.receiveAllocator)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         guard let session = inbox.session else { throw GKSessionError(.cancelled, "The session has ended.") }
@@ -138,7 +146,7 @@ public final class GKSession: @unchecked Sendable {
         for (peer, link) in links {
             guard case .connected(let id) = link, let handle = handles[id] else { continue }
             _ = peer
-            handle.write(SessionFrame.goodbye.encoded())
+            Self.write(.goodbye, to: handle)
         }
         for handle in handles.values { handle.closeAfterFlush() }
         listener.close(promise: nil)
@@ -236,7 +244,8 @@ public final class GKSession: @unchecked Sendable {
 
     /// Sends `data` to each of `peerIDs`. Throws before sending anything if a peer is not connected, if the
     /// message is too large (reliable: more than 87 × 1024 bytes; unreliable: more than 1000 bytes), or if a
-    /// peer's send queue is full.
+    /// peer's reliable send queue is full. An unreliable message goes out on the calling thread; one the network
+    /// does not take at once is dropped.
     public func send(_ data: Data, toPeers peerIDs: [String], with mode: GKSendDataMode) throws {
         try send(data, toPeers: Optional(peerIDs), with: mode)
     }
@@ -247,16 +256,18 @@ public final class GKSession: @unchecked Sendable {
             guard data.count <= SessionLimits.maxReliableMessage else {
                 throw GKSessionError(.dataTooBig, "A reliable message can be at most \(SessionLimits.maxReliableMessage) bytes (87 KB); this one has \(data.count).")
             }
-            let frame = SessionFrame.data([UInt8](data)).encoded()
-            try state.withLock { state throws(GKSessionError) in
+            let size = SessionFrame.headerLength + data.count
+            let handles = try state.withLock { state throws(GKSessionError) in
                 let peers = peerIDs ?? state.core.peers(with: .connected)
                 let ids = try state.core.reliableConnections(to: peers, now: .now)
-                let handles = ids.compactMap { state.handles[$0] }
-                if handles.contains(where: { $0.pendingBytes.load(ordering: .relaxed) + frame.count > SessionLimits.maxQueuedBytesPerConnection }) {
-                    throw GKSessionError(.communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
-                }
-                for handle in handles { handle.write(frame) }
+                return ids.compactMap { state.handles[$0] }
             }
+            if handles.contains(where: { $0.pendingBytes.load(ordering: .relaxed) + size > SessionLimits.maxQueuedBytesPerConnection }) {
+                throw GKSessionError(.communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
+            }
+            // Each peer's outbox copies the message once, straight into the buffer it will write.
+            let frame = SessionFrame.data(data)
+            for handle in handles { handle.write { frame.encode(into: &$0) } }
         case .unreliable:
             guard data.count <= SessionLimits.maxUnreliableMessage else {
                 throw GKSessionError(.dataTooBig, "An unreliable message can be at most \(SessionLimits.maxUnreliableMessage) bytes; this one has \(data.count).")
@@ -264,19 +275,10 @@ public final class GKSession: @unchecked Sendable {
             let targets = try state.withLock { state throws(GKSessionError) in
                 try state.core.unreliableTargets(to: peerIDs ?? state.core.peers(with: .connected))
             }
-            let payload = [UInt8](data)
             for target in targets {
                 guard let address = try? SocketAddress(ipAddress: target.host, port: Int(target.port)) else { continue }
-                let bytes = UnreliableDatagram(token: target.token, payload: payload).encoded()
-                guard pendingDatagramBytes.load(ordering: .relaxed) + bytes.count <= SessionLimits.maxQueuedDatagramBytes else {
-                    logger.debug("unreliable send queue full; datagram dropped", metadata: ["peer": "\(target.peerID)"])
-                    continue
-                }
-                pendingDatagramBytes.add(bytes.count, ordering: .relaxed)
-                let envelope = AddressedEnvelope(remoteAddress: address, data: datagramChannel.allocator.buffer(bytes: bytes))
-                let count = bytes.count
-                datagramChannel.writeAndFlush(envelope).whenComplete { [weak self] _ in
-                    self?.pendingDatagramBytes.subtract(count, ordering: .relaxed)
+                if !datagramSender.send(UnreliableDatagram(token: target.token, payload: data), to: address) {
+                    logger.debug("the kernel did not take an unreliable datagram; dropped", metadata: ["peer": "\(target.peerID)"])
                 }
             }
         }
@@ -357,20 +359,26 @@ public final class GKSession: @unchecked Sendable {
         }
     }
 
-    /// Carries out actions; runs on the event loop.
+    /// Carries out actions; runs on the event loop. The notifications go to the delegate queue as one block.
     private func perform(_ actions: [SessionAction]) {
+        var events: [SessionEvent] = []
         for action in actions {
             switch action {
             case .open(let id, let host, let port):
                 open(id, host: host, port: port)
             case .send(let frame, let id):
-                state.withLock { $0.handles[id] }?.write(frame.encoded())
+                if let handle = state.withLock({ $0.handles[id] }) { Self.write(frame, to: handle) }
             case .close(let id):
                 state.withLock { $0.handles.removeValue(forKey: id) }?.closeAfterFlush()
             case .notify(let event):
-                notify(event)
+                events.append(event)
             }
         }
+        notify(events)
+    }
+
+    private static func write(_ frame: SessionFrame, to handle: ChannelOutbox) {
+        handle.write { frame.encode(into: &$0) }
     }
 
     private func open(_ id: ConnectionID, host: String, port: UInt16) {
@@ -378,6 +386,7 @@ public final class GKSession: @unchecked Sendable {
         ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: SessionLimits.receiveAllocator)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(SessionConnectionHandler(inbox: inbox, id: id))
@@ -391,7 +400,7 @@ public final class GKSession: @unchecked Sendable {
                 }
                 switch result {
                 case .success(let channel):
-                    self.state.withLock { $0.handles[id] = ConnectionHandle(channel: channel) }
+                    self.state.withLock { $0.handles[id] = ChannelOutbox(channel: channel) }
                     self.apply { $0.outboundOpened(id, now: .now) }
                 case .failure(let error):
                     self.logger.debug("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
@@ -400,18 +409,22 @@ public final class GKSession: @unchecked Sendable {
             }
     }
 
-    private func notify(_ event: SessionEvent) {
+    private func notify(_ events: [SessionEvent]) {
+        guard !events.isEmpty else { return }
         let (queue, handler) = state.withLock { ($0.delegateQueue, $0.dataHandler) }
-        switch event {
-        case .received(let data, let peer):
-            guard let handler else { return }
-            queue.async { handler(data, peer, self) }
-        case .stateChanged(let peer, let newState):
-            queue.async { self.delegate?.session(self, peer: peer, didChange: newState) }
-        case .connectionRequest(let peer):
-            queue.async { self.delegate?.session(self, didReceiveConnectionRequestFromPeer: peer) }
-        case .connectionFailed(let peer, let error):
-            queue.async { self.delegate?.session(self, connectionWithPeerFailed: peer, withError: error) }
+        queue.async {
+            for event in events {
+                switch event {
+                case .received(let data, let peer):
+                    handler?(data, peer, self)
+                case .stateChanged(let peer, let newState):
+                    self.delegate?.session(self, peer: peer, didChange: newState)
+                case .connectionRequest(let peer):
+                    self.delegate?.session(self, didReceiveConnectionRequestFromPeer: peer)
+                case .connectionFailed(let peer, let error):
+                    self.delegate?.session(self, connectionWithPeerFailed: peer, withError: error)
+                }
+            }
         }
     }
 
@@ -444,13 +457,15 @@ public final class GKSession: @unchecked Sendable {
         let host = channel.remoteAddress?.ipAddress ?? ""
         return state.withLock { state in
             let id = state.core.inboundAccepted(remoteHost: host, now: .now)
-            state.handles[id] = ConnectionHandle(channel: channel)
+            state.handles[id] = ChannelOutbox(channel: channel)
             return id
         }
     }
 
-    func handle(_ frame: SessionFrame, on id: ConnectionID) {
-        apply { $0.received(frame, on: id, now: .now) }
+    /// Frames that arrived on one connection in one read cycle, in order.
+    func handle(_ frames: [SessionFrame], on id: ConnectionID) {
+        let now = ContinuousClock.now
+        apply { core in frames.flatMap { core.received($0, on: id, now: now) } }
     }
 
     func handleProtocolViolation(on id: ConnectionID, error: SessionProtocolError) {
@@ -463,8 +478,10 @@ public final class GKSession: @unchecked Sendable {
         apply { $0.connectionClosed(id) }
     }
 
-    func handleDatagram(_ bytes: [UInt8]) {
-        apply { $0.receivedDatagram(bytes, now: .now) }
+    /// Datagrams that arrived in one read cycle, in order.
+    func handleDatagrams(_ datagrams: [ByteBuffer]) {
+        let now = ContinuousClock.now
+        apply { core in datagrams.flatMap { core.receivedDatagram($0, now: now) } }
     }
 
     func handleDiscovery(_ change: SessionDiscovery.Change) {

@@ -1,13 +1,14 @@
 import NIOCore
 
 /// The NIO edge of one session TCP connection: splits bytes into frames with ``SessionFrameDecoder`` and hands
-/// them to the session; malformed input closes the connection.
+/// them to the session once per read cycle; malformed input closes the connection.
 final class SessionConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let inbox: SessionInbox
     private let id: ConnectionID
     private var decoder = SessionFrameDecoder()
+    private var frames: [SessionFrame] = []
     private var failed = false
 
     /// Creates the handler for connection `id`.
@@ -18,27 +19,36 @@ final class SessionConnectionHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
-        let buffer = unwrapInboundIn(data)
-        decoder.feed(buffer.readableBytesView)
-        while true {
-            do {
-                guard let frame = try decoder.next() else { return }
-                inbox.session?.handle(frame, on: id)
-            } catch {
-                failed = true
-                inbox.session?.handleProtocolViolation(on: id, error: error)
-                context.close(promise: nil)
-                return
-            }
+        decoder.feed(unwrapInboundIn(data))
+        do {
+            while let frame = try decoder.next() { frames.append(frame) }
+        } catch {
+            failed = true
+            deliver()
+            inbox.session?.handleProtocolViolation(on: id, error: error)
+            context.close(promise: nil)
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        deliver()
+        context.fireChannelReadComplete()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        deliver()
         inbox.session?.handleConnectionClosed(id)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+
+    private func deliver() {
+        guard !frames.isEmpty else { return }
+        let batch = frames
+        frames.removeAll(keepingCapacity: true)
+        inbox.session?.handle(batch, on: id)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import OpenGameKitLAN
 
 /// The peer-to-peer session state machine behind ``GKSession``: discovery results, connection handshakes,
@@ -356,7 +357,7 @@ struct SessionCore: Sendable {
             return [.close(id)]
         case .data(let bytes):
             guard let peer = connection.peerID, links[peer] == .connected(id) else { return protocolViolation(on: id) }
-            return [.notify(.received(Data(bytes), from: peer))]
+            return [.notify(.received(bytes, from: peer))]
         case .heartbeat:
             return []
         case .goodbye:
@@ -367,14 +368,19 @@ struct SessionCore: Sendable {
 
     /// An unreliable datagram arrived: deliver it if its token belongs to a connected peer, else drop and count it.
     mutating func receivedDatagram(_ bytes: [UInt8], now: ContinuousClock.Instant) -> [SessionAction] {
-        guard let datagram = UnreliableDatagram(bytes: bytes),
+        receivedDatagram(ByteBuffer(bytes: bytes), now: now)
+    }
+
+    /// An unreliable datagram arrived: deliver it if its token belongs to a connected peer, else drop and count it.
+    mutating func receivedDatagram(_ bytes: ByteBuffer, now: ContinuousClock.Instant) -> [SessionAction] {
+        guard let datagram = UnreliableDatagram(buffer: bytes),
               let (id, connection) = connections.first(where: { $0.value.localToken == datagram.token }),
               let peer = connection.peerID, links[peer] == .connected(id) else {
             droppedDatagramCount += 1
             return []
         }
         connections[id]?.lastReceived = now
-        return [.notify(.received(Data(datagram.payload), from: peer))]
+        return [.notify(.received(datagram.payload, from: peer))]
     }
 
     /// Advances timers: connect timeouts, heartbeats, the disconnect timeout and silent inbound connections.

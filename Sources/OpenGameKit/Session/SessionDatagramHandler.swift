@@ -1,10 +1,11 @@
 import NIOCore
 
-/// The NIO edge of a session's UDP socket: hands every received datagram to the session.
+/// The NIO edge of a session's UDP socket: hands the datagrams of each read cycle to the session together.
 final class SessionDatagramHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private let inbox: SessionInbox
+    private var batch: [ByteBuffer] = []
 
     /// Creates the handler.
     init(inbox: SessionInbox) {
@@ -12,8 +13,16 @@ final class SessionDatagramHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = unwrapInboundIn(data)
-        inbox.session?.handleDatagram(Array(buffer: envelope.data))
+        batch.append(unwrapInboundIn(data).data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if !batch.isEmpty {
+            let datagrams = batch
+            batch.removeAll(keepingCapacity: true)
+            inbox.session?.handleDatagrams(datagrams)
+        }
+        context.fireChannelReadComplete()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

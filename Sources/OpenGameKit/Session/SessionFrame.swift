@@ -1,3 +1,6 @@
+import Foundation
+import NIOCore
+
 /// One message on a session's TCP connection.
 ///
 /// Wire format: a 4-byte big-endian length `n` (1 ≤ n ≤ ``maxLength``), then `n` bytes: a 1-byte kind and
@@ -22,7 +25,7 @@ enum SessionFrame: Equatable, Sendable {
     /// The requester withdrew its request.
     case cancel
     /// One reliable message.
-    case data([UInt8])
+    case data(Data)
     /// Keeps an idle connection alive.
     case heartbeat
     /// The sender disconnects.
@@ -31,68 +34,83 @@ enum SessionFrame: Equatable, Sendable {
     /// The largest allowed length field: a data frame with an 87 KB message.
     static let maxLength = 1 + SessionLimits.maxReliableMessage
 
+    /// The bytes before a frame's payload: the length prefix and the kind.
+    static let headerLength = 5
+
     enum Kind: UInt8 {
         case hello = 1, accept, deny, cancel, data, heartbeat, goodbye
     }
 
     /// The frame's bytes, length prefix included. Strings longer than 255 bytes are cut at a character boundary.
     func encoded() -> [UInt8] {
-        var body: [UInt8]
-        switch self {
-        case .hello(let hello):
-            body = [Kind.hello.rawValue, hello.version] + hello.token.bytes + Self.bytes(hello.udpPort)
-            body += Self.string(hello.peerID) + Self.string(hello.displayName)
-        case .accept(let token, let udpPort):
-            body = [Kind.accept.rawValue] + token.bytes + Self.bytes(udpPort)
-        case .deny(let reason):
-            body = [Kind.deny.rawValue, reason.rawValue]
-        case .cancel:
-            body = [Kind.cancel.rawValue]
-        case .data(let payload):
-            body = [Kind.data.rawValue]
-            body.reserveCapacity(1 + payload.count)
-            body += payload
-        case .heartbeat:
-            body = [Kind.heartbeat.rawValue]
-        case .goodbye:
-            body = [Kind.goodbye.rawValue]
-        }
-        let length = UInt32(body.count)
-        return [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)] + body
+        var buffer = ByteBuffer()
+        encode(into: &buffer)
+        return Array(buffer.readableBytesView)
     }
 
-    /// Parses one frame body (kind and payload, without the length prefix).
-    static func decode(body: ArraySlice<UInt8>) throws(SessionProtocolError) -> SessionFrame {
-        var reader = Reader(bytes: body)
-        guard let rawKind = reader.byte() else { throw .emptyFrame }
+    /// Appends the frame, length prefix included, to `buffer` (the payload of a data frame is copied once).
+    func encode(into buffer: inout ByteBuffer) {
+        let lengthIndex = buffer.writerIndex
+        buffer.writeInteger(UInt32(0))
+        switch self {
+        case .hello(let hello):
+            buffer.writeInteger(Kind.hello.rawValue)
+            buffer.writeInteger(hello.version)
+            hello.token.write(to: &buffer)
+            buffer.writeInteger(hello.udpPort)
+            Self.writeString(hello.peerID, to: &buffer)
+            Self.writeString(hello.displayName, to: &buffer)
+        case .accept(let token, let udpPort):
+            buffer.writeInteger(Kind.accept.rawValue)
+            token.write(to: &buffer)
+            buffer.writeInteger(udpPort)
+        case .deny(let reason):
+            buffer.writeInteger(Kind.deny.rawValue)
+            buffer.writeInteger(reason.rawValue)
+        case .cancel:
+            buffer.writeInteger(Kind.cancel.rawValue)
+        case .data(let payload):
+            buffer.reserveCapacity(minimumWritableBytes: Self.headerLength + payload.count)
+            buffer.writeInteger(Kind.data.rawValue)
+            buffer.writeBytes(payload)
+        case .heartbeat:
+            buffer.writeInteger(Kind.heartbeat.rawValue)
+        case .goodbye:
+            buffer.writeInteger(Kind.goodbye.rawValue)
+        }
+        buffer.setInteger(UInt32(buffer.writerIndex - lengthIndex - 4), at: lengthIndex)
+    }
+
+    /// Parses one frame body (kind and payload, without the length prefix). A data frame's message is copied
+    /// out of `body` once.
+    static func decode(body: ByteBuffer) throws(SessionProtocolError) -> SessionFrame {
+        var body = body
+        guard let rawKind = body.readInteger(as: UInt8.self) else { throw .emptyFrame }
         guard let kind = Kind(rawValue: rawKind) else { throw .unknownKind(rawKind) }
         let frame: SessionFrame
         switch kind {
         case .hello:
-            guard let version = reader.byte(), let token = reader.token(), let port = reader.uint16() else { throw .truncated(kind: rawKind) }
-            guard let peerID = try reader.string(), let name = try reader.string() else { throw .truncated(kind: rawKind) }
+            guard let version = body.readInteger(as: UInt8.self), let token = ConnectionToken(reading: &body),
+                  let port = body.readInteger(as: UInt16.self) else { throw .truncated(kind: rawKind) }
+            guard let peerID = try readString(&body), let name = try readString(&body) else { throw .truncated(kind: rawKind) }
             frame = .hello(SessionHello(version: version, peerID: peerID, displayName: name, token: token, udpPort: port))
         case .accept:
-            guard let token = reader.token(), let port = reader.uint16() else { throw .truncated(kind: rawKind) }
+            guard let token = ConnectionToken(reading: &body), let port = body.readInteger(as: UInt16.self) else { throw .truncated(kind: rawKind) }
             frame = .accept(token: token, udpPort: port)
         case .deny:
-            guard let raw = reader.byte() else { throw .truncated(kind: rawKind) }
+            guard let raw = body.readInteger(as: UInt8.self) else { throw .truncated(kind: rawKind) }
             guard let reason = DenyReason(rawValue: raw) else { throw .unknownDenyReason(raw) }
             frame = .deny(reason)
         case .cancel: frame = .cancel
-        case .data: return .data(Array(reader.rest()))
+        case .data: return .data(Data(body.readableBytesView))
         case .heartbeat: frame = .heartbeat
         case .goodbye: frame = .goodbye
         }
-        guard reader.isAtEnd else { throw .trailingBytes(kind: rawKind) }
+        guard body.readableBytes == 0 else { throw .trailingBytes(kind: rawKind) }
         return frame
     }
 
-    private static func bytes(_ value: UInt16) -> [UInt8] {
-        [UInt8(value >> 8), UInt8(value & 0xFF)]
-    }
-
-    private static func string(_ value: String) -> [UInt8] {
+    private static func writeString(_ value: String, to buffer: inout ByteBuffer) {
         var utf8 = Array(value.utf8)
         if utf8.count > 255 {
             var cut = ""
@@ -102,42 +120,14 @@ enum SessionFrame: Equatable, Sendable {
             }
             utf8 = Array(cut.utf8)
         }
-        return [UInt8(utf8.count)] + utf8
+        buffer.writeInteger(UInt8(utf8.count))
+        buffer.writeBytes(utf8)
     }
 
-    /// Reads fields from a frame body without ever reading past its end.
-    private struct Reader {
-        var bytes: ArraySlice<UInt8>
-
-        var isAtEnd: Bool { bytes.isEmpty }
-
-        mutating func byte() -> UInt8? {
-            bytes.popFirst()
-        }
-
-        mutating func uint16() -> UInt16? {
-            guard bytes.count >= 2, let high = bytes.popFirst(), let low = bytes.popFirst() else { return nil }
-            return UInt16(high) << 8 | UInt16(low)
-        }
-
-        mutating func token() -> ConnectionToken? {
-            guard bytes.count >= ConnectionToken.length else { return nil }
-            let token = ConnectionToken(bytes: Array(bytes.prefix(ConnectionToken.length)))
-            bytes = bytes.dropFirst(ConnectionToken.length)
-            return token
-        }
-
-        mutating func string() throws(SessionProtocolError) -> String? {
-            guard let count = byte(), bytes.count >= Int(count) else { return nil }
-            let raw = bytes.prefix(Int(count))
-            bytes = bytes.dropFirst(Int(count))
-            guard let string = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8 }
-            return string
-        }
-
-        mutating func rest() -> ArraySlice<UInt8> {
-            defer { bytes = [] }
-            return bytes
-        }
+    /// Reads a 1-byte length and that many bytes of UTF-8; `nil` if the body is too short.
+    private static func readString(_ body: inout ByteBuffer) throws(SessionProtocolError) -> String? {
+        guard let count = body.readInteger(as: UInt8.self), let raw = body.readSlice(length: Int(count)) else { return nil }
+        guard let string = String(validating: raw.readableBytesView, as: UTF8.self) else { throw .invalidUTF8 }
+        return string
     }
 }

@@ -3,17 +3,19 @@ import OpenGameKitLAN
 
 /// Test support: makes sure `lo` carries multicast (`ip link set lo multicast on`, needs root) and reports
 /// whether the live socket tests can run.
-enum LoopbackMulticast {
-    static let interface = "lo"
+public enum LoopbackMulticast {
+    /// The interface the live tests use.
+    public static let interface = "lo"
 
     /// Whether multicast on `lo` is usable, enabling it first if possible.
-    static let isAvailable: Bool = {
+    public static let isAvailable: Bool = {
         if (try? MulticastSocket.findInterface(named: interface))?.multicastSupported == true { return true }
         _ = run("/usr/sbin/ip", ["link", "set", interface, "multicast", "on"]) || run("/sbin/ip", ["link", "set", interface, "multicast", "on"])
         return (try? MulticastSocket.findInterface(named: interface))?.multicastSupported == true
     }()
 
-    static let skipMessage = "multicast on lo is unavailable: run `ip link set lo multicast on` as root"
+    /// Why the live tests are skipped when ``isAvailable`` is false.
+    public static let skipMessage = "multicast on lo is unavailable: run `ip link set lo multicast on` as root"
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) -> Bool {
@@ -33,19 +35,5 @@ enum LoopbackMulticast {
     }
 }
 
-/// Waits for the first element of `stream` matching `predicate`, or `nil` after `timeout`.
-func firstEvent<T: Sendable>(_ stream: AsyncStream<T>, timeout: Duration, where predicate: @escaping @Sendable (T) -> Bool) async -> T? {
-    await withTaskGroup(of: T?.self) { group in
-        group.addTask {
-            for await element in stream where predicate(element) { return element }
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let result = await group.next() ?? nil
-        group.cancelAll()
-        return result
-    }
-}
+/// CI sets `GAMECENTER_REQUIRE_LAN_PEERS=1`: there every LAN test must run (and fail if it cannot), not be skipped.
+public let lanPeersRequired = ProcessInfo.processInfo.environment["GAMECENTER_REQUIRE_LAN_PEERS"] == "1"
