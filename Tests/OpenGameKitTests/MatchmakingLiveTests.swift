@@ -426,6 +426,13 @@ import Testing
             {"requestID": "r1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": false, "playersToInvite": []}
             """)
         #expect(offline.status == 409 && offline.code == "matchmaking.offline")
+        // The server checks sizes itself (the SDK checks first, so only a raw request reaches this rule).
+        for (min, max) in [(1, 2), (2, 17), (3, 2)] {
+            let invalid = try await Self.send(server, "POST", "/v1/matchmaking/requests", token: token, body: """
+                {"requestID": "r0", "minPlayers": \(min), "maxPlayers": \(max), "playerGroup": 0, "playerAttributes": 0, "hosted": false, "playersToInvite": []}
+                """)
+            #expect(invalid.status == 400 && invalid.code == "matchmaking.invalid_request")
+        }
         // Cancelling what does not wait is a clear error, every time.
         for _ in 0..<2 {
             let cancel = try await Self.send(server, "DELETE", "/v1/matchmaking/requests/r1", token: token)
