@@ -44,6 +44,8 @@ struct MatchmakerState: Sendable {
     var openChannels: [String: Int] = [:]
     var forming: [LobbyID: FormingMatch] = [:]
     var lobbyOfInvitation: [String: LobbyID] = [:]
+    /// The forming match each accepted invitee waits in (so lookups by player need no scan of the forming matches).
+    private var lobbyOfAcceptedInvitee: [String: LobbyID] = [:]
     /// Requests whose match started but is not stored yet (status answers from here until it is).
     var startedNotStored: [RequestKey: String] = [:]
 
@@ -56,7 +58,7 @@ struct MatchmakerState: Sendable {
 
     /// Whether a player already waits (with a request, or as an accepted invitee).
     func isWaiting(_ playerID: String) -> Bool {
-        ticketOfPlayer[playerID] != nil || forming.values.contains { $0.accepted[playerID] != nil }
+        ticketOfPlayer[playerID] != nil || lobbyOfAcceptedInvitee[playerID] != nil
     }
 
     mutating func addRequest(_ request: WaitingRequest, ticket: TicketID) {
@@ -73,6 +75,28 @@ struct MatchmakerState: Sendable {
 
     /// The forming match an accepted invitee waits in, by their acceptance's request id.
     func acceptedLobby(playerID: String, requestID: String) -> LobbyID? {
-        forming.first { $0.value.accepted[playerID]?.requestID == requestID }?.key
+        guard let lobby = lobbyOfAcceptedInvitee[playerID], forming[lobby]?.accepted[playerID]?.requestID == requestID else { return nil }
+        return lobby
+    }
+
+    /// An invitee accepted and now waits in `lobby`.
+    mutating func addAcceptedInvitee(_ playerID: String, _ invitee: AcceptedInvitee, to lobby: LobbyID) {
+        forming[lobby]?.accepted[playerID] = invitee
+        lobbyOfAcceptedInvitee[playerID] = lobby
+    }
+
+    /// An accepted invitee no longer waits in `lobby`.
+    mutating func removeAcceptedInvitee(_ playerID: String, from lobby: LobbyID) {
+        forming[lobby]?.accepted.removeValue(forKey: playerID)
+        if lobbyOfAcceptedInvitee[playerID] == lobby { lobbyOfAcceptedInvitee.removeValue(forKey: playerID) }
+    }
+
+    /// Drops the indexes of a forming match that left the queue (started, failed or dissolved).
+    mutating func forget(_ closed: FormingMatch?, lobby: LobbyID) {
+        guard let closed else { return }
+        for invitation in closed.invitations.values { lobbyOfInvitation.removeValue(forKey: invitation.invitationID) }
+        for player in closed.accepted.keys where lobbyOfAcceptedInvitee[player] == lobby {
+            lobbyOfAcceptedInvitee.removeValue(forKey: player)
+        }
     }
 }

@@ -189,7 +189,7 @@ final class MatchmakingService: Service, ChannelPresence {
     }
 
     private func removeInvitee(_ playerID: String, from lobby: LobbyID, in state: inout MatchmakerState) throws -> MatchmakingDecisions {
-        state.forming[lobby]?.accepted.removeValue(forKey: playerID)
+        state.removeAcceptedInvitee(playerID, from: lobby)
         do {
             return try record(state.queue.removeInvited(lobby: lobby, player: playerID, now: queueNow), in: &state)
         } catch {
@@ -229,12 +229,12 @@ final class MatchmakingService: Service, ChannelPresence {
             guard let lobby = state.lobbyOfInvitation.removeValue(forKey: invitationID), let forming = state.forming[lobby] else {
                 throw APIError.invitationClosed
             }
-            state.forming[lobby]?.accepted[session.playerID] = AcceptedInvitee(requestID: requestID, sessionID: session.sessionID)
+            state.addAcceptedInvitee(session.playerID, AcceptedInvitee(requestID: requestID, sessionID: session.sessionID), to: lobby)
             do {
                 return (try record(state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), in: &state),
                         forming.creatorRequestID)
             } catch {
-                state.forming[lobby]?.accepted.removeValue(forKey: session.playerID)
+                state.removeAcceptedInvitee(session.playerID, from: lobby)
                 throw APIError.invitationClosed
             }
         }
@@ -356,7 +356,7 @@ final class MatchmakingService: Service, ChannelPresence {
                     state.startedNotStored[RequestKey(playerID: participant.playerID, requestID: requestID)] = matchID
                 }
             }
-            forget(forming, in: &state)
+            state.forget(forming, lobby: started.lobby)
             let (bundleID, environment) = Self.split(started.key.game)
             let lobby = ClosedLobby(matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
                                     hosted: started.hosted, participants: participants,
@@ -366,7 +366,7 @@ final class MatchmakingService: Service, ChannelPresence {
         for failed in outcome.failed {
             let forming = state.forming.removeValue(forKey: failed.lobby)
             let participants = failed.members.map { participant($0, forming: forming, in: &state) }
-            forget(forming, in: &state)
+            state.forget(forming, lobby: failed.lobby)
             if let lobby = closedLobby(forming, participants: participants, unanswered: []) {
                 decisions.failed.append(FailDecision(lobby: lobby, reason: "too few players accepted to start the match"))
             }
@@ -374,7 +374,7 @@ final class MatchmakingService: Service, ChannelPresence {
         for dissolved in outcome.dissolved {
             let forming = state.forming.removeValue(forKey: dissolved.lobby)
             let participants = dissolved.releasedInvitees.map { participant(.invited(playerID: $0), forming: forming, in: &state) }
-            forget(forming, in: &state)
+            state.forget(forming, lobby: dissolved.lobby)
             if let lobby = closedLobby(forming, participants: participants, unanswered: dissolved.cancelledInvitations) {
                 decisions.failed.append(FailDecision(lobby: lobby, reason: "the inviter left"))
             }
@@ -393,12 +393,6 @@ final class MatchmakingService: Service, ChannelPresence {
             return MatchParticipant(playerID: playerID, requestID: forming?.accepted[playerID]?.requestID, kind: .invited)
         case .base(let playerID):
             return MatchParticipant(playerID: playerID, requestID: nil, kind: .existing)
-        }
-    }
-
-    private func forget(_ forming: FormingMatch?, in state: inout MatchmakerState) {
-        for invitation in forming?.invitations.values.map(\.invitationID) ?? [] {
-            state.lobbyOfInvitation.removeValue(forKey: invitation)
         }
     }
 
