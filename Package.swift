@@ -30,7 +30,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
-        .target(name: "GameCenterProtocol", swiftSettings: swiftSettings),
+        .target(
+            name: "GameCenterProtocol",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GameCenterStorage",
             dependencies: [
@@ -57,6 +64,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -71,6 +79,7 @@ let package = Package(
                 "GameCenterProtocol",
                 "OpenGameKitLAN",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -100,7 +109,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -122,9 +133,24 @@ let package = Package(
             path: "Tests/LANTestSupport",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "NetworkFaultProxy",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Tests/NetworkFaultProxy",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetworkFaultProxyTests",
+            dependencies: ["NetworkFaultProxy", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GameCenterProtocolTests",
-            dependencies: ["GameCenterProtocol"],
+            dependencies: [
+                "GameCenterProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -155,6 +181,9 @@ let package = Package(
             dependencies: [
                 "OpenGameKit",
                 "GameCenterProtocol",
+                "NetworkFaultProxy",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: swiftSettings

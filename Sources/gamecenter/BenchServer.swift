@@ -6,13 +6,14 @@ import Logging
 /// A Game Center server started inside the benchmark process on a free port, with one manifest.
 struct BenchServer {
     let port: Int
+    let udpPort: Int
     let task: Task<Void, any Error>
     let folder: URL
     let databaseURL: String
 
     /// Starts a server for `manifest` on `database` (default: a new SQLite file in a temporary folder).
     static func start(manifest: String, database: String?, logger: Logger,
-                      preload: MatchmakingPreload? = nil) async throws -> BenchServer {
+                      preload: MatchmakingPreload? = nil, relayPreload: RelayPreload? = nil) async throws -> BenchServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("bench.yaml")
@@ -23,11 +24,12 @@ struct BenchServer {
         configuration.gamesPath = file.path
         configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
         configuration.matchmakingPreload = preload
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task { try await GameCenterApp.run(configuration: configuration, logger: logger) { port, _ in continuation.yield(port) } }
+        configuration.relayPreload = relayPreload
+        let (ports, continuation) = AsyncStream.makeStream(of: (Int, Int).self)
+        let task = Task { try await GameCenterApp.run(configuration: configuration, logger: logger) { port, udpPort in continuation.yield((port, udpPort)) } }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw ValidationError("the server did not start") }
-        return BenchServer(port: port, task: task, folder: folder, databaseURL: configuration.databaseURL)
+        guard let (port, udpPort) = await iterator.next() else { throw ValidationError("the server did not start") }
+        return BenchServer(port: port, udpPort: udpPort, task: task, folder: folder, databaseURL: configuration.databaseURL)
     }
 
     /// Stops the server and removes its temporary folder.

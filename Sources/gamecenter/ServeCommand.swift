@@ -24,6 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
     var adminKey: String?
     @Flag(name: .customLong("test-clock"), help: "Let POST /admin/v1/clock move the server's clock forward. For tests only.")
     var testClock = false
+    @Option(name: .customLong("udp-public"), help: "HOST:PORT devices send match datagrams to, when not the HTTP host and --udp-port (NAT, a UDP proxy).")
+    var udpPublic: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
     func validate() throws {
@@ -36,7 +38,19 @@ struct ServeCommand: AsyncParsableCommand {
         if testClock && (adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]) == nil {
             throw ValidationError("--test-clock needs an admin key (--admin-key) for POST /admin/v1/clock")
         }
+        if let udpPublic, Self.hostAndPort(udpPublic) == nil {
+            throw ValidationError("--udp-public must be HOST:PORT with a port 1…65535, e.g. 203.0.113.7:8081")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    /// Splits `HOST:PORT` (`[v6]:PORT` for IPv6).
+    static func hostAndPort(_ text: String) -> GameCenterApp.Configuration.PublicAddress? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, host.utf8.count <= 255 else { return nil }
+        return .init(host: host, port: port)
     }
 
     func run() async throws {
@@ -53,6 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.accounts.sessionLifetime = sessionLifetime
         configuration.adminKey = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]
         configuration.testClock = testClock
+        configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
         if testClock { logger.warning("--test-clock: the server's clock can be moved through POST /admin/v1/clock") }
 
         let shownHost = host.contains(":") ? "[\(host)]" : host

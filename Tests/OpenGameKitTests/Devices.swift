@@ -49,6 +49,12 @@ func eventually(within seconds: Double = 10, _ what: String, _ condition: @Senda
     throw LiveServerError("timed out waiting for: \(what)")
 }
 
+/// The match's other members once every member has connected to the relay (`expectedPlayerCount` 0).
+func allConnected(_ match: GKMatch, within seconds: Double = 10) async throws -> [String] {
+    try await eventually(within: seconds, "every member of match \(match.matchID) connected to the relay") { match.expectedPlayerCount == 0 }
+    return match.playerIDs
+}
+
 /// Collects what an `authenticateHandler` was called with.
 final class HandlerLog: @unchecked Sendable {
     private let lock = NSLock()

@@ -25,6 +25,9 @@ final class LiveServer: @unchecked Sendable {
     let games: String
     let folder: URL
     private(set) var port = 0
+    /// The UDP port to bind (0: a free one); the bound port is `boundUDPPort` once started.
+    var udpPort = 0
+    private(set) var boundUDPPort = 0
     private(set) var process: Process?
     private let output = TextBuffer()
     private let errors = TextBuffer()
@@ -62,7 +65,7 @@ final class LiveServer: @unchecked Sendable {
     func start(extraArguments: [String] = []) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--port", "\(port)", "--udp-port", "0", "--database", database, "--games", games,
+        process.arguments = ["serve", "--port", "\(port)", "--udp-port", "\(udpPort)", "--database", database, "--games", games,
                              "--heartbeat-seconds", "0.5", "--log-level", "info"] + extraArguments
         process.currentDirectoryURL = folder
         // Lets `stop()` ask a hung server for every thread's backtrace (SIGQUIT) before killing it.
@@ -85,9 +88,10 @@ final class LiveServer: @unchecked Sendable {
         for _ in 0..<300 {
             let text = output.text.withLock { $0 }
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
-               text.split(separator: "\n").contains(where: { $0.hasPrefix("udp ") }),
+               let udpLine = text.split(separator: "\n").first(where: { $0.hasPrefix("udp ") }),
                let parsed = Int(line.split(separator: ":").last ?? "") {
                 port = parsed
+                boundUDPPort = Int(udpLine.split(separator: ":").last ?? "") ?? 0
                 return
             }
             if !process.isRunning { break }

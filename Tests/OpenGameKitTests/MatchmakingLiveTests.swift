@@ -86,8 +86,8 @@ import Testing
         let second = Self.find(bob, Self.request(2, 2))
         let (a, b) = (try await first.value, try await second.value)
         #expect(a.matchID == b.matchID)
-        #expect(a.playerIDs == [bob.localPlayer.playerID])
-        #expect(b.playerIDs == [alice.localPlayer.playerID])
+        #expect(try await allConnected(a) == [bob.localPlayer.playerID])
+        #expect(try await allConnected(b) == [alice.localPlayer.playerID])
         #expect(a.expectedPlayerCount == 0)
 
         // Leaving is told to the other member at once.
@@ -108,13 +108,13 @@ import Testing
         let tasks = devices.map { Self.find($0, Self.request(2, 3)) }
         let matches = try await tasks.asyncMap { try await $0.value }
         #expect(Set(matches.map(\.matchID)).count == 1)
-        #expect(matches[0].playerIDs.count == 2)
+        #expect(try await allConnected(matches[0]).count == 2)
 
         // Two players of 2…4 start together after the fill time, with nobody else coming.
         let pair = try await [Self.player(server, "P4"), Self.player(server, "P5")]
         let pairMatches = try await pair.map { Self.find($0, Self.request(2, 4)) }.asyncMap { try await $0.value }
         #expect(pairMatches[0].matchID == pairMatches[1].matchID)
-        #expect(pairMatches[0].playerIDs == [pair[1].localPlayer.playerID])
+        #expect(try await allConnected(pairMatches[0]) == [pair[1].localPlayer.playerID])
 
         // Requests whose sizes cannot agree never match: 2…2 and 3…4.
         let small = try await Self.player(server, "Small"), large = try await Self.player(server, "Large")
@@ -141,7 +141,7 @@ import Testing
         let others = players.suffix(3).map { Self.find($0.device, Self.request(4, 4, role: $0.role)) }
         let match = try await others[0].value
         for task in others.dropFirst() { #expect(try await task.value.matchID == match.matchID) }
-        let members = Set(match.playerIDs + [players[3].device.localPlayer.playerID])
+        let members = Set(try await allConnected(match) + [players[3].device.localPlayer.playerID])
         let roles = players.filter { members.contains($0.device.localPlayer.playerID) }.map(\.role)
         #expect(roles.sorted() == [thief, wizard, cleric, fighter])
         // Exactly one fighter is in it; the other two keep waiting.
@@ -232,9 +232,11 @@ import Testing
         for round in 0..<1000 {
             let task = Self.find(alice, Self.request(2, 2))
             // Every other round cancels while the request is still on its way to the server.
+            let deadline = ContinuousClock.now + .seconds(10)
             while true {
                 let waiting = alice.matchmaker.waitingRequests
                 if round % 2 == 0 ? waiting.sent == 1 : waiting.registered == 1 { break }
+                guard ContinuousClock.now < deadline else { throw LiveServerError("round \(round)'s request never got going") }
                 try await Task.sleep(for: .milliseconds(2))
             }
             alice.matchmaker.cancel()
@@ -264,8 +266,8 @@ import Testing
         let bobTask = Self.find(bob, Self.request(2, 2))
         #expect(await Self.result(of: bobTask, within: 1.5) == nil)
         let carolMatch = try await Self.find(carol, Self.request(2, 2)).value
-        #expect(carolMatch.playerIDs == [bob.localPlayer.playerID])
-        #expect(try await bobTask.value.playerIDs == [carol.localPlayer.playerID])
+        #expect(try await allConnected(carolMatch) == [bob.localPlayer.playerID])
+        #expect(try await allConnected(try await bobTask.value) == [carol.localPlayer.playerID])
         try await server.stop()
     }
 
@@ -302,7 +304,7 @@ import Testing
         let bobMatch = try await bob.matchmaker.match(for: invite)
         let aliceMatch = try await aliceTask.value
         #expect(bobMatch.matchID == aliceMatch.matchID)
-        #expect(aliceMatch.playerIDs == [bobID])
+        #expect(try await allConnected(aliceMatch) == [bobID])
         try await eventually("the inviter saw accepted then connected") { responses.states(of: bobID) == [.accepted, .connected] }
 
         // The invitation was answered: accepting it again is refused.
@@ -344,7 +346,7 @@ import Testing
         let daveTask = Self.find(dave, Self.request(3, 3))
         let bobTask = Self.find(bob, Self.request(2, 3))
         let aliceMatch = try await aliceTask.value
-        #expect(Set(aliceMatch.playerIDs) == [dave.localPlayer.playerID, bob.localPlayer.playerID])
+        #expect(Set(try await allConnected(aliceMatch)) == [dave.localPlayer.playerID, bob.localPlayer.playerID])
         #expect(try await daveTask.value.matchID == aliceMatch.matchID)
         #expect(try await bobTask.value.matchID == aliceMatch.matchID)
         try await server.stop()
@@ -379,7 +381,7 @@ import Testing
         bobScreen.matchmakerDelegate = bobOutcome
         bobScreen.present()
         let match = try await outcome.match()
-        #expect(match.playerIDs == [bob.localPlayer.playerID])
+        #expect(try await allConnected(match) == [bob.localPlayer.playerID])
         #expect(try await bobOutcome.match().matchID == match.matchID)
         #expect(screen.lobby.phase == .found)
         #expect(screen.lobby.slots.contains(.invitee(playerID: bob.localPlayer.playerID, state: .connected)))
@@ -471,14 +473,15 @@ import Testing
         #expect(aliceMatch.matchID == bobMatch.matchID)
 
         // Carol already waits when Alice asks for a third player: her request is pulled into Alice's match.
+        _ = try await allConnected(bobMatch)
         let bobEvents = bobMatch.events
         let carolTask = Self.find(carol, Self.request(3, 3))
         try await eventually("Carol's request waits") { carol.matchmaker.waitingRequests.sent == 1 }
         try await alice.matchmaker.addPlayers(to: aliceMatch, matchRequest: Self.request(3, 3))
         let carolMatch = try await carolTask.value
         #expect(carolMatch.matchID == aliceMatch.matchID)
-        #expect(Set(carolMatch.playerIDs) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
-        #expect(Set(aliceMatch.playerIDs) == [bob.localPlayer.playerID, carol.localPlayer.playerID])
+        #expect(Set(try await allConnected(carolMatch)) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
+        #expect(Set(try await allConnected(aliceMatch)) == [bob.localPlayer.playerID, carol.localPlayer.playerID])
         let joined = try await nextEvent(bobEvents) { event -> String? in
             if case .playerStateChanged(let player, .connected) = event { player } else { nil }
         }

@@ -27,11 +27,27 @@ public enum GameCenterApp {
         public var adminKey: String?
         /// Lets `POST /admin/v1/clock` move the server's clock forward (tests only; never on by default).
         public var testClock = false
+        /// Where devices send match datagrams, when not the HTTP host they used and the bound UDP port.
+        public var udpPublicAddress: PublicAddress?
         /// Made-up waiting match requests (`gamecenter bench matchmaking` only).
         public var matchmakingPreload: MatchmakingPreload?
+        /// Made-up started matches with signed-in players (`gamecenter bench relay` only).
+        public var relayPreload: RelayPreload?
 
         /// The defaults of `API.md`.
         public init() {}
+
+        /// A host and port devices can reach.
+        public struct PublicAddress: Sendable, Equatable {
+            public var host: String
+            public var port: Int
+
+            /// An address.
+            public init(host: String, port: Int) {
+                self.host = host
+                self.port = port
+            }
+        }
     }
 
     /// The features, wired to one database, bus and game registry.
@@ -45,6 +61,7 @@ public enum GameCenterApp {
         let achievements: AchievementService
         let leaderboards: LeaderboardService
         let matchmaking: MatchmakingService
+        let relay: RelayService
         let clock: ServerClock
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
@@ -62,10 +79,13 @@ public enum GameCenterApp {
             self.achievements = AchievementService(database: database, bus: bus, clock: clock)
             let index = LeaderboardIndex(database: database, logger: logger)
             self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared)
-            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, logger: logger)
+            self.relay = RelayService(database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
+                                      publicAddress: configuration.udpPublicAddress, logger: logger)
+            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, logger: logger)
             if let preload = configuration.matchmakingPreload, let game = registry.game(bundleID: preload.bundleID) {
                 try await matchmaking.preload(preload, game: game)
             }
+            if let preload = configuration.relayPreload { try await relay.preload(preload, now: serverClock.nowMillis()) }
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }
@@ -89,12 +109,14 @@ public enum GameCenterApp {
         AchievementRoutes(achievements: services.achievements).addAuthenticated(to: signedIn)
         LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
+        RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(database: services.database, bus: services.bus, presence: services.matchmaking,
                        heartbeatInterval: configuration.heartbeatInterval).addAuthenticated(to: signedIn)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
+        RelayRoutes(relay: services.relay).addAdmin(to: admin)
         return router
     }
 
@@ -108,7 +130,7 @@ public enum GameCenterApp {
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: [services.matchmaking] + extraServices,
+            services: [services.matchmaking, services.relay] + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )
@@ -123,7 +145,7 @@ public enum GameCenterApp {
         let registry = try GameRegistry(path: configuration.gamesPath)
         try await Database.withDatabase(url: configuration.databaseURL, logger: logger) { database in
             let services = try await Services(database: database, registry: registry, configuration: configuration, logger: logger)
-            let udp = try await UDPEndpoint(host: configuration.host, port: configuration.udpPort, logger: logger)
+            let udp = try await UDPEndpoint(host: configuration.host, port: configuration.udpPort, relay: services.relay)
             let reloader = ManifestReloader(registry: registry, logger: logger)
             let app = makeApplication(services, configuration: configuration, extraServices: [udp, reloader], logger: logger) { channel in
                 onReady(channel.localAddress?.port ?? configuration.port, udp.port)

@@ -30,6 +30,9 @@ public struct MatchmakingSettings: Sendable, Equatable {
     public var rolesRequired = false
     /// How long an invitation can be answered, in seconds (default 120).
     public var invitationSeconds = 120
+    /// How long a match member may stay silent on the relay before the others are told it disconnected, in
+    /// milliseconds (default 10 s).
+    public var timeoutMilliseconds: Int64 = 10_000
 
     /// The defaults.
     public init() {}
@@ -38,6 +41,8 @@ public struct MatchmakingSettings: Sendable, Equatable {
     public static let fillSecondsRange = 0.0...30.0
     /// Allowed invitation lifetimes, in seconds.
     public static let invitationSecondsRange = 10...3600
+    /// Allowed relay timeouts, in seconds.
+    public static let timeoutSecondsRange = 0.5...300.0
 }
 
 /// Texts by locale identifier (`en`, `ja`, `pt-BR`); always has the game's default locale.

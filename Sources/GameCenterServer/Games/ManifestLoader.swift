@@ -95,7 +95,7 @@ private struct ManifestChecker {
     }
 
     private func matchmaking(_ node: ManifestNode) throws -> MatchmakingSettings {
-        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds"])
+        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds"])
         var settings = MatchmakingSettings()
         if let fillNode = fields["fillSeconds"] {
             let range = MatchmakingSettings.fillSecondsRange
@@ -112,6 +112,13 @@ private struct ManifestChecker {
                 throw invitationNode.fail("must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
             }
             settings.invitationSeconds = seconds
+        }
+        if let timeoutNode = fields["timeoutSeconds"] {
+            let range = MatchmakingSettings.timeoutSecondsRange
+            guard let seconds = Double(try timeoutNode.string()), range.contains(seconds) else {
+                throw timeoutNode.fail("must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
+            }
+            settings.timeoutMilliseconds = Int64((seconds * 1000).rounded())
         }
         return settings
     }

@@ -13,6 +13,8 @@ final class MatchmakingService: Service, ChannelPresence {
     let database: Database
     let clock: ServerClock
     let recorder: MatchRecorder
+    /// Follows membership changes of running matches.
+    let relay: RelayService
     let logger: Logger
     let state = Mutex(MatchmakerState())
     private let origin = ContinuousClock.now
@@ -20,10 +22,11 @@ final class MatchmakingService: Service, ChannelPresence {
     /// How often fill times and invitation expiries are checked.
     static let tickInterval = Duration.milliseconds(25)
 
-    init(database: Database, bus: any EventBus, clock: ServerClock, logger: Logger) {
+    init(database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, logger: Logger) {
         self.database = database
         self.clock = clock
         self.recorder = MatchRecorder(database: database, bus: bus)
+        self.relay = relay
         self.logger = logger
     }
 
@@ -294,6 +297,7 @@ final class MatchmakingService: Service, ChannelPresence {
     func leave(matchID: String, session: AuthenticatedSession) async throws {
         guard (1...64).contains(matchID.count) else { throw APIError.noSuchMatch }
         try await recorder.left(matchID: matchID, playerID: session.playerID, now: clock.nowMillis())
+        await relay.membershipChanged(matchID: matchID)
     }
 
     /// Players of the device's game (and group) who asked for a match within the activity window.
@@ -407,6 +411,7 @@ final class MatchmakingService: Service, ChannelPresence {
         for decision in decisions.started {
             do {
                 try await recorder.started(decision.lobby, creatorRequestID: decision.creatorRequestID, now: clock.nowMillis())
+                if decision.lobby.isStored { await relay.membershipChanged(matchID: decision.lobby.matchID) }
             } catch {
                 logger.error("a match could not be stored; its players are told it failed",
                              metadata: ["match_id": "\(decision.lobby.matchID)", "error": "\(error)"])

@@ -2,27 +2,30 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 
-/// The server's UDP socket for unreliable match data and voice. Until the relay is built, every datagram is
-/// counted and dropped: nothing arriving here can reach a player.
+/// The server's UDP socket: unreliable match data for the relay (and, later, voice).
 public final class UDPEndpoint: Service {
-    /// Datagrams received and dropped.
-    public var droppedDatagrams: Int { dropped.value.load(ordering: .relaxed) }
-    private let dropped = DropCount()
     private let channel: any Channel
-    private let logger: Logger
+    /// Datagrams read per system call.
+    static let datagramsPerRead = 32
 
-    /// Binds the socket; ``run()`` keeps it open until graceful shutdown.
-    public init(host: String, port: Int, logger: Logger) async throws {
-        self.logger = logger
-        let counter = DropCounter(count: dropped)
+    /// Binds the socket and hands its datagrams to `relay`; ``run()`` keeps it open until graceful shutdown.
+    init(host: String, port: Int, relay: RelayService) async throws {
         let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Reads several datagrams per system call (NIO splits one buffer into that many 2 KB slots), and keeps
+            // the socket's queue deep enough for bursts.
+            .channelOption(.datagramVectorReadMessageCount, value: Self.datagramsPerRead)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.datagramsPerRead * 2048))
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RelayDatagramHandler(relay: relay))
+                }
             }
         self.channel = try await bootstrap.bind(host: host, port: port).get()
+        relay.useDatagramChannel(channel)
     }
 
     /// The bound port (useful with port 0).
@@ -31,20 +34,5 @@ public final class UDPEndpoint: Service {
     public func run() async throws {
         try? await gracefulShutdown()
         try await channel.close()
-    }
-
-    private final class DropCount: Sendable {
-        let value = Atomic<Int>(0)
-    }
-
-    private final class DropCounter: ChannelInboundHandler, Sendable {
-        typealias InboundIn = AddressedEnvelope<ByteBuffer>
-        let count: DropCount
-
-        init(count: DropCount) { self.count = count }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            count.value.add(1, ordering: .relaxed)
-        }
     }
 }

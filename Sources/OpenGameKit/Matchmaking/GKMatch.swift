@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import NIOCore
 import Synchronization
 
 /// A member's connection state, as ``GKMatchDelegate`` hears it.
@@ -24,14 +25,29 @@ public enum GKMatchEvent: Sendable {
     case failed(GKError?)
 }
 
-/// A match the matchmaker formed: its members, and (with the relay) the data path between them.
+/// How a match message travels.
+public enum GKMatchSendDataMode: Sendable {
+    /// Delivered once, in order per sender, even across a short network break (at most 87 KB).
+    case reliable
+    /// Sent once over UDP (the WebSocket when UDP does not get through): may be lost or reordered (at most 1000 bytes).
+    case unreliable
+}
+
+/// A match the matchmaker formed: its members, and the data path between them through the server's relay.
+///
+/// The match connects to the relay as soon as it exists; data can be sent at once (reliable messages wait for
+/// the connection). Delegate calls and `events` come from the SDK's network threads, in order per sender.
 public final class GKMatch: @unchecked Sendable {
     /// The server's id for the match.
     public let matchID: String
-    /// The other members connected now, in the order they joined.
-    public var playerIDs: [String] { state.withLock { state in state.members.filter { $0 != localPlayerID && !state.left.contains($0) } } }
-    /// Members still expected to join before the match is complete (0 once every member is in).
-    public var expectedPlayerCount: Int { 0 }
+    /// The other members connected to the relay now, in the order they joined the match.
+    public var playerIDs: [String] {
+        state.withLock { state in state.members.filter { $0 != localPlayerID && state.connected.contains($0) && !state.left.contains($0) } }
+    }
+    /// Members who have not connected to the relay yet (0 once every member is in).
+    public var expectedPlayerCount: Int {
+        state.withLock { state in state.members.filter { $0 != localPlayerID && !state.connected.contains($0) && !state.left.contains($0) }.count }
+    }
     /// Hears data, member changes and failures.
     public weak var delegate: (any GKMatchDelegate)? {
         get { state.withLock { $0.delegate.value } }
@@ -40,7 +56,7 @@ public final class GKMatch: @unchecked Sendable {
 
     /// The match's events as an `AsyncSequence`; each access returns a new stream that sees events from then on.
     public var events: AsyncStream<GKMatchEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: GKMatchEvent.self, bufferingPolicy: .bufferingNewest(1000))
+        let (stream, continuation) = AsyncStream.makeStream(of: GKMatchEvent.self, bufferingPolicy: .bufferingNewest(10_000))
         let id = state.withLock { state -> Int in
             state.nextSubscriber += 1
             state.subscribers[state.nextSubscriber] = continuation
@@ -53,6 +69,7 @@ public final class GKMatch: @unchecked Sendable {
     let device: GKGameCenter
     let localPlayerID: String
     private let state: Mutex<MatchState>
+    private let relay: MatchRelayClient
 
     private struct WeakDelegate: @unchecked Sendable {
         weak var value: (any GKMatchDelegate)?
@@ -60,6 +77,7 @@ public final class GKMatch: @unchecked Sendable {
 
     private struct MatchState: @unchecked Sendable {
         var members: [String]
+        var connected: Set<String> = []
         var left: Set<String> = []
         var disconnected = false
         var delegate = WeakDelegate(value: nil)
@@ -72,6 +90,32 @@ public final class GKMatch: @unchecked Sendable {
         self.localPlayerID = localPlayerID
         self.device = device
         self.state = Mutex(MatchState(members: info.players))
+        let box = WeakMatchBox()
+        self.relay = MatchRelayClient(matchID: info.matchID, localPlayerID: localPlayerID, players: info.players, device: device) { event in
+            box.match?.relayEvent(event)
+        }
+        box.match = self
+        relay.start()
+    }
+
+    deinit {
+        relay.stop()
+    }
+
+    /// Sends `data` to every other member.
+    ///
+    /// Throws `invalidParameter` for a message over the mode's limit (87 KB reliable, 1000 bytes unreliable) or
+    /// after ``disconnect()``, and `communicationsFailure` when sending faster than the relay allows; nothing is sent
+    /// then. Never blocks: reliable messages are queued until the relay has them.
+    public func sendData(toAllPlayers data: Data, with mode: GKMatchSendDataMode) throws {
+        try relay.send(ByteBuffer(bytes: data), to: nil, reliable: mode == .reliable)
+    }
+
+    /// Sends `data` to the members named by `playerIDs`; the same errors as ``sendData(toAllPlayers:with:)``, and
+    /// `invalidParameter` for a player who is not another member of the match.
+    public func send(_ data: Data, to playerIDs: [String], with mode: GKMatchSendDataMode) throws {
+        guard !playerIDs.isEmpty else { throw GKError(.invalidParameter, "name at least one player to send to") }
+        try relay.send(ByteBuffer(bytes: data), to: playerIDs, reliable: mode == .reliable)
     }
 
     /// Leaves the match: the other members are told at once; this object sends nothing more.
@@ -81,6 +125,7 @@ public final class GKMatch: @unchecked Sendable {
             return !state.disconnected
         }
         guard first else { return }
+        relay.stop()
         device.matchmaker.forget(self)
         let device = self.device, matchID = self.matchID
         Task {
@@ -92,20 +137,48 @@ public final class GKMatch: @unchecked Sendable {
         }
     }
 
-    /// The server's member list grew (players were added): tell the game about each newcomer.
+    /// The server's member list grew (players were added); they count as expected until they reach the relay.
     func membersChanged(to players: [String]) {
-        let added = state.withLock { state -> [String] in
-            let added = players.filter { !state.members.contains($0) }
-            state.members.append(contentsOf: added)
-            return state.disconnected ? [] : added.filter { $0 != localPlayerID }
+        state.withLock { state in
+            state.members.append(contentsOf: players.filter { !state.members.contains($0) })
         }
-        for player in added { announce(.playerStateChanged(playerID: player, state: .connected)) }
     }
 
     /// A member left.
     func memberLeft(_ playerID: String) {
         let changed = state.withLock { state in !state.disconnected && state.left.insert(playerID).inserted }
         if changed { announce(.playerStateChanged(playerID: playerID, state: .disconnected)) }
+    }
+
+    private func relayEvent(_ event: MatchRelayClient.Event) {
+        switch event {
+        case .data(let buffer, let player):
+            guard !state.withLock({ $0.disconnected }) else { return }
+            announce(.data(Data(buffer.readableBytesView), fromPlayer: player))
+        case .member(let member):
+            guard member.playerID != localPlayerID else { return }
+            switch member.state {
+            case .expected:
+                state.withLock { state in if !state.members.contains(member.playerID) { state.members.append(member.playerID) } }
+            case .connected:
+                let changed = state.withLock { state -> Bool in
+                    if !state.members.contains(member.playerID) { state.members.append(member.playerID) }
+                    return !state.disconnected && !state.left.contains(member.playerID) && state.connected.insert(member.playerID).inserted
+                }
+                if changed { announce(.playerStateChanged(playerID: member.playerID, state: .connected)) }
+            case .left:
+                memberLeft(member.playerID)
+            }
+        case .ended(let error):
+            let wasOpen = state.withLock { state -> Bool in
+                defer { state.disconnected = true }
+                return !state.disconnected
+            }
+            if wasOpen, let error {
+                device.matchmaker.forget(self)
+                announce(.failed(error))
+            }
+        }
     }
 
     private func announce(_ event: GKMatchEvent) {
@@ -118,4 +191,9 @@ public final class GKMatch: @unchecked Sendable {
         case .failed(let error): delegate.match(self, didFailWithError: error)
         }
     }
+}
+
+/// Lets the relay client reach its match without keeping it alive.
+private final class WeakMatchBox: @unchecked Sendable {
+    weak var match: GKMatch?
 }

@@ -1,0 +1,373 @@
+import GameCenterProtocol
+import NIOCore
+
+/// The rules of one relayed match: who is in it, what each member still has to receive, and where to send it.
+///
+/// Pure state: the methods change it and say what to do (wake a writer, send datagrams, store a departure);
+/// ``RelayMatch`` holds it under a lock and ``RelayConnection`` and ``RelayDatagramHandler`` do the I/O.
+struct RelayMatchState {
+    let limits: RelayLimits
+    let timeout: Duration
+    private(set) var members: [RelayMemberSlot] = []
+    private let origin = ContinuousClock.now
+
+    init(limits: RelayLimits, timeout: Duration) {
+        self.limits = limits
+        self.timeout = timeout
+    }
+
+    /// What the caller must do after a change.
+    struct Effects {
+        /// Writers to wake.
+        var wakes: [AsyncStream<Void>.Continuation] = []
+        /// Members who left through the relay (timeout, flooding, too slow); their departure must be stored.
+        var departed: [(playerID: String, reason: RelayCloseReason)] = []
+
+        mutating func append(_ other: Effects) {
+            wakes += other.wakes
+            departed += other.departed
+        }
+    }
+
+    /// Whether no member is left.
+    var isOver: Bool { !members.isEmpty && members.allSatisfy { $0.state == .left } }
+
+    private func seconds(_ instant: ContinuousClock.Instant) -> Double {
+        (instant - origin).seconds
+    }
+
+    // MARK: Membership
+
+    /// Adds members the match gained (in join order) and removes those who left; returns the effects.
+    mutating func updateMembers(current: [String], now: ContinuousClock.Instant) -> Effects {
+        var effects = Effects()
+        for playerID in current where !members.contains(where: { $0.playerID == playerID }) {
+            guard members.count <= Int(UInt8.max) else { break }
+            let slot = RelayMemberSlot(index: UInt8(members.count), playerID: playerID, now: now,
+                                       rate: TokenBucket(rate: limits.messagesPerSecond, burst: limits.enforcedBurst(timeout: timeout), now: seconds(now)))
+            members.append(slot)
+            effects.wakes += announce(slot.announced, except: slot.index)
+        }
+        for slot in members where slot.state != .left && !current.contains(slot.playerID) {
+            effects.append(remove(slot.index, reason: .left, message: "you left the match", store: false))
+        }
+        return effects
+    }
+
+    /// The member index of `playerID` if they are still in the match.
+    func index(of playerID: String) -> UInt8? {
+        members.first { $0.playerID == playerID && $0.state != .left }?.index
+    }
+
+    /// Opens a connection for a member: the previous one (if any) is replaced; what the member missed is written
+    /// again. `receiverStream`/`received` say what the device already has; `senderStream` names its numbering.
+    mutating func attach(
+        _ index: UInt8, connectionID: UInt64, key: RelayKey, wake: AsyncStream<Void>.Continuation,
+        receiverStream: UInt64, received: UInt64, senderStream: UInt64, now: ContinuousClock.Instant
+    ) -> (welcome: RelayMatchWelcome, effects: Effects) {
+        var effects = Effects()
+        let i = Int(index)
+        // The old connection's writer finds another connection id and closes with `.replaced`.
+        if let old = members[i].connection { effects.wakes.append(old.wake) }
+        if receiverStream == members[i].receiverStream { members[i].acknowledge(through: received) }
+        if senderStream != members[i].senderStream {
+            members[i].senderStream = senderStream
+            members[i].acceptedSeq = 0
+        }
+        members[i].connection = RelayConnectionSlot(connectionID: connectionID, key: key, wake: wake)
+        members[i].lastHeard = now
+        if members[i].state == .expected {
+            members[i].state = .connected
+            effects.wakes += announce(members[i].announced, except: index)
+        }
+        effects.wakes.append(wake)
+        let welcome = RelayMatchWelcome(memberIndex: index, acceptedSeq: members[i].acceptedSeq,
+                                        receiverStream: members[i].receiverStream, members: members.map(\.announced))
+        return (welcome, effects)
+    }
+
+    /// A connection ended (the device may come back within the timeout).
+    mutating func detach(_ index: UInt8, connectionID: UInt64) {
+        guard members[Int(index)].connection?.connectionID == connectionID else { return }
+        members[Int(index)].connection = nil
+    }
+
+    /// Takes a member out of the match: the others are told; its connection closes with `reason`.
+    mutating func remove(_ index: UInt8, reason: RelayCloseReason, message: String, store: Bool) -> Effects {
+        var effects = Effects()
+        let i = Int(index)
+        guard members[i].state != .left else { return effects }
+        members[i].state = .left
+        members[i].leftReason = reason
+        members[i].outbound.removeAll()
+        members[i].outboundBytes = 0
+        if members[i].connection != nil {
+            members[i].connection?.closing = (reason, message)
+            effects.wakes.append(members[i].connection!.wake)
+        }
+        effects.wakes += announce(members[i].announced, except: index)
+        if store { effects.departed.append((members[i].playerID, reason)) }
+        return effects
+    }
+
+    /// Members silent for longer than the timeout leave.
+    mutating func expire(now: ContinuousClock.Instant, statistics: RelayStatistics) -> Effects {
+        var effects = Effects()
+        for slot in members where slot.state != .left && now - slot.lastHeard > timeout {
+            statistics.add(.membersTimedOut)
+            let message = slot.state == .expected ? "never connected to the match" : "silent for longer than the match's timeout"
+            effects.append(remove(slot.index, reason: .timedOut, message: message, store: true))
+        }
+        return effects
+    }
+
+    private mutating func announce(_ member: RelayMember, except index: UInt8) -> [AsyncStream<Void>.Continuation] {
+        var frame = ByteBuffer()
+        RelayServerFrame.memberState(member).write(to: &frame)
+        return enqueueControl(frame, toAllBut: index)
+    }
+
+    private mutating func enqueueControl(_ frame: ByteBuffer, toAllBut index: UInt8) -> [AsyncStream<Void>.Continuation] {
+        var wakes: [AsyncStream<Void>.Continuation] = []
+        for i in members.indices where members[i].index != index && members[i].state != .left && members[i].connection != nil {
+            members[i].connection!.control.append(frame)
+            wakes.append(members[i].connection!.wake)
+        }
+        return wakes
+    }
+
+    /// Queues a heartbeat for the member's connection.
+    mutating func queueHeartbeat(_ index: UInt8, connectionID: UInt64) -> AsyncStream<Void>.Continuation? {
+        let i = Int(index)
+        guard members[i].connection?.connectionID == connectionID else { return nil }
+        var frame = ByteBuffer()
+        RelayServerFrame.heartbeat.write(to: &frame)
+        members[i].connection!.control.append(frame)
+        return members[i].connection!.wake
+    }
+
+    // MARK: Reliable data
+
+    /// The outcome of a reliable message from a member.
+    enum ReliableOutcome {
+        /// Accepted (or a duplicate); wake these writers.
+        case delivered(Effects)
+        /// The frame came on a connection that was replaced or closed: end it.
+        case staleConnection
+    }
+
+    /// A reliable message from member `index`: numbered for each recipient and queued for them.
+    mutating func receiveReliable(
+        from index: UInt8, connectionID: UInt64, seq: UInt64, recipients: [UInt8], payload: ByteBuffer,
+        now: ContinuousClock.Instant, statistics: RelayStatistics
+    ) -> ReliableOutcome {
+        let i = Int(index)
+        guard members[i].state != .left, members[i].connection?.connectionID == connectionID else { return .staleConnection }
+        members[i].lastHeard = now
+        var effects = Effects()
+        members[i].connection!.ackDue = true
+        effects.wakes.append(members[i].connection!.wake)
+        guard seq > members[i].acceptedSeq else {
+            statistics.add(.reliableDuplicates)
+            return .delivered(effects)
+        }
+        guard members[i].rate.take(now: seconds(now)) else {
+            statistics.add(.membersFlooding)
+            effects.append(remove(index, reason: .flooding, message: Self.floodingMessage(limits), store: true))
+            return .delivered(effects)
+        }
+        members[i].acceptedSeq = seq
+        statistics.add(.reliableAccepted)
+        let (targets, unknown) = resolve(recipients, from: index)
+        if !unknown.isEmpty { effects.wakes += reportNonMembers(unknown, to: index, now: now, statistics: statistics) }
+        for target in targets {
+            let t = Int(target)
+            var frame = ByteBuffer()
+            frame.reserveCapacity(payload.readableBytes + 10)
+            RelayServerFrame.reliable(seq: members[t].nextOutboundSeq, sender: index, payload: payload).write(to: &frame)
+            members[t].outbound.append(.init(seq: members[t].nextOutboundSeq, frame: frame))
+            members[t].nextOutboundSeq += 1
+            members[t].outboundBytes += frame.readableBytes
+            if members[t].outboundBytes > limits.maximumUnackedBytes || members[t].outbound.count > limits.maximumUnackedMessages {
+                statistics.add(.membersTooSlow)
+                effects.append(remove(target, reason: .tooSlow, message: "you did not keep up with the match's data", store: true))
+            } else if let wake = members[t].connection?.wake {
+                effects.wakes.append(wake)
+            }
+        }
+        return .delivered(effects)
+    }
+
+    static func floodingMessage(_ limits: RelayLimits) -> String {
+        "sent faster than the relay allows: at most \(Int(limits.messagesPerSecond)) messages per second (bursts of \(Int(limits.burstMessages)))"
+    }
+
+
+    /// The member acknowledged the reliable messages it received up to `seq`.
+    mutating func acknowledge(_ index: UInt8, connectionID: UInt64, through seq: UInt64, now: ContinuousClock.Instant) {
+        let i = Int(index)
+        guard members[i].connection?.connectionID == connectionID else { return }
+        members[i].lastHeard = now
+        members[i].acknowledge(through: seq)
+    }
+
+    /// Anything from the member counts as a sign of life.
+    mutating func heard(_ index: UInt8, connectionID: UInt64, now: ContinuousClock.Instant) {
+        guard members[Int(index)].connection?.connectionID == connectionID else { return }
+        members[Int(index)].lastHeard = now
+    }
+
+    /// What a connection's writer must write next.
+    enum Outgoing {
+        case frames([ByteBuffer])
+        /// Write the closing frame and end the connection.
+        case close(RelayCloseReason, String)
+    }
+
+    /// Takes the frames waiting for member `index`'s connection.
+    mutating func takeOutgoing(_ index: UInt8, connectionID: UInt64) -> Outgoing {
+        let i = Int(index)
+        guard var connection = members[i].connection, connection.connectionID == connectionID else {
+            if let reason = members[i].leftReason { return .close(reason, "you are no longer in the match") }
+            return .close(.replaced, "another connection of this player joined the match")
+        }
+        if let closing = connection.closing {
+            if members[i].connection?.connectionID == connectionID, members[i].state == .left { members[i].connection = nil }
+            return .close(closing.reason, closing.message)
+        }
+        var frames = connection.control
+        connection.control.removeAll(keepingCapacity: true)
+        connection.queuedUnreliable = 0
+        if connection.ackDue {
+            var ack = ByteBuffer()
+            RelayServerFrame.ack(members[i].acceptedSeq).write(to: &ack)
+            frames.append(ack)
+            connection.ackDue = false
+        }
+        let outbound = members[i].outbound
+        if connection.writtenOutbound < outbound.count {
+            frames.reserveCapacity(frames.count + outbound.count - connection.writtenOutbound)
+            for message in outbound[(outbound.startIndex + connection.writtenOutbound)...] { frames.append(message.frame) }
+            connection.writtenOutbound = outbound.count
+        }
+        members[i].connection = connection
+        return .frames(frames)
+    }
+
+    // MARK: Unreliable data
+
+    /// Datagrams to send after an unreliable message was handled.
+    typealias Datagrams = [(address: SocketAddress, bytes: ByteBuffer)]
+
+    /// An unreliable message from member `index` (arrived by UDP or over its WebSocket): sealed for each recipient
+    /// that has a UDP address, queued on the WebSocket for the others.
+    mutating func receiveUnreliable(
+        from index: UInt8, recipients: [UInt8], payload: ByteBuffer, now: ContinuousClock.Instant,
+        statistics: RelayStatistics, datagrams: inout Datagrams
+    ) -> Effects {
+        var effects = Effects()
+        let i = Int(index)
+        members[i].lastHeard = now
+        guard members[i].rate.take(now: seconds(now)) else {
+            statistics.add(.unreliableRateLimited)
+            return effects
+        }
+        let (targets, unknown) = resolve(recipients, from: index)
+        if !unknown.isEmpty { effects.wakes += reportNonMembers(unknown, to: index, now: now, statistics: statistics) }
+        for target in targets {
+            let t = Int(target)
+            guard var connection = members[t].connection, connection.closing == nil else { continue }
+            if let address = connection.udpAddress {
+                connection.datagramCounter += 1
+                var datagram = ByteBuffer()
+                datagram.reserveCapacity(payload.readableBytes + RelayDatagram.headerSize + RelayDatagram.tagSize + 1)
+                let body = RelayDatagram.serverDataBody(sender: index, payload: payload)
+                RelayDatagram.seal(RelayDatagramHeader(kind: .serverData, connectionID: connection.connectionID, counter: connection.datagramCounter),
+                                   body: body, key: connection.key, into: &datagram)
+                datagrams.append((address, datagram))
+            } else if connection.queuedUnreliable < limits.maximumQueuedUnreliable {
+                var frame = ByteBuffer()
+                RelayServerFrame.unreliable(sender: index, payload: payload).write(to: &frame)
+                connection.control.append(frame)
+                connection.queuedUnreliable += 1
+                effects.wakes.append(connection.wake)
+            } else {
+                statistics.add(.unreliableQueueFull)
+                continue
+            }
+            members[t].connection = connection
+            statistics.add(.unreliableForwarded)
+        }
+        return effects
+    }
+
+    /// The connection's datagram key and replay check: true when the datagram is new; records where it came from.
+    mutating func acceptDatagram(
+        _ index: UInt8, connectionID: UInt64, counter: UInt64, from address: SocketAddress, now: ContinuousClock.Instant
+    ) -> Bool {
+        let i = Int(index)
+        guard members[i].state != .left, var connection = members[i].connection, connection.connectionID == connectionID,
+              connection.replay.accept(counter) else { return false }
+        // Only the newest authentic datagram moves the return address (a delayed one must not move it back).
+        if counter == connection.replay.highest { connection.udpAddress = address }
+        members[i].connection = connection
+        members[i].lastHeard = now
+        return true
+    }
+
+    /// A sealed probe answer for member `index`'s connection.
+    mutating func probeAck(_ index: UInt8) -> ByteBuffer? {
+        let i = Int(index)
+        guard var connection = members[i].connection else { return nil }
+        connection.datagramCounter += 1
+        var datagram = ByteBuffer()
+        RelayDatagram.seal(RelayDatagramHeader(kind: .serverProbeAck, connectionID: connection.connectionID, counter: connection.datagramCounter),
+                           body: ByteBuffer(), key: connection.key, into: &datagram)
+        members[i].connection = connection
+        return datagram
+    }
+
+    // MARK: Addressing
+
+    /// Recipients by index: empty means every other member still in the match; unknown indices are returned apart.
+    private func resolve(_ recipients: [UInt8], from index: UInt8) -> (targets: [UInt8], unknown: [UInt8]) {
+        if recipients.isEmpty {
+            return (members.lazy.filter { $0.index != index && $0.state != .left }.map(\.index), [])
+        }
+        var targets: [UInt8] = []
+        var unknown: [UInt8] = []
+        for recipient in recipients {
+            if Int(recipient) >= members.count || recipient == index {
+                unknown.append(recipient)
+            } else if members[Int(recipient)].state != .left, !targets.contains(recipient) {
+                targets.append(recipient)
+            }
+        }
+        return (targets, unknown)
+    }
+
+    /// Counts messages to non-members and tells the sender, at most once a second (the telling must not become a
+    /// flood of its own).
+    private mutating func reportNonMembers(_ unknown: [UInt8], to index: UInt8, now: ContinuousClock.Instant,
+                                           statistics: RelayStatistics) -> [AsyncStream<Void>.Continuation] {
+        statistics.add(.nonMemberRecipients, unknown.count)
+        let i = Int(index)
+        guard members[i].connection != nil else { return [] }
+        if let last = members[i].connection!.lastErrorReport, now - last < .seconds(1) { return [] }
+        members[i].connection!.lastErrorReport = now
+        var frame = ByteBuffer()
+        RelayServerFrame.error(code: UInt16(ErrorCode.invalidParameter.rawValue),
+                               message: "recipients \(unknown) are not other members of this match; messages went to the members only")
+            .write(to: &frame)
+        members[i].connection!.control.append(frame)
+        return [members[i].connection!.wake]
+    }
+}
+
+/// What the relay tells a member when its connection opens (the connection's own fields are added by the caller).
+struct RelayMatchWelcome {
+    var memberIndex: UInt8
+    var acceptedSeq: UInt64
+    var receiverStream: UInt64
+    var members: [RelayMember]
+}

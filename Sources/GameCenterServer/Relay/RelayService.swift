@@ -1,0 +1,208 @@
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The match relay: forwards members' reliable data (WebSocket) and unreliable data (UDP, or the WebSocket when
+/// UDP does not get through) to the other members of the same match, and only to them.
+///
+/// Hot state in memory: a match is loaded from storage when its first member connects; departures it decides
+/// (timeouts, flooding, a member that cannot keep up) are stored like any other leave, so every member is told.
+final class RelayService: Service {
+    let database: Database
+    let recorder: MatchRecorder
+    let clock: ServerClock
+    /// Where devices send datagrams, when configured (else the HTTP host they used and the bound port).
+    let publicAddress: GameCenterApp.Configuration.PublicAddress?
+    let limits: RelayLimits
+    let statistics = RelayStatistics()
+    let logger: Logger
+    private let matches = Mutex<[String: RelayMatch]>([:])
+    private let routes = Mutex<[UInt64: DatagramRoute]>([:])
+    private let datagramChannel = Mutex<(any Channel)?>(nil)
+
+    /// How often silent members are looked for.
+    static let sweepInterval = Duration.milliseconds(100)
+
+    init(database: Database, recorder: MatchRecorder, clock: ServerClock,
+         publicAddress: GameCenterApp.Configuration.PublicAddress? = nil, limits: RelayLimits = RelayLimits(), logger: Logger) {
+        self.publicAddress = publicAddress
+        self.database = database
+        self.recorder = recorder
+        self.clock = clock
+        self.limits = limits
+        self.logger = logger
+    }
+
+    /// The UDP socket datagrams to devices go out on.
+    func useDatagramChannel(_ channel: any Channel) {
+        datagramChannel.withLock { $0 = channel }
+    }
+
+    /// Where devices send datagrams: an empty host means the host of the URL the device used; port 0 means the
+    /// UDP socket is not bound (yet).
+    var datagramAddress: (host: String, port: Int) {
+        if let publicAddress { return (publicAddress.host, publicAddress.port) }
+        return ("", datagramChannel.withLock { $0?.localAddress?.port } ?? 0)
+    }
+
+    // MARK: Matches
+
+    /// The relayed match `matchID` and the caller's member index in it, loading the match from storage when it is
+    /// not in memory yet.
+    func join(matchID: String, playerID: String, device: DeviceIdentity) async throws -> (RelayMatch, UInt8) {
+        guard (1...64).contains(matchID.count) else { throw APIError.noSuchMatch }
+        if let match = matches.withLock({ $0[matchID] }) {
+            guard let index = match.state.withLock({ $0.index(of: playerID) }) else { throw APIError.noSuchMatch }
+            return (match, index)
+        }
+        let (record, members) = try await database.read { storage in
+            (try await storage.match(id: matchID), try await storage.matchMembers(matchID))
+        }
+        guard let record, record.state == .started, record.bundleID == device.game.bundleID,
+              record.environment == device.environment.rawValue,
+              members.contains(where: { $0.playerID == playerID && $0.leftAt == nil }) else { throw APIError.noSuchMatch }
+        guard !record.hosted else { throw APIError.hostedMatchHasNoRelay }
+        let timeout = Duration.milliseconds(device.game.matchmaking.timeoutMilliseconds)
+        let loaded = RelayMatch(matchID: matchID, timeout: timeout, limits: limits)
+        _ = loaded.state.withLock { $0.updateMembers(current: members.filter { $0.leftAt == nil }.map(\.playerID), now: .now) }
+        let match = matches.withLock { matches in
+            if let existing = matches[matchID] { return existing }
+            matches[matchID] = loaded
+            return loaded
+        }
+        guard let index = match.state.withLock({ $0.index(of: playerID) }) else { throw APIError.noSuchMatch }
+        return (match, index)
+    }
+
+    /// The match's members changed in storage (players added, a member left over HTTP): the relay follows.
+    func membershipChanged(matchID: String) async {
+        guard let match = matches.withLock({ $0[matchID] }) else { return }
+        do {
+            let current = try await database.read { try await $0.matchMembers(matchID) }.filter { $0.leftAt == nil }.map(\.playerID)
+            apply(match.state.withLock { $0.updateMembers(current: current, now: .now) }, of: match)
+        } catch {
+            logger.error("relay could not read a match's members", metadata: ["match_id": "\(matchID)", "error": "\(error)"])
+        }
+    }
+
+    /// Carries out what a change of a match's state asks for: wakes writers, stores departures, forgets an empty
+    /// match.
+    func apply(_ effects: RelayMatchState.Effects, of match: RelayMatch) {
+        for wake in effects.wakes { wake.yield() }
+        for (playerID, reason) in effects.departed {
+            logger.info("relay disconnected a member", metadata: ["match_id": "\(match.matchID)", "player_id": "\(playerID)", "reason": "\(reason)"])
+            Task { [recorder, clock, logger] in
+                do {
+                    try await recorder.left(matchID: match.matchID, playerID: playerID, now: clock.nowMillis())
+                } catch {
+                    logger.info("storing a relay departure failed", metadata: ["match_id": "\(match.matchID)", "error": "\(error)"])
+                }
+            }
+        }
+        if match.state.withLock({ $0.isOver }) {
+            matches.withLock { matches in
+                if matches[match.matchID] === match { matches.removeValue(forKey: match.matchID) }
+            }
+            routes.withLock { routes in routes = routes.filter { $0.value.match !== match } }
+        }
+    }
+
+    // MARK: Connections
+
+    /// Registers a new connection's datagram route and returns its id (unique among open connections).
+    func register(_ match: RelayMatch, memberIndex: UInt8, key: RelayKey) -> UInt64 {
+        routes.withLock { routes in
+            var id = UInt64.random(in: 1...UInt64.max)
+            while routes[id] != nil { id = UInt64.random(in: 1...UInt64.max) }
+            routes[id] = DatagramRoute(match: match, memberIndex: memberIndex, key: key)
+            return id
+        }
+    }
+
+    /// Forgets a closed connection's route.
+    func unregister(_ connectionID: UInt64) {
+        _ = routes.withLock { $0.removeValue(forKey: connectionID) }
+    }
+
+    // MARK: Datagrams
+
+    /// Handles one datagram from the UDP socket; answers and forwarded datagrams are appended to `out`.
+    func receiveDatagram(_ datagram: ByteBuffer, from address: SocketAddress, into out: inout RelayMatchState.Datagrams) {
+        guard datagram.readableBytes <= RelayDatagram.maximumSize, let header = RelayDatagram.peekHeader(datagram),
+              !header.kind.fromServer else {
+            statistics.add(.datagramsMalformed)
+            return
+        }
+        guard let route = routes.withLock({ $0[header.connectionID] }) else {
+            statistics.add(.datagramsUnknownConnection)
+            return
+        }
+        guard let (_, body) = try? RelayDatagram.open(datagram, key: route.key) else {
+            statistics.add(.datagramsForged)
+            return
+        }
+        var recipients: [UInt8] = []
+        var payload = ByteBuffer()
+        if header.kind == .clientData {
+            guard let (parsedRecipients, parsedPayload) = try? RelayDatagram.readClientDataBody(body) else {
+                statistics.add(.datagramsMalformed)
+                return
+            }
+            recipients = parsedRecipients
+            payload = parsedPayload
+        }
+        let now = ContinuousClock.now
+        let effects = route.match.state.withLock { state -> RelayMatchState.Effects? in
+            guard state.acceptDatagram(route.memberIndex, connectionID: header.connectionID, counter: header.counter, from: address, now: now) else {
+                return nil
+            }
+            if header.kind == .clientProbe {
+                if let ack = state.probeAck(route.memberIndex) { out.append((address, ack)) }
+                return RelayMatchState.Effects()
+            }
+            return state.receiveUnreliable(from: route.memberIndex, recipients: recipients, payload: payload, now: now,
+                                           statistics: statistics, datagrams: &out)
+        }
+        guard let effects else {
+            statistics.add(.datagramsReplayed)
+            return
+        }
+        if !effects.wakes.isEmpty { apply(effects, of: route.match) }
+    }
+
+    /// Sends datagrams decided outside the UDP socket's own event loop (unreliable data that came over a WebSocket).
+    func send(_ datagrams: RelayMatchState.Datagrams) {
+        guard !datagrams.isEmpty, let channel = datagramChannel.withLock({ $0 }) else { return }
+        channel.eventLoop.execute {
+            for datagram in datagrams {
+                channel.write(AddressedEnvelope(remoteAddress: datagram.address, data: datagram.bytes), promise: nil)
+            }
+            channel.flush()
+        }
+    }
+
+    // MARK: Time
+
+    /// Disconnects silent members until shutdown.
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: Self.sweepInterval)
+            let now = ContinuousClock.now
+            for match in matches.withLock({ Array($0.values) }) {
+                let effects = match.state.withLock { $0.expire(now: now, statistics: statistics) }
+                if !effects.wakes.isEmpty || !effects.departed.isEmpty { apply(effects, of: match) }
+            }
+        }
+    }
+}
+
+extension APIError {
+    /// A hosted match's players connect to the game's own server.
+    static let hostedMatchHasNoRelay = APIError(
+        "match.hosted", .invalidParameter, .badRequest,
+        "a hosted match has no relay: its players connect to the game's own server"
+    )
+}

@@ -1,0 +1,53 @@
+import Synchronization
+
+/// Counters of what the relay forwarded and dropped, for operators and tests (`GET /admin/v1/relay/statistics`).
+final class RelayStatistics: Sendable {
+    /// The counters' names, as reported.
+    enum Counter: String, CaseIterable, Sendable {
+        /// Reliable messages accepted from senders.
+        case reliableAccepted
+        /// Reliable messages a sender resent that the relay already had (dropped).
+        case reliableDuplicates
+        /// Unreliable messages forwarded to a receiver (UDP or WebSocket).
+        case unreliableForwarded
+        /// Datagrams that named no open connection.
+        case datagramsUnknownConnection
+        /// Datagrams that failed authentication (forged, corrupted, or sealed with another key).
+        case datagramsForged
+        /// Authentic datagrams seen before (replays) or too old for the replay window.
+        case datagramsReplayed
+        /// Datagrams too short, too long, or with a malformed body.
+        case datagramsMalformed
+        /// Unreliable messages dropped because their sender was over its rate limit.
+        case unreliableRateLimited
+        /// Unreliable messages dropped because a receiver's WebSocket queue was full.
+        case unreliableQueueFull
+        /// Messages addressed to someone who is not a member of the match (dropped, sender told).
+        case nonMemberRecipients
+        /// Relay connections closed because the device broke the protocol (bad frame, oversized message).
+        case protocolErrors
+        /// Members disconnected for silence, flooding, or not keeping up.
+        case membersTimedOut, membersFlooding, membersTooSlow
+    }
+
+    /// One counter (atomics cannot be copied into an array themselves).
+    private final class Cell: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    private let cells: [Counter: Cell]
+
+    init() {
+        cells = Dictionary(uniqueKeysWithValues: Counter.allCases.map { ($0, Cell()) })
+    }
+
+    /// Adds `amount` to `counter`.
+    func add(_ counter: Counter, _ amount: Int = 1) {
+        cells[counter]!.value.add(amount, ordering: .relaxed)
+    }
+
+    /// Every counter's current value, by name.
+    func snapshot() -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: cells.map { ($0.key.rawValue, $0.value.value.load(ordering: .relaxed)) })
+    }
+}

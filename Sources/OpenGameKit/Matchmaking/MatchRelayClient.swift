@@ -1,0 +1,368 @@
+import Foundation
+import GameCenterProtocol
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A `GKMatch`'s connection to the server's relay: a WebSocket for reliable data (reconnected after a break, with
+/// unacknowledged messages resent) and a UDP socket for unreliable data (the WebSocket when UDP does not get through).
+final class MatchRelayClient: Sendable {
+    /// What the relay client tells its match.
+    enum Event: Sendable {
+        case data(ByteBuffer, from: String)
+        case member(RelayMember)
+        /// The match is over for this device (nil: it left on its own).
+        case ended(GKError?)
+    }
+
+    let matchID: String
+    private let device: GKGameCenter
+    private let state: Mutex<MatchRelayState>
+    private let socket = Mutex<RelayDatagramSocket?>(nil)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let deliver: @Sendable (Event) -> Void
+    private let origin = ContinuousClock.now
+
+    /// How often an unanswered UDP probe is repeated, and how long before UDP counts as blocked.
+    static let probeInterval = Duration.milliseconds(200)
+    static let probeGiveUp = Duration.seconds(2)
+    /// How long a connection attempt may take to be welcomed.
+    static let welcomeTimeout = Duration.seconds(3)
+
+    init(matchID: String, localPlayerID: String, players: [String], device: GKGameCenter, deliver: @escaping @Sendable (Event) -> Void) {
+        self.matchID = matchID
+        self.device = device
+        self.deliver = deliver
+        self.state = Mutex(MatchRelayState(localPlayerID: localPlayerID, knownPlayers: players))
+    }
+
+    private var now: Double { (ContinuousClock.now - origin).relaySeconds }
+
+    // MARK: Life
+
+    /// Connects, and keeps reconnecting after breaks until the match ends for this device.
+    func start() {
+        let task = Task { [self] in await run() }
+        self.task.withLock { $0 = task }
+    }
+
+    /// Stops for good (the match was left); queued data is dropped.
+    func stop() {
+        let wake = state.withLock { state -> AsyncStream<Void>.Continuation? in
+            state.ended = true
+            return state.connection?.wake
+        }
+        wake?.finish()
+        task.withLock { $0 }?.cancel()
+        socket.withLock { $0 }?.close()
+    }
+
+    private func run() async {
+        var delay = 0.05
+        var lastContact = ContinuousClock.now
+        var timeout = Duration.seconds(10)
+        while !Task.isCancelled && !state.withLock({ $0.ended }) {
+            let outcome = await connectOnce()
+            switch outcome {
+            case .closed(let reason, let message):
+                finish(reason == .left ? nil : GKError(.communicationsFailure, "the relay ended the match for this device: \(message)"))
+                return
+            case .welcomed(let matchTimeout):
+                timeout = matchTimeout
+                lastContact = .now
+                delay = 0.05
+            case .failed(let error):
+                if let error {
+                    finish(error)
+                    return
+                }
+            }
+            state.withLock { $0.connection = nil }
+            if ContinuousClock.now - lastContact > timeout {
+                finish(GKError(.communicationsFailure, "lost the connection to the match relay for longer than the match's timeout (\(timeout))"))
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(Int(delay * 1000 * Double.random(in: 0.8...1.2))))
+            delay = min(delay * 2, 1)
+        }
+    }
+
+    private func finish(_ error: GKError?) {
+        let first = state.withLock { state -> Bool in
+            defer { state.ended = true }
+            return !state.ended
+        }
+        socket.withLock { $0 }?.close()
+        if first { deliver(.ended(error)) }
+    }
+
+    // MARK: One connection
+
+    private func connectOnce() async -> RelayConnectionOutcome {
+        guard let token = try? device.requireToken() else {
+            return .failed(GKError(.notAuthenticated, "the player signed out; the match is over"))
+        }
+        let (stream, received, sender) = state.withLock { ($0.receiverStream, $0.lastReceived, $0.senderStream) }
+        let url = device.server.absoluteString.trimmingSuffix("/")
+            .replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://")
+            + "/v1/matches/\(matchID)/relay?stream=\(stream)&received=\(received)&sender=\(sender)"
+        var headers = HTTPFields()
+        for (name, value) in device.api.deviceHeaders(token: token) {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        let result = ConnectionResult()
+        let attempt = Task { [device, matchID] in
+            do {
+                try await WebSocketClient.connect(
+                    url: url,
+                    // A connection we close (silent relay) must end promptly, not after the default 15 s close wait.
+                    configuration: .init(maxFrameSize: Limits.maximumReliableMessageBytes + 1024, additionalHeaders: headers, closeTimeout: .milliseconds(500)),
+                    logger: device.logger
+                ) { inbound, outbound, _ in
+                    // An attempt given up on (its upgrade took too long) must not become a second connection.
+                    guard !result.abandoned else { return }
+                    try await self.serve(inbound: inbound, outbound: outbound, result: result)
+                }
+            } catch {
+                device.logger.debug("relay connection failed", metadata: ["match_id": "\(matchID)", "error": "\(error)"])
+            }
+            result.finished = true
+        }
+        // The WebSocket client has no upgrade timeout, and a network that swallows packets would hold the attempt
+        // forever: give up on it when no welcome came in time (the connection's own heartbeats take over after).
+        let deadline = ContinuousClock.now + Self.welcomeTimeout
+        while !result.finished && !result.welcomed {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else {
+                result.abandoned = true
+                attempt.cancel()
+                return .failed(nil)
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        await attempt.value
+        return result.outcome
+    }
+
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, result: ConnectionResult) async throws {
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let lastHeard = HeardAt()
+        var iterator = inbound.messages(maxSize: Limits.maximumReliableMessageBytes + 1024).makeAsyncIterator()
+        guard case .binary(let first)? = try await iterator.next(), case .welcome(let welcome) = try RelayServerFrame.read(from: first) else {
+            return
+        }
+        let changes = state.withLock { $0.welcomed(welcome, wake: wake, now: now) }
+        let timeout = Duration.milliseconds(Int(welcome.timeoutMillis))
+        let heartbeat = Duration.milliseconds(Int(max(welcome.heartbeatMillis, 20)))
+        result.outcome = .welcomed(timeout: timeout)
+        result.welcomed = true
+        for member in changes { deliver(.member(member)) }
+        wake.yield()
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await _ in wakes {
+                    let frames = state.withLock { $0.takeOutgoing() }
+                    for frame in frames { try await outbound.write(.binary(frame)) }
+                }
+                try? await outbound.close(.normalClosure, reason: nil)
+            }
+            // Heartbeats, acknowledgements of what arrived, and closing a connection whose server fell silent.
+            group.addTask { [self] in
+                var sinceHeartbeat = Duration.zero
+                let tick = min(heartbeat, .milliseconds(50))
+                while !Task.isCancelled {
+                    try await Task.sleep(for: tick)
+                    sinceHeartbeat += tick
+                    if ContinuousClock.now - lastHeard.instant.withLock({ $0 }) > max(heartbeat * 3, .milliseconds(500)) {
+                        try? await outbound.close(.goingAway, reason: "relay silent")
+                        return
+                    }
+                    let ackDue = state.withLock { $0.receivedSinceAck > 0 }
+                    if sinceHeartbeat >= heartbeat {
+                        sinceHeartbeat = .zero
+                        var frame = ByteBuffer()
+                        RelayClientFrame.heartbeat.write(to: &frame)
+                        state.withLock { $0.connection?.control.append(frame) }
+                        wake.yield()
+                    } else if ackDue {
+                        wake.yield()
+                    }
+                }
+            }
+            group.addTask { [self] in await openUDP(welcome) }
+            defer { group.cancelAll() }
+            while let message = try await iterator.next() {
+                lastHeard.instant.withLock { $0 = .now }
+                guard case .binary(let buffer) = message, let frame = try? RelayServerFrame.read(from: buffer) else { continue }
+                if let closing = handle(frame, wake: wake) {
+                    result.outcome = .closed(closing.0, closing.1)
+                    return
+                }
+            }
+        }
+    }
+
+    /// Handles a frame from the relay; returns the reason when the relay ends the match for this device.
+    private func handle(_ frame: RelayServerFrame, wake: AsyncStream<Void>.Continuation) -> (RelayCloseReason, String)? {
+        switch frame {
+        case .reliable(let seq, let sender, let payload):
+            let player = state.withLock { state -> String? in
+                guard state.received(seq: seq) else { return nil }
+                if state.receivedSinceAck >= 32 { wake.yield() }
+                return state.player(sender)
+            }
+            if let player { deliver(.data(payload, from: player)) }
+        case .unreliable(let sender, let payload):
+            if let player = state.withLock({ $0.player(sender) }) { deliver(.data(payload, from: player)) }
+        case .memberState(let member):
+            for change in state.withLock({ $0.update(member) }) { deliver(.member(change)) }
+        case .ack(let seq):
+            state.withLock { $0.acknowledge(through: seq) }
+        case .error(let code, let message):
+            device.logger.warning("the relay refused part of a message", metadata: ["match_id": "\(matchID)", "code": "\(code)", "message": "\(message)"])
+        case .closing(let reason, let message):
+            return (reason, message)
+        case .welcome, .heartbeat:
+            break
+        }
+        return nil
+    }
+
+    // MARK: Sending
+
+    /// Queues `payload` for `players` (nil: everyone); see `GKMatch.send`.
+    func send(_ payload: ByteBuffer, to players: [String]?, reliable: Bool) throws {
+        let outbound = try state.withLock { try $0.queue(payload, to: players, reliable: reliable, now: now) }
+        switch outbound {
+        case .none: break
+        case .wake(let wake): wake?.yield()
+        case .datagram(let datagram): socket.withLock { $0 }?.send(datagram)
+        }
+    }
+
+    // MARK: UDP
+
+    /// Opens the UDP path for a new connection: probes until the relay answers, or falls back to the WebSocket.
+    private func openUDP(_ welcome: RelayWelcome) async {
+        let host = welcome.udpHost.isEmpty ? (device.server.host ?? "127.0.0.1") : welcome.udpHost
+        guard welcome.udpPort != 0 else { return fallBack("the server has no UDP port") }
+        let existing = socket.withLock { $0 }
+        let datagrams: RelayDatagramSocket
+        if let existing {
+            datagrams = existing
+        } else {
+            do {
+                datagrams = try await RelayDatagramSocket.open(host: host, port: Int(welcome.udpPort)) { [weak self] datagram in
+                    self?.received(datagram)
+                }
+            } catch {
+                return fallBack("a UDP socket to \(host):\(welcome.udpPort) could not be opened: \(error)")
+            }
+            let kept = socket.withLock { socket -> Bool in
+                guard socket == nil, !state.withLock({ $0.ended }) else { return false }
+                socket = datagrams
+                return true
+            }
+            if !kept { return datagrams.close() }
+        }
+        let deadline = ContinuousClock.now + Self.probeGiveUp
+        while ContinuousClock.now < deadline && !Task.isCancelled {
+            let probe = state.withLock { state -> ByteBuffer? in
+                guard var connection = state.connection, connection.connectionID == welcome.connectionID, !connection.udpConfirmed else { return nil }
+                connection.datagramCounter += 1
+                var datagram = ByteBuffer()
+                RelayDatagram.seal(RelayDatagramHeader(kind: .clientProbe, connectionID: connection.connectionID, counter: connection.datagramCounter),
+                                   body: ByteBuffer(), key: connection.key, into: &datagram)
+                state.connection = connection
+                return datagram
+            }
+            guard let probe else { return }
+            datagrams.send(probe)
+            try? await Task.sleep(for: Self.probeInterval)
+        }
+        if !Task.isCancelled && state.withLock({ $0.connection?.connectionID == welcome.connectionID && $0.connection?.udpConfirmed == false }) {
+            fallBack("no answer from \(host):\(welcome.udpPort) within \(Self.probeGiveUp)")
+        }
+    }
+
+    private func fallBack(_ why: String) {
+        let first = state.withLock { state -> Bool in
+            defer { state.udpFallback = true }
+            return !state.udpFallback
+        }
+        if first {
+            device.logger.notice("UDP to the match relay does not get through (\(why)); unreliable data goes over the WebSocket",
+                                 metadata: ["match_id": "\(matchID)"])
+        }
+    }
+
+    /// A datagram from the relay (on the socket's event loop).
+    private func received(_ datagram: ByteBuffer) {
+        guard let header = RelayDatagram.peekHeader(datagram), header.kind.fromServer else { return }
+        let delivery = state.withLock { state -> (ByteBuffer, String)? in
+            guard var connection = state.connection, connection.connectionID == header.connectionID,
+                  let (_, body) = try? RelayDatagram.open(datagram, key: connection.key), connection.replay.accept(header.counter) else { return nil }
+            defer { state.connection = connection }
+            if header.kind == .serverProbeAck {
+                connection.udpConfirmed = true
+                return nil
+            }
+            guard let (sender, payload) = try? RelayDatagram.readServerDataBody(body), let player = state.player(sender) else { return nil }
+            return (payload, player)
+        }
+        if let (payload, player) = delivery { deliver(.data(payload, from: player)) }
+    }
+}
+
+/// When the relay was last heard from on a connection.
+private final class HeardAt: Sendable {
+    let instant = Mutex(ContinuousClock.now)
+}
+
+/// How one relay connection attempt ended.
+private enum RelayConnectionOutcome {
+    case welcomed(timeout: Duration)
+    case closed(RelayCloseReason, String)
+    /// The connection failed; an error ends the match (refused for good), nil means try again.
+    case failed(GKError?)
+}
+
+/// How one connection attempt went, written from inside the WebSocket handler.
+private final class ConnectionResult: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _outcome: RelayConnectionOutcome = .failed(nil)
+    private var _welcomed = false
+    private var _finished = false
+    private var _abandoned = false
+
+    fileprivate var outcome: RelayConnectionOutcome {
+        get { lock.withLock { _outcome } }
+        set { lock.withLock { _outcome = newValue } }
+    }
+
+    var welcomed: Bool {
+        get { lock.withLock { _welcomed } }
+        set { lock.withLock { _welcomed = newValue } }
+    }
+
+    var finished: Bool {
+        get { lock.withLock { _finished } }
+        set { lock.withLock { _finished = newValue } }
+    }
+
+    var abandoned: Bool {
+        get { lock.withLock { _abandoned } }
+        set { lock.withLock { _abandoned = newValue } }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var relaySeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

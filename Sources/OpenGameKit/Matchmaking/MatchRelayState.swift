@@ -1,0 +1,210 @@
+import DequeModule
+import GameCenterProtocol
+import NIOCore
+
+/// A device's side of a match relay, without I/O: the reliable messages not yet acknowledged (resent after a
+/// reconnect), what was received (duplicates dropped), members' states, the send limit, and the UDP path.
+struct MatchRelayState {
+    /// A reliable message waiting for the relay's acknowledgement.
+    struct Pending {
+        var seq: UInt64
+        var recipients: [String]
+        var payload: ByteBuffer
+    }
+
+    /// The open connection's part of the state.
+    struct Connection {
+        var connectionID: UInt64
+        var key: RelayKey
+        var wake: AsyncStream<Void>.Continuation
+        /// How many of `pending` this connection has written.
+        var writtenPending = 0
+        var control: [ByteBuffer] = []
+        var udpConfirmed = false
+        var replay = ReplayWindow()
+        var datagramCounter: UInt64 = 0
+    }
+
+    let localPlayerID: String
+    /// The members the match started with, for checking recipients before the relay has named them.
+    var knownPlayers: [String]
+    /// Every member by relay index (empty until the first welcome).
+    var members: [RelayMember] = []
+    var localIndex: UInt8?
+    var connection: Connection?
+    /// Set once the match is over for this device; nothing is sent after it.
+    var ended = false
+    /// UDP did not get through: unreliable data goes over the WebSocket.
+    var udpFallback = false
+
+    /// Numbers this device's reliable messages; a new `GKMatch` is a new stream.
+    let senderStream = UInt64.random(in: 1...UInt64.max)
+    var nextSeq: UInt64 = 1
+    var pending: Deque<Pending> = []
+    var pendingBytes = 0
+
+    var receiverStream: UInt64 = 0
+    var lastReceived: UInt64 = 0
+    var receivedSinceAck = 0
+
+    /// The relay's send limit (replaced by the one each welcome states).
+    var rate = TokenBucket(rate: 1_000, burst: 5_000, now: 0)
+
+    /// Most reliable bytes held for resending before sends are refused.
+    static let maximumPendingBytes = 8 << 20
+
+    init(localPlayerID: String, knownPlayers: [String]) {
+        self.localPlayerID = localPlayerID
+        self.knownPlayers = knownPlayers
+    }
+
+    // MARK: Sending
+
+    /// Checks a send and queues it; throws the error the game gets.
+    mutating func queue(_ payload: ByteBuffer, to players: [String]?, reliable: Bool, now: Double) throws -> Outbound {
+        guard !ended else { throw GKError(.invalidParameter, "this match is disconnected; it sends nothing more") }
+        let limit = reliable ? Limits.maximumReliableMessageBytes : Limits.maximumUnreliableMessageBytes
+        guard payload.readableBytes <= limit else {
+            throw GKError(.invalidParameter, "\(reliable ? "reliable" : "unreliable") messages are at most \(limit) bytes; this one is \(payload.readableBytes)")
+        }
+        let recipients = try check(players ?? [])
+        guard reliable ? pendingBytes + payload.readableBytes <= Self.maximumPendingBytes : true else {
+            throw GKError(.communicationsFailure, "\(pendingBytes) bytes of reliable data are still waiting for the relay (at most \(Self.maximumPendingBytes)); try again shortly")
+        }
+        guard rate.take(now: now) else {
+            throw GKError(.communicationsFailure, "sending too fast: the relay takes at most \(Int(rate.rate)) messages per second (bursts of \(Int(rate.burst)))")
+        }
+        if reliable {
+            pending.append(Pending(seq: nextSeq, recipients: recipients, payload: payload))
+            nextSeq += 1
+            pendingBytes += payload.readableBytes
+            return .wake(connection?.wake)
+        }
+        guard var connection else { return .none }
+        let indices = indices(of: recipients)
+        if connection.udpConfirmed, let indices {
+            connection.datagramCounter += 1
+            var datagram = ByteBuffer()
+            RelayDatagram.seal(RelayDatagramHeader(kind: .clientData, connectionID: connection.connectionID, counter: connection.datagramCounter),
+                               body: RelayDatagram.clientDataBody(recipients: indices, payload: payload), key: connection.key, into: &datagram)
+            self.connection = connection
+            return .datagram(datagram)
+        }
+        guard let indices else { return .none }
+        var frame = ByteBuffer()
+        RelayClientFrame.unreliable(recipients: indices, payload: payload).write(to: &frame)
+        self.connection!.control.append(frame)
+        return .wake(connection.wake)
+    }
+
+    /// What to do after queueing a message.
+    enum Outbound {
+        case none
+        case wake(AsyncStream<Void>.Continuation?)
+        case datagram(ByteBuffer)
+    }
+
+    /// Recipients must be other members still in the match; empty means all of them.
+    private func check(_ players: [String]) throws -> [String] {
+        for player in players {
+            guard player != localPlayerID else { throw GKError(.invalidParameter, "a player cannot send data to themself") }
+            if members.isEmpty {
+                guard knownPlayers.contains(player) else {
+                    throw GKError(.invalidParameter, "\(player) is not a member of this match; send to the players in playerIDs")
+                }
+                continue
+            }
+            guard let member = members.first(where: { $0.playerID == player }) else {
+                throw GKError(.invalidParameter, "\(player) is not a member of this match; send to the players in playerIDs")
+            }
+            guard member.state != .left else { throw GKError(.invalidParameter, "\(player) left the match") }
+        }
+        return players
+    }
+
+    /// The relay indices of `players` (empty: everyone); nil before the relay named the members.
+    private func indices(of players: [String]) -> [UInt8]? {
+        guard !members.isEmpty else { return nil }
+        return players.compactMap { player in members.first { $0.playerID == player }?.index }
+    }
+
+    /// The indices a queued message goes to; a message whose recipients the relay does not know is addressed to
+    /// this device alone, which the relay delivers to nobody (its number is still used up).
+    private func addressing(_ players: [String]) -> [UInt8] {
+        let found = indices(of: players) ?? []
+        if !players.isEmpty && found.isEmpty { return [localIndex ?? 0] }
+        return found
+    }
+
+    /// Frames the connection must write next: control frames, an acknowledgement, reliable messages not yet written.
+    mutating func takeOutgoing() -> [ByteBuffer] {
+        guard var connection, !members.isEmpty else { return [] }
+        var frames = connection.control
+        connection.control.removeAll(keepingCapacity: true)
+        if receivedSinceAck > 0 {
+            var ack = ByteBuffer()
+            RelayClientFrame.ack(lastReceived).write(to: &ack)
+            frames.append(ack)
+            receivedSinceAck = 0
+        }
+        while connection.writtenPending < pending.count {
+            let message = pending[pending.startIndex + connection.writtenPending]
+            var frame = ByteBuffer()
+            frame.reserveCapacity(message.payload.readableBytes + 12 + message.recipients.count)
+            RelayClientFrame.reliable(seq: message.seq, recipients: addressing(message.recipients), payload: message.payload).write(to: &frame)
+            frames.append(frame)
+            connection.writtenPending += 1
+        }
+        self.connection = connection
+        return frames
+    }
+
+    // MARK: Receiving
+
+    /// The relay welcomed a new connection: resend what it does not have; returns the member changes to announce.
+    mutating func welcomed(_ welcome: RelayWelcome, wake: AsyncStream<Void>.Continuation, now: Double) -> [RelayMember] {
+        if welcome.receiverStream != receiverStream {
+            receiverStream = welcome.receiverStream
+            lastReceived = 0
+        }
+        acknowledge(through: welcome.acceptedSeq)
+        connection = Connection(connectionID: welcome.connectionID, key: welcome.key, wake: wake)
+        localIndex = welcome.memberIndex
+        rate = TokenBucket(rate: Double(welcome.maxMessagesPerSecond), burst: Double(welcome.burstMessages), now: now)
+        var changes: [RelayMember] = []
+        for member in welcome.members { changes += update(member) }
+        return changes
+    }
+
+    /// A member's state as the relay announced it; returns it when it changed.
+    mutating func update(_ member: RelayMember) -> [RelayMember] {
+        while members.count <= Int(member.index) {
+            members.append(RelayMember(index: UInt8(members.count), playerID: "", state: .expected))
+        }
+        let old = members[Int(member.index)]
+        members[Int(member.index)] = member
+        return old.playerID == member.playerID && old.state == member.state ? [] : [member]
+    }
+
+    /// The relay holds our reliable messages up to `seq`.
+    mutating func acknowledge(through seq: UInt64) {
+        while let first = pending.first, first.seq <= seq {
+            pendingBytes -= first.payload.readableBytes
+            pending.removeFirst()
+            if let written = connection?.writtenPending, written > 0 { connection?.writtenPending = written - 1 }
+        }
+    }
+
+    /// A reliable message arrived: true when it is new (a resent duplicate is dropped).
+    mutating func received(seq: UInt64) -> Bool {
+        guard seq > lastReceived else { return false }
+        lastReceived = seq
+        receivedSinceAck += 1
+        return true
+    }
+
+    /// The player id of a member index.
+    func player(_ index: UInt8) -> String? {
+        Int(index) < members.count ? members[Int(index)].playerID : nil
+    }
+}

@@ -1,0 +1,198 @@
+import NetworkFaultProxy
+import Testing
+
+/// `FaultyTCPProxy` between a test client and an echo server.
+@Suite(.timeLimit(.minutes(1)))
+struct TCPProxyTests {
+    /// A megabyte of random bytes.
+    private static func megabyte() -> [UInt8] {
+        (0..<1_000_000).map { _ in UInt8.random(in: 0...255) }
+    }
+
+    /// Sends `bytes` through `proxy` to the echo server and returns what came back.
+    private static func roundTrip(_ bytes: [UInt8], through proxy: FaultyTCPProxy) async throws -> [UInt8] {
+        let client = try await TCPTestClient.connect(port: proxy.port)
+        try await client.send(bytes)
+        _ = await client.waitForBytes(bytes.count, within: .seconds(30))
+        await client.close()
+        return client.received
+    }
+
+    @Test func megabyteRoundTripIsByteExactWithoutDelay() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let sent = Self.megabyte()
+        let received = try await Self.roundTrip(sent, through: proxy)
+        #expect(received.count == sent.count)
+        let identical = received == sent
+        #expect(identical)
+        #expect(proxy.acceptedConnections == 1)
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test func megabyteRoundTripIsByteExactWithRandomDelay() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port, seed: 1)
+        proxy.setDelay(.zero ... .milliseconds(20))
+        let sent = Self.megabyte()
+        let received = try await Self.roundTrip(sent, through: proxy)
+        #expect(received.count == sent.count)
+        let identical = received == sent
+        #expect(identical)
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test func delayAppliesInBothDirections() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let client = try await TCPTestClient.connect(port: proxy.port)
+        try await client.send(Array("warm".utf8))
+        #expect(await client.waitForBytes(4))
+
+        proxy.setDelay(.milliseconds(400) ... .milliseconds(400))
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await client.send(Array("ping".utf8))
+        #expect(await client.waitForBytes(8))
+        #expect(clock.now - start >= .milliseconds(800))
+
+        proxy.setDelay(nil)
+        let again = clock.now
+        try await client.send(Array("pong".utf8))
+        #expect(await client.waitForBytes(12))
+        #expect(clock.now - again < .milliseconds(400))
+        #expect(client.received == Array("warmpingpong".utf8))
+        await client.close()
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test func cutAllConnectionsClosesTheClientAndDiscardsHeldBytes() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let client = try await TCPTestClient.connect(port: proxy.port)
+        try await client.send(Array("ping".utf8))
+        #expect(await client.waitForBytes(4))
+
+        proxy.setDelay(.seconds(2) ... .seconds(2))
+        try await client.send(Array("in flight".utf8))
+        try await Task.sleep(for: .milliseconds(50))
+        proxy.cutAllConnections()
+        #expect(proxy.cutConnections == 1)
+        #expect(await client.waitForClose())
+
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(server.receivedBytes == 4)
+        #expect(proxy.acceptedConnections == 1)
+        #expect(proxy.cutConnections == 1)
+
+        proxy.setDelay(nil)
+        let later = try await TCPTestClient.connect(port: proxy.port)
+        try await later.send(Array("after".utf8))
+        #expect(await later.waitForBytes(5))
+        #expect(proxy.cutConnections == 1)
+        await later.close()
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test func refusingClosesNewConnectionsOnly() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let existing = try await TCPTestClient.connect(port: proxy.port)
+        try await existing.send(Array("one".utf8))
+        #expect(await existing.waitForBytes(3))
+
+        proxy.setRefusing(true)
+        #expect(await TCPTestClient.isRefused(port: proxy.port))
+        try await existing.send(Array("two".utf8))
+        #expect(await existing.waitForBytes(6))
+        #expect(!existing.isClosed)
+
+        proxy.setRefusing(false)
+        let fresh = try await TCPTestClient.connect(port: proxy.port)
+        try await fresh.send(Array("three".utf8))
+        #expect(await fresh.waitForBytes(5))
+        #expect(!fresh.isClosed)
+        #expect(proxy.acceptedConnections == 3)
+        #expect(proxy.cutConnections == 0)
+        await existing.close()
+        await fresh.close()
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test func blackHoleSwallowsBytesButKeepsTheConnection() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let client = try await TCPTestClient.connect(port: proxy.port)
+        try await client.send(Array("hi".utf8))
+        #expect(await client.waitForBytes(2))
+
+        proxy.setBlackHole(true)
+        try await client.send(Array("lost".utf8))
+        #expect(await !client.waitForBytes(3, within: .milliseconds(300)))
+        #expect(!client.isClosed)
+        #expect(server.receivedBytes == 2)
+
+        proxy.setBlackHole(false)
+        try await client.send(Array("back".utf8))
+        #expect(await client.waitForBytes(6))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(client.received == Array("hiback".utf8))
+        await client.close()
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test func cutAfterBytesCutsEveryConnectionRepeatedly() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port, seed: 7)
+        proxy.setCutAfterBytes(300...400)
+        for round in 1...3 {
+            let client = try await TCPTestClient.connect(port: proxy.port)
+            try await client.send([UInt8](repeating: 1, count: 50))
+            #expect(await client.waitForBytes(50))
+            #expect(!client.isClosed)
+            try? await client.send([UInt8](repeating: 2, count: 1000))
+            #expect(await client.waitForClose())
+            #expect(proxy.cutConnections == round)
+            await client.close()
+        }
+
+        proxy.setCutAfterBytes(nil)
+        let client = try await TCPTestClient.connect(port: proxy.port)
+        try await client.send([UInt8](repeating: 3, count: 5000))
+        #expect(await client.waitForBytes(5000))
+        #expect(!client.isClosed)
+        #expect(proxy.cutConnections == 3)
+        await client.close()
+        await proxy.stop()
+        await server.stop()
+    }
+
+    @Test func unreachableTargetResetsTheClient() async throws {
+        let server = try await TCPEchoServer.start()
+        let deadPort = server.port
+        await server.stop()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: deadPort)
+        #expect(await TCPTestClient.isRefused(port: proxy.port))
+        #expect(proxy.cutConnections == 0)
+        await proxy.stop()
+    }
+
+    @Test func stopClosesConnectionsAndListener() async throws {
+        let server = try await TCPEchoServer.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let client = try await TCPTestClient.connect(port: proxy.port)
+        try await client.send(Array("x".utf8))
+        #expect(await client.waitForBytes(1))
+        await proxy.stop()
+        #expect(await client.waitForClose())
+        #expect(await TCPTestClient.isRefused(port: proxy.port))
+        #expect(proxy.cutConnections == 0)
+        await server.stop()
+    }
+}

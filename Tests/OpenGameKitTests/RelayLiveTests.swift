@@ -1,0 +1,373 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GameCenterProtocol
+import NetworkFaultProxy
+import NIOCore
+@testable import OpenGameKit
+import Testing
+
+/// The match relay through the SDK against real server processes: connecting, reliable order, subsets, size
+/// limits, leaving and timeouts, and hostile clients. Games: `com.example.relay` (matches start as soon as their
+/// minimum is there; the default 10 s timeout) and `com.example.relay.brief` (the same, with a 1.5 s timeout).
+@Suite(.serialized) struct RelayLiveTests {
+    static let adminKey = "relay-admin-key-0123456789"
+    static let game = "com.example.relay"
+    static let briefGame = "com.example.relay.brief"
+
+    static func games() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-games-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            bundleID: \(game)
+            name: Relay
+            matchmaking: { fillSeconds: 0 }
+            """.write(to: folder.appendingPathComponent("relay.yaml"), atomically: true, encoding: .utf8)
+        try """
+            bundleID: \(briefGame)
+            name: Relay (brief timeout)
+            matchmaking: { fillSeconds: 0, timeoutSeconds: 1.5 }
+            """.write(to: folder.appendingPathComponent("brief.yaml"), atomically: true, encoding: .utf8)
+        return folder.path
+    }
+
+    static func server(_ engine: String = "sqlite", arguments: [String] = [], udpPort: Int = 0) async throws -> LiveServer {
+        let server = try LiveServer(engine: engine, games: try games())
+        server.udpPort = udpPort
+        try await server.start(extraArguments: ["--admin-key", adminKey] + arguments)
+        return server
+    }
+
+    /// A signed-up device talking to `url` (the server, or a proxy in front of it).
+    static func player(_ url: URL, _ alias: String, game: String = game) async throws -> GKGameCenter {
+        let device = GKGameCenter(server: url, bundleID: game, environment: .sandbox,
+                                  storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        let account = "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())"
+        try await device.localPlayer.authenticate(.signUp(account: account, password: "password-\(alias)", alias: alias, underage: false))
+        return device
+    }
+
+    /// `count` devices in one match, every member connected to the relay.
+    static func match(_ urls: [URL], game: String = game) async throws -> (devices: [GKGameCenter], matches: [GKMatch]) {
+        var devices: [GKGameCenter] = []
+        for (i, url) in urls.enumerated() { devices.append(try await player(url, "P\(i)", game: game)) }
+        let request = GKMatchRequest(minPlayers: urls.count, maxPlayers: urls.count)
+        let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
+        var matches: [GKMatch] = []
+        for task in tasks { matches.append(try await task.value) }
+        #expect(Set(matches.map(\.matchID)).count == 1)
+        for match in matches { _ = try await allConnected(match) }
+        return (devices, matches)
+    }
+
+    static func statistics(_ server: LiveServer) async throws -> [String: Int] {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/relay/statistics"))
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try JSONDecoder().decode(RelayStatisticsBody.self, from: data).counters
+    }
+
+    static func id(_ device: GKGameCenter) -> String { device.localPlayer.playerID }
+
+    /// Sends `count` reliable messages "tag:i" (to everyone, or to `players`), backing off when the send limit says so.
+    static func sendNumbered(_ match: GKMatch, tag: String, count: Int, to players: [String]? = nil) async throws {
+        var i = 0
+        while i < count {
+            do {
+                let data = Data("\(tag):\(i)".utf8)
+                if let players { try match.send(data, to: players, with: .reliable) } else { try match.sendData(toAllPlayers: data, with: .reliable) }
+                i += 1
+                // A game sends from its own loop; this test's loop must leave the shared test threads to the SDK.
+                if i % 100 == 0 { await Task.yield() }
+            } catch let error as GKError where error.code == .communicationsFailure {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    static func numbered(_ tag: String, _ count: Int) -> [String] { (0..<count).map { "\(tag):\($0)" } }
+
+    @Test(arguments: LiveServer.engines)
+    func everyMemberConnectsTheExpectedCountFallsToZeroAndEarlyDataArrives(engine: String) async throws {
+        let server = try await Self.server(engine)
+        let devices = try await [Self.player(server.url, "A"), Self.player(server.url, "B"), Self.player(server.url, "C")]
+        let request = GKMatchRequest(minPlayers: 3, maxPlayers: 3)
+        let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
+        var matches: [GKMatch] = []
+        for task in tasks { matches.append(try await task.value) }
+        let inboxes = matches.map(MatchInbox.init)
+        // Sent before anyone else is connected: delivered when they are.
+        try matches[0].sendData(toAllPlayers: Data("early".utf8), with: .reliable)
+        for (i, match) in matches.enumerated() {
+            let others = devices.indices.filter { $0 != i }.map { Self.id(devices[$0]) }
+            #expect(Set(try await allConnected(match)) == Set(others))
+            #expect(match.expectedPlayerCount == 0)
+        }
+        for i in 1...2 {
+            try await eventually("early data reached member \(i)") { inboxes[i].texts(from: Self.id(devices[0])) == ["early"] }
+        }
+        // Each member heard `.connected` for each other member at most once (those connected before the delegate
+        // was set are in playerIDs without a call).
+        for (i, inbox) in inboxes.enumerated() {
+            for j in devices.indices where j != i { #expect(inbox.states(of: Self.id(devices[j])).count <= 1) }
+        }
+        try await server.stop()
+    }
+
+    @Test func tenThousandReliableMessagesFromEachSenderArriveOnceAndInOrder() async throws {
+        let server = try await Self.server()
+        let (devices, matches) = try await Self.match([server.url, server.url, server.url])
+        let inboxes = matches.map(MatchInbox.init)
+        async let first: Void = Self.sendNumbered(matches[0], tag: "a", count: 10_000)
+        async let second: Void = Self.sendNumbered(matches[1], tag: "b", count: 10_000)
+        _ = try await (first, second)
+        let a = Self.id(devices[0]), b = Self.id(devices[1])
+        try await eventually(within: 60, "every message arrived") {
+            inboxes[2].texts(from: a).count >= 10_000 && inboxes[2].texts(from: b).count >= 10_000
+                && inboxes[1].texts(from: a).count >= 10_000 && inboxes[0].texts(from: b).count >= 10_000
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(inboxes[2].texts(from: a) == Self.numbered("a", 10_000))
+        #expect(inboxes[2].texts(from: b) == Self.numbered("b", 10_000))
+        #expect(inboxes[1].texts(from: a) == Self.numbered("a", 10_000))
+        #expect(inboxes[0].texts(from: b) == Self.numbered("b", 10_000))
+        #expect(inboxes[0].texts(from: a).isEmpty)
+        try await server.stop()
+    }
+
+    @Test func subsetSendsReachOnlyTheNamedMembersAndNonMembersAreRefused() async throws {
+        let server = try await Self.server()
+        let (devices, matches) = try await Self.match([server.url, server.url, server.url, server.url])
+        let inboxes = matches.map(MatchInbox.init)
+        let ids = devices.map(Self.id)
+        try matches[0].send(Data("to-b".utf8), to: [ids[1]], with: .reliable)
+        try matches[0].send(Data("to-b-and-d".utf8), to: [ids[1], ids[3]], with: .reliable)
+        for _ in 0..<20 { try matches[0].send(Data("u-to-c".utf8), to: [ids[2]], with: .unreliable) }
+        try await eventually("the subsets arrived") {
+            inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d"] && inboxes[3].texts(from: ids[0]) == ["to-b-and-d"]
+                && !inboxes[2].texts(from: ids[0]).isEmpty
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(Set(inboxes[2].texts(from: ids[0])) == ["u-to-c"])
+        #expect(inboxes[2].texts(from: ids[0]).count <= 20)
+        #expect(inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d"])
+        #expect(inboxes[3].texts(from: ids[0]) == ["to-b-and-d"])
+
+        let stranger = try await Self.player(server.url, "Stranger")
+        for mode in [GKMatchSendDataMode.reliable, .unreliable] {
+            #expect(throws: GKError.self) { try matches[0].send(Data("x".utf8), to: [Self.id(stranger)], with: mode) }
+            #expect(throws: GKError.self) { try matches[0].send(Data("x".utf8), to: [ids[0]], with: mode) }
+            #expect(throws: GKError.self) { try matches[0].send(Data("x".utf8), to: [], with: mode) }
+        }
+        do {
+            try matches[0].send(Data("x".utf8), to: ["not-a-player"], with: .reliable)
+            Issue.record("a send to a non-member was accepted")
+        } catch let error as GKError {
+            #expect(error.code == .invalidParameter)
+            #expect(error.message.contains("not a member"))
+        }
+        try await server.stop()
+    }
+
+    @Test func messageSizeLimitsAreCheckedBeforeAnythingIsSent() async throws {
+        let server = try await Self.server()
+        let (devices, matches) = try await Self.match([server.url, server.url])
+        let inbox = MatchInbox(matches[1])
+        let largest = Data((0..<Limits.maximumReliableMessageBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try matches[0].sendData(toAllPlayers: largest, with: .reliable)
+        let datagram = Data(repeating: 7, count: Limits.maximumUnreliableMessageBytes)
+        for _ in 0..<5 { try matches[0].sendData(toAllPlayers: datagram, with: .unreliable) }
+        for (size, mode) in [(Limits.maximumReliableMessageBytes + 1, GKMatchSendDataMode.reliable), (Limits.maximumUnreliableMessageBytes + 1, .unreliable)] {
+            do {
+                try matches[0].sendData(toAllPlayers: Data(count: size), with: mode)
+                Issue.record("a \(size)-byte \(mode) message was accepted")
+            } catch let error as GKError {
+                #expect(error.code == .invalidParameter)
+                #expect(error.message.contains("at most"))
+            }
+        }
+        let a = Self.id(devices[0])
+        try await eventually("the largest messages arrived") {
+            inbox.received.contains { $0.player == a && $0.bytes == largest } && inbox.received.contains { $0.player == a && $0.bytes == datagram }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(inbox.received.allSatisfy { $0.bytes == largest || $0.bytes == datagram })
+        #expect(inbox.received.filter { $0.bytes == largest }.count == 1)
+
+        matches[0].disconnect()
+        do {
+            try matches[0].sendData(toAllPlayers: Data("late".utf8), with: .reliable)
+            Issue.record("a send after disconnect was accepted")
+        } catch let error as GKError {
+            #expect(error.code == .invalidParameter)
+        }
+        try await server.stop()
+    }
+
+    @Test func leavingIsToldAtOnceAndASilentMemberIsDisconnectedAfterTheTimeout() async throws {
+        let server = try await Self.server()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let proxied = try #require(URL(string: "http://127.0.0.1:\(proxy.port)"))
+        let (devices, matches) = try await Self.match([server.url, server.url, proxied, server.url], game: Self.briefGame)
+        let inboxes = matches.map(MatchInbox.init)
+        let ids = devices.map(Self.id)
+
+        // A member who leaves: the others hear it at once, and it is no longer in their playerIDs.
+        let left = ContinuousClock.now
+        matches[0].disconnect()
+        try await eventually(within: 1, "the others heard A leave") {
+            inboxes[1].states(of: ids[0]) == [.disconnected] && inboxes[3].states(of: ids[0]) == [.disconnected]
+        }
+        #expect(ContinuousClock.now - left < .seconds(1))
+        #expect(!matches[1].playerIDs.contains(ids[0]))
+
+        // A member whose network swallows everything: disconnected once silent for the match's timeout (1.5 s; its
+        // last heartbeat was at most a quarter of that before the network went quiet), not before.
+        let silenced = ContinuousClock.now
+        proxy.setBlackHole(true)
+        try await Task.sleep(for: .milliseconds(1000))
+        #expect(inboxes[1].states(of: ids[2]).isEmpty)
+        try await eventually(within: 5, "the others heard C time out") {
+            inboxes[1].states(of: ids[2]) == [.disconnected] && inboxes[3].states(of: ids[2]) == [.disconnected]
+        }
+        #expect(ContinuousClock.now - silenced >= .milliseconds(1100))
+        #expect(Set(matches[1].playerIDs) == [ids[3]])
+        // The silenced device finds out too: its match fails once it cannot reach the relay for the timeout.
+        try await eventually(within: 10, "C's match failed") { !inboxes[2].failed.isEmpty }
+        #expect((inboxes[2].failed.first as? GKError)?.code == .communicationsFailure)
+        #expect(try await Self.statistics(server)["membersTimedOut"] == 1)
+        await proxy.stop()
+        try await server.stop()
+    }
+
+    @Test func reliableDataSurvivesDelayAndConnectionsThatKeepBreaking() async throws {
+        let server = try await Self.server()
+        let senderProxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port, seed: 7)
+        let receiverProxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port, seed: 11)
+        let (devices, matches) = try await Self.match([
+            try #require(URL(string: "http://127.0.0.1:\(senderProxy.port)")), try #require(URL(string: "http://127.0.0.1:\(receiverProxy.port)")),
+        ])
+        let inbox = MatchInbox(matches[1])
+        let a = Self.id(devices[0])
+        // Both sides' connections break every 20–200 KB (losing what was in flight), with 0–3 ms of delay.
+        for proxy in [senderProxy, receiverProxy] {
+            proxy.setDelay(Duration.zero ... Duration.milliseconds(3))
+            proxy.setCutAfterBytes(20_000 ... 200_000)
+            // Limits are drawn per connection: break the current ones so that their successors get one.
+            proxy.cutAllConnections()
+        }
+        try await Self.sendNumbered(matches[0], tag: "m", count: 10_000)
+        try await eventually(within: 90, "all 10,000 arrived") { inbox.texts(from: a).count >= 10_000 }
+        for proxy in [senderProxy, receiverProxy] { proxy.setCutAfterBytes(nil) }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(inbox.texts(from: a) == Self.numbered("m", 10_000))
+        #expect(senderProxy.cutConnections + receiverProxy.cutConnections >= 3)
+        #expect(inbox.failed.isEmpty)
+        await senderProxy.stop()
+        await receiverProxy.stop()
+        try await server.stop()
+    }
+
+    @Test func forgedReplayedAndGarbageDatagramsAreDroppedAndCounted() async throws {
+        let server = try await Self.server()
+        let (devices, matches) = try await Self.match([server.url, server.url])
+        let inbox = MatchInbox(matches[1])
+        let a = Self.id(devices[0]), b = Self.id(devices[1])
+        // A hostile client takes over A's seat (A's own connection is replaced and its match ends).
+        let raw = try await RawRelayClient.connect(devices[0], matchID: matches[0].matchID, udpPort: server.boundUDPPort)
+        let bIndex = try #require(raw.index(of: b))
+
+        try await raw.sendDatagram(ByteBuffer(bytes: [0x7F] + (0..<63).map { _ in UInt8.random(in: 0...255) }))
+        var unknown = raw.sealedData("unknown connection", to: [bIndex])
+        unknown.setInteger(raw.welcome.connectionID &+ 1, at: 1)
+        try await raw.sendDatagram(unknown)
+        try await raw.sendDatagram(raw.sealedData("wrong key", to: [bIndex], key: RelayKey.random()))
+        let genuine = raw.sealedData("genuine", to: [bIndex])
+        try await raw.sendDatagram(genuine)
+        try await raw.sendDatagram(genuine)
+        var tampered = raw.sealedData("tampered", to: [bIndex])
+        tampered.setInteger(tampered.getInteger(at: 20, as: UInt8.self)! ^ 1, at: 20)
+        try await raw.sendDatagram(tampered)
+        // The sender is who the relay authenticated: the frame carries no sender, B hears A.
+        raw.send(.reliable(seq: 1, recipients: [bIndex], payload: ByteBuffer(string: "reliable from raw")))
+
+        try await eventually("the genuine messages arrived") { inbox.texts(from: a).count >= 2 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(inbox.texts(from: a).sorted() == ["genuine", "reliable from raw"])
+        let counters = try await Self.statistics(server)
+        #expect(counters["datagramsMalformed"] == 1)
+        #expect(counters["datagramsUnknownConnection"] == 1)
+        #expect(counters["datagramsForged"] == 2)
+        #expect(counters["datagramsReplayed"] == 1)
+        #expect(counters["unreliableForwarded"] == 1)
+        raw.close()
+        try await server.stop()
+    }
+
+    @Test func aFloodingOrOversizingClientLosesItsSeatAndNobodyElseIsAffected() async throws {
+        let server = try await Self.server()
+        let (devices, matches) = try await Self.match([server.url, server.url, server.url], game: Self.briefGame)
+        let inboxes = matches.map(MatchInbox.init)
+        let ids = devices.map(Self.id)
+        let raw = try await RawRelayClient.connect(devices[0], matchID: matches[0].matchID, udpPort: server.boundUDPPort)
+        // An oversized frame ends only that connection.
+        raw.send(.reliable(seq: 1, recipients: [], payload: ByteBuffer(repeating: 1, count: Limits.maximumReliableMessageBytes + 1)))
+        try await eventually("the oversized frame closed the raw connection") { raw.isClosed }
+        #expect(try await Self.statistics(server)["protocolErrors"] == 1)
+        #expect(inboxes[1].texts(from: ids[0]).isEmpty)
+
+        // A flood of reliable messages far beyond the relay's burst (5,000 + 1.5 s at 1,000/s) and rate: the relay
+        // takes the member out.
+        let flooder = try await RawRelayClient.connect(devices[0], matchID: matches[0].matchID, udpPort: server.boundUDPPort)
+        // Addressed to the flooder itself (nobody): the flood costs the relay its reading, not deliveries to the others.
+        let own = try #require(flooder.index(of: ids[0]))
+        for seq in 1...20_000 { flooder.send(.reliable(seq: UInt64(seq), recipients: [own], payload: ByteBuffer(string: "f"))) }
+        try await eventually(within: 60, "the others heard the flooder leave") {
+            inboxes[1].states(of: ids[0]).last == .disconnected && inboxes[2].states(of: ids[0]).last == .disconnected
+        }
+        #expect(flooder.received.contains { if case .closing(.flooding, _) = $0 { true } else { false } })
+        let counters = try await Self.statistics(server)
+        #expect(counters["membersFlooding"] == 1)
+        #expect((counters["nonMemberRecipients"] ?? 0) >= 6_500)
+        #expect(flooder.received.filter { if case .error = $0 { true } else { false } }.count <= 3)
+        #expect(inboxes[1].texts(from: ids[0]).isEmpty && inboxes[2].texts(from: ids[0]).isEmpty)
+        // The others' match goes on.
+        try matches[1].sendData(toAllPlayers: Data("still here".utf8), with: .reliable)
+        try await eventually("the match goes on") { inboxes[2].texts(from: ids[1]) == ["still here"] }
+        flooder.close()
+        raw.close()
+        try await server.stop()
+    }
+
+    @Test func unreliableDataFallsBackToTheWebSocketWhenUDPIsBlockedAndSurvivesDuplicates() async throws {
+        let udpPort = try FreePort.udp()
+        let udpProxy = try await FaultyUDPProxy.start(forwardingTo: "127.0.0.1", port: udpPort, seed: 3)
+        let server = try await Self.server(arguments: ["--udp-public", "127.0.0.1:\(udpProxy.port)"], udpPort: udpPort)
+
+        // Every datagram doubled: each unreliable message still arrives at most once (replays are dropped).
+        udpProxy.setDuplicate(1)
+        let (devices, matches) = try await Self.match([server.url, server.url])
+        let inbox = MatchInbox(matches[1])
+        let a = Self.id(devices[0])
+        try await Task.sleep(for: .milliseconds(300))
+        for i in 0..<50 { try matches[0].sendData(toAllPlayers: Data("dup:\(i)".utf8), with: .unreliable) }
+        try await eventually("unreliable data arrived through the UDP proxy") { inbox.texts(from: a).count >= 40 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(Set(inbox.texts(from: a)).count == inbox.texts(from: a).count)
+        #expect(try await Self.statistics(server)["datagramsReplayed"] ?? 0 >= 40)
+        #expect(udpProxy.statistics.duplicated > 0)
+
+        // UDP blocked for new matches: the SDK says so in its log and sends unreliable data over the WebSocket.
+        udpProxy.setDuplicate(0)
+        udpProxy.setBlocked(true)
+        let (blockedDevices, blockedMatches) = try await Self.match([server.url, server.url])
+        let blockedInbox = MatchInbox(blockedMatches[1])
+        try await Task.sleep(for: .milliseconds(2500))
+        for i in 0..<20 { try blockedMatches[0].sendData(toAllPlayers: Data("ws:\(i)".utf8), with: .unreliable) }
+        try await eventually("unreliable data arrived over the WebSocket") { blockedInbox.texts(from: Self.id(blockedDevices[0])).count == 20 }
+        #expect(blockedInbox.texts(from: Self.id(blockedDevices[0])) == (0..<20).map { "ws:\($0)" })
+        await udpProxy.stop()
+        try await server.stop()
+    }
+}
