@@ -53,8 +53,9 @@ import Testing
         let defaults = try Self.load(Self.valid).matchmaking
         #expect(defaults == MatchmakingSettings())
         #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == 120 && !defaults.rolesRequired)
-        let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30 }").matchmaking
-        #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30)
+        let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5 }").matchmaking
+        #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30 && set.timeoutMilliseconds == 2500)
+        #expect(defaults.timeoutMilliseconds == 10_000)
     }
 
     @Test func theExampleGameLoads() throws {
@@ -166,6 +167,8 @@ import Testing
              field: "matchmaking.fillSeconds", rule: "from 0.0 to 30.0"),
         Case(name: "fill time is a number", yaml: head + "matchmaking: { fillSeconds: soon }",
              field: "matchmaking.fillSeconds", rule: "number of seconds"),
+        Case(name: "relay timeout is 0.5 to 300 seconds", yaml: head + "matchmaking: { timeoutSeconds: 0.1 }",
+             field: "matchmaking.timeoutSeconds", rule: "from 0.5 to 300.0"),
         Case(name: "invitations live 10 to 3600 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
              field: "matchmaking.invitationSeconds", rule: "from 10 to 3600"),
         Case(name: "roles are on or off", yaml: head + "matchmaking: { rolesRequired: maybe }",

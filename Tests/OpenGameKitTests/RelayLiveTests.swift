@@ -326,7 +326,9 @@ import Testing
         try await eventually(within: 60, "the others heard the flooder leave") {
             inboxes[1].states(of: ids[0]).last == .disconnected && inboxes[2].states(of: ids[0]).last == .disconnected
         }
-        #expect(flooder.received.contains { if case .closing(.flooding, _) = $0 { true } else { false } })
+        try await eventually("the flooder was told why") {
+            flooder.received.contains { if case .closing(.flooding, _) = $0 { true } else { false } }
+        }
         let counters = try await Self.statistics(server)
         #expect(counters["membersFlooding"] == 1)
         #expect((counters["nonMemberRecipients"] ?? 0) >= 6_500)
