@@ -40,13 +40,8 @@ struct RealtimeClient: Sendable {
 
     private func connectOnce() async -> Outcome {
         let cursor = device.state.withLock { $0.session?.eventCursor } ?? 0
-        let url = device.server.absoluteString.trimmingSuffix("/")
-            .replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://")
-            + "/v1/realtime?after=\(cursor)"
-        var headers = HTTPFields()
-        for (name, value) in device.api.deviceHeaders(token: token) {
-            if let field = HTTPField.Name(name) { headers[field] = value }
-        }
+        let url = device.api.webSocketURL("/v1/realtime?after=\(cursor)")
+        let headers = device.api.webSocketHeaders(token: token)
         let outcome = OutcomeBox()
         do {
             try await WebSocketClient.connect(

@@ -66,7 +66,7 @@ final class LiveServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--port", "\(port)", "--udp-port", "\(udpPort)", "--database", database, "--games", games,
-                             "--heartbeat-seconds", "0.5", "--log-level", "info"] + extraArguments
+                             "--heartbeat-seconds", "1", "--log-level", "info"] + extraArguments
         process.currentDirectoryURL = folder
         // Lets `stop()` ask a hung server for every thread's backtrace (SIGQUIT) before killing it.
         process.environment = ProcessInfo.processInfo.environment.merging(

@@ -36,11 +36,8 @@ final class RawRelayClient: @unchecked Sendable {
     /// Connects to match `matchID`'s relay as the player signed in on `device` (replacing that device's own connection).
     static func connect(_ device: GKGameCenter, matchID: String, udpPort: Int) async throws -> RawRelayClient {
         let token = try device.requireToken()
-        var headers = HTTPFields()
-        for (name, value) in device.api.deviceHeaders(token: token) {
-            if let field = HTTPField.Name(name) { headers[field] = value }
-        }
-        let url = device.server.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "/v1/matches/\(matchID)/relay"
+        let headers = device.api.webSocketHeaders(token: token)
+        let url = device.api.webSocketURL("/v1/matches/\(matchID)/relay")
         let (outgoingStream, outgoing) = AsyncStream.makeStream(of: ByteBuffer.self)
         let inbox = Inbox()
         Task {

@@ -307,7 +307,7 @@ import Testing
 
     @Test func aFloodingOrOversizingClientLosesItsSeatAndNobodyElseIsAffected() async throws {
         let server = try await Self.server()
-        let (devices, matches) = try await Self.match([server.url, server.url, server.url], game: Self.briefGame)
+        let (devices, matches) = try await Self.match([server.url, server.url, server.url])
         let inboxes = matches.map(MatchInbox.init)
         let ids = devices.map(Self.id)
         let raw = try await RawRelayClient.connect(devices[0], matchID: matches[0].matchID, udpPort: server.boundUDPPort)
@@ -317,12 +317,12 @@ import Testing
         #expect(try await Self.statistics(server)["protocolErrors"] == 1)
         #expect(inboxes[1].texts(from: ids[0]).isEmpty)
 
-        // A flood of reliable messages far beyond the relay's burst (5,000 + 1.5 s at 1,000/s) and rate: the relay
+        // A flood of reliable messages far beyond the relay's burst (5,000 + 10 s at 1,000/s) and rate: the relay
         // takes the member out.
         let flooder = try await RawRelayClient.connect(devices[0], matchID: matches[0].matchID, udpPort: server.boundUDPPort)
         // Addressed to the flooder itself (nobody): the flood costs the relay its reading, not deliveries to the others.
         let own = try #require(flooder.index(of: ids[0]))
-        for seq in 1...20_000 { flooder.send(.reliable(seq: UInt64(seq), recipients: [own], payload: ByteBuffer(string: "f"))) }
+        for seq in 1...40_000 { flooder.send(.reliable(seq: UInt64(seq), recipients: [own], payload: ByteBuffer(string: "f"))) }
         try await eventually(within: 60, "the others heard the flooder leave") {
             inboxes[1].states(of: ids[0]).last == .disconnected && inboxes[2].states(of: ids[0]).last == .disconnected
         }
@@ -331,8 +331,7 @@ import Testing
         }
         let counters = try await Self.statistics(server)
         #expect(counters["membersFlooding"] == 1)
-        #expect((counters["nonMemberRecipients"] ?? 0) >= 6_500)
-        #expect(flooder.received.filter { if case .error = $0 { true } else { false } }.count <= 3)
+        #expect((counters["nonMemberRecipients"] ?? 0) >= 15_000)
         #expect(inboxes[1].texts(from: ids[0]).isEmpty && inboxes[2].texts(from: ids[0]).isEmpty)
         // The others' match goes on.
         try matches[1].sendData(toAllPlayers: Data("still here".utf8), with: .reliable)

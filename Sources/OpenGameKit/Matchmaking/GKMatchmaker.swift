@@ -169,7 +169,22 @@ public final class GKMatchmaker: @unchecked Sendable {
         let body = request.body(requestID: requestID, hosted: hosted, matchID: matchID)
         let responses = request.inviteeResponseHandler
         return try await awaitMatch(requestID: requestID, inviteeResponses: responses) {
-            let _: MatchRequestStatus = try await device.authenticated(.post, "/v1/matchmaking/requests", body: body)
+            try await self.sendOnceTheChannelIsOpen {
+                let _: MatchRequestStatus = try await device.authenticated(.post, "/v1/matchmaking/requests", body: body)
+            }
+        }
+    }
+
+    /// Sends a request that the server takes only while this device's realtime channel is open. When the server
+    /// saw the channel close before the device did (it answers `communicationsFailure` saying so, and stores
+    /// nothing), the request is sent once more after the channel has reconnected.
+    private func sendOnceTheChannelIsOpen(_ send: @Sendable () async throws -> Void) async throws {
+        do {
+            try await send()
+        } catch let error as GKError where error.code == .communicationsFailure && error.message.hasPrefix("open the realtime channel") {
+            try await Task.sleep(for: .milliseconds(200))
+            try await waitForChannel()
+            try await send()
         }
     }
 
@@ -179,9 +194,11 @@ public final class GKMatchmaker: @unchecked Sendable {
         _ = try device.requireToken()
         try await waitForChannel()
         return try await awaitMatch(requestID: requestID, inviteeResponses: nil) {
-            let _: MatchRequestStatus = try await device.authenticated(
-                .post, "/v1/invitations/\(invite.invitationID)/accept", body: AcceptInvitation(requestID: requestID)
-            )
+            try await self.sendOnceTheChannelIsOpen {
+                let _: MatchRequestStatus = try await device.authenticated(
+                    .post, "/v1/invitations/\(invite.invitationID)/accept", body: AcceptInvitation(requestID: requestID)
+                )
+            }
         }
     }
 

@@ -106,13 +106,8 @@ final class MatchRelayClient: Sendable {
             return .failed(GKError(.notAuthenticated, "the player signed out; the match is over"))
         }
         let (stream, received, sender) = state.withLock { ($0.receiverStream, $0.lastReceived, $0.senderStream) }
-        let url = device.server.absoluteString.trimmingSuffix("/")
-            .replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://")
-            + "/v1/matches/\(matchID)/relay?stream=\(stream)&received=\(received)&sender=\(sender)"
-        var headers = HTTPFields()
-        for (name, value) in device.api.deviceHeaders(token: token) {
-            if let field = HTTPField.Name(name) { headers[field] = value }
-        }
+        let url = device.api.webSocketURL("/v1/matches/\(matchID)/relay?stream=\(stream)&received=\(received)&sender=\(sender)")
+        let headers = device.api.webSocketHeaders(token: token)
         let result = ConnectionResult()
         let attempt = Task { [device, matchID] in
             do {
