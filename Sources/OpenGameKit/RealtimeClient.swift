@@ -26,6 +26,15 @@ struct RealtimeClient: Sendable {
                     delay = 0.1
                 case .failed:
                     delay = min(delay * 2, 5)
+                case .refused:
+                    // The upgrade answer does not say why; a plain request does (a revoked or expired session).
+                    do {
+                        _ = try await device.api.send(.GET, "/v1/me", token: token, as: LocalPlayerProfile.self)
+                    } catch let error as GKError where error.code == .notAuthenticated {
+                        await device.localPlayer.sessionEnded(token: token, error: error)
+                        return
+                    } catch {}
+                    delay = min(delay * 2, 5)
                 }
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000 * Double.random(in: 0.8...1.2))))
             }
@@ -36,6 +45,8 @@ struct RealtimeClient: Sendable {
         case sessionEnded(String)
         case wasConnected
         case failed
+        /// The server answered the upgrade request with an error.
+        case refused
     }
 
     private func connectOnce() async -> Outcome {
@@ -49,6 +60,8 @@ struct RealtimeClient: Sendable {
             ) { inbound, outbound, _ in
                 try await handle(inbound: inbound, outbound: outbound, outcome: outcome)
             }
+        } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
+            return .refused
         } catch {
             device.logger.debug("realtime channel failed", metadata: ["error": "\(error)"])
         }

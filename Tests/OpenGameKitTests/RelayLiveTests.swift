@@ -136,6 +136,28 @@ import Testing
         try await server.stop()
     }
 
+    @Test func sixteenPlayersEachHearEveryOtherInOrder() async throws {
+        let server = try await Self.server()
+        let (devices, matches) = try await Self.match(Array(repeating: server.url, count: 16))
+        let inboxes = matches.map(MatchInbox.init)
+        let ids = devices.map(Self.id)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, match) in matches.enumerated() {
+                group.addTask { try await Self.sendNumbered(match, tag: "p\(i)", count: 50) }
+            }
+            try await group.waitForAll()
+        }
+        try await eventually(within: 60, "every member heard every other") {
+            inboxes.allSatisfy { $0.received.count >= 15 * 50 }
+        }
+        for (i, inbox) in inboxes.enumerated() {
+            for (j, id) in ids.enumerated() {
+                #expect(inbox.texts(from: id) == (i == j ? [] : Self.numbered("p\(j)", 50)))
+            }
+        }
+        try await server.stop()
+    }
+
     @Test func subsetSendsReachOnlyTheNamedMembersAndNonMembersAreRefused() async throws {
         let server = try await Self.server()
         let (devices, matches) = try await Self.match([server.url, server.url, server.url, server.url])

@@ -274,29 +274,32 @@ struct RelayMatchState {
         }
         let (targets, unknown) = resolve(recipients, from: index)
         if !unknown.isEmpty { effects.wakes += reportNonMembers(unknown, to: index, now: now, statistics: statistics) }
+        let maximumQueued = limits.maximumQueuedUnreliable
         for target in targets {
-            let t = Int(target)
-            guard var connection = members[t].connection, connection.closing == nil else { continue }
-            if let address = connection.udpAddress {
-                connection.datagramCounter += 1
-                var datagram = ByteBuffer()
-                datagram.reserveCapacity(payload.readableBytes + RelayDatagram.headerSize + RelayDatagram.tagSize + 1)
-                let body = RelayDatagram.serverDataBody(sender: index, payload: payload)
-                RelayDatagram.seal(RelayDatagramHeader(kind: .serverData, connectionID: connection.connectionID, counter: connection.datagramCounter),
-                                   body: body, key: connection.key, into: &datagram)
-                datagrams.append((address, datagram))
-            } else if connection.queuedUnreliable < limits.maximumQueuedUnreliable {
+            // In place: a copy of the connection would copy its queued frames on every append.
+            let forwarded = withConnection(Int(target)) { connection -> Bool in
+                guard connection.closing == nil else { return false }
+                if let address = connection.udpAddress {
+                    connection.datagramCounter += 1
+                    var datagram = ByteBuffer()
+                    datagram.reserveCapacity(payload.readableBytes + RelayDatagram.headerSize + RelayDatagram.tagSize + 1)
+                    RelayDatagram.seal(RelayDatagramHeader(kind: .serverData, connectionID: connection.connectionID, counter: connection.datagramCounter),
+                                       body: RelayDatagram.serverDataBody(sender: index, payload: payload), key: connection.key, into: &datagram)
+                    datagrams.append((address, datagram))
+                    return true
+                }
+                guard connection.queuedUnreliable < maximumQueued else {
+                    statistics.add(.unreliableQueueFull)
+                    return false
+                }
                 var frame = ByteBuffer()
                 RelayServerFrame.unreliable(sender: index, payload: payload).write(to: &frame)
                 connection.control.append(frame)
                 connection.queuedUnreliable += 1
                 effects.wakes.append(connection.wake)
-            } else {
-                statistics.add(.unreliableQueueFull)
-                continue
+                return true
             }
-            members[t].connection = connection
-            statistics.add(.unreliableForwarded)
+            if forwarded == true { statistics.add(.unreliableForwarded) }
         }
         return effects
     }
@@ -325,6 +328,12 @@ struct RelayMatchState {
                            body: ByteBuffer(), key: connection.key, into: &datagram)
         members[i].connection = connection
         return datagram
+    }
+
+    /// Runs `body` on member `index`'s open connection in place; nil when the member has none.
+    private mutating func withConnection<Result>(_ index: Int, _ body: (inout RelayConnectionSlot) -> Result) -> Result? {
+        guard members[index].connection != nil else { return nil }
+        return body(&members[index].connection!)
     }
 
     // MARK: Addressing
