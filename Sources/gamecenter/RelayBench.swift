@@ -60,6 +60,11 @@ struct RelayBench: AsyncParsableCommand {
         let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger, relayPreload: preload)
         print(String(format: "\nserver start with %d started matches stored: %.2f s", matches, secondsSince(started)))
         do {
+            print("\n## Relay round trip without the SDK: two protocol clients on blocking sockets, 100 B unreliable")
+            let lean = try await LeanRoundTrip.measure(server: server, preload: preload, roundTrips: roundTrips)
+            print(String(format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP",
+                         lean.p50 * 1e6, lean.p99 * 1e6, lean.lost, roundTrips, lean.p50 / rawRTT.p50))
+
             print("\n## Relay round trip: SDK player → relay → SDK player → relay → SDK player, 100 B unreliable")
             let rtt = try await SDKRoundTrip.measure(server: server, bundleID: bundleID, roundTrips: roundTrips)
             print(String(format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP (goal ≤ 3×)",

@@ -78,7 +78,8 @@ enum RelayLoad {
         return welcomes.compactMap { $0 }
     }
 
-    private static func connect(server: BenchServer, preload: RelayPreload, player: Int) async throws -> RelayWelcome {
+    /// Opens player `player`'s relay WebSocket (kept open until the process ends) and returns its welcome.
+    static func connect(server: BenchServer, preload: RelayPreload, player: Int) async throws -> RelayWelcome {
         var headers = HTTPFields()
         headers[.authorization] = "Bearer \(preload.token(player))"
         headers[HTTPField.Name("X-GameCenter-Bundle-ID")!] = preload.bundleID
