@@ -39,14 +39,15 @@ struct RelayConnection {
             relay.unregister(connectionID)
             match.state.withLock { $0.detach(memberIndex, connectionID: connectionID) }
         }
-        let timeoutMillis = UInt32(clamping: match.timeout.components.seconds * 1000 + match.timeout.components.attoseconds / 1_000_000_000_000_000)
-        let heartbeat = Duration.milliseconds(max(50, Int(Double(timeoutMillis) / relay.limits.heartbeatsPerTimeout)))
+        let timeoutMillis = UInt32(clamping: Int(match.timeout.seconds * 1000))
+        let heartbeatMillis = max(50, Int(Double(timeoutMillis) / relay.limits.heartbeatsPerTimeout))
+        let heartbeat = Duration.milliseconds(heartbeatMillis)
         let udp = relay.datagramAddress
         var frame = ByteBuffer()
         RelayServerFrame.welcome(RelayWelcome(
             connectionID: connectionID, key: key, udpHost: udp.host, udpPort: UInt16(clamping: udp.port),
             memberIndex: welcome.memberIndex, acceptedSeq: welcome.acceptedSeq, receiverStream: welcome.receiverStream,
-            heartbeatMillis: UInt32(heartbeat.components.seconds * 1000 + heartbeat.components.attoseconds / 1_000_000_000_000_000),
+            heartbeatMillis: UInt32(clamping: heartbeatMillis),
             timeoutMillis: timeoutMillis, maxMessagesPerSecond: UInt32(relay.limits.messagesPerSecond),
             burstMessages: UInt32(relay.limits.burstMessages), members: welcome.members
         )).write(to: &frame)

@@ -16,6 +16,6 @@ struct RelayLimits: Sendable {
     /// The burst the relay itself allows: what a device may send at the advertised limits while its network is
     /// stalled for up to `timeout` arrives all at once, and must not count as a flood.
     func enforcedBurst(timeout: Duration) -> Double {
-        burstMessages + messagesPerSecond * (Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        burstMessages + messagesPerSecond * timeout.seconds
     }
 }

@@ -22,10 +22,13 @@ struct RelayMatchState {
         var wakes: [AsyncStream<Void>.Continuation] = []
         /// Members who left through the relay (timeout, flooding, too slow); their departure must be stored.
         var departed: [(playerID: String, reason: RelayCloseReason)] = []
+        /// A member left: the match may be over.
+        var memberLeft = false
 
         mutating func append(_ other: Effects) {
             wakes += other.wakes
             departed += other.departed
+            memberLeft = memberLeft || other.memberLeft
         }
     }
 
@@ -99,6 +102,7 @@ struct RelayMatchState {
         guard members[i].state != .left else { return effects }
         members[i].state = .left
         members[i].leftReason = reason
+        effects.memberLeft = true
         members[i].outbound.removeAll()
         members[i].outboundBytes = 0
         if members[i].connection != nil {

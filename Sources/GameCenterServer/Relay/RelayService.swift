@@ -102,7 +102,8 @@ final class RelayService: Service {
                 }
             }
         }
-        if match.state.withLock({ $0.isOver }) {
+        // Only a departure can end the match: the per-message path skips the check.
+        if effects.memberLeft, match.state.withLock({ $0.isOver }) {
             matches.withLock { matches in
                 if matches[match.matchID] === match { matches.removeValue(forKey: match.matchID) }
             }
@@ -193,7 +194,7 @@ final class RelayService: Service {
             let now = ContinuousClock.now
             for match in matches.withLock({ Array($0.values) }) {
                 let effects = match.state.withLock { $0.expire(now: now, statistics: statistics) }
-                if !effects.wakes.isEmpty || !effects.departed.isEmpty { apply(effects, of: match) }
+                if effects.memberLeft { apply(effects, of: match) }
             }
         }
     }
