@@ -39,12 +39,22 @@ public final class Database: Sendable {
         logger: Logger = Logger(label: "gamecenter.storage"),
         _ body: @Sendable (Database) async throws -> T
     ) async throws -> T {
+        try await withDatabase(url: url, logger: logger, migrations: Migrations.all, body)
+    }
+
+    /// ``withDatabase(url:logger:_:)`` applying only `migrations` (tests of an upgrade start from an older schema).
+    static func withDatabase<T: Sendable>(
+        url: String,
+        logger: Logger = Logger(label: "gamecenter.storage"),
+        migrations: [Migration],
+        _ body: @Sendable (Database) async throws -> T
+    ) async throws -> T {
         let location = try DatabaseLocation(url)
         switch location {
         case .sqlite(let path):
             let database = try await openSQLite(path: path, logger: logger)
             do {
-                try await database.migrate()
+                try await database.migrate(migrations)
                 let result = try await body(database)
                 await database.closeSQLite()
                 return result
@@ -58,7 +68,7 @@ public final class Database: Sendable {
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
-                try await database.migrate()
+                try await database.migrate(migrations)
                 return try await body(database)
             }
         }
@@ -156,8 +166,8 @@ public final class Database: Sendable {
         }
     }
 
-    /// Applies every migration that this database has not applied yet, each in its own transaction.
-    func migrate() async throws {
+    /// Applies, in one transaction, every one of `migrations` that this database has not applied yet.
+    func migrate(_ migrations: [Migration]) async throws {
         try await write { session in
             if session.engine == .postgres {
                 // Several nodes may start at once against one database: one migrates, the others wait.
@@ -169,7 +179,7 @@ public final class Database: Sendable {
                 """).run()
             let applied = Set(try await session.sql.raw("SELECT version FROM schema_migrations").all()
                 .map { try $0.decode(column: "version", as: Int64.self) })
-            for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
+            for migration in migrations where !applied.contains(Int64(migration.version)) {
                 for statement in migration.statements(for: session.engine) {
                     try await session.sql.raw(SQLQueryString(statement)).run()
                 }

@@ -164,7 +164,40 @@ enum Migrations {
             "CREATE INDEX invitations_by_invitee ON invitations (invitee, state)",
             "CREATE INDEX invitations_by_match ON invitations (match_id)",
         ]),
+        leaderboardScans,
     ]
+
+    /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become
+    /// range scans that never visit the table row by row. `best_scores` is stored in its key's order (SQLite:
+    /// WITHOUT ROWID), and the time index carries what the rolling windows need (category, player, value; the
+    /// score id is the row id on SQLite, the key on PostgreSQL).
+    private static let leaderboardScans = Migration(
+        version: 5, name: "leaderboard rebuild scans", common: [],
+        sqliteOnly: [
+            """
+            CREATE TABLE best_scores_by_key (
+                bundle_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                category TEXT NOT NULL,
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                score_id BIGINT NOT NULL,
+                value BIGINT NOT NULL,
+                PRIMARY KEY (bundle_id, environment, category, player_id)
+            ) WITHOUT ROWID
+            """,
+            """
+            INSERT INTO best_scores_by_key (bundle_id, environment, category, player_id, score_id, value)
+            SELECT bundle_id, environment, category, player_id, score_id, value FROM best_scores
+            """,
+            "DROP TABLE best_scores",
+            "ALTER TABLE best_scores_by_key RENAME TO best_scores",
+            "DROP INDEX scores_by_time",
+            "CREATE INDEX scores_by_time ON scores (bundle_id, environment, reported_at, category, player_id, value)",
+        ],
+        postgresOnly: [
+            "DROP INDEX scores_by_time",
+            "CREATE INDEX scores_by_time ON scores (bundle_id, environment, reported_at) INCLUDE (category, player_id, value, score_id)",
+        ])
 
     /// Every report is kept (`scores`, whose id orders reports: earlier report, smaller id); `best_scores` holds
     /// each player's all-time best per leaderboard so that a rank index rebuilds from one row per player.

@@ -74,62 +74,64 @@ extension StorageSession {
             """).all().map(Self.scoreRecord)
     }
 
-    /// Calls `body` with every player's all-time best on each of `categories` of one game and environment.
+    /// Calls `body` with every player's all-time best on each of `categories` of one game and environment (a player
+    /// with bests on several categories comes once per category).
     public func forEachBestScore(
         bundleID: String, environment: String, categories: [String],
-        _ body: @escaping @Sendable (_ category: String, _ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
+        _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
     ) async throws {
         guard !categories.isEmpty else { return }
         if let connection = sqliteConnection {
             // A board of a million players is read at every start: SQLite's rows are taken as they come.
             try await connection.query("""
-                SELECT category, player_id, score_id, value FROM best_scores
+                SELECT player_id, score_id, value FROM best_scores
                 WHERE bundle_id = ? AND environment = ? AND category IN (\(Self.placeholders(categories.count)))
                 """, [.text(bundleID), .text(environment)] + categories.map { .text($0) }) { row in
-                guard case .text(let category)? = row.column("category"), case .text(let player)? = row.column("player_id"),
-                      case .integer(let id)? = row.column("score_id"), case .integer(let value)? = row.column("value") else { return }
-                body(category, player, Int64(id), Int64(value))
+                // By position: a lookup by name hashes the name, three times a row.
+                let columns = row.columns
+                guard columns.count == 3, case .text(let player) = columns[0].data,
+                      case .integer(let id) = columns[1].data, case .integer(let value) = columns[2].data else { return }
+                body(player, Int64(id), Int64(value))
             }
             return
         }
         try await sql.raw("""
-            SELECT category, player_id, score_id, value FROM best_scores
+            SELECT player_id, score_id, value FROM best_scores
             WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category IN (\(binds: categories))
             """).run { row in
-            guard let category = try? row.string("category"), let player = try? row.string("player_id"),
-                  let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
-            body(category, player, id, value)
+            guard let player = try? row.string("player_id"), let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
+            body(player, id, value)
         }
     }
 
-    /// Calls `body` with every report on `categories` of one game and environment made at or after `since`,
-    /// in report order.
-    public func forEachScore(
+    /// Calls `body` with every report on `categories` of one game and environment made at or after `since`, in time
+    /// order (reports made in the same millisecond in any order: the score id tells them apart). Reads only the time
+    /// index, which carries these columns.
+    public func forEachRecentScore(
         bundleID: String, environment: String, categories: [String], since: Int64,
-        _ body: @escaping @Sendable (ScoreRecord) -> Void
+        _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64, _ reportedAt: Int64) -> Void
     ) async throws {
         guard !categories.isEmpty else { return }
         if let connection = sqliteConnection {
             try await connection.query("""
-                SELECT score_id, category, player_id, value, context, reported_at FROM scores
+                SELECT player_id, score_id, value, reported_at FROM scores INDEXED BY scores_by_time
                 WHERE bundle_id = ? AND environment = ? AND reported_at >= ? AND category IN (\(Self.placeholders(categories.count)))
-                ORDER BY score_id
                 """, [.text(bundleID), .text(environment), .integer(SQLiteInt64(since))] + categories.map { .text($0) }) { row in
-                guard case .integer(let id)? = row.column("score_id"), case .text(let category)? = row.column("category"),
-                      case .text(let player)? = row.column("player_id"), case .integer(let value)? = row.column("value"),
-                      case .integer(let context)? = row.column("context"), case .integer(let reportedAt)? = row.column("reported_at") else { return }
-                body(ScoreRecord(scoreID: Int64(id), category: category, playerID: player, value: Int64(value),
-                                 context: UInt64(bitPattern: Int64(context)), reportedAt: Int64(reportedAt)))
+                let columns = row.columns
+                guard columns.count == 4, case .text(let player) = columns[0].data, case .integer(let id) = columns[1].data,
+                      case .integer(let value) = columns[2].data, case .integer(let reportedAt) = columns[3].data else { return }
+                body(player, Int64(id), Int64(value), Int64(reportedAt))
             }
             return
         }
         try await sql.raw("""
-            SELECT score_id, category, player_id, value, context, reported_at FROM scores
+            SELECT player_id, score_id, value, reported_at FROM scores
             WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND reported_at >= \(bind: since)
               AND category IN (\(binds: categories))
-            ORDER BY score_id
             """).run { row in
-            if let record = try? Self.scoreRecord(row) { body(record) }
+            guard let player = try? row.string("player_id"), let id = try? row.int("score_id"),
+                  let value = try? row.int("value"), let reportedAt = try? row.int("reported_at") else { return }
+            body(player, id, value, reportedAt)
         }
     }
 

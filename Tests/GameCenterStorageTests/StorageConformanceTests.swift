@@ -270,26 +270,41 @@ import Testing
 
             let best = BestRows()
             try await db.read { storage in
-                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["high", "low"]) { category, _, id, value in
-                    best.add(category, id, value)
+                for category in ["high", "low"] {
+                    try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: [category]) { playerID, id, value in
+                        #expect(playerID == player.playerID)
+                        best.add(category, id, value)
+                    }
                 }
             }
+            let both = BestRows()
+            try await db.read { storage in
+                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["high", "low"]) { _, id, value in
+                    both.add("\(id)", id, value)
+                }
+            }
+            #expect(both.rows.count == 2)
             // The highest and the lowest; an equal later value does not replace the earlier one.
             #expect(best.rows["high"]?.value == 30 && best.rows["high"]?.id == first[3].scoreID && best.rows["high"]?.id != equal[0].scoreID)
             #expect(best.rows["low"]?.value == 400)
 
             let recent = RecentRows()
             try await db.read { storage in
-                try await storage.forEachScore(bundleID: bundle, environment: "sandbox", categories: ["high"], since: 200) { recent.add($0) }
+                try await storage.forEachRecentScore(bundleID: bundle, environment: "sandbox", categories: ["high"], since: 200) { playerID, id, value, reportedAt in
+                    recent.add(RecentRow(playerID: playerID, scoreID: id, value: value, reportedAt: reportedAt))
+                }
             }
-            #expect(recent.records.map(\.value) == [20, 30])
+            #expect(recent.rows.map(\.value) == [20, 30])
+            #expect(recent.rows.map(\.reportedAt) == [200, 300])
+            #expect(recent.rows.allSatisfy { $0.playerID == player.playerID })
+            #expect(recent.rows.last?.scoreID == equal[0].scoreID)
             #expect(try await db.read { try await $0.scores(ids: first.map(\.scoreID)) }.count == 4)
 
             #expect(try await db.write { try await $0.deleteScores(bundleID: bundle, playerID: player.playerID) } == 7)
             let after = BestRows()
             try await db.read { storage in
-                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["high", "low"]) { category, _, id, value in
-                    after.add(category, id, value)
+                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["high", "low"]) { _, id, value in
+                    after.add("\(id)", id, value)
                 }
             }
             #expect(after.rows.isEmpty)
@@ -326,9 +341,16 @@ private final class BestRows: @unchecked Sendable {
 }
 
 /// Score records streamed from storage.
+private struct RecentRow {
+    var playerID: String
+    var scoreID: Int64
+    var value: Int64
+    var reportedAt: Int64
+}
+
 private final class RecentRows: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [ScoreRecord] = []
-    func add(_ record: ScoreRecord) { lock.withLock { stored.append(record) } }
-    var records: [ScoreRecord] { lock.withLock { stored } }
+    private var stored: [RecentRow] = []
+    func add(_ row: RecentRow) { lock.withLock { stored.append(row) } }
+    var rows: [RecentRow] { lock.withLock { stored } }
 }

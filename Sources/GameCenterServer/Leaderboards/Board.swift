@@ -50,14 +50,21 @@ final class Board: Sendable {
         }
     }
 
-    /// Installs what was read from storage (all-time bests, and each player's reports of the last week in report
-    /// order), then replays the reports that arrived meanwhile. Called once by ``LeaderboardIndex``.
-    func finishBuilding(best: [(player: UInt32, key: RankKey)], recent: [UInt32: [WindowBoard.Report]], now: Int64) {
+    /// The day's and the week's windows built at once from the reports of the last week, in parallel.
+    static func windows(from recent: RecentReports, higherIsBetter: Bool, now: Int64) async -> Handover<(today: WindowBoard, week: WindowBoard)> {
+        async let today = Handover(WindowBoard(length: dayMillis, higherIsBetter: higherIsBetter, reports: recent, now: now))
+        let week = WindowBoard(length: weekMillis, higherIsBetter: higherIsBetter, reports: recent, now: now)
+        return Handover((await today.value, week))
+    }
+
+    /// Installs what was built from storage, then replays the reports that arrived meanwhile. Called once by
+    /// ``LeaderboardIndex``.
+    func finishBuilding(allTime: Handover<RankIndex>, windows: Handover<(today: WindowBoard, week: WindowBoard)>) {
         state.withLock { state in
             let pending = state.pending ?? []
-            state.allTime = RankIndex(entries: best)
-            state.today = WindowBoard(length: Self.dayMillis, higherIsBetter: higherIsBetter, reportsByPlayer: recent, now: now)
-            state.week = WindowBoard(length: Self.weekMillis, higherIsBetter: higherIsBetter, reportsByPlayer: recent, now: now)
+            state.allTime = allTime.value
+            state.today = windows.value.today
+            state.week = windows.value.week
             state.pending = nil
             for report in pending { Self.apply(report, to: &state, higherIsBetter: higherIsBetter) }
         }

@@ -85,53 +85,66 @@ final class LeaderboardIndex: Sendable {
 
     private func build(_ board: Board, id: BoardID, now: @escaping @Sendable () -> Int64) async throws {
         let started = ContinuousClock.now
-        let collected = Collected()
-        let players = players
-        let higherIsBetter = board.higherIsBetter
-        try await database.read { storage in
-            try await storage.forEachBestScore(bundleID: id.bundleID, environment: id.environment, categories: board.categories) { _, playerID, scoreID, value in
-                collected.best(player: players.number(for: playerID), key: RankKey(value: value, scoreID: scoreID, higherIsBetter: higherIsBetter))
-            }
-        }
         let since = now() - Board.weekMillis
-        try await database.read { storage in
-            try await storage.forEachScore(bundleID: id.bundleID, environment: id.environment, categories: board.categories, since: since) { record in
-                collected.recent(player: players.number(for: record.playerID),
-                                 WindowBoard.Report(value: record.value, scoreID: record.scoreID, reportedAt: record.reportedAt))
-            }
-        }
-        let (best, recent) = collected.take()
-        board.finishBuilding(best: best.map { (player: $0.key, key: $0.value) }, recent: recent, now: now())
+        // Two reads on two connections at once, each a range scan of one index; each index is built as soon as its
+        // rows are in.
+        async let allTime = allTimeIndex(id: id, categories: board.categories, higherIsBetter: board.higherIsBetter)
+        async let windows = windows(id: id, categories: board.categories, higherIsBetter: board.higherIsBetter, since: since, now: now())
+        let (built, recent) = try await (allTime, windows)
+        let (entries, playersThisWeek) = (built.value.count, recent.value.week.index.count)
+        board.finishBuilding(allTime: built, windows: recent)
         logger.debug("built leaderboard index", metadata: [
             "bundle_id": "\(id.bundleID)", "category": "\(id.category)", "environment": "\(id.environment)",
-            "entries": "\(best.count)", "players_this_week": "\(recent.count)", "duration": "\(ContinuousClock.now - started)",
+            "entries": "\(entries)", "players_this_week": "\(playersThisWeek)", "duration": "\(ContinuousClock.now - started)",
         ])
     }
 
-    /// Rows streamed from storage while a board is built.
-    private final class Collected: Sendable {
-        private struct Rows {
-            var best: [UInt32: RankKey] = [:]
-            /// Each player's reports of the last week, in report order (the query's order).
-            var recent: [UInt32: [WindowBoard.Report]] = [:]
-        }
-
-        private let rows = Mutex(Rows())
-
-        /// An aggregate gets one row per member: keep the best.
-        func best(player: UInt32, key: RankKey) {
-            rows.withLock { rows in
-                if let current = rows.best[player], current < key { return }
-                rows.best[player] = key
+    /// The all-time index: each player's best on the board (an aggregate has a row per member leaderboard: the best
+    /// wins).
+    private func allTimeIndex(id: BoardID, categories: [String], higherIsBetter: Bool) async throws -> Handover<RankIndex> {
+        let rows = Rows<(player: PlayerNumbers.Key, key: RankKey)>()
+        try await database.read { storage in
+            try await storage.forEachBestScore(bundleID: id.bundleID, environment: id.environment, categories: categories) { playerID, scoreID, value in
+                rows.append((PlayerNumbers.Key(playerID), RankKey(value: value, scoreID: scoreID, higherIsBetter: higherIsBetter)))
             }
         }
+        let read = rows.take()
+        let numbers = players.numbers(for: read.map(\.player))
+        var entries = zip(numbers, read).map { (player: $0, key: $1.key) }
+        if categories.count > 1 {
+            var best: [UInt32: RankKey] = [:]
+            best.reserveCapacity(entries.count)
+            for entry in entries where best[entry.player].map({ entry.key < $0 }) ?? true { best[entry.player] = entry.key }
+            entries = best.map { (player: $0.key, key: $0.value) }
+        }
+        return Handover(RankIndex(entries: entries))
+    }
 
-        func recent(player: UInt32, _ report: WindowBoard.Report) {
-            rows.withLock { $0.recent[player, default: []].append(report) }
+    /// The day's and the week's windows, from the reports of the last week.
+    private func windows(id: BoardID, categories: [String], higherIsBetter: Bool, since: Int64, now: Int64) async throws
+        -> Handover<(today: WindowBoard, week: WindowBoard)> {
+        let rows = Rows<(player: PlayerNumbers.Key, report: WindowBoard.Report)>()
+        try await database.read { storage in
+            try await storage.forEachRecentScore(bundleID: id.bundleID, environment: id.environment, categories: categories, since: since) { playerID, scoreID, value, reportedAt in
+                rows.append((PlayerNumbers.Key(playerID), WindowBoard.Report(value: value, scoreID: scoreID, reportedAt: reportedAt)))
+            }
+        }
+        let read = rows.take()
+        let numbers = players.numbers(for: read.map(\.player))
+        let recent = RecentReports(zip(numbers, read).map { (player: $0, report: $1.report) })
+        return await Board.windows(from: recent, higherIsBetter: higherIsBetter, now: now)
+    }
+
+    /// Rows streamed from storage (on the database's thread) while a board is built.
+    private final class Rows<Row: Sendable>: Sendable {
+        private let rows = Mutex<[Row]>([])
+
+        func append(_ row: Row) {
+            rows.withLock { $0.append(row) }
         }
 
-        func take() -> (best: [UInt32: RankKey], recent: [UInt32: [WindowBoard.Report]]) {
-            rows.withLock { ($0.best, $0.recent) }
+        func take() -> [Row] {
+            rows.withLock { $0 }
         }
     }
 }

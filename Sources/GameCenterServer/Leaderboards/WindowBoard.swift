@@ -9,7 +9,7 @@ import HeapModule
 /// most once (by score id). Not thread-safe: ``Board`` guards it.
 struct WindowBoard {
     /// A report inside the window.
-    struct Report: Equatable {
+    struct Report: Equatable, Sendable {
         var value: Int64
         var scoreID: Int64
         var reportedAt: Int64
@@ -26,7 +26,7 @@ struct WindowBoard {
     let higherIsBetter: Bool
     /// The players' current entries.
     private(set) var index = RankIndex()
-    private var reports: [UInt32: [Report]] = [:]
+    private var reports: [UInt32: Kept] = [:]
     private var expiries = Heap<Expiry>()
     private var horizon: Int64 = .min
 
@@ -35,20 +35,32 @@ struct WindowBoard {
         self.higherIsBetter = higherIsBetter
     }
 
-    /// A window built at once from stored reports (each player's in report order), as of `now`: the same state
-    /// as adding them one by one, without a million single updates.
-    init(length: Int64, higherIsBetter: Bool, reportsByPlayer: [UInt32: [Report]], now: Int64) {
+    /// A window built at once from stored reports, as of `now`: the same state as adding them one by one, without
+    /// a million single updates.
+    init(length: Int64, higherIsBetter: Bool, reports stored: RecentReports, now: Int64) {
         self.init(length: length, higherIsBetter: higherIsBetter)
         horizon = now
         var entries: [(player: UInt32, key: RankKey)] = []
         var expiries: [Expiry] = []
-        for (player, inOrder) in reportsByPlayer {
-            var kept: [Report] = []
-            for report in inOrder where report.reportedAt + length > now {
-                while let last = kept.last, isStrictlyBetter(report, last) { kept.removeLast() }
-                kept.append(report)
+        entries.reserveCapacity(stored.playerCount)
+        expiries.reserveCapacity(stored.playerCount)
+        reports.reserveCapacity(stored.playerCount)
+        stored.forEachPlayer { player, inOrder in
+            let kept: Kept
+            if inOrder.count == 1, let only = inOrder.first {
+                // The usual case, without an array.
+                guard only.reportedAt + length > now else { return }
+                kept = .one(only)
+            } else {
+                var chain: [Report] = []
+                for report in inOrder where report.reportedAt + length > now {
+                    while let last = chain.last, isStrictlyBetter(report, last) { chain.removeLast() }
+                    chain.append(report)
+                }
+                guard let built = Kept(chain) else { return }
+                kept = built
             }
-            guard let first = kept.first else { continue }
+            let first = kept.first
             reports[player] = kept
             entries.append((player, RankKey(value: first.value, scoreID: first.scoreID, higherIsBetter: higherIsBetter)))
             expiries.append(Expiry(at: first.reportedAt + length, player: player))
@@ -60,7 +72,7 @@ struct WindowBoard {
     /// Adds a report (ignored when it is outside the window, already known, or can never be the player's best).
     mutating func add(_ report: Report, player: UInt32) {
         guard report.reportedAt + length > horizon else { return }
-        var kept = reports[player] ?? []
+        var kept = reports[player]?.reports ?? []
         if kept.contains(where: { $0.scoreID == report.scoreID }) { return }
         // Dominated: a report at the same time or later that is strictly better.
         if kept.contains(where: { $0.reportedAt >= report.reportedAt && isStrictlyBetter($0, report) }) { return }
@@ -68,7 +80,7 @@ struct WindowBoard {
         let position = kept.firstIndex { ($0.reportedAt, $0.scoreID) > (report.reportedAt, report.scoreID) } ?? kept.endIndex
         kept.insert(report, at: position)
         let previousFirst = reports[player]?.first
-        reports[player] = kept
+        reports[player] = Kept(kept)
         if kept.first != previousFirst { entryChanged(player: player, to: kept.first) }
     }
 
@@ -77,10 +89,10 @@ struct WindowBoard {
         horizon = max(horizon, now)
         while let next = expiries.min, next.at <= horizon {
             _ = expiries.removeMin()
-            guard var kept = reports[next.player] else { continue }
+            guard var kept = reports[next.player]?.reports else { continue }
             let before = kept.first
             kept.removeAll { $0.reportedAt + length <= horizon }
-            reports[next.player] = kept.isEmpty ? nil : kept
+            reports[next.player] = Kept(kept)
             if kept.first != before { entryChanged(player: next.player, to: kept.first) }
         }
     }
@@ -94,6 +106,36 @@ struct WindowBoard {
     /// The report behind the player's entry.
     func entry(of player: UInt32) -> Report? { reports[player]?.first }
 
+    /// A player's kept reports, in time order; the first is their entry. One report, the usual case, is kept inline.
+    private enum Kept {
+        case one(Report)
+        /// Two or more.
+        case many([Report])
+
+        /// Nil for no reports.
+        init?(_ reports: [Report]) {
+            switch reports.count {
+            case 0: return nil
+            case 1: self = .one(reports[0])
+            default: self = .many(reports)
+            }
+        }
+
+        var reports: [Report] {
+            switch self {
+            case .one(let report): [report]
+            case .many(let reports): reports
+            }
+        }
+
+        var first: Report {
+            switch self {
+            case .one(let report): report
+            case .many(let reports): reports[0]
+            }
+        }
+    }
+
     private mutating func entryChanged(player: UInt32, to first: Report?) {
         guard let first else {
             index.remove(player: player)
@@ -105,6 +147,57 @@ struct WindowBoard {
 
     private func isStrictlyBetter(_ a: Report, _ b: Report) -> Bool {
         higherIsBetter ? a.value > b.value : a.value < b.value
+    }
+}
+
+/// Reports read from storage for the rolling windows, grouped by player and, within a player, in report order.
+struct RecentReports: Sendable {
+    private var reports: [WindowBoard.Report] = []
+    /// `reports[starts[i]..<starts[i + 1]]` are the reports of `players[i]`.
+    private var players: [UInt32] = []
+    private var starts: [Int] = [0]
+
+    /// Number of players with at least one report.
+    var playerCount: Int { players.count }
+
+    /// Groups `rows` (in time order, as storage's scan gives them) by player.
+    init(_ rows: [(player: UInt32, report: WindowBoard.Report)]) {
+        guard let highest = rows.lazy.map(\.player).max() else { return }
+        let grouped: [(player: UInt32, report: WindowBoard.Report)]
+        if Int(highest) <= 4 * rows.count {
+            // Player numbers are small and dense: a counting sort groups them in linear time, keeping time order.
+            var next = [Int](repeating: 0, count: Int(highest) + 2)
+            for row in rows { next[Int(row.player) + 1] += 1 }
+            for index in 1..<next.count { next[index] += next[index - 1] }
+            grouped = Array(unsafeUninitializedCapacity: rows.count) { buffer, initialized in
+                for row in rows {
+                    buffer.initializeElement(at: next[Int(row.player)], to: row)
+                    next[Int(row.player)] += 1
+                }
+                initialized = rows.count
+            }
+        } else {
+            // A board with few of the server's players.
+            grouped = rows.sorted { ($0.player, $0.report.scoreID) < ($1.player, $1.report.scoreID) }
+        }
+        reports = grouped.map(\.report)
+        players.reserveCapacity(rows.count)
+        for (index, row) in grouped.enumerated() where index == 0 || grouped[index - 1].player != row.player {
+            if index > 0 { starts.append(index) }
+            players.append(row.player)
+        }
+        starts.append(grouped.count)
+        // Reports of one millisecond may come in any order: put each player's in report order.
+        for index in players.indices where starts[index + 1] - starts[index] > 1 {
+            reports[starts[index]..<starts[index + 1]].sort { $0.scoreID < $1.scoreID }
+        }
+    }
+
+    /// Calls `body` with each player and their reports.
+    func forEachPlayer(_ body: (UInt32, ArraySlice<WindowBoard.Report>) -> Void) {
+        for (index, player) in players.enumerated() {
+            body(player, reports[starts[index]..<starts[index + 1]])
+        }
     }
 }
 

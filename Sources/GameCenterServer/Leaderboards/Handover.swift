@@ -1,0 +1,9 @@
+/// A value made by one task and handed to another, which from then on is its only user: an index built by a child
+/// task while a board is built, then installed under the board's lock.
+struct Handover<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+@testable import GameCenterStorage
+import Testing
+
+/// Upgrades of a database that already holds data: nothing is lost, and the new schema is the one queries expect.
+@Suite struct MigrationTests {
+    /// Version 5 rebuilds `best_scores` (SQLite: WITHOUT ROWID) and the time index; every stored score survives and
+    /// both rebuild scans read one index only.
+    @Test func leaderboardScansUpgradeKeepsEveryScore() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-migration-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = "sqlite:\(folder.path)/upgrade.sqlite"
+        let bundle = "com.example.upgrade"
+        let players = (0..<50).map { n in
+            PlayerRecord(playerID: "G:upgrade-\(n)", environment: "sandbox", accountName: "upgrade-\(n)", passwordHash: "hash",
+                         alias: "Player \(n)", underage: false, createdAt: 1_000)
+        }
+        let before = try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 4 }) { db in
+            var stored: [ScoreRecord] = []
+            for (n, player) in players.enumerated() {
+                _ = try await db.write { try await $0.insertPlayer(player) }
+                stored += try await db.write { storage in
+                    try await storage.insertScores([NewScore(category: "points", value: Int64(n % 7), context: UInt64(n), higherIsBetter: true),
+                                                    NewScore(category: "points", value: Int64(n % 5), context: 0, higherIsBetter: true)],
+                                                   bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: 10_000 + Int64(n))
+                }
+            }
+            return stored
+        }
+
+        try await Database.withDatabase(url: url) { db in
+            let best = Collected<(String, Int64, Int64)>()
+            let recent = Collected<(String, Int64, Int64, Int64)>()
+            let plans = try await db.read { storage in
+                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["points"]) { best.add(($0, $1, $2)) }
+                try await storage.forEachRecentScore(bundleID: bundle, environment: "sandbox", categories: ["points"], since: 0) {
+                    recent.add(($0, $1, $2, $3))
+                }
+                let schema = try await storage.sql.raw("SELECT sql FROM sqlite_master WHERE name = 'best_scores'").all()
+                    .map { try $0.decode(column: "sql", as: String.self) }
+                let plan = try await storage.sql.raw("""
+                    EXPLAIN QUERY PLAN SELECT player_id, score_id, value, reported_at FROM scores INDEXED BY scores_by_time
+                    WHERE bundle_id = 'b' AND environment = 'sandbox' AND reported_at >= 0 AND category IN ('points')
+                    """).all().map { try $0.decode(column: "detail", as: String.self) }
+                return (schema, plan)
+            }
+            // Every player's best: the highest value, the earlier report among equals.
+            let expectedBest = Dictionary(grouping: before, by: \.playerID).mapValues { reports in
+                reports.min { ($1.value, $0.scoreID) < ($0.value, $1.scoreID) }!
+            }
+            #expect(best.rows.count == players.count)
+            for (playerID, scoreID, value) in best.rows {
+                #expect(expectedBest[playerID]?.scoreID == scoreID && expectedBest[playerID]?.value == value)
+            }
+            #expect(recent.rows.map(\.1).sorted() == before.map(\.scoreID).sorted())
+            #expect(recent.rows.map(\.3) == recent.rows.map(\.3).sorted(), "the time index gives reports in time order")
+            #expect(plans.0.first?.contains("WITHOUT ROWID") == true)
+            #expect(plans.1.contains { $0.contains("COVERING INDEX scores_by_time") }, "plan: \(plans.1)")
+        }
+    }
+}
+
+/// Rows streamed from storage.
+private final class Collected<Row: Sendable>: Sendable {
+    private let stored = Mutex<[Row]>([])
+    func add(_ row: Row) { stored.withLock { $0.append(row) } }
+    var rows: [Row] { stored.withLock { $0 } }
+}
