@@ -69,6 +69,23 @@ extension StorageSession {
     /// The stored reports with these ids (missing ids are skipped), in no particular order.
     public func scores(ids: [Int64]) async throws -> [ScoreRecord] {
         guard !ids.isEmpty else { return [] }
+        if let connection = sqliteConnection {
+            // Every leaderboard page reads these rows: taken by position, not decoded by name.
+            let rows = Mutex<[ScoreRecord]>([])
+            try await connection.query("""
+                SELECT score_id, category, player_id, value, context, reported_at FROM scores WHERE score_id IN (\(Self.placeholders(ids.count)))
+                """, ids.map { .integer(SQLiteInt64($0)) }) { row in
+                let columns = row.columns
+                guard columns.count == 6, case .integer(let id) = columns[0].data, case .text(let category) = columns[1].data,
+                      case .text(let player) = columns[2].data, case .integer(let value) = columns[3].data,
+                      case .integer(let context) = columns[4].data, case .integer(let reportedAt) = columns[5].data else { return }
+                rows.withLock {
+                    $0.append(ScoreRecord(scoreID: Int64(id), category: category, playerID: player, value: Int64(value),
+                                          context: UInt64(bitPattern: Int64(context)), reportedAt: Int64(reportedAt)))
+                }
+            }
+            return rows.withLock { $0 }
+        }
         return try await sql.raw("""
             SELECT score_id, category, player_id, value, context, reported_at FROM scores WHERE score_id IN (\(binds: ids))
             """).all().map(Self.scoreRecord)

@@ -116,6 +116,42 @@ import Testing
         }
     }
 
+    /// Lookups are answered from a short-lived cache: every change made on the server shows in the very next lookup.
+    @Test func lookupsSeeEveryChangeAtOnce() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(alias: "Alice"), eve = try await client.signUp(alias: "Eve")
+            func look(_ id: String, by token: String, environment: String = "sandbox") async throws -> PlayerLookupResponse {
+                try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: [id]), token: token, environment: environment)
+                    .decode(PlayerLookupResponse.self)
+            }
+            #expect(try await look(alice.player.playerID, by: eve.token).players.first?.alias == "Alice")
+            _ = try await client.send(.patch, "/v1/me", UpdateProfileRequest(alias: "Alicia", status: "Back soon"), token: alice.token)
+            let renamed = try await look(alice.player.playerID, by: eve.token).players.first
+            #expect(renamed?.alias == "Alicia")
+            #expect(renamed?.status == nil, "a stranger does not see the status")
+
+            _ = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [eve.player.playerID], message: nil), token: alice.token)
+            let request = try #require(try await pending(client, eve.token).first)
+            _ = try await client.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: eve.token)
+            let friend = try await look(alice.player.playerID, by: eve.token).players.first
+            #expect(friend?.isFriend == true)
+            #expect(friend?.status == "Back soon")
+            _ = try await client.send(.patch, "/v1/me", UpdateProfileRequest(status: "Playing"), token: alice.token)
+            #expect(try await look(alice.player.playerID, by: eve.token).players.first?.status == "Playing")
+
+            #expect(try await client.call(.delete, "/v1/friends/\(eve.player.playerID)", token: alice.token).status == .noContent)
+            let stranger = try await look(alice.player.playerID, by: eve.token).players.first
+            #expect(stranger?.isFriend == false)
+            #expect(stranger?.status == nil)
+
+            // A cached sandbox player is still unknown to a device of the live environment.
+            let live = try await client.signUp(alias: "Live", environment: "live")
+            let fromLive = try await look(alice.player.playerID, by: live.token, environment: "live")
+            #expect(fromLive.players.isEmpty)
+            #expect(fromLive.unknownPlayerIDs == [alice.player.playerID])
+        }
+    }
+
     @Test func lookupsValidateTheirIDs() async throws {
         try await TestServer.run { client in
             let alice = try await client.signUp()

@@ -9,11 +9,15 @@ struct AccountService: Sendable {
     let configuration: AccountPolicy
     let credentials: Credentials
     let sessionCache = SessionCache()
+    /// Told when a profile or the games a player played change.
+    let players: PlayerCache
     let clock: @Sendable () -> Date
 
-    init(database: Database, bus: any EventBus, configuration: AccountPolicy, clock: @escaping @Sendable () -> Date = Date.init) {
+    init(database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache,
+         clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.bus = bus
+        self.players = players
         self.configuration = configuration
         self.credentials = Credentials(bcryptCost: configuration.bcryptCost)
         self.clock = clock
@@ -53,10 +57,12 @@ struct AccountService: Sendable {
             try await recordFailure(environment: environment, account: account, now: now)
             throw APIError.invalidCredentials
         }
-        return try await database.write { storage in
+        let opened = try await database.write { storage in
             try await storage.clearSignInFailures(environment: environment, accountName: account)
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
+        players.playerChanged(player.playerID)   // the game is now among their recently played
+        return opened
     }
 
     private func recordFailure(environment: String, account: String, now: Int64) async throws {
@@ -153,6 +159,7 @@ struct AccountService: Sendable {
             try await storage.recordPlayedGame(playerID: session.playerID, bundleID: device.game.bundleID, now: now)
             return try await storage.player(id: session.playerID)
         }
+        players.playerChanged(session.playerID)
         guard let player else { throw APIError.notAuthenticated }
         return Self.profile(player)
     }
@@ -163,6 +170,7 @@ struct AccountService: Sendable {
         let status = try request.status.map(AccountRules.status)
         let now = Clock.millis(clock())
         let player = try await database.write { try await $0.updateProfile(playerID: session.playerID, alias: alias, status: status, now: now) }
+        players.playerChanged(session.playerID)
         guard let player else { throw APIError.notAuthenticated }
         return Self.profile(player)
     }

@@ -73,9 +73,10 @@ public enum GameCenterApp {
             self.database = database
             self.registry = registry
             self.bus = bus
-            self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, clock: clock)
-            self.players = PlayerService(database: database, registry: registry, clock: clock)
-            self.friends = FriendService(database: database, bus: bus, clock: clock)
+            let playerCache = PlayerCache()
+            self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, players: playerCache, clock: clock)
+            self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
+            self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock)
             self.achievements = AchievementService(database: database, bus: bus, clock: clock)
             let index = LeaderboardIndex(database: database, logger: logger)
             self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared)

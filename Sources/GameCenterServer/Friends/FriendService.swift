@@ -7,6 +7,8 @@ import GameCenterStorage
 struct FriendService: Sendable {
     let database: Database
     let bus: any EventBus
+    /// Told when friendships change.
+    let players: PlayerCache
     let clock: @Sendable () -> Date
 
     func friends(of session: AuthenticatedSession) async throws -> [String] {
@@ -70,6 +72,7 @@ struct FriendService: Sendable {
                                           to: request.fromPlayer, now: now, in: storage)
             return request.fromPlayer
         }
+        players.friendshipChanged(sender, session.playerID)
         bus.publish(.playerEvents(playerID: sender))
     }
 
@@ -101,6 +104,7 @@ struct FriendService: Sendable {
             guard try await storage.deleteFriendship(session.playerID, friendID) else { throw APIError.notAFriend(friendID) }
             _ = try await EventLog.append(.friendRemoved, FriendRemoved(playerID: session.playerID), to: friendID, now: now, in: storage)
         }
+        players.friendshipChanged(session.playerID, friendID)
         bus.publish(.playerEvents(playerID: friendID))
     }
 

@@ -30,6 +30,8 @@ final class LeaderboardIndex: Sendable {
 
     /// Player numbers shared by every board.
     let players = PlayerNumbers()
+    /// The reports behind the boards' entries, as far as they were read or accepted recently.
+    let records = ScoreRecordCache()
     private let database: Database
     private let logger: Logger
     private let slots = Mutex<[BoardID: Slot]>([:])
@@ -64,6 +66,7 @@ final class LeaderboardIndex: Sendable {
 
     /// Applies accepted reports to every board (built or being built) they feed.
     func apply(_ records: [ScoreRecord], bundleID: String, environment: String) {
+        self.records.store(records)
         let boards = slots.withLock { slots in
             slots.filter { $0.key.bundleID == bundleID && $0.key.environment == environment }.map(\.value.board)
         }
@@ -78,6 +81,7 @@ final class LeaderboardIndex: Sendable {
 
     /// Removes a player from every board of a game (their scores were erased).
     func remove(playerID: String, bundleID: String) {
+        records.remove(playerID: playerID)
         guard let player = players.existingNumber(for: playerID) else { return }
         let boards = slots.withLock { slots in slots.filter { $0.key.bundleID == bundleID }.map(\.value.board) }
         for board in boards { board.remove(player: player) }

@@ -21,5 +21,62 @@ struct LeaderboardRoutes {
 }
 
 extension LeaderboardList: ResponseEncodable {}
-extension LeaderboardPage: ResponseEncodable {}
-extension ScoreReportResult: ResponseEncodable {}
+
+// Pages and report answers are sent many times a second: they write their own JSON (see JSONWriter).
+
+extension LeaderboardPage: ResponseGenerator, JSONWritable {
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        JSONWriter.response(self)
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.key("category")
+            json.string(category)
+            json.key("title")
+            json.string(title)
+            json.key("scores")
+            json.array(scores) { json, score in score.write(to: &json) }
+            if let localPlayerScore {
+                json.key("localPlayerScore")
+                localPlayerScore.write(to: &json)
+            }
+            json.key("maxRange")
+            json.integer(maxRange)
+        }
+    }
+}
+
+extension ScoreReportResult: ResponseGenerator, JSONWritable {
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        JSONWriter.response(self)
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.key("scores")
+            json.array(scores) { json, score in score.write(to: &json) }
+        }
+    }
+}
+
+extension ScoreEntry: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.key("category")
+            json.string(category)
+            json.key("playerID")
+            json.string(playerID)
+            json.key("value")
+            json.integer(value)
+            json.key("context")
+            json.integer(context)
+            json.key("date")
+            json.date(date)
+            json.key("formattedValue")
+            json.string(formattedValue)
+            json.key("rank")
+            json.integer(rank)
+        }
+    }
+}

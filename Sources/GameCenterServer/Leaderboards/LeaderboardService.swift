@@ -88,7 +88,7 @@ struct LeaderboardService: Sendable {
             }
         }
         let ids = ranked.page.map(\.key.scoreID) + (ranked.local.map { [$0.key.scoreID] } ?? [])
-        let records = Dictionary(try await database.read { try await $0.scores(ids: ids) }.map { ($0.scoreID, $0) }) { a, _ in a }
+        let records = Dictionary(try await scoreRecords(ids).map { ($0.scoreID, $0) }) { a, _ in a }
         let scores = ranked.page.compactMap { item in
             records[item.key.scoreID].map { entry($0, rank: item.rank, game: game, locale: device.locale) }
         }
@@ -110,10 +110,10 @@ struct LeaderboardService: Sendable {
         let (page, count) = board.withIndex(Self.scope(timeScope), now: clock.nowMillis()) { index in
             (index.entries(in: rangeStart...(rangeStart + rangeLength - 1)), index.count)
         }
-        let (records, aliases) = try await database.read { storage in
-            let records = try await storage.scores(ids: page.map(\.key.scoreID))
+        let records = try await scoreRecords(page.map(\.key.scoreID))
+        let aliases = try await database.read { storage in
             let players = try await storage.players(ids: Array(Set(records.map(\.playerID))), environment: environment.rawValue)
-            return (records, Dictionary(players.map { ($0.playerID, $0.alias) }) { a, _ in a })
+            return Dictionary(players.map { ($0.playerID, $0.alias) }) { a, _ in a }
         }
         let byID = Dictionary(records.map { ($0.scoreID, $0) }) { a, _ in a }
         let entries = page.compactMap { item in
@@ -127,6 +127,15 @@ struct LeaderboardService: Sendable {
         let removed = try await database.write { try await $0.deleteScores(bundleID: game.bundleID, playerID: playerID) }
         index.remove(playerID: playerID, bundleID: game.bundleID)
         return removed
+    }
+
+    /// The stored reports with these ids (missing ones skipped): from the cache, the rest from storage.
+    private func scoreRecords(_ ids: [Int64]) async throws -> [ScoreRecord] {
+        let (found, missing) = index.records.lookup(ids)
+        guard !missing.isEmpty else { return found }
+        let read = try await database.read { try await $0.scores(ids: missing) }
+        index.records.store(read)
+        return found + read
     }
 
     /// Ranks a set of players among themselves (friends scope, named players).

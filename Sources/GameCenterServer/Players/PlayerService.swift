@@ -11,31 +11,52 @@ struct PlayerService: Sendable {
 
     let database: Database
     let registry: GameRegistry
+    let cache: PlayerCache
     let clock: @Sendable () -> Date
 
     func loadPlayers(_ ids: [String], caller: AuthenticatedSession, device: DeviceIdentity) async throws -> PlayerLookupResponse {
         let wanted = try PlayerIDRules.list(ids)
-        let since = Clock.millis(clock()) - Int64(Self.recentWindow * 1000)
-        return try await database.read { storage in
-            let found = try await storage.players(ids: wanted, environment: device.environment.rawValue, asSeenBy: caller.playerID)
-            let byID = Dictionary(uniqueKeysWithValues: found.map { ($0.player.playerID, $0) })
-            // Status and recent games are for friends (and oneself) only.
-            let insiders = found.filter { $0.isFriend || $0.player.playerID == caller.playerID }.map(\.player.playerID)
-            let recent = try await storage.playedGames(playerIDs: insiders, since: since, limit: Self.recentLimit)
-            let players = wanted.compactMap { id -> PlayerProfile? in
-                guard let (player, isFriend) = byID[id] else { return nil }
-                var profile = PlayerProfile(playerID: id, alias: player.alias, isFriend: isFriend)
-                if isFriend || id == caller.playerID {
-                    profile.status = player.status
-                    profile.recentGames = (recent[id] ?? []).map {
-                        RecentGame(bundleID: $0.bundleID, name: registry.game(bundleID: $0.bundleID)?.name ?? $0.bundleID,
-                                   lastPlayedAt: Clock.date($0.lastPlayedAt))
-                    }
-                }
-                return profile
+        let now = Clock.millis(clock())
+        var lookup = cache.lookup(wanted, viewer: caller.playerID, now: now)
+        var read = PlayerCache.Read()
+        if !lookup.missingPlayers.isEmpty || lookup.friends == nil {
+            let (missing, needFriends) = (lookup.missingPlayers, lookup.friends == nil)
+            (read.players, read.friends) = try await database.read { storage in
+                let players = missing.isEmpty ? [] : try await storage.players(ids: missing, environment: nil)
+                let friends = needFriends ? (caller.playerID, Set(try await storage.friendIDs(of: caller.playerID))) : nil
+                return (players, friends)
             }
-            return PlayerLookupResponse(players: players, unknownPlayerIDs: wanted.filter { byID[$0] == nil })
+            for player in read.players { lookup.players[player.playerID] = player }
+            if let (_, friendIDs) = read.friends { lookup.friends = friendIDs }
         }
+        let friends = lookup.friends ?? []
+        let environment = device.environment.rawValue
+        let found = wanted.filter { lookup.players[$0]?.environment == environment }
+        // Status and recent games are for friends (and oneself) only.
+        let insiders = found.filter { friends.contains($0) || $0 == caller.playerID }
+        let (cachedGames, missingGames) = cache.playedGames(insiders, now: now)
+        var recent = cachedGames
+        if !missingGames.isEmpty {
+            let since = now - Int64(Self.recentWindow * 1000)
+            let stored = try await database.read { try await $0.playedGames(playerIDs: missingGames, since: since, limit: Self.recentLimit) }
+            for id in missingGames { read.playedGames[id] = stored[id] ?? [] }
+            recent.merge(read.playedGames) { a, _ in a }
+        }
+        cache.store(read, readSince: lookup.generation, now: now)
+        let players = found.compactMap { id -> PlayerProfile? in
+            guard let player = lookup.players[id] else { return nil }
+            let isFriend = friends.contains(id)
+            var profile = PlayerProfile(playerID: id, alias: player.alias, isFriend: isFriend)
+            if isFriend || id == caller.playerID {
+                profile.status = player.status
+                profile.recentGames = (recent[id] ?? []).map {
+                    RecentGame(bundleID: $0.bundleID, name: registry.game(bundleID: $0.bundleID)?.name ?? $0.bundleID,
+                               lastPlayedAt: Clock.date($0.lastPlayedAt))
+                }
+            }
+            return profile
+        }
+        return PlayerLookupResponse(players: players, unknownPlayerIDs: wanted.filter { lookup.players[$0]?.environment != environment })
     }
 }
 
