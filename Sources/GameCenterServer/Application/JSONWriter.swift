@@ -50,7 +50,7 @@ struct JSONWriter {
         separate()
         buffer.writeInteger(UInt8(ascii: "\""))
         buffer.writeStaticString(key)
-        buffer.writeBytes([UInt8(ascii: "\""), UInt8(ascii: ":")])
+        buffer.writeStaticString("\":")
     }
 
     mutating func string(_ value: String) {
