@@ -17,6 +17,28 @@ import Testing
         #expect(try await server.stop() == 0)
     }
 
+    /// Connections that never send a whole request do not keep SIGTERM from stopping the server (one that sent
+    /// nothing used to hold its graceful shutdown open forever).
+    @Test func silentAndHalfSentConnectionsDoNotHoldAStop() async throws {
+        for firstBytes in ["", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"] {
+            let server = try LiveServer(engine: "sqlite")
+            try await server.start()
+            let connection = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(connection) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(connection, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            if !firstBytes.isEmpty { _ = firstBytes.withCString { send(connection, $0, strlen($0), 0) } }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await server.stop() == 0, "first bytes: \(firstBytes.debugDescription)")
+        }
+    }
+
     @Test(arguments: LiveServer.engines)
     func signUpThenResumeTheSavedSessionOnARestartedDevice(engine: String) async throws {
         let server = try LiveServer(engine: engine)

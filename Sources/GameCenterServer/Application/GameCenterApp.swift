@@ -2,6 +2,7 @@ import Foundation
 import GameCenterProtocol
 import GameCenterStorage
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -127,9 +128,13 @@ public enum GameCenterApp {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = makeRouter(services, configuration: configuration)
+        let webSocketResponder = router.buildResponder()
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1WebSocketChannel(inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder, configuration: .init(ws: .init(maxFrameSize: 1 << 20))))
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: [services.matchmaking, services.relay] + extraServices,
             onServerRunning: onServerRunning,
