@@ -145,6 +145,33 @@ struct GKSessionLiveTests {
         await b.invalidate()
     }
 
+    /// Accepting makes the peer connected at once, so a send right after it must not overtake the accept frame, even
+    /// when the session's event loop is busy (it did: the receiver, still connecting, took the data for a protocol
+    /// violation and closed the connection).
+    @Test(.timeLimit(.minutes(1)))
+    func dataSentRightAfterAcceptingFollowsTheAccept() async throws {
+        let id = uniqueSessionID("order")
+        let loopOfB = Self.busyGroup.next()
+        let (a, ra) = try makeSession(id, "Asker", .client)
+        let (b, rb) = try makeSession(id, "Accepter", .server, eventLoop: loopOfB)
+        a.isAvailable = true
+        b.isAvailable = true
+        #expect(await eventually { a.peers(with: .available) == [b.peerID] })
+        a.connect(toPeer: b.peerID, withTimeout: 20)
+        #expect(await eventually { rb.has(.request(a.peerID)) })
+        loopOfB.execute { usleep(100_000) }  // B's loop runs nothing else for 0.1 s: what a loaded machine does
+        try b.acceptConnection(fromPeer: a.peerID)
+        try b.send(Data("first".utf8), toPeers: [a.peerID], with: .reliable)
+        try b.sendData(toAllPeers: Data("second".utf8), with: .reliable)
+        #expect(await eventually { ra.messageCount == 2 })
+        #expect(ra.messages.map { String(decoding: $0.data, as: UTF8.self) } == ["first", "second"])
+        #expect(ra.has(.state(b.peerID, .connected)))
+        #expect(!ra.events.contains { if case .failed = $0 { true } else { false } })
+        #expect(a.peers(with: .connected) == [b.peerID])
+        await a.invalidate()
+        await b.invalidate()
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func subsetSendsReachOnlyTheChosenPeers() async throws {
         let id = uniqueSessionID("subset")
@@ -249,6 +276,8 @@ struct GKSessionLiveTests {
 
     /// An event loop group apart from NIO's shared one, for the process's lifetime (like the shared one).
     private static let separateGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// An event loop group only `dataSentRightAfterAcceptingFollowsTheAccept` blocks.
+    private static let busyGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     @Test(.timeLimit(.minutes(1)))
     func disconnectIsSeenByBothSides() async throws {

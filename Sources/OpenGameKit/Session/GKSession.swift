@@ -143,10 +143,9 @@ public final class GKSession: @unchecked Sendable {
     deinit {
         ticker.withLock { $0?.cancel() }
         let (handles, links) = state.withLock { state in (state.handles, state.core.links) }
-        for (peer, link) in links {
+        for link in links.values {
             guard case .connected(let id) = link, let handle = handles[id] else { continue }
-            _ = peer
-            Self.write(.goodbye, to: handle)
+            handle.write { SessionFrame.goodbye.encode(into: &$0) }
         }
         for handle in handles.values { handle.closeAfterFlush() }
         listener.close(promise: nil)
@@ -349,36 +348,32 @@ public final class GKSession: @unchecked Sendable {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
-    /// Runs `body` on the core under the lock and queues its actions on the event loop, so actions run in the
-    /// order the core produced them.
+    /// Runs `body` on the core under the lock. The frames it sends are queued on their connections' outboxes and
+    /// the connections it closes are let go before the lock is released, so a frame the core sent (say, the accept
+    /// that makes a peer connected) is always ahead of anything a caller sends once it sees the new state. New
+    /// connections are opened, and the delegate told, from the event loop.
     private func apply(_ body: (inout SessionCore) -> [SessionAction]) {
         state.withLock { state in
-            let actions = body(&state.core)
-            guard !actions.isEmpty else { return }
-            eventLoop.execute { self.perform(actions) }
-        }
-    }
-
-    /// Carries out actions; runs on the event loop. The notifications go to the delegate queue as one block.
-    private func perform(_ actions: [SessionAction]) {
-        var events: [SessionEvent] = []
-        for action in actions {
-            switch action {
-            case .open(let id, let host, let port):
-                open(id, host: host, port: port)
-            case .send(let frame, let id):
-                if let handle = state.withLock({ $0.handles[id] }) { Self.write(frame, to: handle) }
-            case .close(let id):
-                state.withLock { $0.handles.removeValue(forKey: id) }?.closeAfterFlush()
-            case .notify(let event):
-                events.append(event)
+            var opens: [(id: ConnectionID, host: String, port: UInt16)] = []
+            var events: [SessionEvent] = []
+            for action in body(&state.core) {
+                switch action {
+                case .send(let frame, let id):
+                    state.handles[id]?.write { frame.encode(into: &$0) }
+                case .close(let id):
+                    state.handles.removeValue(forKey: id)?.closeAfterFlush()
+                case .open(let id, let host, let port):
+                    opens.append((id, host, port))
+                case .notify(let event):
+                    events.append(event)
+                }
+            }
+            guard !opens.isEmpty || !events.isEmpty else { return }
+            eventLoop.execute {
+                for open in opens { self.open(open.id, host: open.host, port: open.port) }
+                self.notify(events)
             }
         }
-        notify(events)
-    }
-
-    private static func write(_ frame: SessionFrame, to handle: ChannelOutbox) {
-        handle.write { frame.encode(into: &$0) }
     }
 
     private func open(_ id: ConnectionID, host: String, port: UInt16) {
