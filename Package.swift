@@ -30,9 +30,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
+        .target(name: "CRelayAEAD"),
         .target(
             name: "GameCenterProtocol",
             dependencies: [
+                "CRelayAEAD",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -1,3 +1,4 @@
+import CRelayAEAD
 import Crypto
 
 /// A datagram key: 32 random bytes shared by one relay connection's device and the server.
@@ -6,11 +7,14 @@ import Crypto
 /// and open that connection's UDP datagrams with it. Equality compares in constant time. Treat `bytes` as a
 /// secret: never log it.
 public struct RelayKey: Sendable, Equatable {
-    /// The key as swift-crypto holds it, so sealing needs no conversion per datagram.
+    /// The key as swift-crypto holds it.
     let symmetricKey: SymmetricKey
+    /// The key's ChaCha20-Poly1305 context, set up once (see `RelayCipher`).
+    let cipher: RelayCipher
 
-    private init(symmetricKey: SymmetricKey) {
+    private init(symmetricKey: SymmetricKey, fastCipher: Bool = true) {
         self.symmetricKey = symmetricKey
+        cipher = RelayCipher(key: symmetricKey, fast: fastCipher)
     }
 
     /// Makes a fresh key from the system's secure random number generator.
@@ -20,12 +24,38 @@ public struct RelayKey: Sendable, Equatable {
 
     /// Wraps received key bytes; nil unless there are exactly 32.
     public init?(bytes: some Collection<UInt8>) {
+        self.init(bytes: bytes, fastCipher: true)
+    }
+
+    /// Wraps received key bytes; with `fastCipher` false it always seals and opens with swift-crypto's `ChaChaPoly`,
+    /// as on platforms without the fast context (for tests that compare the two).
+    init?(bytes: some Collection<UInt8>, fastCipher: Bool) {
         guard bytes.count == 32 else { return nil }
-        self.init(symmetricKey: SymmetricKey(data: Array(bytes)))
+        self.init(symmetricKey: SymmetricKey(data: Array(bytes)), fastCipher: fastCipher)
     }
 
     /// The key's 32 bytes, as the welcome frame carries them.
     public var bytes: [UInt8] {
         symmetricKey.withUnsafeBytes { Array($0) }
+    }
+
+    /// Equal keys have equal bytes (compared in constant time).
+    public static func == (lhs: RelayKey, rhs: RelayKey) -> Bool {
+        lhs.symmetricKey == rhs.symmetricKey
+    }
+}
+
+/// A ChaCha20-Poly1305 context for one key, kept for the key's lifetime: BoringSSL's, which swift-crypto bundles on
+/// Linux, where available; otherwise none, and `RelayDatagram` uses swift-crypto's `ChaChaPoly` per call.
+final class RelayCipher: @unchecked Sendable {
+    /// The context; BoringSSL allows concurrent seals and opens on one. Nil: use swift-crypto.
+    let context: OpaquePointer?
+
+    init(key: SymmetricKey, fast: Bool) {
+        context = fast ? key.withUnsafeBytes { ogk_relay_aead_new($0.bindMemory(to: UInt8.self).baseAddress) } : nil
+    }
+
+    deinit {
+        ogk_relay_aead_free(context)
     }
 }
