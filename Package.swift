@@ -31,6 +31,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CRelayAEAD"),
+        .target(name: "CUDPBatch"),
         .target(
             name: "GameCenterProtocol",
             dependencies: [
@@ -57,6 +58,7 @@ let package = Package(
         .target(
             name: "GameCenterServer",
             dependencies: [
+                "CUDPBatch",
                 "GameCenterProtocol",
                 "GameCenterStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import GameCenterProtocol
 import GameCenterServer
+import NIOCore
 import Logging
 import OpenGameKit
 import Synchronization
@@ -48,6 +50,20 @@ struct RelayBench: AsyncParsableCommand {
         print(String(format: "one-way 100 B: %.0f packets/s delivered (%.1f %% lost, %.1f CPU µs each)",
                      rawRate.delivered, rawRate.lossPercent, rawRate.cpuMicrosecondsPerDelivered))
 
+        do {
+            let key = RelayKey.random()
+            var payload = ByteBuffer(); payload.writeBytes([UInt8](repeating: 7, count: 100))
+            let n = 200_000
+            let start = ContinuousClock.now
+            var total = 0
+            for i in 0..<n {
+                var out = ByteBuffer()
+                RelayDatagram.seal(RelayDatagramHeader(kind: .clientData, connectionID: 1, counter: UInt64(i + 1)), body: payload, key: key, into: &out)
+                let (_, body) = try RelayDatagram.open(out, key: key)
+                total += body.readableBytes
+            }
+            print("TIMING seal+open 100 B: \(Double((ContinuousClock.now - start).components.attoseconds) / 1e18 / Double(n) * 1e6 + Double((ContinuousClock.now - start).components.seconds) / Double(n) * 1e6) µs per pair", total)
+        }
         let run = UUID().uuidString.prefix(8).lowercased()
         let bundleID = "com.example.relay\(run)"
         let preload = RelayPreload(bundleID: bundleID, playerPrefix: "RB\(run):", matches: matches, playersPerMatch: players)
@@ -168,10 +184,37 @@ enum SDKRoundTrip {
         func match(_ match: GKMatch, didFailWithError error: (any Error)?) {}
     }
 
-    /// Wakes the measuring thread when the echo is back.
-    final class Waiter: GKMatchDelegate, @unchecked Sendable {
-        let arrived = DispatchSemaphore(value: 0)
-        func match(_ match: GKMatch, didReceive data: Data, fromPlayer playerID: String) { arrived.signal() }
+    /// Sends the next message from its delegate call as soon as the echo of the last one is back (as the anchor's
+    /// client sends from the thread its answer woke), and times each round trip.
+    final class Pinger: GKMatchDelegate, @unchecked Sendable {
+        struct State {
+            var sentAt = ContinuousClock.now
+            var answered = 0
+            var samples: [Double] = []
+        }
+        let state = Mutex(State())
+        let warmUp: Int, roundTrips: Int
+        let message = Data(repeating: 1, count: 100)
+
+        init(warmUp: Int, roundTrips: Int) {
+            self.warmUp = warmUp
+            self.roundTrips = roundTrips
+        }
+
+        /// Sends one message (the first, or again after a loss).
+        func ping(_ match: GKMatch) {
+            state.withLock { $0.sentAt = .now }
+            try? match.sendData(toAllPlayers: message, with: .unreliable)
+        }
+
+        func match(_ match: GKMatch, didReceive data: Data, fromPlayer playerID: String) {
+            let more = state.withLock { state -> Bool in
+                state.answered += 1
+                if state.answered > warmUp { state.samples.append(secondsSince(state.sentAt)) }
+                return state.samples.count < roundTrips
+            }
+            if more { ping(match) }
+        }
         func match(_ match: GKMatch, player playerID: String, didChange state: GKPlayerConnectionState) {}
         func match(_ match: GKMatch, didFailWithError error: (any Error)?) {}
     }
@@ -189,9 +232,9 @@ enum SDKRoundTrip {
         let request = GKMatchRequest(minPlayers: 2, maxPlayers: 2)
         let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
         let ping = try await tasks[0].value, pong = try await tasks[1].value
-        let echo = Echo(), waiter = Waiter()
+        let echo = Echo(), pinger = Pinger(warmUp: 500, roundTrips: roundTrips)
         pong.delegate = echo
-        ping.delegate = waiter
+        ping.delegate = pinger
         let deadline = ContinuousClock.now + .seconds(10)
         while ping.expectedPlayerCount > 0 || pong.expectedPlayerCount > 0 {
             guard ContinuousClock.now < deadline else { throw ValidationError("the two players did not connect to the relay") }
@@ -199,25 +242,20 @@ enum SDKRoundTrip {
         }
         // Lets both devices' UDP probes be answered, so the measurement runs over UDP.
         try await Task.sleep(for: .seconds(2.5))
-        let figures = await withCheckedContinuation { continuation in
-            Thread {
-                let message = Data(repeating: 1, count: 100)
-                var samples: [Double] = []
-                samples.reserveCapacity(roundTrips)
-                var lost = 0
-                for i in 0..<(roundTrips + 500) {
-                    let start = ContinuousClock.now
-                    try? ping.sendData(toAllPlayers: message, with: .unreliable)
-                    guard waiter.arrived.wait(timeout: .now() + .milliseconds(100)) == .success else {
-                        lost += 1
-                        continue
-                    }
-                    if i >= 500 { samples.append(secondsSince(start)) }
-                }
-                samples.sort()
-                continuation.resume(returning: Figures(p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), lost: lost))
-            }.start()
+        pinger.ping(ping)
+        // A lost message stops the chain: after 100 ms without an answer, send again and count a loss.
+        var lost = 0, lastAnswered = -1
+        while pinger.state.withLock({ $0.samples.count }) < roundTrips {
+            try await Task.sleep(for: .milliseconds(100))
+            let answered = pinger.state.withLock { $0.answered }
+            if answered == lastAnswered {
+                lost += 1
+                pinger.ping(ping)
+            }
+            lastAnswered = answered
         }
+        let samples = pinger.state.withLock { $0.samples }.sorted()
+        let figures = Figures(p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), lost: lost)
         ping.disconnect()
         pong.disconnect()
         return figures

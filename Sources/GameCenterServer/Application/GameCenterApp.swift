@@ -151,7 +151,7 @@ public enum GameCenterApp {
         let registry = try GameRegistry(path: configuration.gamesPath)
         try await Database.withDatabase(url: configuration.databaseURL, logger: logger) { database in
             let services = try await Services(database: database, registry: registry, configuration: configuration, logger: logger)
-            let udp = try await UDPEndpoint(host: configuration.host, port: configuration.udpPort, relay: services.relay)
+            let udp = try UDPEndpoint(host: configuration.host, port: configuration.udpPort, relay: services.relay, logger: logger)
             let reloader = ManifestReloader(registry: registry, logger: logger)
             let app = makeApplication(services, configuration: configuration, extraServices: [udp, reloader], logger: logger) { channel in
                 onReady(channel.localAddress?.port ?? configuration.port, udp.port)

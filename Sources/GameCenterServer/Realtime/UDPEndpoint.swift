@@ -1,38 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
 import Logging
 import NIOCore
-import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
-/// The server's UDP socket: unreliable match data for the relay (and, later, voice).
+/// The server's UDP port: unreliable match data for the relay (and, later, voice).
+///
+/// No event loop: each receive thread blocks in `recvmmsg` on a socket of its own, hands every datagram of a batch
+/// to the relay, and sends what the relay answers with one `sendmmsg` — a datagram goes through the relay with one
+/// thread wake-up. The sockets share the port (`SO_REUSEPORT`): the kernel keeps each device's datagrams on one
+/// socket, so one device's datagrams are handled in order, and devices spread over the threads.
 public final class UDPEndpoint: Service {
-    private let channel: any Channel
     /// Datagrams read per system call.
     static let datagramsPerRead = 32
-
-    /// Binds the socket and hands its datagrams to `relay`; ``run()`` keeps it open until graceful shutdown.
-    init(host: String, port: Int, relay: RelayService) async throws {
-        let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            // Reads several datagrams per system call (NIO splits one buffer into that many 2 KB slots), and keeps
-            // the socket's queue deep enough for bursts.
-            .channelOption(.datagramVectorReadMessageCount, value: Self.datagramsPerRead)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.datagramsPerRead * 2048))
-            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RelayDatagramHandler(relay: relay))
-                }
-            }
-        self.channel = try await bootstrap.bind(host: host, port: port).get()
-        relay.useDatagramChannel(channel)
-    }
+    /// How long a blocked receive waits before it looks whether the server is stopping (a stop also wakes it).
+    static let receiveTimeout = timeval(tv_sec: 0, tv_usec: 250_000)
 
     /// The bound port (useful with port 0).
-    public var port: Int { channel.localAddress?.port ?? 0 }
+    public let port: Int
+    private let sockets: [CInt]
+    private let relay: RelayService
+    private let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+    private let running = Atomic<Int>(0)
+    /// Sends from outside the receive threads; nil once the sockets are closed.
+    private let sideSender: Mutex<DatagramBatch?>
+
+    /// Binds one socket per receive thread (one per core, at most four) to `host:port`, starts the threads, and
+    /// routes the relay's other sends through the first socket.
+    init(host: String, port: Int, relay: RelayService, logger: Logger, threads: Int = min(4, ProcessInfo.processInfo.activeProcessorCount)) throws {
+        var address = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        var sockets: [CInt] = []
+        do {
+            for _ in 0..<max(1, threads) {
+                sockets.append(try Self.bind(address))
+                // The others bind the port the first one got (with port 0).
+                if let bound = try? Self.localAddress(of: sockets[0]) { address = bound }
+            }
+        } catch {
+            for socket in sockets { close(socket) }
+            throw error
+        }
+        self.sockets = sockets
+        self.port = address.port ?? 0
+        self.relay = relay
+        self.logger = logger
+        sideSender = Mutex(DatagramBatch(slots: 1))
+        relay.useDatagramSender(port: self.port) { [weak self] datagrams in self?.sendFromElsewhere(datagrams) }
+        for socket in sockets { startReceiving(on: socket) }
+    }
 
     public func run() async throws {
         try? await gracefulShutdown()
-        try await channel.close()
+        stopping.store(true, ordering: .relaxed)
+        // Wakes receives blocked in the kernel at once (the receive timeout would within 0.25 s anyway).
+        for socket in sockets { _ = shutdown(socket, CInt(SHUT_RDWR)) }
+        while running.load(ordering: .acquiring) > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        sideSender.withLock { sender in
+            sender = nil
+            for socket in sockets { close(socket) }
+        }
+    }
+
+    private func startReceiving(on socket: CInt) {
+        running.add(1, ordering: .relaxed)
+        let thread = Thread { [self] in
+            let batch = DatagramBatch(slots: Self.datagramsPerRead)
+            var outgoing: RelayMatchState.Datagrams = []
+            while !stopping.load(ordering: .relaxed) {
+                let count = batch.receive(on: socket)
+                for slot in 0..<count {
+                    if let (bytes, from) = batch.datagram(slot) {
+                        relay.receiveDatagram(bytes, from: from, into: &outgoing)
+                    } else {
+                        relay.statistics.add(.datagramsMalformed)
+                    }
+                }
+                guard !outgoing.isEmpty else { continue }
+                let dropped = batch.send(outgoing, on: socket)
+                if dropped > 0 { relay.statistics.add(.datagramsNotSent, dropped) }
+                outgoing.removeAll(keepingCapacity: true)
+            }
+            logger.debug("UDP receive thread stopped")
+            running.subtract(1, ordering: .releasing)
+        }
+        thread.name = "gamecenter UDP"
+        thread.start()
+    }
+
+    /// Sends datagrams decided outside the receive threads (unreliable data that came over a WebSocket).
+    private func sendFromElsewhere(_ datagrams: RelayMatchState.Datagrams) {
+        sideSender.withLock { sender in
+            guard let sender else { return }
+            let dropped = sender.send(datagrams, on: sockets[0])
+            if dropped > 0 { relay.statistics.add(.datagramsNotSent, dropped) }
+        }
+    }
+
+    /// A blocking UDP socket bound to `address`, sharing its port with the endpoint's other sockets.
+    private static func bind(_ address: SocketAddress) throws -> CInt {
+        let family = address.protocol == .inet6 ? AF_INET6 : AF_INET
+        #if canImport(Darwin)
+        let socket = Darwin.socket(family, SOCK_DGRAM, 0)
+        #else
+        let socket = Glibc.socket(family, CInt(SOCK_DGRAM.rawValue), 0)
+        #endif
+        guard socket >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        var one: CInt = 1, buffer: CInt = 4 << 20, timeout = receiveTimeout
+        let intSize = socklen_t(MemoryLayout<CInt>.size)
+        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &one, intSize)
+        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEPORT, &one, intSize)
+        // Deep queues for bursts (the kernel caps them at net.core.rmem_max / wmem_max).
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &buffer, intSize)
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &buffer, intSize)
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #if canImport(Darwin)
+        let bound = address.withSockAddr { Darwin.bind(socket, $0, socklen_t($1)) }
+        #else
+        let bound = address.withSockAddr { Glibc.bind(socket, $0, socklen_t($1)) }
+        #endif
+        guard bound == 0 else {
+            let error = IOError(errnoCode: errno, reason: "bind \(address)")
+            close(socket)
+            throw error
+        }
+        return socket
+    }
+
+    private static func localAddress(of socket: CInt) throws -> SocketAddress {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        guard result == 0 else { throw IOError(errnoCode: errno, reason: "getsockname") }
+        switch CInt(storage.ss_family) {
+        case AF_INET6:
+            return withUnsafeBytes(of: storage) { SocketAddress($0.load(as: sockaddr_in6.self), host: "") }
+        default:
+            return withUnsafeBytes(of: storage) { SocketAddress($0.load(as: sockaddr_in.self), host: "") }
+        }
     }
 }

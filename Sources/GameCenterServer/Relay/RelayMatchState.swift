@@ -4,7 +4,7 @@ import NIOCore
 /// The rules of one relayed match: who is in it, what each member still has to receive, and where to send it.
 ///
 /// Pure state: the methods change it and say what to do (wake a writer, send datagrams, store a departure);
-/// ``RelayMatch`` holds it under a lock and ``RelayConnection`` and ``RelayDatagramHandler`` do the I/O.
+/// ``RelayMatch`` holds it under a lock and ``RelayConnection`` and ``UDPEndpoint`` do the I/O.
 struct RelayMatchState {
     let limits: RelayLimits
     let timeout: Duration

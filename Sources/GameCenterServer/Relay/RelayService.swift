@@ -21,7 +21,8 @@ final class RelayService: Service {
     let logger: Logger
     private let matches = Mutex<[String: RelayMatch]>([:])
     private let routes = Mutex<[UInt64: DatagramRoute]>([:])
-    private let datagramChannel = Mutex<(any Channel)?>(nil)
+    /// The UDP port and how datagrams decided outside its receive threads go out; nil until it is bound.
+    private let datagramSender = Mutex<(port: Int, send: @Sendable (RelayMatchState.Datagrams) -> Void)?>(nil)
 
     /// How often silent members are looked for.
     static let sweepInterval = Duration.milliseconds(100)
@@ -36,16 +37,16 @@ final class RelayService: Service {
         self.logger = logger
     }
 
-    /// The UDP socket datagrams to devices go out on.
-    func useDatagramChannel(_ channel: any Channel) {
-        datagramChannel.withLock { $0 = channel }
+    /// The UDP port devices send to, and how to send datagrams to devices from outside its receive threads.
+    func useDatagramSender(port: Int, send: @escaping @Sendable (RelayMatchState.Datagrams) -> Void) {
+        datagramSender.withLock { $0 = (port, send) }
     }
 
     /// Where devices send datagrams: an empty host means the host of the URL the device used; port 0 means the
     /// UDP socket is not bound (yet).
     var datagramAddress: (host: String, port: Int) {
         if let publicAddress { return (publicAddress.host, publicAddress.port) }
-        return ("", datagramChannel.withLock { $0?.localAddress?.port } ?? 0)
+        return ("", datagramSender.withLock { $0?.port } ?? 0)
     }
 
     // MARK: Matches
@@ -174,15 +175,10 @@ final class RelayService: Service {
         if !effects.wakes.isEmpty { apply(effects, of: route.match) }
     }
 
-    /// Sends datagrams decided outside the UDP socket's own event loop (unreliable data that came over a WebSocket).
+    /// Sends datagrams decided outside the UDP receive threads (unreliable data that came over a WebSocket).
     func send(_ datagrams: RelayMatchState.Datagrams) {
-        guard !datagrams.isEmpty, let channel = datagramChannel.withLock({ $0 }) else { return }
-        channel.eventLoop.execute {
-            for datagram in datagrams {
-                channel.write(AddressedEnvelope(remoteAddress: datagram.address, data: datagram.bytes), promise: nil)
-            }
-            channel.flush()
-        }
+        guard !datagrams.isEmpty, let send = datagramSender.withLock({ $0?.send }) else { return }
+        send(datagrams)
     }
 
     // MARK: Time

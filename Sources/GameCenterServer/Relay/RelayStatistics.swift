@@ -18,6 +18,8 @@ final class RelayStatistics: Sendable {
         case datagramsReplayed
         /// Datagrams too short, too long, or with a malformed body.
         case datagramsMalformed
+        /// Datagrams to devices the kernel did not take (the UDP send buffer was full): dropped.
+        case datagramsNotSent
         /// Unreliable messages dropped because their sender was over its rate limit.
         case unreliableRateLimited
         /// Unreliable messages dropped because a receiver's WebSocket queue was full.

@@ -250,7 +250,7 @@ final class MatchRelayClient: Sendable {
             datagrams = existing
         } else {
             do {
-                datagrams = try await RelayDatagramSocket.open(host: host, port: Int(welcome.udpPort)) { [weak self] datagram in
+                datagrams = try RelayDatagramSocket.open(host: host, port: Int(welcome.udpPort)) { [weak self] datagram in
                     self?.received(datagram)
                 }
             } catch {

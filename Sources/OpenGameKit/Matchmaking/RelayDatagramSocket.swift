@@ -1,57 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
 import NIOCore
-import NIOPosix
+import Synchronization
 
-/// A device's UDP socket to the match relay: sends sealed datagrams to the relay's address and hands every
-/// datagram that arrives to `onDatagram` (on the socket's event loop).
+/// A device's UDP socket to the match relay. Sends go out on the caller's thread (one `sendto`, no hop to another
+/// thread); a thread of its own waits in `recvfrom` and hands every datagram that arrives to `onDatagram`, so a
+/// datagram reaches the match with one wake-up.
+///
+/// The descriptor stays open until the object goes away (the receive thread holds it until `close()` stops the
+/// thread), so a send can never reach a descriptor number the system has since given to something else.
 final class RelayDatagramSocket: Sendable {
-    private let channel: any Channel
+    private let descriptor: CInt
     private let relay: SocketAddress
+    private let closed = Atomic<Bool>(false)
+    /// How long a blocked receive waits before it looks whether the socket was closed (closing also wakes it).
+    static let receiveTimeout = timeval(tv_sec: 0, tv_usec: 250_000)
 
-    private init(channel: any Channel, relay: SocketAddress) {
-        self.channel = channel
+    private init(descriptor: CInt, relay: SocketAddress) {
+        self.descriptor = descriptor
         self.relay = relay
     }
 
+    deinit {
+        closeDescriptor(descriptor)
+    }
+
     /// Opens a socket on an ephemeral port for datagrams to and from `host:port`.
-    static func open(host: String, port: Int, onDatagram: @escaping @Sendable (ByteBuffer) -> Void) async throws -> RelayDatagramSocket {
+    static func open(host: String, port: Int, onDatagram: @escaping @Sendable (ByteBuffer) -> Void) throws -> RelayDatagramSocket {
         let relay = try SocketAddress.makeAddressResolvingHost(host, port: port)
-        let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            // NIO splits the read buffer into one 2 KB slot per datagram of a vector read.
-            .channelOption(.datagramVectorReadMessageCount, value: 8)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 8 * 2048))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Receiver(onDatagram: onDatagram))
-                }
-            }
-        let bindHost = relay.protocol == .inet6 ? "::" : "0.0.0.0"
-        let channel = try await bootstrap.bind(host: bindHost, port: 0).get()
-        return RelayDatagramSocket(channel: channel, relay: relay)
+        let family = relay.protocol == .inet6 ? AF_INET6 : AF_INET
+        #if canImport(Darwin)
+        let descriptor = socket(family, SOCK_DGRAM, 0)
+        #else
+        let descriptor = socket(family, CInt(SOCK_DGRAM.rawValue), 0)
+        #endif
+        guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        var timeout = receiveTimeout
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let local = try SocketAddress(ipAddress: relay.protocol == .inet6 ? "::" : "0.0.0.0", port: 0)
+        guard local.withSockAddr({ bind(descriptor, $0, socklen_t($1)) }) == 0 else {
+            let error = IOError(errnoCode: errno, reason: "bind")
+            closeDescriptor(descriptor)
+            throw error
+        }
+        let socket = RelayDatagramSocket(descriptor: descriptor, relay: relay)
+        let thread = Thread { socket.receive(onDatagram) }
+        thread.name = "OpenGameKit relay UDP"
+        thread.start()
+        return socket
     }
 
-    /// Sends one datagram to the relay (lost datagrams are the nature of unreliable data: errors are ignored).
+    /// Sends one datagram to the relay; a datagram the kernel does not take at once is dropped (lost datagrams are
+    /// the nature of unreliable data).
     func send(_ datagram: ByteBuffer) {
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: relay, data: datagram), promise: nil)
+        datagram.withUnsafeReadableBytes { bytes in
+            relay.withSockAddr { address, size in
+                _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, socklen_t(size))
+            }
+        }
     }
 
-    /// Closes the socket.
+    /// Stops receiving (sends still leave until the object goes away).
     func close() {
-        channel.close(promise: nil)
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
+        #if canImport(Darwin)
+        _ = shutdown(descriptor, SHUT_RD)
+        #else
+        _ = shutdown(descriptor, CInt(SHUT_RD))
+        #endif
     }
 
-    private final class Receiver: ChannelInboundHandler {
-        typealias InboundIn = AddressedEnvelope<ByteBuffer>
-        let onDatagram: @Sendable (ByteBuffer) -> Void
-
-        init(onDatagram: @escaping @Sendable (ByteBuffer) -> Void) {
-            self.onDatagram = onDatagram
+    /// The receive thread's loop, until `close()`.
+    private func receive(_ onDatagram: @Sendable (ByteBuffer) -> Void) {
+        // Longer than any relay datagram (1,289 bytes): a longer one arrives cut short and fails to open.
+        let capacity = 2048
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { bytes.deallocate() }
+        while !closed.load(ordering: .relaxed) {
+            let received = recv(descriptor, bytes, capacity, 0)
+            // Nothing within the timeout, a signal, or an ICMP error for an earlier send: go on waiting.
+            guard received > 0 else { continue }
+            onDatagram(ByteBuffer(bytes: UnsafeRawBufferPointer(start: bytes, count: received)))
         }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            onDatagram(unwrapInboundIn(data).data)
-        }
-
-        /// An ICMP "port unreachable" for an earlier send must not close the socket.
-        func errorCaught(context: ChannelHandlerContext, error: any Error) {}
     }
+}
+
+/// The system's `close(2)` (inside `RelayDatagramSocket`, `close` means its method).
+private func closeDescriptor(_ descriptor: CInt) {
+    _ = close(descriptor)
 }

@@ -1,0 +1,73 @@
+import Foundation
+import NIOCore
+import Testing
+@testable import GameCenterServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server's many-datagrams-per-call UDP I/O, on real loopback sockets.
+@Suite struct DatagramBatchTests {
+    /// A blocking IPv4 UDP socket on 127.0.0.1 with a short receive timeout, and its address.
+    static func socket() throws -> (CInt, SocketAddress) {
+        let descriptor = Glibc.socket(AF_INET, CInt(SOCK_DGRAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let address = try SocketAddress(ipAddress: "127.0.0.1", port: 0)
+        _ = address.withSockAddr { Glibc.bind(descriptor, $0, socklen_t($1)) }
+        var bound = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        return (descriptor, SocketAddress(bound, host: "127.0.0.1"))
+    }
+
+    @Test func aBatchGoesOutInOneCallAndComesInWithItsSenders() throws {
+        let (sender, senderAddress) = try Self.socket()
+        let (receiver, receiverAddress) = try Self.socket()
+        defer { close(sender); close(receiver) }
+        let outgoing: RelayMatchState.Datagrams = (0..<5).map { (receiverAddress, ByteBuffer(bytes: [UInt8](repeating: UInt8($0), count: 10 + $0))) }
+        #expect(DatagramBatch(slots: 1).send(outgoing, on: sender) == 0)
+
+        let batch = DatagramBatch(slots: 8)
+        var received: [ByteBuffer] = []
+        while received.count < 5 {
+            let count = batch.receive(on: receiver)
+            try #require(count > 0, "nothing arrived within the receive timeout")
+            for slot in 0..<count {
+                let (bytes, from) = try #require(batch.datagram(slot))
+                #expect(from.port == senderAddress.port)
+                received.append(bytes)
+            }
+        }
+        #expect(received == outgoing.map(\.bytes))
+    }
+
+    @Test func oneUnsendableDatagramIsDroppedAndTheRestStillGo() throws {
+        let (sender, _) = try Self.socket()
+        let (receiver, receiverAddress) = try Self.socket()
+        defer { close(sender); close(receiver) }
+        // An IPv6 destination on an IPv4 socket: the kernel refuses that one datagram.
+        let elsewhere = try SocketAddress(ipAddress: "::1", port: 9)
+        let outgoing: RelayMatchState.Datagrams = [
+            (receiverAddress, ByteBuffer(string: "first")), (elsewhere, ByteBuffer(string: "lost")), (receiverAddress, ByteBuffer(string: "third")),
+        ]
+        #expect(DatagramBatch(slots: 1).send(outgoing, on: sender) == 1)
+        let batch = DatagramBatch(slots: 1)
+        var texts: [String] = []
+        while texts.count < 2, batch.receive(on: receiver) == 1 {
+            texts.append(String(buffer: try #require(batch.datagram(0)).bytes))
+        }
+        #expect(texts == ["first", "third"])
+    }
+
+    @Test func aDatagramLongerThanASlotArrivesLongerThanAnyValidOne() throws {
+        let (sender, _) = try Self.socket()
+        let (receiver, receiverAddress) = try Self.socket()
+        defer { close(sender); close(receiver) }
+        #expect(DatagramBatch(slots: 1).send([(receiverAddress, ByteBuffer(repeating: 1, count: 5000))], on: sender) == 0)
+        let batch = DatagramBatch(slots: 4)
+        #expect(batch.receive(on: receiver) == 1)
+        let bytes = try #require(batch.datagram(0)).bytes
+        #expect(bytes.readableBytes > 1289)
+    }
+}
