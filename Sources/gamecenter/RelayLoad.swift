@@ -8,6 +8,9 @@ import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The load part of `gamecenter bench relay`: every preloaded player connects to the relay as a lean client (its
 /// WebSocket for the welcome and key, datagrams from a few shared UDP sockets) and sends 100-byte unreliable
@@ -27,23 +30,21 @@ enum RelayLoad {
         var connectionID: UInt64
         var key: RelayKey
         var counter: UInt64 = 0
-        var replay = ReplayWindow()
     }
 
     static let socketCount = 4
 
     static func run(server: BenchServer, preload: RelayPreload, hertz: Double, seconds: Double) async throws -> Figures {
-        let count = preload.matches * preload.playersPerMatch
         let welcomes = try await connectAll(server: server, preload: preload)
-        let sockets = try await (0..<socketCount).asyncMap { _ in try await LoadSocket.open(relayPort: server.udpPort) }
+        let sockets = try (0..<socketCount).map { _ in try LoadSocket.open(relayPort: server.udpPort) }
         for (index, welcome) in welcomes.enumerated() {
             sockets[index % socketCount].add(Member(connectionID: welcome.connectionID, key: welcome.key))
         }
-        for socket in sockets { try await socket.probeAll() }
+        for socket in sockets { socket.probeAll() }
         try await Task.sleep(for: .milliseconds(500))
 
         let interval = 1 / hertz
-        for socket in sockets { socket.startSending(every: interval) }
+        for socket in sockets { socket.start(every: interval) }
         try await Task.sleep(for: .seconds(2))
         for socket in sockets { socket.resetCounts() }
         let cpuStart = ProcessCPU.seconds()
@@ -57,7 +58,6 @@ enum RelayLoad {
         let delivered = snapshots.reduce(0) { $0 + $1.delivered }
         let latencies = snapshots.flatMap(\.latencies).sorted()
         let expected = Double(sent * (preload.playersPerMatch - 1))
-        _ = count
         return Figures(sentPerSecond: Double(sent) / elapsed, deliveredPerSecond: Double(delivered) / elapsed,
                        lossPercent: expected > 0 ? max(0, 1 - Double(delivered) / expected) * 100 : 0,
                        p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuCores: cpu / elapsed)
@@ -103,126 +103,168 @@ enum RelayLoad {
     }
 }
 
-/// One shared UDP socket of the load generator and the members that send from it; all its state lives on the
-/// socket's event loop.
-final class LoadSocket: @unchecked Sendable {
-    private let channel: any Channel
-    private let relay: SocketAddress
-    private var members: [RelayLoad.Member] = []
-    private var byConnection: [UInt64: Int] = [:]
-    private var sent = 0
-    private var delivered = 0
-    private var latencies: [Double] = []
-    private var timer: RepeatedTask?
-    private var phase = 0
-    private let origin = NIODeadline.now()
+/// One UDP socket of the load generator and the members that send from it, with two threads of its own and no event
+/// loop: the sending thread wakes every millisecond and sends that tick's messages with one `sendmmsg`; the receiving thread
+/// blocks in `recvmmsg`, opens what arrives and records each message's one-way latency.
+final class LoadSocket: Sendable {
+    private struct Counts {
+        var sent = 0
+        var delivered = 0
+        var latencies: [Double] = []
+    }
 
-    private init(channel: any Channel, relay: SocketAddress) {
-        self.channel = channel
+    /// What the receiving thread needs of a member: its key and replay window.
+    private struct Receiving {
+        var key: RelayKey
+        var replay = ReplayWindow()
+    }
+
+    private let descriptor: CInt
+    private let relay: SocketAddress
+    private let members: Mutex<[RelayLoad.Member]> = Mutex([])
+    private let counts = Mutex(Counts())
+    private let stopped = Atomic<Bool>(false)
+    private let running = Atomic<Int>(0)
+
+    private init(descriptor: CInt, relay: SocketAddress) {
+        self.descriptor = descriptor
         self.relay = relay
     }
 
-    static func open(relayPort: Int) async throws -> LoadSocket {
-        let relay = try SocketAddress(ipAddress: "127.0.0.1", port: relayPort)
-        let handler = LoadReceiver()
-        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.datagramVectorReadMessageCount, value: 32)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 2048))
-            .channelOption(.socketOption(.so_rcvbuf), value: 8 << 20)
-            .channelOption(.socketOption(.so_sndbuf), value: 8 << 20)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) } }
-            .bind(host: "127.0.0.1", port: 0).get()
-        let socket = LoadSocket(channel: channel, relay: relay)
-        handler.socket = socket
-        return socket
+    deinit {
+        close(descriptor)
     }
 
-    /// Adds a member (before sending starts).
+    static func open(relayPort: Int) throws -> LoadSocket {
+        let relay = try SocketAddress(ipAddress: "127.0.0.1", port: relayPort)
+        let descriptor = socket(AF_INET, CInt(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ValidationError("cannot open a UDP socket (errno \(errno))") }
+        var buffer: CInt = 8 << 20
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<CInt>.size))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<CInt>.size))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let local = try SocketAddress(ipAddress: "127.0.0.1", port: 0)
+        guard local.withSockAddr({ bind(descriptor, $0, socklen_t($1)) }) == 0 else {
+            close(descriptor)
+            throw ValidationError("cannot bind a UDP socket (errno \(errno))")
+        }
+        return LoadSocket(descriptor: descriptor, relay: relay)
+    }
+
+    /// Adds a member (before `start`).
     func add(_ member: RelayLoad.Member) {
-        byConnection[member.connectionID] = members.count
-        members.append(member)
+        members.withLock { $0.append(member) }
     }
 
     /// Sends one probe per member, so that the relay learns this socket's address for each connection.
-    func probeAll() async throws {
-        try await channel.eventLoop.submit { [self] in
-            for i in members.indices { write(i, kind: .clientProbe, body: ByteBuffer()) }
-            channel.flush()
-        }.get()
+    func probeAll() {
+        let datagrams = members.withLock { members in
+            members.indices.map { (relay, Self.seal(&members[$0], kind: .clientProbe, body: ByteBuffer())) }
+        }
+        _ = DatagramBatch(slots: 1).send(datagrams, on: descriptor)
     }
 
-    /// Each member sends one message to its whole match every `interval` seconds, spread over 10 ms ticks.
-    func startSending(every interval: Double) {
-        let ticks = max(1, Int((interval / 0.01).rounded()))
-        channel.eventLoop.execute { [self] in
-            timer = channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) { [self] _ in
-                let now = NIODeadline.now().uptimeNanoseconds
-                var body = ByteBuffer()
-                for i in members.indices where i % ticks == phase {
+    /// Starts both threads: each member sends one message to its whole match every `interval` seconds, spread over
+    /// 1 ms ticks.
+    func start(every interval: Double) {
+        let ticks = max(1, Int((interval / 0.001).rounded()))
+        let receiving = members.withLock { members in
+            Dictionary(uniqueKeysWithValues: members.map { ($0.connectionID, Receiving(key: $0.key)) })
+        }
+        running.add(2, ordering: .relaxed)
+        Thread { [self] in
+            Thread.current.name = "load send"
+            sendTicks(ticks)
+            running.subtract(1, ordering: .releasing)
+        }.start()
+        Thread { [self] in
+            Thread.current.name = "load receive"
+            receive(receiving)
+            running.subtract(1, ordering: .releasing)
+        }.start()
+    }
+
+    private func sendTicks(_ ticks: Int) {
+        let batch = DatagramBatch(slots: 1)
+        var phase = 0
+        var next = ContinuousClock.now
+        var body = ByteBuffer()
+        while !stopped.load(ordering: .relaxed) {
+            next += .milliseconds(1)
+            let sentAt = Monotonic.nanoseconds()
+            let datagrams = members.withLock { members in
+                members.indices.filter { $0 % ticks == phase }.map { i -> (address: SocketAddress, bytes: ByteBuffer) in
                     body.clear()
                     body.writeInteger(UInt8(0))   // recipients: everyone
-                    body.writeInteger(now)
+                    body.writeInteger(sentAt)
                     body.writeRepeatingByte(7, count: 92)
-                    write(i, kind: .clientData, body: body)
-                    sent += 1
+                    return (relay, Self.seal(&members[i], kind: .clientData, body: body))
                 }
-                phase = (phase + 1) % ticks
-                channel.flush()
+            }
+            _ = batch.send(datagrams, on: descriptor)
+            counts.withLock { $0.sent += datagrams.count }
+            phase = (phase + 1) % ticks
+            let wait = next - ContinuousClock.now
+            if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
+        }
+    }
+
+    private func receive(_ members: [UInt64: Receiving]) {
+        var members = members
+        let batch = DatagramBatch(slots: 64)
+        var latencies: [Double] = []
+        var wait = true
+        while !stopped.load(ordering: .relaxed) {
+            let count = batch.receive(on: descriptor, wait: wait)
+            wait = count == 0
+            guard count > 0 else { continue }
+            let now = Monotonic.nanoseconds()
+            latencies.removeAll(keepingCapacity: true)
+            for slot in 0..<count {
+                guard let (datagram, _) = batch.datagram(slot), let header = RelayDatagram.peekHeader(datagram), header.kind == .serverData,
+                      let key = members[header.connectionID]?.key, let (_, body) = try? RelayDatagram.open(datagram, key: key),
+                      members[header.connectionID]!.replay.accept(header.counter),
+                      let (_, payload) = try? RelayDatagram.readServerDataBody(body), let sentAt = payload.getInteger(at: payload.readerIndex, as: UInt64.self)
+                else { continue }
+                latencies.append(Double(now &- sentAt) / 1e9)
+            }
+            counts.withLock { counts in
+                counts.delivered += latencies.count
+                counts.latencies.append(contentsOf: latencies)
             }
         }
     }
 
-    private func write(_ i: Int, kind: RelayDatagramKind, body: ByteBuffer) {
-        members[i].counter += 1
-        var datagram = channel.allocator.buffer(capacity: body.readableBytes + 40)
-        RelayDatagram.seal(RelayDatagramHeader(kind: kind, connectionID: members[i].connectionID, counter: members[i].counter),
-                           body: body, key: members[i].key, into: &datagram)
-        channel.write(AddressedEnvelope(remoteAddress: relay, data: datagram), promise: nil)
-    }
-
-    /// A datagram from the relay (on the event loop).
-    fileprivate func received(_ datagram: ByteBuffer) {
-        guard let header = RelayDatagram.peekHeader(datagram), header.kind == .serverData, let i = byConnection[header.connectionID],
-              let (_, body) = try? RelayDatagram.open(datagram, key: members[i].key), members[i].replay.accept(header.counter),
-              let (_, payload) = try? RelayDatagram.readServerDataBody(body), let sentAt = payload.getInteger(at: payload.readerIndex, as: UInt64.self)
-        else { return }
-        delivered += 1
-        latencies.append(Double(NIODeadline.now().uptimeNanoseconds &- sentAt) / 1e9)
+    private static func seal(_ member: inout RelayLoad.Member, kind: RelayDatagramKind, body: ByteBuffer) -> ByteBuffer {
+        member.counter += 1
+        var datagram = ByteBuffer()
+        datagram.reserveCapacity(body.readableBytes + RelayDatagram.headerSize + RelayDatagram.tagSize)
+        RelayDatagram.seal(RelayDatagramHeader(kind: kind, connectionID: member.connectionID, counter: member.counter),
+                           body: body, key: member.key, into: &datagram)
+        return datagram
     }
 
     func resetCounts() {
-        try? channel.eventLoop.submit { [self] in
-            sent = 0
-            delivered = 0
-            latencies.removeAll(keepingCapacity: true)
-        }.wait()
+        counts.withLock { $0 = Counts() }
     }
 
     func snapshot() -> (sent: Int, delivered: Int, latencies: [Double]) {
-        (try? channel.eventLoop.submit { [self] in (sent, delivered, latencies) }.wait()) ?? (0, 0, [])
+        counts.withLock { ($0.sent, $0.delivered, $0.latencies) }
     }
 
+    /// Stops both threads and waits for them.
     func stop() {
-        try? channel.eventLoop.submit { [self] in timer?.cancel() }.wait()
-        channel.close(promise: nil)
+        stopped.store(true, ordering: .relaxed)
+        while running.load(ordering: .acquiring) > 0 { usleep(1_000) }
     }
 }
 
-/// Hands the socket's datagrams to its ``LoadSocket``.
-private final class LoadReceiver: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    weak var socket: LoadSocket?
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        socket?.received(unwrapInboundIn(data).data)
-    }
-}
-
-extension Sequence {
-    /// `map` with an async transform, in order.
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var results: [T] = []
-        for element in self { results.append(try await transform(element)) }
-        return results
+/// A monotonic clock in nanoseconds, comparable across threads (the load's one-way latencies).
+enum Monotonic {
+    static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }

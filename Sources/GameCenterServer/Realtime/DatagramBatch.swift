@@ -7,10 +7,11 @@ import CUDPBatch
 import NIOCore
 
 /// Reusable memory for moving many datagrams per system call on a blocking UDP socket (`recvmmsg` into fixed
-/// slots; `sendmmsg` from a packed copy of what is to go out). One thread uses one batch; nothing here is shared.
-final class DatagramBatch {
+/// slots; `sendmmsg` from a packed copy of what is to go out; single datagrams with `recvfrom` and `sendto`). One thread uses one batch; nothing here is shared.
+/// The server's UDP endpoint and the relay benchmark's load generator use it.
+public final class DatagramBatch {
     /// Datagrams read per call at most.
-    let slots: Int
+    public let slots: Int
     /// Bytes per receive slot: a relay datagram is at most 1,289 bytes, so anything longer is rejected anyway.
     static let slotBytes = 2048
 
@@ -24,7 +25,8 @@ final class DatagramBatch {
     private var sendAddresses: [sockaddr_storage] = []
     private var sendAddressLengths: [socklen_t] = []
 
-    init(slots: Int) {
+    /// A batch that reads up to `slots` datagrams per call.
+    public init(slots: Int) {
         self.slots = slots
         receiveBytes = .allocate(capacity: slots * Self.slotBytes)
         senders = .allocate(capacity: slots)
@@ -39,15 +41,16 @@ final class DatagramBatch {
 
     // MARK: Receiving
 
-    /// Blocks until at least one datagram is there (or the socket's receive timeout passes, or it is shut down),
-    /// then takes as many as are waiting, up to `slots`. Returns how many.
-    func receive(on descriptor: CInt) -> Int {
-        max(0, Int(ogk_udp_receive(descriptor, receiveBytes, Self.slotBytes, UInt32(slots), senders, lengths)))
+    /// With `wait`, blocks until a datagram is there (or the socket's receive timeout passes, or it is shut down)
+    /// and takes that one (a plain `recvfrom`, the cheapest call when traffic is light); without, takes as many as are
+    /// waiting, up to `slots`, without blocking (one `recvmmsg`). Returns how many.
+    public func receive(on descriptor: CInt, wait: Bool) -> Int {
+        max(0, Int(ogk_udp_receive(descriptor, receiveBytes, Self.slotBytes, UInt32(slots), senders, lengths, wait ? 1 : 0)))
     }
 
     /// Datagram `slot` of the last `receive` (a copy) and its sender; nil when the sender is neither IPv4 nor IPv6.
     /// A datagram cut short to the slot is longer than any valid one, and is rejected as such.
-    func datagram(_ slot: Int) -> (bytes: ByteBuffer, from: SocketAddress)? {
+    public func datagram(_ slot: Int) -> (bytes: ByteBuffer, from: SocketAddress)? {
         let from: SocketAddress
         switch CInt(senders[slot].ss_family) {
         case AF_INET:
@@ -65,7 +68,7 @@ final class DatagramBatch {
 
     /// Sends `datagrams` without blocking; returns how many were dropped (the kernel's send buffer was full, or a
     /// destination cannot be reached — unreliable data may be lost).
-    func send(_ datagrams: RelayMatchState.Datagrams, on descriptor: CInt) -> Int {
+    public func send(_ datagrams: [(address: SocketAddress, bytes: ByteBuffer)], on descriptor: CInt) -> Int {
         guard !datagrams.isEmpty else { return 0 }
         sendBytes.removeAll(keepingCapacity: true)
         sendOffsets.removeAll(keepingCapacity: true)

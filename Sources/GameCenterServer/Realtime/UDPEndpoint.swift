@@ -11,13 +11,15 @@ import Synchronization
 
 /// The server's UDP port: unreliable match data for the relay (and, later, voice).
 ///
-/// No event loop: each receive thread blocks in `recvmmsg` on a socket of its own, hands every datagram of a batch
-/// to the relay, and sends what the relay answers with one `sendmmsg` — a datagram goes through the relay with one
-/// thread wake-up. The sockets share the port (`SO_REUSEPORT`): the kernel keeps each device's datagrams on one
+/// No event loop: each receive thread blocks in `recvfrom` on a socket of its own, hands the datagram to the relay
+/// and sends what the relay answers — a datagram goes through the relay with one thread wake-up and two system calls;
+/// under load it reads batches with `recvmmsg` and answers each batch with one `sendmmsg`. The sockets share the port (`SO_REUSEPORT`): the kernel keeps each device's datagrams on one
 /// socket, so one device's datagrams are handled in order, and devices spread over the threads.
 public final class UDPEndpoint: Service {
     /// Datagrams read per system call.
     static let datagramsPerRead = 32
+    /// A blocking receive that returns faster than this found its datagram already queued (it did not sleep).
+    static let queuedReceive = Duration.microseconds(5)
     /// How long a blocked receive waits before it looks whether the server is stopping (a stop also wakes it).
     static let receiveTimeout = timeval(tv_sec: 0, tv_usec: 250_000)
 
@@ -70,10 +72,17 @@ public final class UDPEndpoint: Service {
     private func startReceiving(on socket: CInt) {
         running.add(1, ordering: .relaxed)
         let thread = Thread { [self] in
+            // Named from inside: Linux applies a name only to the running thread (as `top -H` and `perf` show it).
+            Thread.current.name = "gamecenter UDP"
             let batch = DatagramBatch(slots: Self.datagramsPerRead)
             var outgoing: RelayMatchState.Datagrams = []
+            // Light traffic: one blocking `recvfrom` per datagram (it sleeps until the datagram comes). When it finds one
+            // already waiting, traffic is heavy: batches are read without blocking until none is left.
+            var wait = true
             while !stopping.load(ordering: .relaxed) {
-                let count = batch.receive(on: socket)
+                let started = ContinuousClock.now
+                let count = batch.receive(on: socket, wait: wait)
+                wait = wait ? ContinuousClock.now - started > Self.queuedReceive : count == 0
                 for slot in 0..<count {
                     if let (bytes, from) = batch.datagram(slot) {
                         relay.receiveDatagram(bytes, from: from, into: &outgoing)
@@ -89,7 +98,6 @@ public final class UDPEndpoint: Service {
             logger.debug("UDP receive thread stopped")
             running.subtract(1, ordering: .releasing)
         }
-        thread.name = "gamecenter UDP"
         thread.start()
     }
 

@@ -50,9 +50,11 @@ final class RelayDatagramSocket: Sendable {
             throw error
         }
         let socket = RelayDatagramSocket(descriptor: descriptor, relay: relay)
-        let thread = Thread { socket.receive(onDatagram) }
-        thread.name = "OpenGameKit relay UDP"
-        thread.start()
+        Thread {
+            // Named from inside: Linux applies a name only to the running thread (15 characters at most).
+            Thread.current.name = "OGK relay UDP"
+            socket.receive(onDatagram)
+        }.start()
         return socket
     }
 
