@@ -291,6 +291,19 @@ import Testing
         try await server.stop()
     }
 
+    /// The UDP sockets share their port with SO_REUSEPORT; a second server on the same port must not join them (and
+    /// take half of the first one's datagrams), it must refuse to start.
+    @Test func aSecondServerOnTheSameUDPPortRefusesToStart() async throws {
+        let first = try await Self.server()
+        let second = try LiveServer(engine: "sqlite", games: try Self.games())
+        second.udpPort = first.boundUDPPort
+        await #expect(throws: LiveServerError.self) { try await second.start(extraArguments: ["--admin-key", Self.adminKey]) }
+        try await eventually("the second server exits") { !(second.process?.isRunning ?? false) }
+        #expect(second.process?.terminationStatus != 0)
+        #expect(second.errorOutput.contains("bind UDP"), "\(second.errorOutput)")
+        try await first.stop()
+    }
+
     @Test func forgedReplayedAndGarbageDatagramsAreDroppedAndCounted() async throws {
         let server = try await Self.server()
         let (devices, matches) = try await Self.match([server.url, server.url])

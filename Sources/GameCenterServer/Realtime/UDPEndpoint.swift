@@ -12,9 +12,10 @@ import Synchronization
 /// The server's UDP port: unreliable match data for the relay (and, later, voice).
 ///
 /// No event loop: each receive thread blocks in `recvfrom` on a socket of its own, hands the datagram to the relay
-/// and sends what the relay answers — a datagram goes through the relay with one thread wake-up and two system calls;
-/// under load it reads batches with `recvmmsg` and answers each batch with one `sendmmsg`. The sockets share the port (`SO_REUSEPORT`): the kernel keeps each device's datagrams on one
-/// socket, so one device's datagrams are handled in order, and devices spread over the threads.
+/// and sends what the relay answers — a datagram goes through the relay with one thread wake-up and two system
+/// calls; under load a thread reads batches with `recvmmsg` and answers each batch with one `sendmmsg`. The sockets
+/// share the port (`SO_REUSEPORT`): the kernel keeps each device's datagrams on one socket, so one device's datagrams
+/// are handled in order, and devices spread over the threads.
 public final class UDPEndpoint: Service {
     /// Datagrams read per system call.
     static let datagramsPerRead = 32
@@ -36,14 +37,15 @@ public final class UDPEndpoint: Service {
     /// Binds one socket per receive thread (one per core, at most four) to `host:port`, starts the threads, and
     /// routes the relay's other sends through the first socket.
     init(host: String, port: Int, relay: RelayService, logger: Logger, threads: Int = min(4, ProcessInfo.processInfo.activeProcessorCount)) throws {
+        precondition(threads >= 1, "a UDP endpoint needs a receive thread")
         var address = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        if port != 0 { try Self.checkFree(address) }
         var sockets: [CInt] = []
         do {
-            for _ in 0..<max(1, threads) {
-                sockets.append(try Self.bind(address))
-                // The others bind the port the first one got (with port 0).
-                if let bound = try? Self.localAddress(of: sockets[0]) { address = bound }
-            }
+            sockets.append(try Self.bind(address))
+            // The others bind the port the first one got (with port 0).
+            address = try Self.localAddress(of: sockets[0])
+            while sockets.count < threads { sockets.append(try Self.bind(address)) }
         } catch {
             for socket in sockets { close(socket) }
             throw error
@@ -110,8 +112,35 @@ public final class UDPEndpoint: Service {
         }
     }
 
+    /// Fails when another socket holds `address`. Sockets that share a port with `SO_REUSEPORT` split its datagrams,
+    /// so without this check a second server started by the same user on the same port would silently take half of
+    /// the first one's traffic; a plain bind fails instead.
+    private static func checkFree(_ address: SocketAddress) throws {
+        let probe = try makeSocket(address)
+        defer { close(probe) }
+        try bind(probe, to: address)
+    }
+
     /// A blocking UDP socket bound to `address`, sharing its port with the endpoint's other sockets.
     private static func bind(_ address: SocketAddress) throws -> CInt {
+        let socket = try makeSocket(address)
+        var one: CInt = 1, buffer: CInt = 4 << 20, timeout = receiveTimeout
+        let intSize = socklen_t(MemoryLayout<CInt>.size)
+        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEPORT, &one, intSize)
+        // Deep queues for bursts (the kernel caps them at net.core.rmem_max / wmem_max).
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &buffer, intSize)
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &buffer, intSize)
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        do {
+            try bind(socket, to: address)
+        } catch {
+            close(socket)
+            throw error
+        }
+        return socket
+    }
+
+    private static func makeSocket(_ address: SocketAddress) throws -> CInt {
         let family = address.protocol == .inet6 ? AF_INET6 : AF_INET
         #if canImport(Darwin)
         let socket = Darwin.socket(family, SOCK_DGRAM, 0)
@@ -119,25 +148,16 @@ public final class UDPEndpoint: Service {
         let socket = Glibc.socket(family, CInt(SOCK_DGRAM.rawValue), 0)
         #endif
         guard socket >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
-        var one: CInt = 1, buffer: CInt = 4 << 20, timeout = receiveTimeout
-        let intSize = socklen_t(MemoryLayout<CInt>.size)
-        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &one, intSize)
-        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEPORT, &one, intSize)
-        // Deep queues for bursts (the kernel caps them at net.core.rmem_max / wmem_max).
-        _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &buffer, intSize)
-        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &buffer, intSize)
-        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return socket
+    }
+
+    private static func bind(_ socket: CInt, to address: SocketAddress) throws {
         #if canImport(Darwin)
         let bound = address.withSockAddr { Darwin.bind(socket, $0, socklen_t($1)) }
         #else
         let bound = address.withSockAddr { Glibc.bind(socket, $0, socklen_t($1)) }
         #endif
-        guard bound == 0 else {
-            let error = IOError(errnoCode: errno, reason: "bind \(address)")
-            close(socket)
-            throw error
-        }
-        return socket
+        guard bound == 0 else { throw IOError(errnoCode: errno, reason: "bind UDP \(address)") }
     }
 
     private static func localAddress(of socket: CInt) throws -> SocketAddress {
