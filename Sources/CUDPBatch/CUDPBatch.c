@@ -83,12 +83,14 @@ int ogk_udp_receive(int fd, unsigned char *slots, size_t slot_bytes, unsigned co
 
 int ogk_udp_send(int fd, const unsigned char *bytes, const size_t *offsets, const size_t *lengths,
                  const struct sockaddr_storage *addresses, const socklen_t *address_lengths, unsigned count) {
-    for (unsigned i = 0; i < count; i++) {
-        if (sendto(fd, bytes + offsets[i], lengths[i], MSG_DONTWAIT, (const struct sockaddr *)&addresses[i], address_lengths[i]) < 0) {
-            if (errno == EINTR) { i--; continue; }
-            return (int)i;
+    unsigned sent = 0;
+    while (sent < count) {
+        if (sendto(fd, bytes + offsets[sent], lengths[sent], MSG_DONTWAIT, (const struct sockaddr *)&addresses[sent], address_lengths[sent]) >= 0) {
+            sent++;
+        } else if (errno != EINTR) {
+            break;
         }
     }
-    return (int)count;
+    return (int)sent;
 }
 #endif

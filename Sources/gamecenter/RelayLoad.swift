@@ -6,7 +6,6 @@ import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import NIOCore
-import NIOPosix
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -104,8 +103,8 @@ enum RelayLoad {
 }
 
 /// One UDP socket of the load generator and the members that send from it, with two threads of its own and no event
-/// loop: the sending thread wakes every millisecond and sends that tick's messages with one `sendmmsg`; the receiving thread
-/// blocks in `recvmmsg`, opens what arrives and records each message's one-way latency.
+/// loop: the sending thread wakes every millisecond and sends that tick's messages with one `sendmmsg`; the receiving
+/// thread reads what arrives (in batches while they queue up), opens it and records each message's one-way latency.
 final class LoadSocket: Sendable {
     private struct Counts {
         var sent = 0
@@ -194,7 +193,7 @@ final class LoadSocket: Sendable {
             next += .milliseconds(1)
             let sentAt = Monotonic.nanoseconds()
             let datagrams = members.withLock { members in
-                members.indices.filter { $0 % ticks == phase }.map { i -> (address: SocketAddress, bytes: ByteBuffer) in
+                stride(from: phase, to: members.count, by: ticks).map { i -> (address: SocketAddress, bytes: ByteBuffer) in
                     body.clear()
                     body.writeInteger(UInt8(0))   // recipients: everyone
                     body.writeInteger(sentAt)

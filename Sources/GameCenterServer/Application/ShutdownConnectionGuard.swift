@@ -14,7 +14,11 @@ struct GuardedHTTP1WebSocketChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
-        channel.pipeline.addHandler(ShutdownConnectionGuard()).flatMap {
+        // Called on the channel's event loop (from the child channel initializer), where the handler can be added
+        // synchronously, without crossing threads.
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ShutdownConnectionGuard())
+        }.flatMap {
             inner.setup(channel: channel, logger: logger)
         }
     }
