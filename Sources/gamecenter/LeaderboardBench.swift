@@ -22,6 +22,7 @@ struct LeaderboardBench: AsyncParsableCommand {
     @Option(help: "Requests in flight at once (one player each).") var concurrency = 16
     @Option(help: "Scores per batched report (at most 100).") var batch = 100
     @Option(help: "Database (default: a new SQLite file in a temporary folder).") var database: String?
+    @Flag(help: "Measure only the in-process rank index (no anchors, no server).") var indexOnly = false
     @Option(name: .customLong("redis-server"), help: "redis-server executable (Debian package redis-server).") var redisServer = "/usr/bin/redis-server"
 
     func validate() throws {
@@ -41,6 +42,7 @@ struct LeaderboardBench: AsyncParsableCommand {
             indexFigures.append(figures)
             print(figures.summary)
         }
+        guard !indexOnly else { return }
 
         print("\n## Anchor: Redis sorted set (\(players) members, pipelined client, persistence off)")
         let redis = try RedisBenchmark.run(executable: redisServer, members: players)

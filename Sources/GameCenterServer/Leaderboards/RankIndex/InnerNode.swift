@@ -98,10 +98,15 @@ struct InnerNode: Equatable {
 
     /// Number of separators (slots 1..<count) whose order is below `order`.
     func separatorsBelow(_ order: UInt64) -> Int {
+        capacity == 64 ? Self.separatorsBelowIn64(separatorOrders, order) : separatorsBelowByLoop(order)
+    }
+
+    /// `separatorsBelow` for any capacity.
+    func separatorsBelowByLoop(_ order: UInt64) -> Int {
         let orders = separatorOrders
-        // Branch-free binary search over slots 1..<capacity (unused slots hold UInt64.max):
-        // about log2(capacity) steps with no mispredictions. Upper levels are cache-resident,
-        // where this needs a fraction of the instructions of a full scan.
+        // Binary search over slots 1..<capacity (unused slots hold UInt64.max), written branch-free: about
+        // log2(capacity) steps. Upper levels are cache-resident, where this needs a fraction of the instructions of a
+        // full scan. (In this loop the compiler may turn the step back into a branch; see `separatorsBelowIn64`.)
         var low = 1
         var length = capacity - 1
         while length > 1 {
@@ -111,6 +116,27 @@ struct InnerNode: Equatable {
             length &-= half
         }
         return low - 1 + Int(truncatingIfNeeded: unsafeBitCast(orders[low] < order, to: UInt8.self))
+    }
+
+    /// `separatorsBelow` for the default capacity of 64, unrolled: the same six steps (halves 31, 16, 8, 4, 2, 1) as
+    /// straight-line code. In the loop, LLVM's x86 cmov converter turned the branch-free step back into a branch
+    /// (it is on the loop's critical path), and the branch mispredicted on every other step of a search.
+    static func separatorsBelowIn64(_ orders: UnsafeMutablePointer<UInt64>, _ order: UInt64) -> Int {
+        var low = 1
+        step(&low, 31, orders, order)
+        step(&low, 16, orders, order)
+        step(&low, 8, orders, order)
+        step(&low, 4, orders, order)
+        step(&low, 2, orders, order)
+        step(&low, 1, orders, order)
+        return low - 1 + Int(truncatingIfNeeded: unsafeBitCast(orders[low] < order, to: UInt8.self))
+    }
+
+    /// One step of the branch-free binary search: moves `low` up by `half` when the slot before that is below `order`.
+    @inline(__always)
+    private static func step(_ low: inout Int, _ half: Int, _ orders: UnsafeMutablePointer<UInt64>, _ order: UInt64) {
+        let isBelow = Int(truncatingIfNeeded: unsafeBitCast(orders[low &+ half &- 1] < order, to: UInt8.self))
+        low &+= half & (0 &- isBelow)
     }
 
     /// Index of the child whose key range contains `key`: the number of separators
