@@ -49,6 +49,9 @@ struct RelayBench: AsyncParsableCommand {
         let rawRate = RawSockets.udpRate(seconds: 3)
         print(String(format: "one-way 100 B: %.0f packets/s delivered (%.1f %% lost, %.1f CPU µs each)",
                      rawRate.delivered, rawRate.lossPercent, rawRate.cpuMicrosecondsPerDelivered))
+        let batched = try BatchedUDPRate.measure(seconds: 3)
+        print(String(format: "one-way 100 B, %d per sendmmsg/recvmmsg: %.0f packets/s delivered (%.1f %% lost, %.1f CPU µs each)",
+                     BatchedUDPRate.batch, batched.delivered, batched.lossPercent, batched.cpuMicrosecondsPerDelivered))
 
         let codec = DatagramCodecCost.measure()
         print(String(format: "sealing + opening one 100 B relay datagram: %.2f µs", codec * 1e6))
@@ -74,6 +77,10 @@ struct RelayBench: AsyncParsableCommand {
             let rtt = try await SDKRoundTrip.measure(server: server, bundleID: bundleID, roundTrips: roundTrips)
             print(String(format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP (goal ≤ 3×)",
                          rtt.p50 * 1e6, rtt.p99 * 1e6, rtt.lost, roundTrips, rtt.p50 / rawRTT.p50))
+            // The VM's speed drifts within a run: the anchor again, right after, brackets the relay figures.
+            let rawAfter = RawUDPPingPong.measure(roundTrips: roundTrips)
+            print(String(format: "raw UDP ping-pong again: p50 %.1f µs; against the mean of both anchors: without the SDK %.1f×, SDK %.1f×",
+                         rawAfter.p50 * 1e6, lean.p50 * 2 / (rawRTT.p50 + rawAfter.p50), rtt.p50 * 2 / (rawRTT.p50 + rawAfter.p50)))
 
             print("\n## Load: \(matches) matches × \(players) players × \(hertz) Hz, 100 B unreliable to all, UDP")
             let load = try await RelayLoad.run(server: server, preload: preload, hertz: hertz, seconds: seconds)
@@ -82,6 +89,11 @@ struct RelayBench: AsyncParsableCommand {
                          load.p50 * 1000, load.p99 * 1000))
             print(String(format: "forwarded/s is %.1f %% of raw one-way UDP packets/s; process CPU %.2f cores (server and load generator together)",
                          load.deliveredPerSecond / rawRate.delivered * 100, load.cpuCores))
+            let perForwarded = load.relayCores / max(load.deliveredPerSecond, 1) * 1e6
+            print(String(format: "relay UDP threads %.2f cores = %.1f CPU µs per forwarded message (raw batched UDP: %.1f per packet); load generator threads %.2f cores",
+                         load.relayCores, perForwarded, batched.cpuMicrosecondsPerDelivered, load.generatorCores))
+            print(String(format: "arithmetic: %.0f forwarded/s expected × %.1f µs = %.2f cores for the relay threads alone",
+                         load.sentPerSecond * Double(players - 1), perForwarded, load.sentPerSecond * Double(players - 1) * perForwarded / 1e6))
         } catch {
             await server.stop()
             throw error

@@ -22,6 +22,15 @@ enum RelayLoad {
         var p50: Double
         var p99: Double
         var cpuCores: Double
+        /// CPU of the server's UDP receive threads (they open, forward, seal and send every datagram).
+        var relayCores: Double
+        /// CPU of the load generator's sending and receiving threads.
+        var generatorCores: Double
+    }
+
+    /// CPU seconds so far of the relay's UDP threads and of the load generator's threads.
+    private static func threadCPU() -> (relay: Double, generator: Double) {
+        (ThreadCPU.seconds(named: "gamecenter UDP"), ThreadCPU.seconds(named: "load send") + ThreadCPU.seconds(named: "load receive"))
     }
 
     /// A member as the load generator knows it after its welcome.
@@ -47,10 +56,12 @@ enum RelayLoad {
         try await Task.sleep(for: .seconds(2))
         for socket in sockets { socket.resetCounts() }
         let cpuStart = ProcessCPU.seconds()
+        let threadsStart = threadCPU()
         let start = ContinuousClock.now
         try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
         let elapsed = secondsSince(start)
         let cpu = ProcessCPU.seconds() - cpuStart
+        let threadsEnd = threadCPU()
         let snapshots = sockets.map { $0.snapshot() }
         for socket in sockets { socket.stop() }
         let sent = snapshots.reduce(0) { $0 + $1.sent }
@@ -59,7 +70,9 @@ enum RelayLoad {
         let expected = Double(sent * (preload.playersPerMatch - 1))
         return Figures(sentPerSecond: Double(sent) / elapsed, deliveredPerSecond: Double(delivered) / elapsed,
                        lossPercent: expected > 0 ? max(0, 1 - Double(delivered) / expected) * 100 : 0,
-                       p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuCores: cpu / elapsed)
+                       p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuCores: cpu / elapsed,
+                       relayCores: (threadsEnd.relay - threadsStart.relay) / elapsed,
+                       generatorCores: (threadsEnd.generator - threadsStart.generator) / elapsed)
     }
 
     /// Opens every player's relay WebSocket (kept open until the process ends) and returns the welcomes in player order.
@@ -136,6 +149,11 @@ final class LoadSocket: Sendable {
 
     static func open(relayPort: Int) throws -> LoadSocket {
         let relay = try SocketAddress(ipAddress: "127.0.0.1", port: relayPort)
+        return LoadSocket(descriptor: try openBound().descriptor, relay: relay)
+    }
+
+    /// A blocking UDP socket bound to an ephemeral loopback port, with deep buffers and a 0.2 s receive timeout.
+    static func openBound() throws -> (descriptor: CInt, address: SocketAddress) {
         let descriptor = socket(AF_INET, CInt(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw ValidationError("cannot open a UDP socket (errno \(errno))") }
         var buffer: CInt = 8 << 20
@@ -143,12 +161,17 @@ final class LoadSocket: Sendable {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<CInt>.size))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<CInt>.size))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let local = try SocketAddress(ipAddress: "127.0.0.1", port: 0)
-        guard local.withSockAddr({ bind(descriptor, $0, socklen_t($1)) }) == 0 else {
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+                                  sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else {
             close(descriptor)
             throw ValidationError("cannot bind a UDP socket (errno \(errno))")
         }
-        return LoadSocket(descriptor: descriptor, relay: relay)
+        return (descriptor, SocketAddress(address, host: "127.0.0.1"))
     }
 
     /// Adds a member (before `start`).
