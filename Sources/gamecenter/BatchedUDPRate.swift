@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GameCenterServer
 import NIOCore
@@ -20,7 +21,7 @@ enum BatchedUDPRate {
             close(receiver.descriptor)
             close(sender.descriptor)
         }
-        let target = receiver.address
+        guard let target = DatagramAddress(receiver.address) else { throw ValidationError("the receiving socket has no IP address") }
         let received = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
         let done = Atomic<Bool>(false)
@@ -34,14 +35,17 @@ enum BatchedUDPRate {
             }
             done.store(true, ordering: .relaxed)
         }.start()
-        let datagrams = [(address: SocketAddress, bytes: ByteBuffer)](repeating: (target, ByteBuffer(repeating: 9, count: 100)), count: batch)
-        let slots = DatagramBatch(slots: 1)
+        let message = [UInt8](repeating: 9, count: 100)
+        let outbox = DatagramOutbox()
         let startCPU = ProcessCPU.seconds()
         let start = ContinuousClock.now
         let deadline = start + .milliseconds(Int64(seconds * 1000))
         var sent = 0
         while ContinuousClock.now < deadline {
-            sent += batch - slots.send(datagrams, on: sender.descriptor)
+            message.withUnsafeBytes { message in
+                for _ in 0..<batch { outbox.append(to: target, bytes: message) }
+            }
+            sent += batch - outbox.send(on: sender.descriptor)
         }
         let elapsed = secondsSince(start)
         usleep(100_000)

@@ -6,29 +6,25 @@ import Darwin
 import CUDPBatch
 import NIOCore
 
-/// Reusable memory for moving many datagrams per system call on a blocking UDP socket (`recvmmsg` into fixed
-/// slots; `sendmmsg` from a packed copy of what is to go out; single datagrams with `recvfrom` and `sendto`). One thread uses one batch; nothing here is shared.
-/// The server's UDP endpoint and the relay benchmark's load generator use it.
+/// Reusable memory for receiving many datagrams per system call on a blocking UDP socket (`recvmmsg` into fixed
+/// slots; a single datagram with `recvfrom`). One thread uses one batch; nothing here is shared. The server's UDP
+/// endpoint and the relay benchmark's load generator use it; what goes out goes through a ``DatagramOutbox``.
 public final class DatagramBatch {
     /// Datagrams read per call at most.
     public let slots: Int
     /// Bytes per receive slot: a relay datagram is at most 1,289 bytes, so anything longer is rejected anyway.
     static let slotBytes = 2048
 
-    private let receiveBytes: UnsafeMutablePointer<UInt8>
+    private let receiveBytes: UnsafeMutableRawPointer
     private let senders: UnsafeMutablePointer<sockaddr_storage>
     private let lengths: UnsafeMutablePointer<Int>
-
-    private var sendBytes: [UInt8] = []
-    private var sendOffsets: [Int] = []
-    private var sendLengths: [Int] = []
-    private var sendAddresses: [sockaddr_storage] = []
-    private var sendAddressLengths: [socklen_t] = []
+    /// For `send(_:on:)`.
+    private let outbox = DatagramOutbox()
 
     /// A batch that reads up to `slots` datagrams per call.
     public init(slots: Int) {
         self.slots = slots
-        receiveBytes = .allocate(capacity: slots * Self.slotBytes)
+        receiveBytes = .allocate(byteCount: slots * Self.slotBytes, alignment: 16)
         senders = .allocate(capacity: slots)
         lengths = .allocate(capacity: slots)
     }
@@ -45,69 +41,136 @@ public final class DatagramBatch {
     /// and takes that one (a plain `recvfrom`, the cheapest call when traffic is light); without, takes as many as are
     /// waiting, up to `slots`, without blocking (one `recvmmsg`). Returns how many.
     public func receive(on descriptor: CInt, wait: Bool) -> Int {
-        max(0, Int(ogk_udp_receive(descriptor, receiveBytes, Self.slotBytes, UInt32(slots), senders, lengths, wait ? 1 : 0)))
+        max(0, Int(ogk_udp_receive(descriptor, receiveBytes.assumingMemoryBound(to: UInt8.self), Self.slotBytes, UInt32(slots),
+                                   senders, lengths, wait ? 1 : 0)))
+    }
+
+    /// Datagram `slot` of the last `receive`, where it lies (valid until the next `receive`; it may be changed in
+    /// place, say opened), and its sender; nil when the sender is neither IPv4 nor IPv6. A datagram cut short to
+    /// the slot is longer than any valid one, and is rejected as such.
+    public func slot(_ slot: Int) -> (bytes: UnsafeMutableRawBufferPointer, from: DatagramAddress)? {
+        guard let from = DatagramAddress(received: senders + slot) else { return nil }
+        return (UnsafeMutableRawBufferPointer(start: receiveBytes + slot * Self.slotBytes, count: min(lengths[slot], Self.slotBytes)), from)
     }
 
     /// Datagram `slot` of the last `receive` (a copy) and its sender; nil when the sender is neither IPv4 nor IPv6.
-    /// A datagram cut short to the slot is longer than any valid one, and is rejected as such.
     public func datagram(_ slot: Int) -> (bytes: ByteBuffer, from: SocketAddress)? {
-        let from: SocketAddress
-        switch CInt(senders[slot].ss_family) {
-        case AF_INET:
-            from = UnsafeRawPointer(senders + slot).withMemoryRebound(to: sockaddr_in.self, capacity: 1) { SocketAddress($0.pointee, host: "") }
-        case AF_INET6:
-            from = UnsafeRawPointer(senders + slot).withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { SocketAddress($0.pointee, host: "") }
-        default:
-            return nil
-        }
-        let bytes = UnsafeRawBufferPointer(start: receiveBytes + slot * Self.slotBytes, count: min(lengths[slot], Self.slotBytes))
-        return (ByteBuffer(bytes: bytes), from)
+        guard let (bytes, from) = self.slot(slot) else { return nil }
+        return (ByteBuffer(bytes: UnsafeRawBufferPointer(bytes)), from.socketAddress)
     }
 
     // MARK: Sending
 
-    /// Sends `datagrams` without blocking; returns how many were dropped (the kernel's send buffer was full, or a
-    /// destination cannot be reached — unreliable data may be lost).
+    /// Sends `datagrams` without blocking, in as few calls as the kernel takes; returns how many were dropped.
     public func send(_ datagrams: [(address: SocketAddress, bytes: ByteBuffer)], on descriptor: CInt) -> Int {
-        guard !datagrams.isEmpty else { return 0 }
-        sendBytes.removeAll(keepingCapacity: true)
-        sendOffsets.removeAll(keepingCapacity: true)
-        sendLengths.removeAll(keepingCapacity: true)
-        sendAddresses.removeAll(keepingCapacity: true)
-        sendAddressLengths.removeAll(keepingCapacity: true)
+        var unaddressable = 0
         for datagram in datagrams {
-            sendOffsets.append(sendBytes.count)
-            sendLengths.append(datagram.bytes.readableBytes)
-            sendBytes.append(contentsOf: datagram.bytes.readableBytesView)
-            var storage = sockaddr_storage()
-            let length = datagram.address.withSockAddr { address, size in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: address, count: size)) }
-                return socklen_t(size)
+            guard let address = DatagramAddress(datagram.address) else {
+                unaddressable += 1
+                continue
             }
-            sendAddresses.append(storage)
-            sendAddressLengths.append(length)
+            datagram.bytes.withUnsafeReadableBytes { outbox.append(to: address, bytes: $0) }
         }
-        let count = datagrams.count
-        return sendBytes.withUnsafeBufferPointer { bytes in
-            sendOffsets.withUnsafeBufferPointer { offsets in
-                sendLengths.withUnsafeBufferPointer { lengths in
-                    sendAddresses.withUnsafeBufferPointer { addresses in
-                        sendAddressLengths.withUnsafeBufferPointer { addressLengths in
-                            var next = 0, dropped = 0
-                            while next < count {
-                                next += Int(ogk_udp_send(descriptor, bytes.baseAddress, offsets.baseAddress! + next, lengths.baseAddress! + next,
-                                                         addresses.baseAddress! + next, addressLengths.baseAddress! + next, UInt32(count - next)))
-                                guard next < count else { break }
-                                if errno == EAGAIN || errno == EWOULDBLOCK {
-                                    // The send buffer is full: the rest is dropped.
-                                    return dropped + count - next
-                                }
-                                // This one cannot go (say, no route to its address); the rest still can.
-                                next += 1
-                                dropped += 1
+        return unaddressable + outbox.send(on: descriptor)
+    }
+}
+
+/// Datagrams waiting to go out together in one `sendmmsg`, each written (and sealed) in place in one packed buffer,
+/// with its destination.
+///
+/// Not thread-safe: one thread at a time fills and sends an outbox. It is `Sendable` so that a match's state can seal
+/// into it under the match's lock, which it never keeps it beyond.
+public final class DatagramOutbox: @unchecked Sendable {
+    private var bytes: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var used = 0
+    private var offsets: [Int] = []
+    private var lengths: [Int] = []
+    private var addresses: [sockaddr_storage] = []
+    private var addressLengths: [socklen_t] = []
+
+    /// An empty outbox with room for `capacity` bytes of datagrams (it grows when a batch needs more).
+    public init(capacity: Int = 16 << 10) {
+        self.capacity = capacity
+        bytes = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+
+    /// Datagrams waiting.
+    public var count: Int { offsets.count }
+    /// Whether none is waiting.
+    public var isEmpty: Bool { offsets.isEmpty }
+
+    /// Adds a datagram for `address` of at most `maximumLength` bytes: `write` fills the space it is given and
+    /// returns the datagram's length.
+    public func append(to address: DatagramAddress, maximumLength: Int, _ write: (UnsafeMutableRawBufferPointer) -> Int) {
+        if used + maximumLength > capacity {
+            capacity = max(capacity * 2, used + maximumLength)
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+            grown.copyMemory(from: bytes, byteCount: used)
+            bytes.deallocate()
+            bytes = grown
+        }
+        let length = write(UnsafeMutableRawBufferPointer(start: bytes + used, count: maximumLength))
+        precondition(length <= maximumLength, "a datagram longer than the space it asked for")
+        offsets.append(used)
+        lengths.append(length)
+        addresses.append(address.storage)
+        addressLengths.append(address.length)
+        used += length
+    }
+
+    /// Adds a copy of `datagram` for `address`.
+    public func append(to address: DatagramAddress, bytes datagram: UnsafeRawBufferPointer) {
+        append(to: address, maximumLength: datagram.count) { space in
+            space.copyMemory(from: datagram)
+            return datagram.count
+        }
+    }
+
+    /// Datagram `index` (a copy) and its destination.
+    public func datagram(_ index: Int) -> (address: SocketAddress, bytes: [UInt8]) {
+        let address = DatagramAddress(storage: addresses[index], length: addressLengths[index])
+        return (address.socketAddress, Array(UnsafeRawBufferPointer(start: bytes + offsets[index], count: lengths[index])))
+    }
+
+    /// Forgets every waiting datagram (keeping the memory).
+    public func removeAll() {
+        used = 0
+        offsets.removeAll(keepingCapacity: true)
+        lengths.removeAll(keepingCapacity: true)
+        addresses.removeAll(keepingCapacity: true)
+        addressLengths.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends every waiting datagram without blocking and empties the outbox; returns how many were dropped (the
+    /// kernel's send buffer was full, or a destination cannot be reached — unreliable data may be lost).
+    public func send(on descriptor: CInt) -> Int {
+        defer { removeAll() }
+        let count = offsets.count
+        guard count > 0 else { return 0 }
+        let base = bytes.assumingMemoryBound(to: UInt8.self)
+        return offsets.withUnsafeBufferPointer { offsets in
+            lengths.withUnsafeBufferPointer { lengths in
+                addresses.withUnsafeBufferPointer { addresses in
+                    addressLengths.withUnsafeBufferPointer { addressLengths in
+                        var next = 0, dropped = 0
+                        while next < count {
+                            next += Int(ogk_udp_send(descriptor, base, offsets.baseAddress! + next, lengths.baseAddress! + next,
+                                                     addresses.baseAddress! + next, addressLengths.baseAddress! + next, UInt32(count - next)))
+                            guard next < count else { break }
+                            if errno == EAGAIN || errno == EWOULDBLOCK {
+                                // The send buffer is full: the rest is dropped.
+                                return dropped + count - next
                             }
-                            return dropped
+                            // This one cannot go (say, no route to its address); the rest still can.
+                            next += 1
+                            dropped += 1
                         }
+                        return dropped
                     }
                 }
             }

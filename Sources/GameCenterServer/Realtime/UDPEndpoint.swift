@@ -31,8 +31,8 @@ public final class UDPEndpoint: Service {
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
     private let running = Atomic<Int>(0)
-    /// Sends from outside the receive threads; nil once the sockets are closed.
-    private let sideSender: Mutex<DatagramBatch?>
+    /// Whether the sockets are still open for sends from outside the receive threads.
+    private let sideSendsOpen = Mutex(true)
 
     /// Binds one socket per receive thread (one per core, at most four) to `host:port`, starts the threads, and
     /// routes the relay's other sends through the first socket.
@@ -54,7 +54,6 @@ public final class UDPEndpoint: Service {
         self.port = address.port ?? 0
         self.relay = relay
         self.logger = logger
-        sideSender = Mutex(DatagramBatch(slots: 1))
         relay.useDatagramSender(port: self.port) { [weak self] datagrams in self?.sendFromElsewhere(datagrams) }
         for socket in sockets { startReceiving(on: socket) }
     }
@@ -65,8 +64,8 @@ public final class UDPEndpoint: Service {
         // Wakes receives blocked in the kernel at once (the receive timeout would within 0.25 s anyway).
         for socket in sockets { _ = shutdown(socket, CInt(SHUT_RDWR)) }
         while running.load(ordering: .acquiring) > 0 { try? await Task.sleep(for: .milliseconds(5)) }
-        sideSender.withLock { sender in
-            sender = nil
+        sideSendsOpen.withLock { open in
+            open = false
             for socket in sockets { close(socket) }
         }
     }
@@ -77,7 +76,7 @@ public final class UDPEndpoint: Service {
             // Named from inside: Linux applies a name only to the running thread (as `top -H` and `perf` show it).
             Thread.current.name = "gamecenter UDP"
             let batch = DatagramBatch(slots: Self.datagramsPerRead)
-            var outgoing: RelayMatchState.Datagrams = []
+            let outgoing = DatagramOutbox()
             // Light traffic: one blocking `recvfrom` per datagram (it sleeps until the datagram comes). When it finds one
             // already waiting, traffic is heavy: batches are read without blocking until none is left.
             var wait = true
@@ -86,16 +85,15 @@ public final class UDPEndpoint: Service {
                 let count = batch.receive(on: socket, wait: wait)
                 wait = wait ? ContinuousClock.now - started > Self.queuedReceive : count == 0
                 for slot in 0..<count {
-                    if let (bytes, from) = batch.datagram(slot) {
-                        relay.receiveDatagram(bytes, from: from, into: &outgoing)
+                    if let (bytes, from) = batch.slot(slot) {
+                        relay.receiveDatagram(bytes, from: from, into: outgoing)
                     } else {
                         relay.statistics.add(.datagramsMalformed)
                     }
                 }
                 guard !outgoing.isEmpty else { continue }
-                let dropped = batch.send(outgoing, on: socket)
+                let dropped = outgoing.send(on: socket)
                 if dropped > 0 { relay.statistics.add(.datagramsNotSent, dropped) }
-                outgoing.removeAll(keepingCapacity: true)
             }
             logger.debug("UDP receive thread stopped")
             running.subtract(1, ordering: .releasing)
@@ -104,10 +102,10 @@ public final class UDPEndpoint: Service {
     }
 
     /// Sends datagrams decided outside the receive threads (unreliable data that came over a WebSocket).
-    private func sendFromElsewhere(_ datagrams: RelayMatchState.Datagrams) {
-        sideSender.withLock { sender in
-            guard let sender else { return }
-            let dropped = sender.send(datagrams, on: sockets[0])
+    private func sendFromElsewhere(_ datagrams: DatagramOutbox) {
+        sideSendsOpen.withLock { open in
+            guard open else { return }
+            let dropped = datagrams.send(on: sockets[0])
             if dropped > 0 { relay.statistics.add(.datagramsNotSent, dropped) }
         }
     }

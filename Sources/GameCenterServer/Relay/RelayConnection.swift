@@ -113,11 +113,11 @@ struct RelayConnection {
                 guard payload.readableBytes <= Limits.maximumUnreliableMessageBytes else {
                     return protocolError("an unreliable message larger than \(Limits.maximumUnreliableMessageBytes) bytes")
                 }
-                var datagrams: RelayMatchState.Datagrams = []
+                let datagrams = DatagramOutbox(capacity: 4 << 10)
                 let effects = match.state.withLock { state -> RelayMatchState.Effects in
                     guard state.members[Int(memberIndex)].connection?.connectionID == connectionID else { return .init() }
                     return state.receiveUnreliable(from: memberIndex, recipients: recipients, payload: payload, now: now,
-                                                   statistics: relay.statistics, datagrams: &datagrams)
+                                                   statistics: relay.statistics, datagrams: datagrams)
                 }
                 relay.send(datagrams)
                 relay.apply(effects, of: match)

@@ -260,14 +260,24 @@ struct RelayMatchState {
 
     // MARK: Unreliable data
 
-    /// Datagrams to send after an unreliable message was handled.
-    typealias Datagrams = [(address: SocketAddress, bytes: ByteBuffer)]
-
-    /// An unreliable message from member `index` (arrived by UDP or over its WebSocket): sealed for each recipient
-    /// that has a UDP address, queued on the WebSocket for the others.
+    /// An unreliable message from member `index` that came over its WebSocket; see the other form.
     mutating func receiveUnreliable(
         from index: UInt8, recipients: [UInt8], payload: ByteBuffer, now: ContinuousClock.Instant,
-        statistics: RelayStatistics, datagrams: inout Datagrams
+        statistics: RelayStatistics, datagrams: DatagramOutbox
+    ) -> Effects {
+        recipients.withUnsafeBytes { recipients in
+            payload.withUnsafeReadableBytes { payload in
+                receiveUnreliable(from: index, recipients: recipients, payload: payload, now: now, statistics: statistics, datagrams: datagrams)
+            }
+        }
+    }
+
+    /// An unreliable message from member `index` (arrived by UDP or over its WebSocket) to the members whose indices
+    /// `recipients` holds (none: every other member): sealed into `datagrams` for each recipient that has a UDP
+    /// address, queued on the WebSocket for the others.
+    mutating func receiveUnreliable(
+        from index: UInt8, recipients: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, now: ContinuousClock.Instant,
+        statistics: RelayStatistics, datagrams: DatagramOutbox
     ) -> Effects {
         var effects = Effects()
         let i = Int(index)
@@ -276,20 +286,18 @@ struct RelayMatchState {
             statistics.add(.unreliableRateLimited)
             return effects
         }
-        let (targets, unknown) = resolve(recipients, from: index)
-        if !unknown.isEmpty { effects.wakes += reportNonMembers(unknown, to: index, now: now, statistics: statistics) }
         let maximumQueued = limits.maximumQueuedUnreliable
-        for target in targets {
+        func forward(to target: Int) {
             // In place: a copy of the connection would copy its queued frames on every append.
-            let forwarded = withConnection(Int(target)) { connection -> Bool in
+            let forwarded = withConnection(target) { connection -> Bool in
                 guard connection.closing == nil else { return false }
                 if let address = connection.udpAddress {
                     connection.datagramCounter += 1
-                    var datagram = ByteBuffer()
-                    datagram.reserveCapacity(payload.readableBytes + RelayDatagram.headerSize + RelayDatagram.tagSize + 1)
-                    RelayDatagram.seal(RelayDatagramHeader(kind: .serverData, connectionID: connection.connectionID, counter: connection.datagramCounter),
-                                       body: RelayDatagram.serverDataBody(sender: index, payload: payload), key: connection.key, into: &datagram)
-                    datagrams.append((address, datagram))
+                    let header = RelayDatagramHeader(kind: .serverData, connectionID: connection.connectionID, counter: connection.datagramCounter)
+                    let key = connection.key
+                    datagrams.append(to: address, maximumLength: RelayDatagram.serverDataSize(payloadCount: payload.count)) { space in
+                        RelayDatagram.sealServerData(header, sender: index, payload: payload, key: key, in: space)
+                    }
                     return true
                 }
                 guard connection.queuedUnreliable < maximumQueued else {
@@ -297,7 +305,7 @@ struct RelayMatchState {
                     return false
                 }
                 var frame = ByteBuffer()
-                RelayServerFrame.unreliable(sender: index, payload: payload).write(to: &frame)
+                RelayServerFrame.unreliable(sender: index, payload: ByteBuffer(bytes: payload)).write(to: &frame)
                 connection.control.append(frame)
                 connection.queuedUnreliable += 1
                 effects.wakes.append(connection.wake)
@@ -305,33 +313,44 @@ struct RelayMatchState {
             }
             if forwarded == true { statistics.add(.unreliableForwarded) }
         }
+        if recipients.isEmpty {
+            // Everyone: no list of targets to build for the commonest message.
+            for target in members.indices where target != i && members[target].state != .left { forward(to: target) }
+            return effects
+        }
+        let (targets, unknown) = resolve(Array(recipients), from: index)
+        if !unknown.isEmpty { effects.wakes += reportNonMembers(unknown, to: index, now: now, statistics: statistics) }
+        for target in targets { forward(to: Int(target)) }
         return effects
     }
 
     /// The connection's datagram key and replay check: true when the datagram is new; records where it came from.
     mutating func acceptDatagram(
-        _ index: UInt8, connectionID: UInt64, counter: UInt64, from address: SocketAddress, now: ContinuousClock.Instant
+        _ index: UInt8, connectionID: UInt64, counter: UInt64, from address: DatagramAddress, now: ContinuousClock.Instant
     ) -> Bool {
         let i = Int(index)
-        guard members[i].state != .left, var connection = members[i].connection, connection.connectionID == connectionID,
-              connection.replay.accept(counter) else { return false }
-        // Only the newest authentic datagram moves the return address (a delayed one must not move it back).
-        if counter == connection.replay.highest { connection.udpAddress = address }
-        members[i].connection = connection
+        guard members[i].state != .left else { return false }
+        let accepted = withConnection(i) { connection -> Bool in
+            guard connection.connectionID == connectionID, connection.replay.accept(counter) else { return false }
+            // Only the newest authentic datagram moves the return address (a delayed one must not move it back).
+            if counter == connection.replay.highest { connection.udpAddress = address }
+            return true
+        }
+        guard accepted == true else { return false }
         members[i].lastHeard = now
         return true
     }
 
-    /// A sealed probe answer for member `index`'s connection.
-    mutating func probeAck(_ index: UInt8) -> ByteBuffer? {
-        let i = Int(index)
-        guard var connection = members[i].connection else { return nil }
-        connection.datagramCounter += 1
-        var datagram = ByteBuffer()
-        RelayDatagram.seal(RelayDatagramHeader(kind: .serverProbeAck, connectionID: connection.connectionID, counter: connection.datagramCounter),
-                           body: ByteBuffer(), key: connection.key, into: &datagram)
-        members[i].connection = connection
-        return datagram
+    /// Seals a probe answer for member `index`'s connection into `datagrams`, to `address`.
+    mutating func probeAck(_ index: UInt8, to address: DatagramAddress, into datagrams: DatagramOutbox) {
+        _ = withConnection(Int(index)) { connection in
+            connection.datagramCounter += 1
+            let header = RelayDatagramHeader(kind: .serverProbeAck, connectionID: connection.connectionID, counter: connection.datagramCounter)
+            let key = connection.key
+            datagrams.append(to: address, maximumLength: RelayDatagram.headerSize + RelayDatagram.tagSize) { space in
+                RelayDatagram.sealInPlace(header, bodyCount: 0, key: key, in: space)
+            }
+        }
     }
 
     /// Runs `body` on member `index`'s open connection in place; nil when the member has none.

@@ -68,7 +68,7 @@ struct RelayConnectionSlot {
     var ackDue = false
     /// Where the device's authentic datagrams come from; nil until one arrived (unreliable data then goes over
     /// the WebSocket).
-    var udpAddress: SocketAddress?
+    var udpAddress: DatagramAddress?
     var replay = ReplayWindow()
     /// The last counter the relay used for a datagram to the device.
     var datagramCounter: UInt64 = 0

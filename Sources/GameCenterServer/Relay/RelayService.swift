@@ -22,7 +22,7 @@ final class RelayService: Service {
     private let matches = Mutex<[String: RelayMatch]>([:])
     private let routes = Mutex<[UInt64: DatagramRoute]>([:])
     /// The UDP port and how datagrams decided outside its receive threads go out; nil until it is bound.
-    private let datagramSender = Mutex<(port: Int, send: @Sendable (RelayMatchState.Datagrams) -> Void)?>(nil)
+    private let datagramSender = Mutex<(port: Int, send: @Sendable (DatagramOutbox) -> Void)?>(nil)
 
     /// How often silent members are looked for.
     static let sweepInterval = Duration.milliseconds(100)
@@ -38,7 +38,7 @@ final class RelayService: Service {
     }
 
     /// The UDP port devices send to, and how to send datagrams to devices from outside its receive threads.
-    func useDatagramSender(port: Int, send: @escaping @Sendable (RelayMatchState.Datagrams) -> Void) {
+    func useDatagramSender(port: Int, send: @escaping @Sendable (DatagramOutbox) -> Void) {
         datagramSender.withLock { $0 = (port, send) }
     }
 
@@ -131,9 +131,10 @@ final class RelayService: Service {
 
     // MARK: Datagrams
 
-    /// Handles one datagram from the UDP socket; answers and forwarded datagrams are appended to `out`.
-    func receiveDatagram(_ datagram: ByteBuffer, from address: SocketAddress, into out: inout RelayMatchState.Datagrams) {
-        guard datagram.readableBytes <= RelayDatagram.maximumSize, let header = RelayDatagram.peekHeader(datagram),
+    /// Handles one datagram from the UDP socket, where it lies (it is opened in place); answers and forwarded
+    /// datagrams are sealed into `out`.
+    func receiveDatagram(_ datagram: UnsafeMutableRawBufferPointer, from address: DatagramAddress, into out: DatagramOutbox) {
+        guard datagram.count <= RelayDatagram.maximumSize, let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)),
               !header.kind.fromServer else {
             statistics.add(.datagramsMalformed)
             return
@@ -142,19 +143,18 @@ final class RelayService: Service {
             statistics.add(.datagramsUnknownConnection)
             return
         }
-        guard let (_, body) = try? RelayDatagram.open(datagram, key: route.key) else {
+        guard let body = RelayDatagram.openInPlace(datagram, header: header, key: route.key) else {
             statistics.add(.datagramsForged)
             return
         }
-        var recipients: [UInt8] = []
-        var payload = ByteBuffer()
+        var recipients = UnsafeRawBufferPointer(start: nil, count: 0)
+        var payload = recipients
         if header.kind == .clientData {
-            guard let (parsedRecipients, parsedPayload) = try? RelayDatagram.readClientDataBody(body) else {
+            guard let parsed = RelayDatagram.readClientDataBody(UnsafeRawBufferPointer(body)) else {
                 statistics.add(.datagramsMalformed)
                 return
             }
-            recipients = parsedRecipients
-            payload = parsedPayload
+            (recipients, payload) = parsed
         }
         let now = ContinuousClock.now
         let effects = route.match.state.withLock { state -> RelayMatchState.Effects? in
@@ -162,11 +162,11 @@ final class RelayService: Service {
                 return nil
             }
             if header.kind == .clientProbe {
-                if let ack = state.probeAck(route.memberIndex) { out.append((address, ack)) }
+                state.probeAck(route.memberIndex, to: address, into: out)
                 return RelayMatchState.Effects()
             }
             return state.receiveUnreliable(from: route.memberIndex, recipients: recipients, payload: payload, now: now,
-                                           statistics: statistics, datagrams: &out)
+                                           statistics: statistics, datagrams: out)
         }
         guard let effects else {
             statistics.add(.datagramsReplayed)
@@ -176,7 +176,7 @@ final class RelayService: Service {
     }
 
     /// Sends datagrams decided outside the UDP receive threads (unreliable data that came over a WebSocket).
-    func send(_ datagrams: RelayMatchState.Datagrams) {
+    func send(_ datagrams: DatagramOutbox) {
         guard !datagrams.isEmpty, let send = datagramSender.withLock({ $0?.send }) else { return }
         send(datagrams)
     }

@@ -25,7 +25,7 @@ import Glibc
         let (sender, senderAddress) = try Self.socket()
         let (receiver, receiverAddress) = try Self.socket()
         defer { close(sender); close(receiver) }
-        let outgoing: RelayMatchState.Datagrams = (0..<5).map { (receiverAddress, ByteBuffer(bytes: [UInt8](repeating: UInt8($0), count: 10 + $0))) }
+        let outgoing: [(address: SocketAddress, bytes: ByteBuffer)] = (0..<5).map { (receiverAddress, ByteBuffer(bytes: [UInt8](repeating: UInt8($0), count: 10 + $0))) }
         #expect(DatagramBatch(slots: 1).send(outgoing, on: sender) == 0)
 
         let batch = DatagramBatch(slots: 8)
@@ -51,7 +51,7 @@ import Glibc
         defer { close(sender); close(receiver) }
         // An IPv6 destination on an IPv4 socket: the kernel refuses that one datagram.
         let elsewhere = try SocketAddress(ipAddress: "::1", port: 9)
-        let outgoing: RelayMatchState.Datagrams = [
+        let outgoing: [(address: SocketAddress, bytes: ByteBuffer)] = [
             (receiverAddress, ByteBuffer(string: "first")), (elsewhere, ByteBuffer(string: "lost")), (receiverAddress, ByteBuffer(string: "third")),
         ]
         #expect(DatagramBatch(slots: 1).send(outgoing, on: sender) == 1)

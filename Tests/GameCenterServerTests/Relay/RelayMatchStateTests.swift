@@ -151,15 +151,16 @@ import Testing
 
     @Test func unreliableDataGoesByUDPWhereTheReceiverHasAnAddressAndOverItsWebSocketElse() throws {
         var match = Fixture(players: 3)
-        let address = try SocketAddress(ipAddress: "127.0.0.1", port: 4000)
+        let address = try #require(DatagramAddress(try SocketAddress(ipAddress: "127.0.0.1", port: 4000)))
         let first = match.state.acceptDatagram(1, connectionID: match.connections[1], counter: 1, from: address, now: match.now)
         let replayed = match.state.acceptDatagram(1, connectionID: match.connections[1], counter: 1, from: address, now: match.now)
         #expect(first && !replayed)
-        var datagrams: RelayMatchState.Datagrams = []
+        let datagrams = DatagramOutbox()
         _ = match.state.receiveUnreliable(from: 0, recipients: [], payload: ByteBuffer(string: "pos"), now: match.now,
-                                          statistics: match.statistics, datagrams: &datagrams)
+                                          statistics: match.statistics, datagrams: datagrams)
         #expect(datagrams.count == 1)
-        let (header, body) = try RelayDatagram.open(try #require(datagrams.first).bytes, key: match.keys[1])
+        #expect(datagrams.datagram(0).address.port == 4000)
+        let (header, body) = try RelayDatagram.open(ByteBuffer(bytes: datagrams.datagram(0).bytes), key: match.keys[1])
         #expect(header.kind == .serverData && header.connectionID == match.connections[1])
         let (sender, payload) = try RelayDatagram.readServerDataBody(body)
         #expect(sender == 0 && String(buffer: payload) == "pos")
