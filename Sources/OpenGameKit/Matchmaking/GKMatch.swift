@@ -108,14 +108,14 @@ public final class GKMatch: @unchecked Sendable {
     /// after ``disconnect()``, and `communicationsFailure` when sending faster than the relay allows; nothing is sent
     /// then. Never blocks: reliable messages are queued until the relay has them.
     public func sendData(toAllPlayers data: Data, with mode: GKMatchSendDataMode) throws {
-        try relay.send(ByteBuffer(bytes: data), to: nil, reliable: mode == .reliable)
+        try relay.send(data, to: nil, reliable: mode == .reliable)
     }
 
     /// Sends `data` to the members named by `playerIDs`; the same errors as ``sendData(toAllPlayers:with:)``, and
     /// `invalidParameter` for a player who is not another member of the match.
     public func send(_ data: Data, to playerIDs: [String], with mode: GKMatchSendDataMode) throws {
         guard !playerIDs.isEmpty else { throw GKError(.invalidParameter, "name at least one player to send to") }
-        try relay.send(ByteBuffer(bytes: data), to: playerIDs, reliable: mode == .reliable)
+        try relay.send(data, to: playerIDs, reliable: mode == .reliable)
     }
 
     /// Leaves the match: the other members are told at once; this object sends nothing more.
@@ -152,9 +152,9 @@ public final class GKMatch: @unchecked Sendable {
 
     private func relayEvent(_ event: MatchRelayClient.Event) {
         switch event {
-        case .data(let buffer, let player):
+        case .data(let data, let player):
             guard !state.withLock({ $0.disconnected }) else { return }
-            announce(.data(Data(buffer.readableBytesView), fromPlayer: player))
+            announce(.data(data, fromPlayer: player))
         case .member(let member):
             guard member.playerID != localPlayerID else { return }
             switch member.state {

@@ -12,7 +12,7 @@ import Synchronization
 final class MatchRelayClient: Sendable {
     /// What the relay client tells its match.
     enum Event: Sendable {
-        case data(ByteBuffer, from: String)
+        case data(Data, from: String)
         case member(RelayMember)
         /// The match is over for this device (nil: it left on its own).
         case ended(GKError?)
@@ -209,9 +209,9 @@ final class MatchRelayClient: Sendable {
                 if state.receivedSinceAck >= 32 { wake.yield() }
                 return state.player(sender)
             }
-            if let player { deliver(.data(payload, from: player)) }
+            if let player { deliver(.data(Data(payload.readableBytesView), from: player)) }
         case .unreliable(let sender, let payload):
-            if let player = state.withLock({ $0.player(sender) }) { deliver(.data(payload, from: player)) }
+            if let player = state.withLock({ $0.player(sender) }) { deliver(.data(Data(payload.readableBytesView), from: player)) }
         case .memberState(let member):
             for change in state.withLock({ $0.update(member) }) { deliver(.member(change)) }
         case .ack(let seq):
@@ -229,12 +229,14 @@ final class MatchRelayClient: Sendable {
     // MARK: Sending
 
     /// Queues `payload` for `players` (nil: everyone); see `GKMatch.send`.
-    func send(_ payload: ByteBuffer, to players: [String]?, reliable: Bool) throws {
+    func send(_ payload: Data, to players: [String]?, reliable: Bool) throws {
         let outbound = try state.withLock { try $0.queue(payload, to: players, reliable: reliable, now: now) }
         switch outbound {
         case .none: break
         case .wake(let wake): wake?.yield()
-        case .datagram(let datagram): socket.withLock { $0 }?.send(datagram)
+        case .datagram(let header, let recipients, let key):
+            // Sealed here, outside the lock, straight from the caller's bytes.
+            socket.withLock { $0 }?.sendClientData(header, recipients: recipients, payload: payload, key: key)
         }
     }
 
@@ -294,19 +296,22 @@ final class MatchRelayClient: Sendable {
         }
     }
 
-    /// A datagram from the relay (on the socket's event loop).
-    private func received(_ datagram: ByteBuffer) {
-        guard let header = RelayDatagram.peekHeader(datagram), header.kind.fromServer else { return }
-        let delivery = state.withLock { state -> (ByteBuffer, String)? in
-            guard var connection = state.connection, connection.connectionID == header.connectionID,
-                  let (_, body) = try? RelayDatagram.open(datagram, key: connection.key), connection.replay.accept(header.counter) else { return nil }
-            defer { state.connection = connection }
+    /// A datagram from the relay, where the socket received it (on the socket's receive thread); it is opened in
+    /// place.
+    private func received(_ datagram: UnsafeMutableRawBufferPointer) {
+        guard let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)), header.kind.fromServer else { return }
+        let delivery = state.withLock { state -> (Data, String)? in
+            guard let key = state.connection?.key, state.connection?.connectionID == header.connectionID,
+                  let body = RelayDatagram.openInPlace(datagram, header: header, key: key),
+                  state.connection!.replay.accept(header.counter) else { return nil }
             if header.kind == .serverProbeAck {
-                connection.udpConfirmed = true
+                state.connection!.udpConfirmed = true
                 return nil
             }
-            guard let (sender, payload) = try? RelayDatagram.readServerDataBody(body), let player = state.player(sender) else { return nil }
-            return (payload, player)
+            guard let (sender, payload) = RelayDatagram.readServerDataBody(UnsafeRawBufferPointer(body)), let player = state.player(sender) else {
+                return nil
+            }
+            return (Data(payload), player)
         }
         if let (payload, player) = delivery { deliver(.data(payload, from: player)) }
     }

@@ -1,4 +1,5 @@
 import DequeModule
+import Foundation
 import GameCenterProtocol
 import NIOCore
 
@@ -61,47 +62,43 @@ struct MatchRelayState {
     // MARK: Sending
 
     /// Checks a send and queues it; throws the error the game gets.
-    mutating func queue(_ payload: ByteBuffer, to players: [String]?, reliable: Bool, now: Double) throws -> Outbound {
+    mutating func queue(_ payload: Data, to players: [String]?, reliable: Bool, now: Double) throws -> Outbound {
         guard !ended else { throw GKError(.invalidParameter, "this match is disconnected; it sends nothing more") }
         let limit = reliable ? Limits.maximumReliableMessageBytes : Limits.maximumUnreliableMessageBytes
-        guard payload.readableBytes <= limit else {
-            throw GKError(.invalidParameter, "\(reliable ? "reliable" : "unreliable") messages are at most \(limit) bytes; this one is \(payload.readableBytes)")
+        guard payload.count <= limit else {
+            throw GKError(.invalidParameter, "\(reliable ? "reliable" : "unreliable") messages are at most \(limit) bytes; this one is \(payload.count)")
         }
         let recipients = try check(players ?? [])
-        guard reliable ? pendingBytes + payload.readableBytes <= Self.maximumPendingBytes : true else {
+        guard reliable ? pendingBytes + payload.count <= Self.maximumPendingBytes : true else {
             throw GKError(.communicationsFailure, "\(pendingBytes) bytes of reliable data are still waiting for the relay (at most \(Self.maximumPendingBytes)); try again shortly")
         }
         guard rate.take(now: now) else {
             throw GKError(.communicationsFailure, "sending too fast: the relay takes at most \(Int(rate.rate)) messages per second (bursts of \(Int(rate.burst)))")
         }
         if reliable {
-            pending.append(Pending(seq: nextSeq, recipients: recipients, payload: payload))
+            pending.append(Pending(seq: nextSeq, recipients: recipients, payload: ByteBuffer(bytes: payload)))
             nextSeq += 1
-            pendingBytes += payload.readableBytes
+            pendingBytes += payload.count
             return .wake(connection?.wake)
         }
-        guard var connection else { return .none }
-        let indices = indices(of: recipients)
-        if connection.udpConfirmed, let indices {
-            connection.datagramCounter += 1
-            var datagram = ByteBuffer()
-            RelayDatagram.seal(RelayDatagramHeader(kind: .clientData, connectionID: connection.connectionID, counter: connection.datagramCounter),
-                               body: RelayDatagram.clientDataBody(recipients: indices, payload: payload), key: connection.key, into: &datagram)
-            self.connection = connection
-            return .datagram(datagram)
+        guard connection != nil, let indices = indices(of: recipients) else { return .none }
+        if connection!.udpConfirmed {
+            connection!.datagramCounter += 1
+            return .datagram(RelayDatagramHeader(kind: .clientData, connectionID: connection!.connectionID, counter: connection!.datagramCounter),
+                             recipients: indices, key: connection!.key)
         }
-        guard let indices else { return .none }
         var frame = ByteBuffer()
-        RelayClientFrame.unreliable(recipients: indices, payload: payload).write(to: &frame)
-        self.connection!.control.append(frame)
-        return .wake(connection.wake)
+        RelayClientFrame.unreliable(recipients: indices, payload: ByteBuffer(bytes: payload)).write(to: &frame)
+        connection!.control.append(frame)
+        return .wake(connection!.wake)
     }
 
     /// What to do after queueing a message.
     enum Outbound {
         case none
         case wake(AsyncStream<Void>.Continuation?)
-        case datagram(ByteBuffer)
+        /// Seal the payload under this header and send it by UDP (its counter is taken).
+        case datagram(RelayDatagramHeader, recipients: [UInt8], key: RelayKey)
     }
 
     /// Recipients must be other members still in the match; empty means all of them.

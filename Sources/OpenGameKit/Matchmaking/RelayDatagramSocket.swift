@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import GameCenterProtocol
 import NIOCore
 import Synchronization
 
@@ -32,7 +33,7 @@ final class RelayDatagramSocket: Sendable {
     }
 
     /// Opens a socket on an ephemeral port for datagrams to and from `host:port`.
-    static func open(host: String, port: Int, onDatagram: @escaping @Sendable (ByteBuffer) -> Void) throws -> RelayDatagramSocket {
+    static func open(host: String, port: Int, onDatagram: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void) throws -> RelayDatagramSocket {
         let relay = try SocketAddress.makeAddressResolvingHost(host, port: port)
         let family = relay.protocol == .inet6 ? AF_INET6 : AF_INET
         #if canImport(Darwin)
@@ -61,10 +62,21 @@ final class RelayDatagramSocket: Sendable {
     /// Sends one datagram to the relay; a datagram the kernel does not take at once is dropped (lost datagrams are
     /// the nature of unreliable data).
     func send(_ datagram: ByteBuffer) {
-        datagram.withUnsafeReadableBytes { bytes in
-            relay.withSockAddr { address, size in
-                _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, socklen_t(size))
-            }
+        datagram.withUnsafeReadableBytes { send($0) }
+    }
+
+    /// Seals a `clientData` datagram carrying `payload` to `recipients` under `header` and sends it, as `send`.
+    func sendClientData(_ header: RelayDatagramHeader, recipients: [UInt8], payload: Data, key: RelayKey) {
+        let size = RelayDatagram.clientDataSize(recipientCount: recipients.count, payloadCount: payload.count)
+        withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { space in
+            let length = payload.withUnsafeBytes { RelayDatagram.sealClientData(header, recipients: recipients, payload: $0, key: key, in: space) }
+            send(UnsafeRawBufferPointer(rebasing: space[..<length]))
+        }
+    }
+
+    private func send(_ bytes: UnsafeRawBufferPointer) {
+        relay.withSockAddr { address, size in
+            _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, socklen_t(size))
         }
     }
 
@@ -79,7 +91,7 @@ final class RelayDatagramSocket: Sendable {
     }
 
     /// The receive thread's loop, until `close()`.
-    private func receive(_ onDatagram: @Sendable (ByteBuffer) -> Void) {
+    private func receive(_ onDatagram: @Sendable (UnsafeMutableRawBufferPointer) -> Void) {
         // Longer than any relay datagram (1,289 bytes): a longer one arrives cut short and fails to open.
         let capacity = 2048
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -88,7 +100,7 @@ final class RelayDatagramSocket: Sendable {
             let received = recv(descriptor, bytes, capacity, 0)
             // Nothing within the timeout, a signal, or an ICMP error for an earlier send: go on waiting.
             guard received > 0 else { continue }
-            onDatagram(ByteBuffer(bytes: UnsafeRawBufferPointer(start: bytes, count: received)))
+            onDatagram(UnsafeMutableRawBufferPointer(start: bytes, count: received))
         }
     }
 }
