@@ -9,7 +9,6 @@ struct RelayMatchState {
     let limits: RelayLimits
     let timeout: Duration
     private(set) var members: [RelayMemberSlot] = []
-    private let origin = ContinuousClock.now
 
     init(limits: RelayLimits, timeout: Duration) {
         self.limits = limits
@@ -19,7 +18,7 @@ struct RelayMatchState {
     /// What the caller must do after a change.
     struct Effects {
         /// Writers to wake.
-        var wakes: [AsyncStream<Void>.Continuation] = []
+        var wakes: [WriterWake] = []
         /// Members who left through the relay (timeout, flooding, too slow); their departure must be stored.
         var departed: [(playerID: String, reason: RelayCloseReason)] = []
         /// A member left: the match may be over.
@@ -36,7 +35,7 @@ struct RelayMatchState {
     var isOver: Bool { !members.isEmpty && members.allSatisfy { $0.state == .left } }
 
     private func seconds(_ instant: ContinuousClock.Instant) -> Double {
-        (instant - origin).seconds
+        RelayTime.of(instant).seconds
     }
 
     // MARK: Membership
@@ -46,7 +45,7 @@ struct RelayMatchState {
         var effects = Effects()
         for playerID in current where !members.contains(where: { $0.playerID == playerID }) {
             guard members.count <= Int(UInt8.max) else { break }
-            let slot = RelayMemberSlot(index: UInt8(members.count), playerID: playerID, now: now,
+            let slot = RelayMemberSlot(index: UInt8(members.count), playerID: playerID, now: RelayTime.of(now),
                                        rate: TokenBucket(rate: limits.messagesPerSecond, burst: limits.enforcedBurst(timeout: timeout), now: seconds(now)))
             members.append(slot)
             effects.wakes += announce(slot.announced, except: slot.index)
@@ -77,13 +76,13 @@ struct RelayMatchState {
             members[i].senderStream = senderStream
             members[i].acceptedSeq = 0
         }
-        members[i].connection = RelayConnectionSlot(connectionID: connectionID, key: key, wake: wake)
-        members[i].lastHeard = now
+        members[i].connection = RelayConnectionSlot(connectionID: connectionID, key: key, wake: WriterWake(wake))
+        members[i].lastHeard = RelayTime.of(now)
         if members[i].state == .expected {
             members[i].state = .connected
             effects.wakes += announce(members[i].announced, except: index)
         }
-        effects.wakes.append(wake)
+        effects.wakes.append(members[i].connection!.wake)
         let welcome = RelayMatchWelcome(memberIndex: index, acceptedSeq: members[i].acceptedSeq,
                                         receiverStream: members[i].receiverStream, members: members.map(\.announced))
         return (welcome, effects)
@@ -117,7 +116,7 @@ struct RelayMatchState {
     /// Members silent for longer than the timeout leave.
     mutating func expire(now: ContinuousClock.Instant, statistics: RelayStatistics) -> Effects {
         var effects = Effects()
-        for slot in members where slot.state != .left && now - slot.lastHeard > timeout {
+        for slot in members where slot.state != .left && RelayTime.of(now) - slot.lastHeard > timeout {
             statistics.add(.membersTimedOut)
             let message = slot.state == .expected ? "never connected to the match" : "silent for longer than the match's timeout"
             effects.append(remove(slot.index, reason: .timedOut, message: message, store: true))
@@ -125,14 +124,14 @@ struct RelayMatchState {
         return effects
     }
 
-    private mutating func announce(_ member: RelayMember, except index: UInt8) -> [AsyncStream<Void>.Continuation] {
+    private mutating func announce(_ member: RelayMember, except index: UInt8) -> [WriterWake] {
         var frame = ByteBuffer()
         RelayServerFrame.memberState(member).write(to: &frame)
         return enqueueControl(frame, toAllBut: index)
     }
 
-    private mutating func enqueueControl(_ frame: ByteBuffer, toAllBut index: UInt8) -> [AsyncStream<Void>.Continuation] {
-        var wakes: [AsyncStream<Void>.Continuation] = []
+    private mutating func enqueueControl(_ frame: ByteBuffer, toAllBut index: UInt8) -> [WriterWake] {
+        var wakes: [WriterWake] = []
         for i in members.indices where members[i].index != index && members[i].state != .left && members[i].connection != nil {
             members[i].connection!.control.append(frame)
             wakes.append(members[i].connection!.wake)
@@ -141,7 +140,7 @@ struct RelayMatchState {
     }
 
     /// Queues a heartbeat for the member's connection.
-    mutating func queueHeartbeat(_ index: UInt8, connectionID: UInt64) -> AsyncStream<Void>.Continuation? {
+    mutating func queueHeartbeat(_ index: UInt8, connectionID: UInt64) -> WriterWake? {
         let i = Int(index)
         guard members[i].connection?.connectionID == connectionID else { return nil }
         var frame = ByteBuffer()
@@ -167,7 +166,7 @@ struct RelayMatchState {
     ) -> ReliableOutcome {
         let i = Int(index)
         guard members[i].state != .left, members[i].connection?.connectionID == connectionID else { return .staleConnection }
-        members[i].lastHeard = now
+        members[i].lastHeard = RelayTime.of(now)
         var effects = Effects()
         members[i].connection!.ackDue = true
         effects.wakes.append(members[i].connection!.wake)
@@ -211,14 +210,14 @@ struct RelayMatchState {
     mutating func acknowledge(_ index: UInt8, connectionID: UInt64, through seq: UInt64, now: ContinuousClock.Instant) {
         let i = Int(index)
         guard members[i].connection?.connectionID == connectionID else { return }
-        members[i].lastHeard = now
+        members[i].lastHeard = RelayTime.of(now)
         members[i].acknowledge(through: seq)
     }
 
     /// Anything from the member counts as a sign of life.
     mutating func heard(_ index: UInt8, connectionID: UInt64, now: ContinuousClock.Instant) {
         guard members[Int(index)].connection?.connectionID == connectionID else { return }
-        members[Int(index)].lastHeard = now
+        members[Int(index)].lastHeard = RelayTime.of(now)
     }
 
     /// What a connection's writer must write next.
@@ -281,7 +280,7 @@ struct RelayMatchState {
     ) -> Effects {
         var effects = Effects()
         let i = Int(index)
-        members[i].lastHeard = now
+        members[i].lastHeard = RelayTime.of(now)
         guard members[i].rate.take(now: seconds(now)) else {
             statistics.add(.unreliableRateLimited)
             return effects
@@ -337,7 +336,7 @@ struct RelayMatchState {
             return true
         }
         guard accepted == true else { return false }
-        members[i].lastHeard = now
+        members[i].lastHeard = RelayTime.of(now)
         return true
     }
 
@@ -381,12 +380,12 @@ struct RelayMatchState {
     /// Counts messages to non-members and tells the sender, at most once a second (the telling must not become a
     /// flood of its own).
     private mutating func reportNonMembers(_ unknown: [UInt8], to index: UInt8, now: ContinuousClock.Instant,
-                                           statistics: RelayStatistics) -> [AsyncStream<Void>.Continuation] {
+                                           statistics: RelayStatistics) -> [WriterWake] {
         statistics.add(.nonMemberRecipients, unknown.count)
         let i = Int(index)
         guard members[i].connection != nil else { return [] }
-        if let last = members[i].connection!.lastErrorReport, now - last < .seconds(1) { return [] }
-        members[i].connection!.lastErrorReport = now
+        if let last = members[i].connection!.lastErrorReport, RelayTime.of(now) - last < .seconds(1) { return [] }
+        members[i].connection!.lastErrorReport = RelayTime.of(now)
         var frame = ByteBuffer()
         RelayServerFrame.error(code: UInt16(ErrorCode.invalidParameter.rawValue),
                                message: "recipients \(unknown) are not other members of this match; messages went to the members only")

@@ -17,7 +17,8 @@ struct RelayMemberSlot {
     var state: RelayMemberState = .expected
     /// Why the member left, once it has.
     var leftReason: RelayCloseReason?
-    var lastHeard: ContinuousClock.Instant
+    /// When the member was last heard from, as a ``RelayTime``.
+    var lastHeard: Duration
     var connection: RelayConnectionSlot?
 
     /// The sender stream the device numbers its reliable messages in (a new `GKMatch` starts a new one).
@@ -33,7 +34,7 @@ struct RelayMemberSlot {
     var outboundBytes = 0
     var rate: TokenBucket
 
-    init(index: UInt8, playerID: String, now: ContinuousClock.Instant, rate: TokenBucket) {
+    init(index: UInt8, playerID: String, now: Duration, rate: TokenBucket) {
         self.index = index
         self.playerID = playerID
         self.lastHeard = now
@@ -58,7 +59,7 @@ struct RelayConnectionSlot {
     let connectionID: UInt64
     let key: RelayKey
     /// Wakes the connection's writer.
-    let wake: AsyncStream<Void>.Continuation
+    let wake: WriterWake
     /// How many of the member's `outbound` messages this connection has written.
     var writtenOutbound = 0
     /// Frames to write once, in order (member changes, errors, unreliable data over the WebSocket).
@@ -72,8 +73,19 @@ struct RelayConnectionSlot {
     var replay = ReplayWindow()
     /// The last counter the relay used for a datagram to the device.
     var datagramCounter: UInt64 = 0
-    /// When the device was last told that it addressed a non-member.
-    var lastErrorReport: ContinuousClock.Instant?
+    /// When the device was last told that it addressed a non-member, as a ``RelayTime``.
+    var lastErrorReport: Duration?
     /// Set when this connection must end: the frame explains why.
     var closing: (reason: RelayCloseReason, message: String)?
+}
+
+/// The relay's clock: a `Duration` since the process's first relay reading. `ContinuousClock.Instant` is resilient,
+/// and relay state on the per-datagram path stores only types whose layout is fixed when compiled.
+enum RelayTime {
+    private static let origin = ContinuousClock.now
+
+    /// `instant` as a relay time.
+    static func of(_ instant: ContinuousClock.Instant) -> Duration {
+        instant - origin
+    }
 }

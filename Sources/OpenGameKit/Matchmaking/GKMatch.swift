@@ -182,7 +182,7 @@ public final class GKMatch: @unchecked Sendable {
     }
 
     private func announce(_ event: GKMatchEvent) {
-        let (delegate, subscribers) = state.withLock { ($0.delegate.value, Array($0.subscribers.values)) }
+        let (delegate, subscribers) = state.withLock { ($0.delegate.value, $0.subscribers.isEmpty ? [] : Array($0.subscribers.values)) }
         for subscriber in subscribers { subscriber.yield(event) }
         guard let delegate else { return }
         switch event {

@@ -51,7 +51,7 @@ final class MatchRelayClient: Sendable {
 
     /// Stops for good (the match was left); queued data is dropped.
     func stop() {
-        let wake = state.withLock { state -> AsyncStream<Void>.Continuation? in
+        let wake = state.withLock { state -> WriterWake? in
             state.ended = true
             return state.connection?.wake
         }
@@ -142,7 +142,8 @@ final class MatchRelayClient: Sendable {
     }
 
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, result: ConnectionResult) async throws {
-        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (wakes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let wake = WriterWake(continuation)
         let lastHeard = HeardAt()
         var iterator = inbound.messages(maxSize: Limits.maximumReliableMessageBytes + 1024).makeAsyncIterator()
         guard case .binary(let first)? = try await iterator.next(), case .welcome(let welcome) = try RelayServerFrame.read(from: first) else {
@@ -201,7 +202,7 @@ final class MatchRelayClient: Sendable {
     }
 
     /// Handles a frame from the relay; returns the reason when the relay ends the match for this device.
-    private func handle(_ frame: RelayServerFrame, wake: AsyncStream<Void>.Continuation) -> (RelayCloseReason, String)? {
+    private func handle(_ frame: RelayServerFrame, wake: WriterWake) -> (RelayCloseReason, String)? {
         switch frame {
         case .reliable(let seq, let sender, let payload):
             let player = state.withLock { state -> String? in

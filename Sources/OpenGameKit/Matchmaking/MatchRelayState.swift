@@ -17,7 +17,7 @@ struct MatchRelayState {
     struct Connection {
         var connectionID: UInt64
         var key: RelayKey
-        var wake: AsyncStream<Void>.Continuation
+        var wake: WriterWake
         /// How many of `pending` this connection has written.
         var writtenPending = 0
         var control: [ByteBuffer] = []
@@ -96,7 +96,7 @@ struct MatchRelayState {
     /// What to do after queueing a message.
     enum Outbound {
         case none
-        case wake(AsyncStream<Void>.Continuation?)
+        case wake(WriterWake?)
         /// Seal the payload under this header and send it by UDP (its counter is taken).
         case datagram(RelayDatagramHeader, recipients: [UInt8], key: RelayKey)
     }
@@ -159,7 +159,7 @@ struct MatchRelayState {
     // MARK: Receiving
 
     /// The relay welcomed a new connection: resend what it does not have; returns the member changes to announce.
-    mutating func welcomed(_ welcome: RelayWelcome, wake: AsyncStream<Void>.Continuation, now: Double) -> [RelayMember] {
+    mutating func welcomed(_ welcome: RelayWelcome, wake: WriterWake, now: Double) -> [RelayMember] {
         if welcome.receiverStream != receiverStream {
             receiverStream = welcome.receiverStream
             lastReceived = 0

@@ -18,14 +18,22 @@ import Synchronization
 /// thread), so a send can never reach a descriptor number the system has since given to something else.
 final class RelayDatagramSocket: Sendable {
     private let descriptor: CInt
-    private let relay: SocketAddress
+    /// The relay's address as `sendto` takes it, copied once (building it from NIO's `SocketAddress` per send costs
+    /// more than the copy).
+    private let relay: sockaddr_storage
+    private let relayLength: socklen_t
     private let closed = Atomic<Bool>(false)
     /// How long a blocked receive waits before it looks whether the socket was closed (closing also wakes it).
     static let receiveTimeout = timeval(tv_sec: 0, tv_usec: 250_000)
 
     private init(descriptor: CInt, relay: SocketAddress) {
         self.descriptor = descriptor
-        self.relay = relay
+        var storage = sockaddr_storage()
+        relayLength = relay.withSockAddr { address, size in
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: address, count: size)) }
+            return socklen_t(size)
+        }
+        self.relay = storage
     }
 
     deinit {
@@ -75,8 +83,10 @@ final class RelayDatagramSocket: Sendable {
     }
 
     private func send(_ bytes: UnsafeRawBufferPointer) {
-        relay.withSockAddr { address, size in
-            _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, socklen_t(size))
+        withUnsafePointer(to: relay) { relay in
+            relay.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, relayLength)
+            }
         }
     }
 
