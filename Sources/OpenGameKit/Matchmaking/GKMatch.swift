@@ -153,8 +153,7 @@ public final class GKMatch: @unchecked Sendable {
     private func relayEvent(_ event: MatchRelayClient.Event) {
         switch event {
         case .data(let data, let player):
-            guard !state.withLock({ $0.disconnected }) else { return }
-            announce(.data(data, fromPlayer: player))
+            announce(.data(data, fromPlayer: player), unlessDisconnected: true)
         case .member(let member):
             guard member.playerID != localPlayerID else { return }
             switch member.state {
@@ -181,8 +180,13 @@ public final class GKMatch: @unchecked Sendable {
         }
     }
 
-    private func announce(_ event: GKMatchEvent) {
-        let (delegate, subscribers) = state.withLock { ($0.delegate.value, $0.subscribers.isEmpty ? [] : Array($0.subscribers.values)) }
+    /// Tells the subscribers and the delegate; with `unlessDisconnected`, nobody once this device left the match.
+    private func announce(_ event: GKMatchEvent, unlessDisconnected: Bool = false) {
+        let listeners = state.withLock { state -> ((any GKMatchDelegate)?, [AsyncStream<GKMatchEvent>.Continuation])? in
+            if unlessDisconnected && state.disconnected { return nil }
+            return (state.delegate.value, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
+        }
+        guard let (delegate, subscribers) = listeners else { return }
         for subscriber in subscribers { subscriber.yield(event) }
         guard let delegate else { return }
         switch event {

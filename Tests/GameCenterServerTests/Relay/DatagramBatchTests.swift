@@ -76,4 +76,28 @@ import Glibc
             #expect(bytes.readableBytes > 1289, "wait: \(wait)")
         }
     }
+
+    @Test func anOutboxGrowsPastItsFirstCapacityAndKeepsOrder() throws {
+        let (sender, _) = try Self.socket()
+        let (receiver, receiverAddress) = try Self.socket()
+        defer { close(sender); close(receiver) }
+        var buffer: CInt = 1 << 20
+        _ = setsockopt(receiver, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<CInt>.size))
+        // 100 bytes of room and 64 entries at first; 200 datagrams of 1–200 bytes need both to grow.
+        let outbox = DatagramOutbox(capacity: 100)
+        let address = try #require(DatagramAddress(receiverAddress))
+        for size in 1...200 {
+            [UInt8](repeating: UInt8(size), count: size).withUnsafeBytes { outbox.append(to: address, bytes: $0) }
+        }
+        #expect(outbox.count == 200)
+        #expect(outbox.datagram(199).bytes == [UInt8](repeating: 200, count: 200))
+        #expect(outbox.send(on: sender) == 0)
+        #expect(outbox.isEmpty)
+        let batch = DatagramBatch(slots: 1)
+        for size in 1...200 {
+            try #require(batch.receive(on: receiver, wait: true) == 1, "datagram \(size) did not arrive")
+            let (bytes, _) = try #require(batch.slot(0))
+            #expect(Array(bytes) == [UInt8](repeating: UInt8(size), count: size))
+        }
+    }
 }
