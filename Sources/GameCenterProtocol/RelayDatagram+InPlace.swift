@@ -28,13 +28,10 @@ extension RelayDatagram {
             opened.withUnsafeReadableBytes { body.copyMemory(from: $0) }
             return body
         }
-        var nonce: (UInt32, UInt32, UInt32) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &nonce) { header.writeNonce(into: $0) }
         let base = datagram.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var written = 0
-        let opened = withUnsafeBytes(of: nonce) { nonce in
-            ogk_relay_aead_open(context, base + headerSize, &written, bodyCount, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                base + headerSize, bodyCount + tagSize, base, headerSize)
+        let opened = header.withNonce { nonce in
+            ogk_relay_aead_open(context, base + headerSize, &written, bodyCount, nonce, base + headerSize, bodyCount + tagSize, base, headerSize)
         }
         return opened == 1 && written == bodyCount ? body : nil
     }
@@ -58,13 +55,10 @@ extension RelayDatagram {
             sealed.withUnsafeReadableBytes { UnsafeMutableRawBufferPointer(rebasing: datagram[..<length]).copyMemory(from: $0) }
             return length
         }
-        var nonce: (UInt32, UInt32, UInt32) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &nonce) { header.writeNonce(into: $0) }
         let base = datagram.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var written = 0
-        let sealed = withUnsafeBytes(of: nonce) { nonce in
-            ogk_relay_aead_seal(context, base + headerSize, &written, bodyCount + tagSize, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                base + headerSize, bodyCount, base, headerSize)
+        let sealed = header.withNonce { nonce in
+            ogk_relay_aead_seal(context, base + headerSize, &written, bodyCount + tagSize, nonce, base + headerSize, bodyCount, base, headerSize)
         }
         // Sealing fails only for an output too small, and exactly enough is given.
         precondition(sealed == 1 && written == bodyCount + tagSize, "ChaCha20-Poly1305 seal failed")
@@ -119,5 +113,14 @@ extension RelayDatagram {
     public static func readServerDataBody(_ body: UnsafeRawBufferPointer) -> (sender: UInt8, payload: UnsafeRawBufferPointer)? {
         guard let sender = body.first else { return nil }
         return (sender, UnsafeRawBufferPointer(rebasing: body[1...]))
+    }
+}
+
+extension RelayDatagramHeader {
+    /// Calls `body` with the header's 12-byte nonce.
+    func withNonce<Result>(_ body: (UnsafePointer<UInt8>) -> Result) -> Result {
+        var nonce: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &nonce) { writeNonce(into: $0) }
+        return withUnsafeBytes(of: nonce) { body($0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     }
 }

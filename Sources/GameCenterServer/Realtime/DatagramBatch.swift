@@ -78,8 +78,8 @@ public final class DatagramBatch {
 /// Datagrams waiting to go out together in one `sendmmsg`, each written (and sealed) in place in one packed buffer,
 /// with its destination.
 ///
-/// Not thread-safe: one thread at a time fills and sends an outbox. It is `Sendable` so that a match's state can seal
-/// into it under the match's lock, which it never keeps it beyond.
+/// Not thread-safe: one thread at a time fills and sends an outbox. It is marked `Sendable` only so that a match's
+/// state can seal into it while the match's lock is held; nothing keeps a reference to it past that.
 public final class DatagramOutbox: @unchecked Sendable {
     private var bytes: UnsafeMutableRawPointer
     private var capacity: Int
