@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GameCenterProtocol
 import GameCenterServer
 import NIOCore
 import Synchronization

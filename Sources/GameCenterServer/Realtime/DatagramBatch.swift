@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CUDPBatch
+import GameCenterProtocol
 import NIOCore
 
 /// Reusable memory for receiving many datagrams per system call on a blocking UDP socket (`recvmmsg` into fixed

@@ -18,22 +18,15 @@ import Synchronization
 /// thread), so a send can never reach a descriptor number the system has since given to something else.
 final class RelayDatagramSocket: Sendable {
     private let descriptor: CInt
-    /// The relay's address as `sendto` takes it, copied once (building it from NIO's `SocketAddress` per send costs
-    /// more than the copy).
-    private let relay: sockaddr_storage
-    private let relayLength: socklen_t
+    /// The relay's address, kept as `sendto` takes it (NIO's `SocketAddress` would be converted on every send).
+    private let relay: DatagramAddress
     private let closed = Atomic<Bool>(false)
     /// How long a blocked receive waits before it looks whether the socket was closed (closing also wakes it).
     static let receiveTimeout = timeval(tv_sec: 0, tv_usec: 250_000)
 
-    private init(descriptor: CInt, relay: SocketAddress) {
+    private init(descriptor: CInt, relay: DatagramAddress) {
         self.descriptor = descriptor
-        var storage = sockaddr_storage()
-        relayLength = relay.withSockAddr { address, size in
-            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: address, count: size)) }
-            return socklen_t(size)
-        }
-        self.relay = storage
+        self.relay = relay
     }
 
     deinit {
@@ -43,6 +36,7 @@ final class RelayDatagramSocket: Sendable {
     /// Opens a socket on an ephemeral port for datagrams to and from `host:port`.
     static func open(host: String, port: Int, onDatagram: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void) throws -> RelayDatagramSocket {
         let relay = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        guard let relayAddress = DatagramAddress(relay) else { throw IOError(errnoCode: EAFNOSUPPORT, reason: "relay address \(relay)") }
         let family = relay.protocol == .inet6 ? AF_INET6 : AF_INET
         #if canImport(Darwin)
         let descriptor = socket(family, SOCK_DGRAM, 0)
@@ -58,7 +52,7 @@ final class RelayDatagramSocket: Sendable {
             closeDescriptor(descriptor)
             throw error
         }
-        let socket = RelayDatagramSocket(descriptor: descriptor, relay: relay)
+        let socket = RelayDatagramSocket(descriptor: descriptor, relay: relayAddress)
         Thread {
             // Named from inside: Linux applies a name only to the running thread (15 characters at most).
             Thread.current.name = "OGK relay UDP"
@@ -83,10 +77,8 @@ final class RelayDatagramSocket: Sendable {
     }
 
     private func send(_ bytes: UnsafeRawBufferPointer) {
-        withUnsafePointer(to: relay) { relay in
-            relay.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, relayLength)
-            }
+        relay.withSockAddr { address, length in
+            _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, length)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GameCenterProtocol
 import NIOCore
 import Testing
 @testable import GameCenterServer
