@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "OpenGameKit", targets: ["OpenGameKit"]),
         .executable(name: "gamecenter", targets: ["gamecenter"]),
+        .executable(name: "gamecenter-bench", targets: ["gamecenter-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -28,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         .target(name: "CRelayAEAD"),
@@ -107,6 +109,15 @@ let package = Package(
             name: "gamecenter",
             dependencies: [
                 "GameCenterServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "gamecenter-bench",
+            dependencies: [
+                "GameCenterServer",
                 "GameCenterStorage",
                 "GameCenterProtocol",
                 "OpenGameKit",
@@ -117,7 +128,15 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FirstGame",
+            dependencies: ["OpenGameKit"],
+            path: "Examples/FirstGame",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

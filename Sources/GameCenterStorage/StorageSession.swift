@@ -6,7 +6,8 @@ import SQLiteNIO
 /// The queries are written once in SQL that both engines understand; SQLKit adapts placeholders.
 /// Areas live in `StorageSession+Area.swift` files.
 public struct StorageSession: Sendable {
-    let sql: any SQLDatabase
+    /// The SQL connection (benchmarks reach it for their anchors and bulk seeding).
+    package let sql: any SQLDatabase
     /// The engine behind this session.
     public let engine: StorageEngine
     /// The SQLite connection underneath, for the few bulk reads that skip SQLKit's row decoding.

@@ -4,7 +4,7 @@ import HummingbirdBcrypt
 import NIOPosix
 
 /// Passwords (bcrypt) and session tokens (random, stored as SHA-256).
-struct Credentials: Sendable {
+package struct Credentials: Sendable {
     /// bcrypt cost factor; each step doubles the work.
     let bcryptCost: UInt8
     /// A hash of the right cost for no password: verified against when an account does not exist, so that a
@@ -28,12 +28,12 @@ struct Credentials: Sendable {
     }
 
     /// A new bearer token: 32 random bytes, base64url.
-    static func newToken() -> String {
+    package static func newToken() -> String {
         "gct_" + randomBase64URL(bytes: 32)
     }
 
     /// The stored form of a token.
-    static func tokenHash(_ token: String) -> String {
+    package static func tokenHash(_ token: String) -> String {
         hex(SHA256.hash(data: Data(token.utf8)))
     }
 

@@ -30,10 +30,6 @@ public enum GameCenterApp {
         public var testClock = false
         /// Where devices send match datagrams, when not the HTTP host they used and the bound UDP port.
         public var udpPublicAddress: PublicAddress?
-        /// Made-up waiting match requests (`gamecenter bench matchmaking` only).
-        public var matchmakingPreload: MatchmakingPreload?
-        /// Made-up started matches with signed-in players (`gamecenter bench relay` only).
-        public var relayPreload: RelayPreload?
 
         /// The defaults of `API.md`.
         public init() {}
@@ -52,18 +48,18 @@ public enum GameCenterApp {
     }
 
     /// The features, wired to one database, bus and game registry.
-    struct Services {
-        let database: Database
-        let registry: GameRegistry
+    package struct Services: Sendable {
+        package let database: Database
+        package let registry: GameRegistry
         let bus: any EventBus
         let accounts: AccountService
         let players: PlayerService
         let friends: FriendService
         let achievements: AchievementService
         let leaderboards: LeaderboardService
-        let matchmaking: MatchmakingService
+        package let matchmaking: MatchmakingService
         let relay: RelayService
-        let clock: ServerClock
+        package let clock: ServerClock
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
@@ -84,10 +80,6 @@ public enum GameCenterApp {
             self.relay = RelayService(database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
                                       publicAddress: configuration.udpPublicAddress, logger: logger)
             self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, logger: logger)
-            if let preload = configuration.matchmakingPreload, let game = registry.game(bundleID: preload.bundleID) {
-                try await matchmaking.preload(preload, game: game)
-            }
-            if let preload = configuration.relayPreload { try await relay.preload(preload, now: serverClock.nowMillis()) }
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }
@@ -148,9 +140,20 @@ public enum GameCenterApp {
     public static func run(
         configuration: Configuration, logger: Logger, onReady: @escaping @Sendable (_ httpPort: Int, _ udpPort: Int) -> Void
     ) async throws {
+        try await run(configuration: configuration, logger: logger, prepare: { _ in }, onReady: onReady)
+    }
+
+    /// ``run(configuration:logger:onReady:)`` with a step between wiring the services and listening: benchmarks
+    /// seed their made-up players, sessions, matches and waiting requests there, through storage and the services'
+    /// own entry points.
+    package static func run(
+        configuration: Configuration, logger: Logger, prepare: @escaping @Sendable (Services) async throws -> Void,
+        onReady: @escaping @Sendable (_ httpPort: Int, _ udpPort: Int) -> Void
+    ) async throws {
         let registry = try GameRegistry(path: configuration.gamesPath)
         try await Database.withDatabase(url: configuration.databaseURL, logger: logger) { database in
             let services = try await Services(database: database, registry: registry, configuration: configuration, logger: logger)
+            try await prepare(services)
             let udp = try UDPEndpoint(host: configuration.host, port: configuration.udpPort, relay: services.relay, logger: logger)
             let reloader = ManifestReloader(registry: registry, logger: logger)
             let app = makeApplication(services, configuration: configuration, extraServices: [udp, reloader], logger: logger) { channel in

@@ -5,11 +5,18 @@ import HTTPTypes
 import Hummingbird
 
 /// The game, environment and locale a device named in its headers.
-struct DeviceIdentity: Sendable {
-    var game: Game
-    var environment: GameCenterProtocol.Environment
+package struct DeviceIdentity: Sendable {
+    package var game: Game
+    package var environment: GameCenterProtocol.Environment
     /// BCP 47 locale for localized texts; the game's default when the device sent none.
-    var locale: String
+    package var locale: String
+
+    /// A device's identity as its headers named it.
+    package init(game: Game, environment: GameCenterProtocol.Environment, locale: String) {
+        self.game = game
+        self.environment = environment
+        self.locale = locale
+    }
 }
 
 /// Resolves the device's game from `X-GameCenter-Bundle-ID`, `-Environment`, `-Client-Key` and `-Locale`.

@@ -9,7 +9,7 @@ import Synchronization
 /// and invitations are stored, and every member is told through stored events.
 ///
 /// One node: the queue lives in this process (a multi-node deployment would route a game's requests to one node).
-final class MatchmakingService: Service, ChannelPresence {
+package final class MatchmakingService: Service, ChannelPresence {
     let database: Database
     let clock: ServerClock
     let recorder: MatchRecorder
@@ -43,7 +43,7 @@ final class MatchmakingService: Service, ChannelPresence {
     // MARK: Requests
 
     /// Puts a request in the queue (inviting its friends first, when it names any).
-    func request(_ body: MatchRequestBody, device: DeviceIdentity, session: AuthenticatedSession) async throws -> MatchRequestStatus {
+    package func request(_ body: MatchRequestBody, device: DeviceIdentity, session: AuthenticatedSession) async throws -> MatchRequestStatus {
         let checked = try MatchRequestRules.check(body, game: device.game, playerID: session.playerID)
         let environment = device.environment.rawValue
         let key = RequestKey(playerID: session.playerID, requestID: checked.requestID)
@@ -321,7 +321,7 @@ final class MatchmakingService: Service, ChannelPresence {
 
     // MARK: Channels
 
-    func channelOpened(sessionID: String) {
+    package func channelOpened(sessionID: String) {
         state.withLock { $0.openChannels[sessionID, default: 0] += 1 }
     }
 
@@ -442,7 +442,7 @@ final class MatchmakingService: Service, ChannelPresence {
     // MARK: Time
 
     /// Starts matches whose fill time ran out and answers expired invitations as declined, until shutdown.
-    func run() async throws {
+    package func run() async throws {
         try await recorder.abandonFormingMatches(now: clock.nowMillis())
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.tickInterval)

@@ -15,7 +15,9 @@ struct PlayerService: Sendable {
     let clock: @Sendable () -> Date
 
     func loadPlayers(_ ids: [String], caller: AuthenticatedSession, device: DeviceIdentity) async throws -> PlayerLookupResponse {
-        let wanted = try PlayerIDRules.list(ids)
+        // No ids is a fair question (a new player with no friends asks it): no players.
+        let wanted = try PlayerIDRules.list(ids, allowingNone: true)
+        guard !wanted.isEmpty else { return PlayerLookupResponse(players: [], unknownPlayerIDs: []) }
         let now = Clock.millis(clock())
         var lookup = cache.lookup(wanted, viewer: caller.playerID, now: now)
         var read = PlayerCache.Read()
@@ -62,10 +64,11 @@ struct PlayerService: Sendable {
 
 /// Checks on lists of player ids from the network.
 enum PlayerIDRules {
-    /// The ids without duplicates, in first-seen order; 1…100 ids of 1…64 characters.
-    static func list(_ ids: [String]) throws -> [String] {
-        guard (1...Limits.maximumPlayerIDsPerRequest).contains(ids.count) else {
-            throw APIError.invalidParameter("playerIDs must hold 1 to \(Limits.maximumPlayerIDsPerRequest) player ids; it holds \(ids.count)")
+    /// The ids without duplicates, in first-seen order; 1…100 ids (0…100 when `allowingNone`) of 1…64 characters.
+    static func list(_ ids: [String], allowingNone: Bool = false) throws -> [String] {
+        let least = allowingNone ? 0 : 1
+        guard (least...Limits.maximumPlayerIDsPerRequest).contains(ids.count) else {
+            throw APIError.invalidParameter("playerIDs must hold \(least) to \(Limits.maximumPlayerIDsPerRequest) player ids; it holds \(ids.count)")
         }
         var seen = Set<String>()
         var result: [String] = []

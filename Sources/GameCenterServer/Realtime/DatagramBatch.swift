@@ -10,9 +10,9 @@ import NIOCore
 /// Reusable memory for receiving many datagrams per system call on a blocking UDP socket (`recvmmsg` into fixed
 /// slots; a single datagram with `recvfrom`). One thread uses one batch; nothing here is shared. The server's UDP
 /// endpoint and the relay benchmark's load generator use it; what goes out goes through a ``DatagramOutbox``.
-public final class DatagramBatch {
+package final class DatagramBatch {
     /// Datagrams read per call at most.
-    public let slots: Int
+    package let slots: Int
     /// Bytes per receive slot: a relay datagram is at most 1,289 bytes, so anything longer is rejected anyway.
     static let slotBytes = 2048
 
@@ -23,7 +23,7 @@ public final class DatagramBatch {
     private let outbox = DatagramOutbox()
 
     /// A batch that reads up to `slots` datagrams per call.
-    public init(slots: Int) {
+    package init(slots: Int) {
         self.slots = slots
         receiveBytes = .allocate(byteCount: slots * Self.slotBytes, alignment: 16)
         senders = .allocate(capacity: slots)
@@ -41,7 +41,7 @@ public final class DatagramBatch {
     /// With `wait`, blocks until a datagram is there (or the socket's receive timeout passes, or it is shut down)
     /// and takes that one (a plain `recvfrom`, the cheapest call when traffic is light); without, takes as many as are
     /// waiting, up to `slots`, without blocking (one `recvmmsg`). Returns how many.
-    public func receive(on descriptor: CInt, wait: Bool) -> Int {
+    package func receive(on descriptor: CInt, wait: Bool) -> Int {
         max(0, Int(ogk_udp_receive(descriptor, receiveBytes.assumingMemoryBound(to: UInt8.self), Self.slotBytes, UInt32(slots),
                                    senders, lengths, wait ? 1 : 0)))
     }
@@ -49,13 +49,13 @@ public final class DatagramBatch {
     /// Datagram `slot` of the last `receive`, where it lies (valid until the next `receive`; it may be changed in
     /// place, say opened), and its sender; nil when the sender is neither IPv4 nor IPv6. A datagram cut short to
     /// the slot is longer than any valid one, and is rejected as such.
-    public func slot(_ slot: Int) -> (bytes: UnsafeMutableRawBufferPointer, from: DatagramAddress)? {
+    package func slot(_ slot: Int) -> (bytes: UnsafeMutableRawBufferPointer, from: DatagramAddress)? {
         guard let from = DatagramAddress(received: senders + slot) else { return nil }
         return (UnsafeMutableRawBufferPointer(start: receiveBytes + slot * Self.slotBytes, count: min(lengths[slot], Self.slotBytes)), from)
     }
 
     /// Datagram `slot` of the last `receive` (a copy) and its sender; nil when the sender is neither IPv4 nor IPv6.
-    public func datagram(_ slot: Int) -> (bytes: ByteBuffer, from: SocketAddress)? {
+    package func datagram(_ slot: Int) -> (bytes: ByteBuffer, from: SocketAddress)? {
         guard let (bytes, from) = self.slot(slot) else { return nil }
         return (ByteBuffer(bytes: UnsafeRawBufferPointer(bytes)), from.socketAddress)
     }
@@ -63,7 +63,7 @@ public final class DatagramBatch {
     // MARK: Sending
 
     /// Sends `datagrams` without blocking, in as few calls as the kernel takes; returns how many were dropped.
-    public func send(_ datagrams: [(address: SocketAddress, bytes: ByteBuffer)], on descriptor: CInt) -> Int {
+    package func send(_ datagrams: [(address: SocketAddress, bytes: ByteBuffer)], on descriptor: CInt) -> Int {
         var unaddressable = 0
         for datagram in datagrams {
             guard let address = DatagramAddress(datagram.address) else {
@@ -81,7 +81,7 @@ public final class DatagramBatch {
 ///
 /// Not thread-safe: one thread at a time fills and sends an outbox. It is marked `Sendable` only so that a match's
 /// state can seal into it while the match's lock is held; nothing keeps a reference to it past that.
-public final class DatagramOutbox: @unchecked Sendable {
+package final class DatagramOutbox: @unchecked Sendable {
     private var bytes: UnsafeMutableRawPointer
     private var capacity: Int
     private var used = 0
@@ -91,7 +91,7 @@ public final class DatagramOutbox: @unchecked Sendable {
     private var addressLengths: [socklen_t] = []
 
     /// An empty outbox with room for `capacity` bytes of datagrams (it grows when a batch needs more).
-    public init(capacity: Int = 16 << 10) {
+    package init(capacity: Int = 16 << 10) {
         self.capacity = capacity
         bytes = .allocate(byteCount: capacity, alignment: 16)
     }
@@ -101,13 +101,13 @@ public final class DatagramOutbox: @unchecked Sendable {
     }
 
     /// Datagrams waiting.
-    public var count: Int { offsets.count }
+    package var count: Int { offsets.count }
     /// Whether none is waiting.
-    public var isEmpty: Bool { offsets.isEmpty }
+    package var isEmpty: Bool { offsets.isEmpty }
 
     /// Adds a datagram for `address` of at most `maximumLength` bytes: `write` fills the space it is given and
     /// returns the datagram's length.
-    public func append(to address: DatagramAddress, maximumLength: Int, _ write: (UnsafeMutableRawBufferPointer) -> Int) {
+    package func append(to address: DatagramAddress, maximumLength: Int, _ write: (UnsafeMutableRawBufferPointer) -> Int) {
         if used + maximumLength > capacity {
             capacity = max(capacity * 2, used + maximumLength)
             let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -125,7 +125,7 @@ public final class DatagramOutbox: @unchecked Sendable {
     }
 
     /// Adds a copy of `datagram` for `address`.
-    public func append(to address: DatagramAddress, bytes datagram: UnsafeRawBufferPointer) {
+    package func append(to address: DatagramAddress, bytes datagram: UnsafeRawBufferPointer) {
         append(to: address, maximumLength: datagram.count) { space in
             space.copyMemory(from: datagram)
             return datagram.count
@@ -133,13 +133,13 @@ public final class DatagramOutbox: @unchecked Sendable {
     }
 
     /// Datagram `index` (a copy) and its destination.
-    public func datagram(_ index: Int) -> (address: SocketAddress, bytes: [UInt8]) {
+    package func datagram(_ index: Int) -> (address: SocketAddress, bytes: [UInt8]) {
         let address = DatagramAddress(storage: addresses[index], length: addressLengths[index])
         return (address.socketAddress, Array(UnsafeRawBufferPointer(start: bytes + offsets[index], count: lengths[index])))
     }
 
     /// Forgets every waiting datagram (keeping the memory).
-    public func removeAll() {
+    package func removeAll() {
         used = 0
         offsets.removeAll(keepingCapacity: true)
         lengths.removeAll(keepingCapacity: true)
@@ -149,7 +149,7 @@ public final class DatagramOutbox: @unchecked Sendable {
 
     /// Sends every waiting datagram without blocking and empties the outbox; returns how many were dropped (the
     /// kernel's send buffer was full, or a destination cannot be reached — unreliable data may be lost).
-    public func send(on descriptor: CInt) -> Int {
+    package func send(on descriptor: CInt) -> Int {
         defer { removeAll() }
         let count = offsets.count
         guard count > 0 else { return 0 }

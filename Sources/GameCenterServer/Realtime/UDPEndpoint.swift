@@ -16,7 +16,7 @@ import Synchronization
 /// calls; under load a thread reads batches with `recvmmsg` and answers each batch with one `sendmmsg`. The sockets
 /// share the port (`SO_REUSEPORT`): the kernel keeps each device's datagrams on one socket, so one device's datagrams
 /// are handled in order, and devices spread over the threads.
-public final class UDPEndpoint: Service {
+package final class UDPEndpoint: Service {
     /// Datagrams read per system call.
     static let datagramsPerRead = 32
     /// A blocking receive that returns faster than this found its datagram already queued (it did not sleep).
@@ -25,7 +25,7 @@ public final class UDPEndpoint: Service {
     static let receiveTimeout = timeval(tv_sec: 0, tv_usec: 250_000)
 
     /// The bound port (useful with port 0).
-    public let port: Int
+    package let port: Int
     private let sockets: [CInt]
     private let relay: RelayService
     private let logger: Logger
@@ -58,7 +58,7 @@ public final class UDPEndpoint: Service {
         for socket in sockets { startReceiving(on: socket) }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         stopping.store(true, ordering: .relaxed)
         // Wakes receives blocked in the kernel at once (the receive timeout would within 0.25 s anyway).

@@ -9,7 +9,7 @@
 /// two `NodeArena`s (huge-page backed once large).
 ///
 /// Not thread-safe: the owner wraps it in a `Mutex`.
-public final class RankIndex {
+package final class RankIndex {
     /// Entries per leaf used by `init()` and `init(entries:)`.
     static let defaultLeafCapacity = 64
 
@@ -80,7 +80,7 @@ public final class RankIndex {
     let targetPathSlots: UnsafeMutablePointer<Int>
 
     /// Creates an empty index with the default node sizes.
-    public convenience init() {
+    package convenience init() {
         self.init(leafCapacity: RankIndex.defaultLeafCapacity, innerCapacity: RankIndex.defaultInnerCapacity)
     }
 
@@ -105,7 +105,7 @@ public final class RankIndex {
 
     /// Bulk build from entries in any order, with the default node sizes.
     /// Players and keys must be unique (precondition).
-    public convenience init(entries: [(player: UInt32, key: RankKey)]) {
+    package convenience init(entries: [(player: UInt32, key: RankKey)]) {
         self.init(
             entries: entries,
             leafCapacity: RankIndex.defaultLeafCapacity,
@@ -129,19 +129,19 @@ public final class RankIndex {
     }
 
     /// Number of entries (players) in the index.
-    public var count: Int {
+    package var count: Int {
         map.count
     }
 
     /// The current key of `player`, nil when absent.
-    public func key(of player: UInt32) -> RankKey? {
+    package func key(of player: UInt32) -> RankKey? {
         map.key(of: player)
     }
 
     /// Inserts or moves the player's entry; returns the previous key (nil for a new player).
     /// The key must not belong to another player (precondition).
     @discardableResult
-    public func set(player: UInt32, key: RankKey) -> RankKey? {
+    package func set(player: UInt32, key: RankKey) -> RankKey? {
         if let slot = map.find(player) {
             let old = map.key(at: slot)
             if old == key { return old }
@@ -158,7 +158,7 @@ public final class RankIndex {
 
     /// Removes the player's entry; returns its key, nil when absent.
     @discardableResult
-    public func remove(player: UInt32) -> RankKey? {
+    package func remove(player: UInt32) -> RankKey? {
         guard let slot = map.find(player) else { return nil }
         let old = map.key(at: slot)
         removeEntry(old)
@@ -167,14 +167,14 @@ public final class RankIndex {
     }
 
     /// The player's 1-based rank, nil when absent.
-    public func rank(of player: UInt32) -> Int? {
+    package func rank(of player: UInt32) -> Int? {
         guard let key = map.key(of: player) else { return nil }
         return rank(of: key)
     }
 
     /// 1 + the number of entries whose key is smaller than `key`: the player's rank when
     /// `key` is present, else the rank a new entry with this key would get.
-    public func rank(of key: RankKey) -> Int {
+    package func rank(of key: RankKey) -> Int {
         guard var node = root else { return 1 }
         var smaller = 0
         for _ in 0..<height {
@@ -186,7 +186,7 @@ public final class RankIndex {
     }
 
     /// Entries whose rank lies in `ranks` (1-based), clipped to the ranks that exist, in rank order.
-    public func entries(in ranks: ClosedRange<Int>) -> [(rank: Int, player: UInt32, key: RankKey)] {
+    package func entries(in ranks: ClosedRange<Int>) -> [(rank: Int, player: UInt32, key: RankKey)] {
         let lower = max(ranks.lowerBound, 1)
         let upper = min(ranks.upperBound, count)
         guard lower <= upper, var node = root else { return [] }
@@ -215,7 +215,7 @@ public final class RankIndex {
 
     /// Bytes allocated by the structure, from capacities: node arena chunks (including
     /// free blocks and the unused tail of the newest chunk), hash table slots and path scratch.
-    public var allocatedBytes: Int {
+    package var allocatedBytes: Int {
         leafArena.allocatedBytes
             + innerArena.allocatedBytes
             + map.allocatedBytes

@@ -2,14 +2,14 @@
 ///
 /// Keys are compared by `order`, then by `tiebreak`. A `RankKey` is unique per
 /// entry because `tiebreak` is the report sequence number, which is never reused.
-public struct RankKey: Comparable, Hashable, Sendable {
+package struct RankKey: Comparable, Hashable, Sendable {
     /// The score mapped so that better scores are smaller (see `order(value:higherIsBetter:)`).
-    public var order: UInt64
+    package var order: UInt64
     /// Report sequence number: the earlier report ranks first among equal scores.
-    public var tiebreak: UInt64
+    package var tiebreak: UInt64
 
     /// Creates a key from an already mapped `order` and a `tiebreak`.
-    public init(order: UInt64, tiebreak: UInt64) {
+    package init(order: UInt64, tiebreak: UInt64) {
         self.order = order
         self.tiebreak = tiebreak
     }
@@ -43,7 +43,7 @@ public struct RankKey: Comparable, Hashable, Sendable {
     }
 
     /// Lexicographic order on (`order`, `tiebreak`).
-    public static func < (lhs: RankKey, rhs: RankKey) -> Bool {
+    package static func < (lhs: RankKey, rhs: RankKey) -> Bool {
         lhs.order < rhs.order || (lhs.order == rhs.order && lhs.tiebreak < rhs.tiebreak)
     }
 }

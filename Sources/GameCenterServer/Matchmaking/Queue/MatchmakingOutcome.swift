@@ -66,7 +66,7 @@ enum StartReason: Hashable, Sendable {
 }
 
 /// A lobby that left the queue as a match to start.
-struct StartedMatch: Hashable, Sendable {
+package struct StartedMatch: Hashable, Sendable {
     let lobby: LobbyID
     let key: QueueKey
     let members: [LobbyMember]
@@ -102,9 +102,9 @@ struct DissolvedLobby: Hashable, Sendable {
 }
 
 /// Everything one mutating call did, in the order it happened.
-struct MatchmakingOutcome: Hashable, Sendable {
+package struct MatchmakingOutcome: Hashable, Sendable {
     var placements: [Placement] = []
-    var started: [StartedMatch] = []
+    package var started: [StartedMatch] = []
     var failed: [FailedLobby] = []
     var dissolved: [DissolvedLobby] = []
 }

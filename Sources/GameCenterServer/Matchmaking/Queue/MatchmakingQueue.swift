@@ -1,7 +1,7 @@
 /// The auto-match queue as a pure state machine: lobbies being formed, the tickets waiting in them,
 /// invitation lobbies, fill deadlines and recent activity. Time comes in as `now` (ms); every
 /// mutating call returns what happened.
-struct MatchmakingQueue: Sendable {
+package struct MatchmakingQueue: Sendable {
     private var lobbies: [LobbyID: Lobby] = [:]
     private var lobbyOfTicket: [TicketID: LobbyID] = [:]
     /// Lobbies an auto-matched ticket may join, by shape, oldest first (fair order).
@@ -13,7 +13,7 @@ struct MatchmakingQueue: Sendable {
     private var nextLobbyID: UInt64 = 1
 
     /// `activityWindow`: how long (ms) arrivals are kept for `activity(game:playerGroup:since:)`.
-    init(activityWindow: Int64 = 120_000) {
+    package init(activityWindow: Int64 = 120_000) {
         activityLog = ActivityLog(retention: activityWindow)
     }
 
@@ -46,7 +46,7 @@ struct MatchmakingQueue: Sendable {
     // MARK: Mutations
 
     /// Places an auto-match request: it joins the oldest compatible lobby of its key or opens one.
-    mutating func enqueue(_ ticket: Ticket, now: Int64) -> MatchmakingOutcome {
+    package mutating func enqueue(_ ticket: Ticket, now: Int64) -> MatchmakingOutcome {
         precondition(lobbyOfTicket[ticket.id] == nil, "ticket \(ticket.id) is already waiting")
         activityLog.record(game: ticket.key.game, playerID: ticket.playerID, playerGroup: ticket.key.playerGroup, now: now)
         var outcome = MatchmakingOutcome()

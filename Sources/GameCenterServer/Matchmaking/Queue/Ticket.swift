@@ -1,23 +1,30 @@
 /// Identifies one match request (ticket); assigned by the caller, unique while the ticket waits.
-struct TicketID: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct TicketID: Hashable, Comparable, Sendable, CustomStringConvertible {
     let rawValue: UInt64
 
-    init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    package init(_ rawValue: UInt64) { self.rawValue = rawValue }
 
-    static func < (lhs: TicketID, rhs: TicketID) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: TicketID, rhs: TicketID) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    var description: String { "t\(rawValue)" }
+    package var description: String { "t\(rawValue)" }
 }
 
 /// Only lobbies and tickets with equal keys ever interact.
-struct QueueKey: Hashable, Sendable {
+package struct QueueKey: Hashable, Sendable {
     let game: String
     let hosted: Bool
     let playerGroup: UInt32
+
+    /// The key of a game (bundle id and environment), relayed or hosted, and player group.
+    package init(game: String, hosted: Bool, playerGroup: UInt32) {
+        self.game = game
+        self.hosted = hosted
+        self.playerGroup = playerGroup
+    }
 }
 
 /// One auto-matched match request. `minPlayers`/`maxPlayers` are validated (2...16) before the queue.
-struct Ticket: Hashable, Sendable {
+package struct Ticket: Hashable, Sendable {
     let id: TicketID
     let playerID: String
     let key: QueueKey
@@ -28,7 +35,7 @@ struct Ticket: Hashable, Sendable {
     /// How long (ms) a lobby this ticket creates waits for more players once it could start.
     let fillTime: Int64
 
-    init(
+    package init(
         id: TicketID, playerID: String, key: QueueKey,
         minPlayers: Int, maxPlayers: Int, playerAttributes: UInt32 = 0, fillTime: Int64
     ) {

@@ -7,7 +7,7 @@ import GameCenterStorage
 import Logging
 import NIOCore
 
-/// `gamecenter bench leaderboard`: the rank index in process, the whole server over HTTP with durable storage,
+/// `gamecenter-bench leaderboard`: the rank index in process, the whole server over HTTP with durable storage,
 /// and the anchors — a Redis sorted set and a naive SQL leaderboard (upsert + `COUNT(*)` rank) on the same
 /// engine — on the same data in the same run, with every ratio printed.
 struct LeaderboardBench: AsyncParsableCommand {
@@ -33,7 +33,7 @@ struct LeaderboardBench: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
-        print("gamecenter bench leaderboard — \(ProcessInfo.processInfo.activeProcessorCount) cores, storage: \(database ?? "SQLite (temporary file), synchronous=FULL")")
+        print("gamecenter-bench leaderboard — \(ProcessInfo.processInfo.activeProcessorCount) cores, storage: \(database ?? "SQLite (temporary file), synchronous=FULL")")
 
         print("\n## In-process rank index")
         var indexFigures: [RankIndexBenchmark.Figures] = []

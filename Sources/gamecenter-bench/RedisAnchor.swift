@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The Redis sorted-set anchor of `gamecenter bench leaderboard`: a `redis-server` started for the run (from
+/// The Redis sorted-set anchor of `gamecenter-bench leaderboard`: a `redis-server` started for the run (from
 /// Debian's `redis-server` package) and a minimal pipelined RESP client on one blocking socket.
 final class RedisAnchor {
     private let process: Process

@@ -11,7 +11,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// `gamecenter bench relay`: the match relay against raw loopback UDP in the same run — round trip of a 100-byte
+/// `gamecenter-bench relay`: the match relay against raw loopback UDP in the same run — round trip of a 100-byte
 /// unreliable message between two SDK players, and forwarding capacity with many 4-player matches at 20 Hz.
 struct RelayBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,7 +41,7 @@ struct RelayBench: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
-        print("gamecenter bench relay — \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("gamecenter-bench relay — \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
         print("\n## Anchor: raw loopback UDP (blocking sockets)")
         let rawRTT = RawUDPPingPong.measure(roundTrips: roundTrips)
@@ -65,7 +65,7 @@ struct RelayBench: AsyncParsableCommand {
             matchmaking: { fillSeconds: 0 }
             """
         let started = ContinuousClock.now
-        let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger, relayPreload: preload)
+        let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger, prepare: preload.apply)
         print(String(format: "\nserver start with %d started matches stored: %.2f s", matches, secondsSince(started)))
         do {
             print("\n## Relay round trip without the SDK: two protocol clients on blocking sockets, 100 B unreliable")

@@ -1,10 +1,11 @@
 import Foundation
+import GameCenterStorage
 import SQLKit
 
 extension Database {
-    /// Fills one leaderboard for `gamecenter bench leaderboard`: `count` players (ids `PREFIX1…PREFIXn`), one
+    /// Fills one leaderboard for `gamecenter-bench leaderboard`: `count` players (ids `PREFIX1…PREFIXn`), one
     /// report each with a scattered value, and their bests, written by set-based SQL both engines run.
-    public func fillLeaderboard(bundleID: String, category: String, playerPrefix: String, count: Int, now: Int64) async throws {
+    func fillLeaderboard(bundleID: String, category: String, playerPrefix: String, count: Int, now: Int64) async throws {
         try await fillPlayers(prefix: playerPrefix, count: count, now: now)
         try await write { storage in
             try await storage.sql.raw("""
@@ -21,7 +22,7 @@ extension Database {
     }
 
     /// Stores `count` sandbox players with ids `PREFIX1…PREFIXn` (no password can sign them in), for benchmarks.
-    public func fillPlayers(prefix: String, count: Int, now: Int64) async throws {
+    func fillPlayers(prefix: String, count: Int, now: Int64) async throws {
         try await write { storage in
             try await storage.sql.raw("""
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
@@ -33,7 +34,7 @@ extension Database {
 
     /// The "naive SQL leaderboard" anchor: a table of one row per player with an index on the value, filled with
     /// `count` rows like ``fillLeaderboard(bundleID:category:playerPrefix:count:now:)``.
-    public func createNaiveLeaderboard(count: Int) async throws {
+    func createNaiveLeaderboard(count: Int) async throws {
         try await write { storage in
             try await storage.sql.raw("DROP TABLE IF EXISTS naive_leaderboard").run()
             try await storage.sql.raw("CREATE TABLE naive_leaderboard (player_id TEXT PRIMARY KEY, value BIGINT NOT NULL, reported_at BIGINT NOT NULL)").run()
@@ -48,7 +49,7 @@ extension Database {
 
     /// The naive leaderboard's report: an upsert keeping the better value, one transaction each, from
     /// `concurrency` loops for `seconds`. Returns the upserts done and the time taken.
-    public func runNaiveReports(seconds: Double, concurrency: Int, count: Int) async throws -> (upserts: Int, elapsed: Double) {
+    func runNaiveReports(seconds: Double, concurrency: Int, count: Int) async throws -> (upserts: Int, elapsed: Double) {
         try await runLoops(seconds: seconds, concurrency: concurrency) { worker, n in
             let player = "p\((worker * 7_777_777 + n * 104_729) % count + 1)", value = Int64((n * 31 + worker) % 1_000_003)
             try await self.read { storage in
@@ -63,7 +64,7 @@ extension Database {
 
     /// The naive leaderboard's rank: `COUNT(*)` of the better rows, timed one query at a time. Returns latencies
     /// in milliseconds.
-    public func naiveRankLatencies(queries: Int, count: Int) async throws -> [Double] {
+    func naiveRankLatencies(queries: Int, count: Int) async throws -> [Double] {
         var latencies: [Double] = []
         for n in 0..<queries {
             let player = "p\((n * 104_729) % count + 1)"

@@ -1,21 +1,23 @@
-/// The matchmaking queue alone, in process, for `gamecenter bench matchmaking`: `waiting` role requests that
+import GameCenterServer
+
+/// The matchmaking queue alone, in process, for `gamecenter-bench matchmaking`: `waiting` role requests that
 /// cannot complete each other (one role per group: the seed's four roles), then `arrivals` more — a quarter of
 /// the group's waiting role, the rest other roles that fill lobbies, every lobby's fourth role starting a match.
-public enum MatchmakingQueueBenchmark {
+enum MatchmakingQueueBenchmark {
     /// What one run measured.
-    public struct Figures: Sendable {
-        public var waiting: Int
-        public var arrivals: Int
-        public var operationsPerSecond: Double
-        public var p50Nanoseconds: Int64
-        public var p99Nanoseconds: Int64
-        public var matches: Int
+    struct Figures: Sendable {
+        var waiting: Int
+        var arrivals: Int
+        var operationsPerSecond: Double
+        var p50Nanoseconds: Int64
+        var p99Nanoseconds: Int64
+        var matches: Int
     }
 
     static let roles: [UInt32] = [0xFF00_0000, 0x00FF_0000, 0x0000_FF00, 0x0000_00FF]
 
     /// Fills a queue with `waiting` requests over `groups` groups, then times `arrivals` placements one by one.
-    public static func run(waiting: Int, groups: Int, arrivals: Int) -> Figures {
+    static func run(waiting: Int, groups: Int, arrivals: Int) -> Figures {
         var queue = MatchmakingQueue()
         for id in 0..<waiting {
             let group = id % groups

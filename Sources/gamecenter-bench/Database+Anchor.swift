@@ -1,11 +1,12 @@
 import Foundation
+import GameCenterStorage
 import SQLKit
 
 extension Database {
     /// The benchmark anchor "a plain SQL upsert loop on the same engine": `concurrency` loops, each upserting one
     /// row per statement in autocommit mode (one transaction, one fsync each; no group commit) into a scratch table
     /// for `seconds`. Returns the upserts done and the time taken.
-    public func runUpsertAnchor(seconds: Double, concurrency: Int) async throws -> (upserts: Int, elapsed: Double) {
+    func runUpsertAnchor(seconds: Double, concurrency: Int) async throws -> (upserts: Int, elapsed: Double) {
         try await write { try await $0.sql.raw("CREATE TABLE IF NOT EXISTS anchor_upsert (k TEXT PRIMARY KEY, v DOUBLE PRECISION NOT NULL)").run() }
         let result = try await runLoops(seconds: seconds, concurrency: concurrency) { worker, count in
             let key = "w\(worker)-\(count % 1000)", value = Double(count)

@@ -6,7 +6,7 @@ import GameCenterStorage
 import Logging
 import NIOCore
 
-/// `gamecenter bench achievements`: durable achievement reports per second over HTTP, unbatched and in batches,
+/// `gamecenter-bench achievements`: durable achievement reports per second over HTTP, unbatched and in batches,
 /// against a plain SQL upsert loop on the same engine in the same run.
 struct AchievementBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,7 +43,7 @@ struct AchievementBench: AsyncParsableCommand {
         let url = "http://127.0.0.1:\(server.port)/v1/achievements"
         let device = [(DeviceHeader.bundleID, "com.example.bench"), (DeviceHeader.environment, "sandbox")]
         let batchSize = batch
-        print("gamecenter bench achievements — \(concurrency) players in flight, \(seconds) s each, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("gamecenter-bench achievements — \(concurrency) players in flight, \(seconds) s each, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print("storage: \(database ?? "SQLite (temporary file), synchronous=FULL")")
 
         var results: [(String, LoadRun.Result, Int)] = []

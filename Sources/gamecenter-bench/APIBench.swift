@@ -8,7 +8,7 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// `gamecenter bench api`: an authenticated `loadPlayers` of 10 ids against a bare Hummingbird route, both served
+/// `gamecenter-bench api`: an authenticated `loadPlayers` of 10 ids against a bare Hummingbird route, both served
 /// from this process and measured by the same client in the same run.
 struct APIBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,7 +48,7 @@ struct APIBench: AsyncParsableCommand {
         let body = try WireCoding.makeEncoder().encode(PlayerLookupRequest(playerIDs: setup.lookupIDs))
         let bareBody = try await Self.sampleResponse(port: gameCenterPort, client: client, setup: setup, body: body)
 
-        print("gamecenter bench api — \(concurrency) in flight, \(seconds) s each, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("gamecenter-bench api — \(concurrency) in flight, \(seconds) s each, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print("storage: \(database ?? "SQLite (temporary file)")")
         let anchor = try await LoadRun(client: client, url: "http://127.0.0.1:\(barePort)/bare", headers: [], body: { _, _ in body },
                                        concurrency: concurrency, seconds: seconds).measure()

@@ -11,9 +11,10 @@ struct BenchServer {
     let folder: URL
     let databaseURL: String
 
-    /// Starts a server for `manifest` on `database` (default: a new SQLite file in a temporary folder).
+    /// Starts a server for `manifest` on `database` (default: a new SQLite file in a temporary folder); `prepare`
+    /// seeds it between wiring and listening.
     static func start(manifest: String, database: String?, logger: Logger,
-                      preload: MatchmakingPreload? = nil, relayPreload: RelayPreload? = nil) async throws -> BenchServer {
+                      prepare: @escaping @Sendable (GameCenterApp.Services) async throws -> Void = { _ in }) async throws -> BenchServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("bench.yaml")
@@ -23,12 +24,16 @@ struct BenchServer {
         configuration.udpPort = 0
         configuration.gamesPath = file.path
         configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
-        configuration.matchmakingPreload = preload
-        configuration.relayPreload = relayPreload
         let (ports, continuation) = AsyncStream.makeStream(of: (Int, Int).self)
-        let task = Task { try await GameCenterApp.run(configuration: configuration, logger: logger) { port, udpPort in continuation.yield((port, udpPort)) } }
+        let task = Task {
+            defer { continuation.finish() }
+            try await GameCenterApp.run(configuration: configuration, logger: logger, prepare: prepare) { port, udpPort in continuation.yield((port, udpPort)) }
+        }
         var iterator = ports.makeAsyncIterator()
-        guard let (port, udpPort) = await iterator.next() else { throw ValidationError("the server did not start") }
+        guard let (port, udpPort) = await iterator.next() else {
+            try await task.value   // the server's own error (a failed preload, a port in use)
+            throw ValidationError("the server stopped before listening")
+        }
         return BenchServer(port: port, udpPort: udpPort, task: task, folder: folder, databaseURL: configuration.databaseURL)
     }
 

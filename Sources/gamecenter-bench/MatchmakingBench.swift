@@ -4,7 +4,7 @@ import GameCenterServer
 import Logging
 import OpenGameKit
 
-/// `gamecenter bench matchmaking`: the queue in process, then the whole server with `waiting` requests already in
+/// `gamecenter-bench matchmaking`: the queue in process, then the whole server with `waiting` requests already in
 /// its queue and SDK devices completing matches over HTTP and their realtime channels.
 struct MatchmakingBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,7 +35,7 @@ struct MatchmakingBench: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
-        print("gamecenter bench matchmaking — \(ProcessInfo.processInfo.activeProcessorCount) cores, storage: \(database ?? "SQLite (temporary file)")")
+        print("gamecenter-bench matchmaking — \(ProcessInfo.processInfo.activeProcessorCount) cores, storage: \(database ?? "SQLite (temporary file)")")
 
         print("\n## In-process queue (\(waiting) waiting requests over \(groups) groups, four roles)")
         let queue = MatchmakingQueueBenchmark.run(waiting: waiting, groups: groups, arrivals: arrivals)
@@ -53,7 +53,7 @@ struct MatchmakingBench: AsyncParsableCommand {
         let preload = MatchmakingPreload(bundleID: bundleID, playerPrefix: "MMB\(run):", requests: waiting, groups: groups,
                                          playerAttributes: Self.fighter, minPlayers: 4, maxPlayers: 4)
         let started = ContinuousClock.now
-        let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger, preload: preload)
+        let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger, prepare: preload.apply)
         print(String(format: "server start with %d requests stored and queued: %.2f s", waiting, secondsSince(started)))
         let result: Result<EndToEnd, any Error>
         do {

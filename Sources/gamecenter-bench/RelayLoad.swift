@@ -11,7 +11,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// The load part of `gamecenter bench relay`: every preloaded player connects to the relay as a lean client (its
+/// The load part of `gamecenter-bench relay`: every preloaded player connects to the relay as a lean client (its
 /// WebSocket for the welcome and key, datagrams from a few shared UDP sockets) and sends 100-byte unreliable
 /// messages to its whole match at a fixed rate; every arrival's one-way latency is recorded.
 enum RelayLoad {

@@ -7,7 +7,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// `gamecenter bench lan`: GKSession discovery time, reliable throughput and unreliable message rate between two
+/// `gamecenter-bench lan`: GKSession discovery time, reliable throughput and unreliable message rate between two
 /// sessions on loopback, against raw TCP and UDP sockets in the same run.
 struct LANBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +25,7 @@ struct LANBench: AsyncParsableCommand {
 
     func run() async throws {
         setenv("OPENGAMEKIT_INTERFACE", "lo", 1)
-        print("gamecenter bench lan — loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("gamecenter-bench lan — loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         var discovery: [Double] = []
         for round in 0..<rounds {
             discovery.append(try await Self.discoveryTime(sessionID: "lanbench\(round % 5)x\(Int.random(in: 0..<1000))"))
