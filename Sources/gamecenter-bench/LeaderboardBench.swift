@@ -4,6 +4,7 @@ import Foundation
 import GameCenterProtocol
 import GameCenterServer
 import GameCenterStorage
+import Histogram
 import Logging
 import NIOCore
 
@@ -77,9 +78,13 @@ struct LeaderboardBench: AsyncParsableCommand {
     }
 }
 
-/// Percentiles of latencies in milliseconds.
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
-    sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+/// The `p` quantile (0…1) of `samples` (latencies in any one unit), from an HDR histogram at three significant
+/// digits of the samples in thousandths of that unit.
+func percentile(_ samples: [Double], _ p: Double) -> Double {
+    guard !samples.isEmpty else { return 0 }
+    var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+    for sample in samples { _ = histogram.record(UInt64(max(0, sample * 1000).rounded())) }
+    return Double(histogram.valueAtPercentile(p * 100)) / 1000
 }
 
 /// Seconds since `start`.

@@ -61,11 +61,8 @@ struct LoadRun {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let (s, atto) = (ContinuousClock.now - start).components
-        let latencies = perWorker.flatMap(\.0).sorted()
-        func percentile(_ p: Double) -> Double {
-            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
-        }
+        let latencies = perWorker.flatMap(\.0)
         return Result(requests: latencies.count, errors: perWorker.reduce(0) { $0 + $1.1 },
-                      elapsed: Double(s) + Double(atto) / 1e18, p50: percentile(0.5), p99: percentile(0.99))
+                      elapsed: Double(s) + Double(atto) / 1e18, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
     }
 }

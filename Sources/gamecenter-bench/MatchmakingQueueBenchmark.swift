@@ -1,4 +1,5 @@
 import GameCenterServer
+import Histogram
 
 /// The matchmaking queue alone, in process, for `gamecenter-bench matchmaking`: `waiting` role requests that
 /// cannot complete each other (one role per group: the seed's four roles), then `arrivals` more — a quarter of
@@ -24,8 +25,7 @@ enum MatchmakingQueueBenchmark {
             _ = queue.enqueue(ticket(id, group: group, role: roles[group % 4]), now: Int64(id))
         }
         var generator = SystemRandomNumberGenerator()
-        var latencies: [Int64] = []
-        latencies.reserveCapacity(arrivals)
+        var latencies = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
         var matches = 0
         let clock = ContinuousClock()
         let start = clock.now
@@ -37,12 +37,11 @@ enum MatchmakingQueueBenchmark {
             let arrival = ticket(waiting + offset, group: group, role: role)
             let before = clock.now
             matches += queue.enqueue(arrival, now: Int64(waiting + offset)).started.count
-            latencies.append(nanoseconds(clock.now - before))
+            _ = latencies.record(UInt64(nanoseconds(clock.now - before)))
         }
         let total = nanoseconds(clock.now - start)
-        latencies.sort()
         return Figures(waiting: waiting, arrivals: arrivals, operationsPerSecond: Double(arrivals) / (Double(total) / 1e9),
-                       p50Nanoseconds: latencies[latencies.count / 2], p99Nanoseconds: latencies[latencies.count * 99 / 100],
+                       p50Nanoseconds: Int64(latencies.valueAtPercentile(50)), p99Nanoseconds: Int64(latencies.valueAtPercentile(99)),
                        matches: matches)
     }
 
