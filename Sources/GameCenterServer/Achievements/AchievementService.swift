@@ -8,6 +8,7 @@ struct AchievementService: Sendable {
     let database: Database
     let bus: any EventBus
     let clock: @Sendable () -> Date
+    let metrics: ServerMetrics
 
     /// The game's achievements localized for the device; hidden ones stay blank until the player reports on them.
     func descriptions(device: DeviceIdentity, session: AuthenticatedSession) async throws -> [AchievementDescriptionInfo] {
@@ -58,10 +59,11 @@ struct AchievementService: Sendable {
         try Self.validate(batch, game: device.game)
         let game = device.game
         let now = Clock.millis(clock())
-        let (records, completed) = try await database.write { storage in
+        let (records, completed, applied) = try await database.write { storage in
             try await storage.lockPlayer(session.playerID)
             var completed: [AchievementCompleted] = []
-            if try await storage.markReportApplied(reportID: batch.reportID, playerID: session.playerID, kind: "achievements", now: now) {
+            let applied = try await storage.markReportApplied(reportID: batch.reportID, playerID: session.playerID, kind: "achievements", now: now)
+            if applied {
                 for entry in batch.achievements {
                     let (record, newlyCompleted) = try await storage.reportAchievement(
                         bundleID: game.bundleID, playerID: session.playerID, identifier: entry.identifier, percent: entry.percentComplete, now: now)
@@ -72,8 +74,9 @@ struct AchievementService: Sendable {
                     }
                 }
             }
-            return (try await storage.achievementProgress(bundleID: game.bundleID, playerID: session.playerID), completed)
+            return (try await storage.achievementProgress(bundleID: game.bundleID, playerID: session.playerID), completed, applied)
         }
+        if applied { metrics.achievementReports.increment(by: batch.achievements.count) }
         if !completed.isEmpty { bus.publish(.playerEvents(playerID: session.playerID)) }
         return Self.list(records, game: game)
     }

@@ -60,6 +60,7 @@ public enum GameCenterApp {
         package let matchmaking: MatchmakingService
         let relay: RelayService
         package let clock: ServerClock
+        let metrics: ServerMetrics
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
@@ -70,16 +71,18 @@ public enum GameCenterApp {
             self.database = database
             self.registry = registry
             self.bus = bus
+            let metrics = ServerMetrics()
+            self.metrics = metrics
             let playerCache = PlayerCache()
             self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, players: playerCache, clock: clock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
             self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock)
-            self.achievements = AchievementService(database: database, bus: bus, clock: clock)
+            self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics)
             let index = LeaderboardIndex(database: database, logger: logger)
-            self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared)
+            self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics)
             self.relay = RelayService(database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
                                       publicAddress: configuration.udpPublicAddress, logger: logger)
-            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, logger: logger)
+            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics, logger: logger)
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }
@@ -87,6 +90,7 @@ public enum GameCenterApp {
     /// The router with every route; `router.routes` lists them (the OpenAPI test compares the two).
     static func makeRouter(_ services: Services, configuration: Configuration) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ErrorMiddleware())
         LandingPage(registry: services.registry).add(to: router)
         OpenAPIDocument().add(to: router)
@@ -105,12 +109,14 @@ public enum GameCenterApp {
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(database: services.database, bus: services.bus, presence: services.matchmaking,
-                       heartbeatInterval: configuration.heartbeatInterval).addAuthenticated(to: signedIn)
+                       heartbeatInterval: configuration.heartbeatInterval, metrics: services.metrics).addAuthenticated(to: signedIn)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
+        let metrics = router.group().add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
+        MetricsRoutes(metrics: services.metrics, relayStatistics: services.relay.statistics).add(to: metrics)
         return router
     }
 

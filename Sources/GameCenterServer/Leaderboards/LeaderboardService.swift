@@ -14,6 +14,7 @@ struct LeaderboardService: Sendable {
     let index: LeaderboardIndex
     let clock: ServerClock
     let formatter: ScoreFormatter
+    let metrics: ServerMetrics
 
     /// The game's leaderboards, titles in the device's locale.
     func list(device: DeviceIdentity) -> LeaderboardList {
@@ -47,6 +48,7 @@ struct LeaderboardService: Sendable {
             return try await storage.insertScores(scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now)
         }
         index.apply(records, bundleID: game.bundleID, environment: environment)
+        metrics.leaderboardReports.increment(by: records.count)
         return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
     }
 

@@ -11,6 +11,8 @@ struct RequestKey: Hashable, Sendable {
 struct WaitingRequest: Sendable {
     var key: RequestKey
     var sessionID: String
+    /// When it entered the queue (``MatchmakingService/queueNow``), for the wait-time metric.
+    var queuedAt: Int64
 }
 
 /// An invited player who accepted and waits in the forming match.

@@ -16,13 +16,15 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// Follows membership changes of running matches.
     let relay: RelayService
     let logger: Logger
+    let metrics: ServerMetrics
     let state = Mutex(MatchmakerState())
     private let origin = ContinuousClock.now
 
     /// How often fill times and invitation expiries are checked.
     static let tickInterval = Duration.milliseconds(25)
 
-    init(database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, logger: Logger) {
+    init(database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, logger: Logger) {
+        self.metrics = metrics
         self.database = database
         self.clock = clock
         self.recorder = MatchRecorder(database: database, bus: bus)
@@ -67,7 +69,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, playerAttributes: checked.playerAttributes,
             fillTime: device.game.matchmaking.fillMilliseconds
         )
-        let waiting = WaitingRequest(key: key, sessionID: session.sessionID)
+        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow)
         let now = clock.nowMillis()
         let invitationSeconds = Int64(device.game.matchmaking.invitationSeconds)
         let (decisions, forming) = try state.withLock { state -> (MatchmakingDecisions, FormingMatch?) in
@@ -76,6 +78,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             let id = state.makeTicketID()
             let ticket = ticket.withID(id)
             state.addRequest(waiting, ticket: id)
+            metrics.matchmakingRequests.increment()
             guard opensLobby else { return (record(state.queue.enqueue(ticket, now: queueNow), in: &state), nil) }
             let forming = FormingMatch(
                 matchID: checked.matchID ?? Credentials.newID(prefix: "m_"), bundleID: device.game.bundleID, environment: environment,
@@ -354,6 +357,9 @@ package final class MatchmakingService: Service, ChannelPresence {
         for started in outcome.started {
             let forming = state.forming.removeValue(forKey: started.lobby)
             let matchID = forming?.matchID ?? Credentials.newID(prefix: "m_")
+            for case .ticket(let ticket, _) in started.members {
+                if let request = state.requests[ticket] { metrics.matchmakingWait.recordMilliseconds(queueNow - request.queuedAt) }
+            }
             let participants = started.members.map { participant($0, forming: forming, in: &state) }
             for participant in participants where participant.kind != .existing {
                 if let requestID = participant.requestID {

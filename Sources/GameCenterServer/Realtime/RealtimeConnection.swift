@@ -13,6 +13,7 @@ struct RealtimeConnection {
     let session: AuthenticatedSession
     let presence: any ChannelPresence
     let heartbeatInterval: Duration
+    let metrics: ServerMetrics
     let logger: Logger
 
     /// Events read from storage per query while catching up.
@@ -28,12 +29,15 @@ struct RealtimeConnection {
 
     func run(after requestedCursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         presence.channelOpened(sessionID: session.sessionID)
+        metrics.realtimeConnections.increment()
         do {
             try await serve(after: requestedCursor, inbound: inbound, outbound: outbound)
         } catch {
+            metrics.realtimeConnections.decrement()
             await presence.channelClosed(sessionID: session.sessionID)
             throw error
         }
+        metrics.realtimeConnections.decrement()
         await presence.channelClosed(sessionID: session.sessionID)
     }
 

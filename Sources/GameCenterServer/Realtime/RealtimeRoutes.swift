@@ -9,6 +9,7 @@ struct RealtimeRoutes {
     let bus: any EventBus
     let presence: any ChannelPresence
     let heartbeatInterval: Duration
+    let metrics: ServerMetrics
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
         group.ws("realtime", shouldUpgrade: { request, context in
@@ -19,7 +20,8 @@ struct RealtimeRoutes {
             let requestContext = context.requestContext
             guard let session = requestContext.session else { return }
             let connection = RealtimeConnection(
-                database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, logger: context.logger
+                database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, metrics: metrics,
+                logger: context.logger
             )
             try await connection.run(after: try Self.cursor(context.request), inbound: inbound, outbound: outbound)
         })

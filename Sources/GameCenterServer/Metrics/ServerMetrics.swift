@@ -1,0 +1,54 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+
+/// The server's metrics: swift-metrics instruments with dotted labels (`http.requests`, `leaderboard.reports`),
+/// kept in one Prometheus registry per server and exported as Prometheus text by ``MetricsRoutes``.
+///
+/// Each server has its own registry (in-process tests run several servers at once), so instruments are made with
+/// this factory rather than the process-wide `MetricsSystem`. Prometheus names cannot hold dots: `http.requests`
+/// is exported as `http_requests`.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    let factory: PrometheusMetricsFactory
+
+    /// Requests answered, by status class (`1xx` … `5xx`), at the class's first digit.
+    let httpRequests: [CoreMetrics.Counter]
+    /// Scores stored (each score of a batch counts; a replayed report counts none).
+    let leaderboardReports: CoreMetrics.Counter
+    /// Achievement progress reports stored.
+    let achievementReports: CoreMetrics.Counter
+    /// Match requests accepted into the queue.
+    let matchmakingRequests: CoreMetrics.Counter
+    /// Seconds a request waited in the queue before its match started.
+    let matchmakingWait: CoreMetrics.Timer
+    /// Realtime channels open now.
+    let realtimeConnections: CoreMetrics.Meter
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.nameAndLabelSanitizer = { name, labels in (name.replacingOccurrences(of: ".", with: "_"), labels) }
+        factory.durationHistogramBuckets["matchmaking.wait_seconds"] = [
+            .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
+        ]
+        self.factory = factory
+        httpRequests = ["1xx", "2xx", "3xx", "4xx", "5xx"].map { CoreMetrics.Counter(label: "http.requests", dimensions: [("status", $0)], factory: factory) }
+        leaderboardReports = CoreMetrics.Counter(label: "leaderboard.reports", factory: factory)
+        achievementReports = CoreMetrics.Counter(label: "achievement.reports", factory: factory)
+        matchmakingRequests = CoreMetrics.Counter(label: "matchmaking.requests", factory: factory)
+        matchmakingWait = CoreMetrics.Timer(label: "matchmaking.wait_seconds", factory: factory)
+        realtimeConnections = CoreMetrics.Meter(label: "realtime.connections", factory: factory)
+    }
+
+    /// Counts an answered request under its status class.
+    func countRequest(status: Int) {
+        httpRequests[min(max(status / 100, 1), 5) - 1].increment()
+    }
+
+    /// Every metric as Prometheus text (exposition format 0.0.4).
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}
