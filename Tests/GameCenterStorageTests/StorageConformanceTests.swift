@@ -232,7 +232,7 @@ import Testing
     }
 
     @Test(arguments: TestDatabases.all)
-    func reportIDsAreAppliedOncePerPlayer(engine: String) async throws {
+    func reportIDsAreAppliedOncePerPlayerAndKind(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let a = newPlayer(), b = newPlayer()
             try await db.write { storage in
@@ -242,6 +242,9 @@ import Testing
             #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "k", now: 1) })
             #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "k", now: 2) } == false)
             #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: b.playerID, kind: "k", now: 3) })
+            // Another kind of report with the same id is another report.
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "other", now: 4) })
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "other", now: 5) } == false)
         }
     }
 
