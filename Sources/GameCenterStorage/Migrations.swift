@@ -166,6 +166,16 @@ enum Migrations {
         ]),
         leaderboardScans,
         reportIDsPerKind,
+        Migration(version: 7, name: "sign-in failures per client address", common: [
+            """
+            CREATE TABLE sign_in_address_failures (
+                address TEXT PRIMARY KEY,
+                failures BIGINT NOT NULL,
+                window_start BIGINT NOT NULL,
+                locked_until BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become
