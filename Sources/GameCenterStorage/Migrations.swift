@@ -165,6 +165,17 @@ enum Migrations {
             "CREATE INDEX invitations_by_match ON invitations (match_id)",
         ]),
         leaderboardScans,
+        reportIDsPerKind,
+        Migration(version: 7, name: "sign-in failures per client address", common: [
+            """
+            CREATE TABLE sign_in_address_failures (
+                address TEXT PRIMARY KEY,
+                failures BIGINT NOT NULL,
+                window_start BIGINT NOT NULL,
+                locked_until BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become
@@ -197,6 +208,32 @@ enum Migrations {
         postgresOnly: [
             "DROP INDEX scores_by_time",
             "CREATE INDEX scores_by_time ON scores (bundle_id, environment, reported_at) INCLUDE (category, player_id, value, score_id)",
+        ])
+
+    /// A report id is applied once per player and kind: before, an achievement report reusing a score report's id
+    /// was taken for a repeat and stored nowhere. The key gains the kind (SQLite cannot change a key in place: the
+    /// table is rebuilt).
+    private static let reportIDsPerKind = Migration(
+        version: 6, name: "report ids per kind", common: [],
+        sqliteOnly: [
+            """
+            CREATE TABLE applied_reports_by_kind (
+                report_id TEXT NOT NULL,
+                player_id TEXT NOT NULL REFERENCES players (player_id),
+                kind TEXT NOT NULL,
+                applied_at BIGINT NOT NULL,
+                PRIMARY KEY (player_id, kind, report_id)
+            )
+            """,
+            """
+            INSERT INTO applied_reports_by_kind (report_id, player_id, kind, applied_at)
+            SELECT report_id, player_id, kind, applied_at FROM applied_reports
+            """,
+            "DROP TABLE applied_reports",
+            "ALTER TABLE applied_reports_by_kind RENAME TO applied_reports",
+        ],
+        postgresOnly: [
+            "ALTER TABLE applied_reports DROP CONSTRAINT applied_reports_pkey, ADD PRIMARY KEY (player_id, kind, report_id)",
         ])
 
     /// Every report is kept (`scores`, whose id orders reports: earlier report, smaller id); `best_scores` holds

@@ -54,7 +54,8 @@ public struct SessionRecord: Sendable, Equatable {
     }
 }
 
-/// Failed sign-ins for one account name, for throttling.
+/// Failed sign-ins for one account name or one client address, for throttling. An attempt counts as a failure from
+/// before its password is checked until it succeeds.
 public struct SignInFailures: Sendable, Equatable {
     public var failures: Int64
     public var windowStart: Int64

@@ -71,9 +71,20 @@ extension StorageSession {
         try await sql.raw("""
             SELECT failures, window_start, locked_until FROM sign_in_failures
             WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
-            """).first().map { row in
-            SignInFailures(failures: try row.int("failures"), windowStart: try row.int("window_start"), lockedUntil: try row.int("locked_until"))
-        }
+            """).first().map(Self.signInFailures(from:))
+    }
+
+    /// The failed sign-in state of this account name, created empty (window starting `now`) when there is none, and
+    /// locked until the transaction ends: sign-ins of one account, on any node sharing the database, take turns
+    /// between this read and the write that follows it (PostgreSQL: the upsert holds the row lock; SQLite
+    /// serializes write transactions anyway).
+    public func lockSignInFailures(environment: String, accountName: String, now: Int64) async throws -> SignInFailures {
+        try await sql.raw("""
+            INSERT INTO sign_in_failures (environment, account_name, failures, window_start, locked_until)
+            VALUES (\(bind: environment), \(bind: accountName), 0, \(bind: now), 0)
+            ON CONFLICT (environment, account_name) DO UPDATE SET failures = sign_in_failures.failures
+            RETURNING failures, window_start, locked_until
+            """).first().map(Self.signInFailures(from:)) ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
     }
 
     /// Stores the failed sign-in state for this account name.
@@ -91,6 +102,30 @@ extension StorageSession {
         try await sql.raw("""
             DELETE FROM sign_in_failures WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
             """).run()
+    }
+
+    /// The failed sign-ins from one client address (an IPv4 address or an IPv6 /64), across accounts and
+    /// environments, created empty and locked until the transaction ends as ``lockSignInFailures(environment:accountName:now:)``.
+    public func lockAddressSignInFailures(address: String, now: Int64) async throws -> SignInFailures {
+        try await sql.raw("""
+            INSERT INTO sign_in_address_failures (address, failures, window_start, locked_until)
+            VALUES (\(bind: address), 0, \(bind: now), 0)
+            ON CONFLICT (address) DO UPDATE SET failures = sign_in_address_failures.failures
+            RETURNING failures, window_start, locked_until
+            """).first().map(Self.signInFailures(from:)) ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
+    }
+
+    /// Stores the failed sign-in state of this client address.
+    public func setAddressSignInFailures(address: String, _ state: SignInFailures) async throws {
+        try await sql.raw("""
+            UPDATE sign_in_address_failures
+            SET failures = \(bind: state.failures), window_start = \(bind: state.windowStart), locked_until = \(bind: state.lockedUntil)
+            WHERE address = \(bind: address)
+            """).run()
+    }
+
+    static func signInFailures(from row: any SQLRow) throws -> SignInFailures {
+        SignInFailures(failures: try row.int("failures"), windowStart: try row.int("window_start"), lockedUntil: try row.int("locked_until"))
     }
 
     static func player(from row: any SQLRow) throws -> PlayerRecord {

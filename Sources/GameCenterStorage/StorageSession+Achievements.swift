@@ -51,7 +51,8 @@ extension StorageSession {
             """).all().count
     }
 
-    /// Records that a device's report was applied; returns false when this report id was applied before.
+    /// Records that a device's report was applied; returns false when this player's report of this kind (`scores`,
+    /// `achievements`) with this id was applied before. Reports of different kinds never share an id's record.
     public func markReportApplied(reportID: String, playerID: String, kind: String, now: Int64) async throws -> Bool {
         try await sql.raw("""
             INSERT INTO applied_reports (report_id, player_id, kind, applied_at)

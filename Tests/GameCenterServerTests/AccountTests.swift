@@ -1,5 +1,7 @@
 import Foundation
 import GameCenterProtocol
+import HTTPTypes
+import NIOCore
 import Testing
 @testable import GameCenterServer
 
@@ -64,6 +66,69 @@ import Testing
             #expect((locked.error?.retryAfterSeconds ?? 0) > 0)
             #expect(locked.headers[.retryAfter] != nil)
         }
+    }
+
+    @Test func simultaneousWrongPasswordsAreCheckedNoMoreThanTheAllowance() async throws {
+        try await TestServer.run { client in
+            _ = try await client.signUp(account: "erin")
+            let checks = client.services.accounts.credentials.passwordChecks
+            let before = checks.count
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { try await client.send(.post, "/v1/sessions", SignInRequest(account: "erin", password: "wrong-pass")).status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            let checked = checks.count - before
+            #expect(checked <= Int(TestServer.fastPolicy.allowedFailures), "\(checked) of 200 simultaneous guesses were checked")
+            #expect(statuses.filter { $0 == .unauthorized }.count == checked)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 200 - checked)
+            // The right password, sent last, waits like the rest.
+            let locked = try await client.send(.post, "/v1/sessions", SignInRequest(account: "erin", password: "password-1"))
+            expectError(locked, .tooManyRequests, "auth.sign_in_throttled", .invalidCredentials)
+            #expect(checks.count - before == checked)
+        }
+    }
+
+    @Test func oneAddressGuessingAcrossAccountsIsThrottledAndOnlyThatAddress() async throws {
+        try await TestServer.run { client in
+            let names = (0..<30).map { "victim-\($0)" }
+            for name in names { _ = try await client.signUp(account: name) }
+            let attacker = try client.from("203.0.113.7")
+            var statuses: [HTTPResponse.Status] = []
+            for name in names {
+                for _ in 0..<4 { statuses.append(try await attacker.send(.post, "/v1/sessions", SignInRequest(account: name, password: "wrong-pass")).status) }
+            }
+            let allowed = Int(TestServer.fastPolicy.allowedAddressFailures)
+            #expect(statuses.prefix(allowed).allSatisfy { $0 == .unauthorized })
+            #expect(statuses.dropFirst(allowed).allSatisfy { $0 == .tooManyRequests }, "30 accounts × 4 guesses from one address")
+            let refused = try await attacker.send(.post, "/v1/sessions", SignInRequest(account: "victim-29", password: "password-1"))
+            expectError(refused, .tooManyRequests, "auth.address_throttled", .invalidCredentials)
+            #expect((refused.error?.retryAfterSeconds ?? 0) > 0)
+            #expect(refused.headers[.retryAfter] != nil)
+            // The same IPv6 /64 is the same address; another network is not throttled.
+            let sameNetwork = try client.from("2001:db8:0:1::5")
+            for n in 0..<allowed { _ = try await sameNetwork.send(.post, "/v1/sessions", SignInRequest(account: "nobody-\(n)", password: "wrong-pass")) }
+            expectError(try await client.from("2001:db8:0:1::6").send(.post, "/v1/sessions", SignInRequest(account: "victim-0", password: "password-1")),
+                        .tooManyRequests, "auth.address_throttled", .invalidCredentials)
+            // The players sign in from their own addresses: the attacker's locked address blocked only itself (the
+            // accounts it guessed at kept fewer failures than lock one), and signing in costs an address nothing.
+            let player = try client.from("198.51.100.9")
+            for name in names + names.prefix(allowed) {
+                #expect(try await player.send(.post, "/v1/sessions", SignInRequest(account: name, password: "password-1")).status == .ok)
+            }
+        }
+    }
+
+    @Test func throttledAddressesAreIPv4OrAnIPv6Slash64ButNotLoopback() throws {
+        #expect(ClientAddress(try SocketAddress(ipAddress: "203.0.113.7", port: 1))?.key == "203.0.113.7")
+        #expect(ClientAddress(try SocketAddress(ipAddress: "::ffff:203.0.113.7", port: 1))?.key == "203.0.113.7")
+        #expect(ClientAddress(try SocketAddress(ipAddress: "2001:db8:0:1:aaaa:bbbb:cccc:dddd", port: 1))?.key == "2001:db8:0:1::/64")
+        #expect(ClientAddress(nil) == nil)
+        // A same-host reverse proxy's clients would all share its address: loopback is throttled by account only.
+        #expect(ClientAddress(try SocketAddress(ipAddress: "127.0.0.1", port: 1)) == nil)
+        #expect(ClientAddress(try SocketAddress(ipAddress: "::1", port: 1)) == nil)
+        #expect(ClientAddress(try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 1)) == nil)
     }
 
     @Test func successfulSignInClearsEarlierFailures() async throws {

@@ -119,6 +119,21 @@ import Testing
         }
     }
 
+    @Test func aReportIDUsedForScoresStillAppliesAnAchievementReport() async throws {
+        try await TestServer.run { client in
+            let player = try await client.signUp()
+            let id = UUID().uuidString
+            #expect(try await LeaderboardTests.report(client, player.token, [LeaderboardTests.score(7)], reportID: id).status == .ok)
+            let answer = try await report(client, player.token, [("open.first", 100)], reportID: id)
+            #expect(answer.status == .ok)
+            let stored = try await progress(client, player.token).achievements.first { $0.identifier == "open.first" }
+            #expect(stored?.percentComplete == 100, "the achievement report was stored, not taken for a repeat of the score report")
+            // The score report's id is still applied once per kind: its re-send stores no second score.
+            let resent = try await LeaderboardTests.report(client, player.token, [LeaderboardTests.score(7)], reportID: id)
+            #expect(try resent.decode(ScoreReportResult.self).scores.isEmpty)
+        }
+    }
+
     @Test func resetErasesProgressAndHidesHiddenAchievementsAgain() async throws {
         try await TestServer.run { client in
             let player = try await client.signUp()

@@ -5,7 +5,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import Testing
 @testable import GameCenterServer
 
@@ -92,7 +94,8 @@ struct TestServer {
         try await Database.withDatabase(url: "sqlite:\(folder.path)/db.sqlite") { database in
             let services = try await GameCenterApp.Services(database: database, registry: registry, configuration: configuration, logger: Logger(label: "test"))
             let app = GameCenterApp.makeApplication(services, configuration: configuration, logger: Logger(label: "test"))
-            try await app.test(.router) { client in try await body(Client(client: client)) }
+            let responder = GameCenterApp.makeRouter(services, configuration: configuration).buildResponder()
+            try await app.test(.router) { client in try await body(Client(client: client, responder: responder, services: services)) }
         }
     }
 
@@ -106,6 +109,19 @@ struct TestServer {
     /// A device-like client: sends the device headers (and a token) and decodes answers.
     struct Client: Sendable {
         let client: any TestClientProtocol
+        /// The server's routes, for requests sent from a ``remoteAddress`` (the test client's connections have none).
+        let responder: RouterResponder<AppRequestContext>
+        /// The server's features, for tests that look behind the routes.
+        let services: GameCenterApp.Services
+        /// The address requests come from; nil for none.
+        var remoteAddress: SocketAddress?
+
+        /// This client, sending from `ip` (port 40000).
+        func from(_ ip: String) throws -> Client {
+            var client = self
+            client.remoteAddress = try SocketAddress(ipAddress: ip, port: 40000)
+            return client
+        }
 
         struct Answer: Sendable {
             let status: HTTPResponse.Status
@@ -125,8 +141,23 @@ struct TestServer {
             if let environment { headers[HTTPField.Name(DeviceHeader.environment)!] = environment }
             if let token { headers[.authorization] = "Bearer \(token)" }
             if json != nil { headers[.contentType] = "application/json" }
+            if let remoteAddress { return try await call(method, path, headers: headers, body: json.map { ByteBuffer(string: $0) }, from: remoteAddress) }
             let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
             return Answer(status: response.status, headers: response.headers, body: Data(response.body.readableBytesView))
+        }
+
+        /// Runs a request through the routes with a connection whose peer is `address`.
+        private func call(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?,
+                          from address: SocketAddress) async throws -> Answer {
+            let channel = NIOAsyncTestingChannel()
+            channel.remoteAddress = address
+            let context = AppRequestContext(source: .init(channel: channel, logger: Logger(label: "test")))
+            let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+                                  body: RequestBody(buffer: body ?? ByteBuffer()))
+            let response = try await responder.respond(to: request, context: context)
+            let collected = CollectedBody()
+            try await response.body.write(collected)
+            return Answer(status: response.status, headers: response.headers, body: Data(collected.buffer.withLockedValue { $0.readableBytesView }))
         }
 
         func send<T: Encodable>(_ method: HTTPRequest.Method, _ path: String, _ value: T, token: String? = nil,
@@ -145,6 +176,17 @@ struct TestServer {
             return try answer.decode(SessionResponse.self)
         }
     }
+}
+
+/// A response body kept in memory.
+private struct CollectedBody: ResponseBodyWriter {
+    let buffer = NIOLockedValueBox(ByteBuffer())
+
+    func write(_ part: ByteBuffer) async throws {
+        buffer.withLockedValue { $0.writeImmutableBuffer(part) }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
 
 /// Asserts an error answer: status, specific code and GK code.

@@ -59,6 +59,26 @@ import Testing
             #expect(plans.1.contains { $0.contains("COVERING INDEX scores_by_time") }, "plan: \(plans.1)")
         }
     }
+
+    /// Version 6 adds the kind to the applied reports' key: reports applied before the upgrade stay applied, and the
+    /// same id of another kind is then applied.
+    @Test func reportIDsPerKindUpgradeKeepsAppliedReports() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-migration-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = "sqlite:\(folder.path)/upgrade.sqlite"
+        let player = PlayerRecord(playerID: "G:reports", environment: "sandbox", accountName: "reports", passwordHash: "hash",
+                                  alias: "Reporter", underage: false, createdAt: 1_000)
+        try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 5 }) { db in
+            _ = try await db.write { try await $0.insertPlayer(player) }
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "scores", now: 1) })
+        }
+        let (repeated, otherKind) = try await Database.withDatabase(url: url) { db in
+            (try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "scores", now: 2) },
+             try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "achievements", now: 3) })
+        }
+        #expect(repeated == false, "the report applied before the upgrade is still applied")
+        #expect(otherKind, "the same id of another kind is another report")
+    }
 }
 
 /// Rows streamed from storage.

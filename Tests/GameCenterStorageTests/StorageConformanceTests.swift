@@ -231,8 +231,37 @@ import Testing
         }
     }
 
+    /// Sign-in reserves an attempt by reading and writing these rows in one transaction: concurrent transactions
+    /// (on PostgreSQL, at READ COMMITTED, possibly from several nodes) must take turns, or counts are lost.
     @Test(arguments: TestDatabases.all)
-    func reportIDsAreAppliedOncePerPlayer(engine: String) async throws {
+    func signInFailuresAreLockedSoThatConcurrentCountsAddUp(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let name = TestDatabases.unique("n"), address = TestDatabases.unique("198.51.100")
+            let fresh = try await db.write { try await $0.lockSignInFailures(environment: "sandbox", accountName: name, now: 7) }
+            #expect(fresh == .init(failures: 0, windowStart: 7, lockedUntil: 0))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await db.write { storage in
+                            var fromAddress = try await storage.lockAddressSignInFailures(address: address, now: 9)
+                            var ofAccount = try await storage.lockSignInFailures(environment: "sandbox", accountName: name, now: 9)
+                            fromAddress.failures += 1
+                            ofAccount.failures += 1
+                            try await storage.setAddressSignInFailures(address: address, fromAddress)
+                            try await storage.setSignInFailures(environment: "sandbox", accountName: name, ofAccount)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == .init(failures: 50, windowStart: 7, lockedUntil: 0))
+            #expect(try await db.write { try await $0.lockAddressSignInFailures(address: address, now: 99) } == .init(failures: 50, windowStart: 9, lockedUntil: 0))
+            #expect(try await db.write { try await $0.lockAddressSignInFailures(address: "other-\(address)", now: 99) } == .init(failures: 0, windowStart: 99, lockedUntil: 0))
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func reportIDsAreAppliedOncePerPlayerAndKind(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let a = newPlayer(), b = newPlayer()
             try await db.write { storage in
@@ -242,6 +271,9 @@ import Testing
             #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "k", now: 1) })
             #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "k", now: 2) } == false)
             #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: b.playerID, kind: "k", now: 3) })
+            // Another kind of report with the same id is another report.
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "other", now: 4) })
+            #expect(try await db.write { try await $0.markReportApplied(reportID: "r-1", playerID: a.playerID, kind: "other", now: 5) } == false)
         }
     }
 

@@ -13,7 +13,7 @@ struct AccountRoutes {
         }
         group.post("sessions") { request, context -> SessionResponse in
             let body = try await request.decode(as: SignInRequest.self, context: context)
-            return try await accounts.signIn(body, device: context.requireDevice())
+            return try await accounts.signIn(body, device: context.requireDevice(), from: ClientAddress(context.remoteAddress))
         }
     }
 

@@ -39,25 +39,28 @@ struct AccountService: Sendable {
         }
     }
 
-    func signIn(_ request: SignInRequest, device: DeviceIdentity) async throws -> SessionResponse {
+    /// Signs in with an account name and password. Each attempt is counted as a failure of the account and of the
+    /// client `address` before its password is checked, in the one transaction that checks both locks, so however
+    /// many attempts arrive at once (on however many nodes), no more passwords are checked than the allowances let
+    /// through; a success takes its count back.
+    ///
+    /// The rule against locking a player out: an account's lock lasts at most `maximumLockout` after its last
+    /// counted failure, and an address that failed `allowedAddressFailures` times is locked alone — its refused
+    /// attempts are neither checked nor counted against any account. Keeping an account locked therefore takes a
+    /// steady supply of fresh addresses, and no failures from other addresses ever lock the player's own address.
+    func signIn(_ request: SignInRequest, device: DeviceIdentity, from address: ClientAddress?) async throws -> SessionResponse {
         // Any string may be tried; only a well-formed name can exist, but all count towards the throttle.
         let account = request.account.lowercased()
         guard account.count <= 256, request.password.count <= 1024 else { throw APIError.invalidCredentials }
         let environment = device.environment.rawValue
         let now = Clock.millis(clock())
-        let (failures, player) = try await database.read { storage in
-            (try await storage.signInFailures(environment: environment, accountName: account),
-             try await storage.player(environment: environment, accountName: account))
-        }
-        if let failures, failures.lockedUntil > now {
-            throw APIError.signInThrottled(retryAfterSeconds: Int((failures.lockedUntil - now + 999) / 1000))
+        let (player, addressLock) = try await database.write { storage in
+            try await countAttempt(environment: environment, account: account, address: address, now: now, in: storage)
         }
         let valid = try await credentials.verifyPassword(request.password, hash: player?.passwordHash ?? credentials.decoyHash)
-        guard let player, valid else {
-            try await recordFailure(environment: environment, account: account, now: now)
-            throw APIError.invalidCredentials
-        }
+        guard let player, valid else { throw APIError.invalidCredentials }
         let opened = try await database.write { storage in
+            if let address { try await takeBackAttempt(address: address, lock: addressLock, now: now, in: storage) }
             try await storage.clearSignInFailures(environment: environment, accountName: account)
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
@@ -65,22 +68,58 @@ struct AccountService: Sendable {
         return opened
     }
 
-    private func recordFailure(environment: String, account: String, now: Int64) async throws {
-        let windowMillis = Int64(configuration.failureWindow * 1000)
-        try await database.write { storage in
-            var state = try await storage.signInFailures(environment: environment, accountName: account)
-                ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
-            if now - state.windowStart > windowMillis && state.lockedUntil <= now {
-                state = SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
-            }
-            state.failures += 1
-            if state.failures >= configuration.allowedFailures {
-                let doublings = Double(min(state.failures - configuration.allowedFailures, 20))
-                let lockout = min(configuration.firstLockout * pow(2, doublings), configuration.maximumLockout)
-                state.lockedUntil = now + Int64(lockout * 1000)
-            }
-            try await storage.setSignInFailures(environment: environment, accountName: account, state)
+    /// Counts an attempt against the address and the account, or throws the throttle error when either is locked;
+    /// returns the player with that name and the lock the count put on the address, if it put one. The address row
+    /// is locked first: every transaction takes the two in this order, so two nodes never wait on each other.
+    private func countAttempt(environment: String, account: String, address: ClientAddress?, now: Int64,
+                              in storage: StorageSession) async throws -> (PlayerRecord?, addressLock: Int64?) {
+        var addressFailures: SignInFailures?
+        if let address {
+            let failures = try await storage.lockAddressSignInFailures(address: address.key, now: now)
+            if failures.lockedUntil > now { throw APIError.addressThrottled(retryAfterSeconds: Self.seconds(until: failures.lockedUntil, now: now)) }
+            addressFailures = failures
         }
+        let failures = try await storage.lockSignInFailures(environment: environment, accountName: account, now: now)
+        if failures.lockedUntil > now { throw APIError.signInThrottled(retryAfterSeconds: Self.seconds(until: failures.lockedUntil, now: now)) }
+        try await storage.setSignInFailures(environment: environment, accountName: account,
+                                            counting(failures, allowed: configuration.allowedFailures, now: now))
+        var addressLock: Int64?
+        if let address, let addressFailures {
+            let counted = counting(addressFailures, allowed: configuration.allowedAddressFailures, now: now)
+            try await storage.setAddressSignInFailures(address: address.key, counted)
+            if counted.lockedUntil != addressFailures.lockedUntil { addressLock = counted.lockedUntil }
+        }
+        return (try await storage.player(environment: environment, accountName: account), addressLock)
+    }
+
+    /// Takes a successful attempt's count back from its address, and the lock that count put on it if it is still
+    /// the address's lock: signing in to one's own account neither costs an address nor erases its failures.
+    private func takeBackAttempt(address: ClientAddress, lock: Int64?, now: Int64, in storage: StorageSession) async throws {
+        var failures = try await storage.lockAddressSignInFailures(address: address.key, now: now)
+        failures.failures = max(failures.failures - 1, 0)
+        if let lock, failures.lockedUntil == lock { failures.lockedUntil = 0 }
+        try await storage.setAddressSignInFailures(address: address.key, failures)
+    }
+
+    /// `failures` with one more attempt counted at `now`: an expired window with no lock running starts over, and
+    /// reaching `allowed` locks for `firstLockout`, doubled for each attempt beyond it, up to `maximumLockout`.
+    private func counting(_ failures: SignInFailures, allowed: Int64, now: Int64) -> SignInFailures {
+        var state = failures
+        if now - state.windowStart > Int64(configuration.failureWindow * 1000) && state.lockedUntil <= now {
+            state = SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
+        }
+        state.failures += 1
+        if state.failures >= allowed {
+            let doublings = Double(min(state.failures - allowed, 20))
+            let lockout = min(configuration.firstLockout * pow(2, doublings), configuration.maximumLockout)
+            state.lockedUntil = now + Int64(lockout * 1000)
+        }
+        return state
+    }
+
+    /// Whole seconds from `now` until `millis`, rounded up (a Retry-After).
+    private static func seconds(until millis: Int64, now: Int64) -> Int {
+        Int((millis - now + 999) / 1000)
     }
 
     private func openSession(for player: PlayerRecord, device: DeviceIdentity, now: Int64, in storage: StorageSession) async throws -> SessionResponse {
@@ -194,6 +233,13 @@ extension APIError {
         APIError(
             "auth.sign_in_throttled", .invalidCredentials, .tooManyRequests,
             "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds
+        )
+    }
+    /// The client's address failed too often across accounts; only that address waits.
+    static func addressThrottled(retryAfterSeconds: Int) -> APIError {
+        APIError(
+            "auth.address_throttled", .invalidCredentials, .tooManyRequests,
+            "too many failed sign-ins from this network address; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds
         )
     }
     static func accountNameTaken(_ name: String) -> APIError {

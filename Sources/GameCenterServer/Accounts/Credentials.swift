@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
+import Synchronization
 
 /// Passwords (bcrypt) and session tokens (random, stored as SHA-256).
 package struct Credentials: Sendable {
@@ -10,6 +11,20 @@ package struct Credentials: Sendable {
     /// A hash of the right cost for no password: verified against when an account does not exist, so that a
     /// wrong account name takes as long as a wrong password.
     let decoyHash: String
+    /// Passwords checked so far by ``verifyPassword(_:hash:)`` (each one a bcrypt run); the sign-in throttle's
+    /// tests read it to show how many guesses were checked.
+    let passwordChecks = Counter()
+
+    /// A count shared by the copies of a value (an atomic cannot be copied itself).
+    final class Counter: Sendable {
+        private let value = Atomic<Int>(0)
+
+        /// The count now.
+        var count: Int { value.load(ordering: .relaxed) }
+
+        /// Adds one.
+        func increment() { value.add(1, ordering: .relaxed) }
+    }
 
     init(bcryptCost: UInt8) {
         self.bcryptCost = bcryptCost
@@ -24,7 +39,8 @@ package struct Credentials: Sendable {
 
     /// Whether `password` matches `hash`, computed off the event loops.
     func verifyPassword(_ password: String, hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        passwordChecks.increment()
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
     /// A new bearer token: 32 random bytes, base64url.

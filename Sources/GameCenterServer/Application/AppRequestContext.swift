@@ -6,7 +6,7 @@ import Logging
 import NIOCore
 
 /// The per-request context: who is calling (device and, once authenticated, session) plus Hummingbird's core.
-public struct AppRequestContext: RequestContext, WebSocketRequestContext {
+public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Hummingbird's hook for upgrading `/v1/realtime` to a WebSocket.
     public let webSocket: WebSocketHandlerReference<Self>
@@ -15,10 +15,17 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     /// The signed-in session; set by ``AuthenticationMiddleware``.
     var session: AuthenticatedSession?
 
+    /// The connection the request came on (its peer is read only when asked for).
+    private let channel: any Channel
+
     public init(source: Source) {
         self.coreContext = .init(source: source)
         self.webSocket = .init()
+        self.channel = source.channel
     }
+
+    /// The connection's peer: the client address sign-ins are throttled by; nil for in-process test requests.
+    public var remoteAddress: SocketAddress? { channel.remoteAddress }
 
     /// Request bodies larger than this are refused with `request.body_too_large`.
     public var maxUploadSize: Int { Limits.maximumRequestBodyBytes }
