@@ -103,33 +103,29 @@ import Testing
         try await server.stop()
     }
 
-    /// More one-byte connections than the server has file descriptors: with the caps off, it runs out of
-    /// descriptors and must keep running and serve once they are closed; with the default caps, the flood is
-    /// refused and another address is served throughout.
-    @Test(arguments: [true, false])
-    func aFloodBeyondTheDescriptorLimitLeavesTheServerServing(capsOff: Bool) async throws {
+    /// More one-byte connections than the server has file descriptors (before the caps, that made libdispatch's
+    /// worker monitor trap on EMFILE). With the default caps the flood's address is capped and another address is
+    /// served throughout; with only the global cap, the others are answered `503` during the flood; in both, the
+    /// server runs on and serves everyone once the header timeout has closed the flood.
+    @Test(arguments: [false, true])
+    func aFloodBeyondTheDescriptorLimitLeavesTheServerServing(globalCapOnly: Bool) async throws {
         let server = try LiveServer(engine: "sqlite")
         server.descriptorLimit = 256
-        try await server.start(extraArguments: ["--header-timeout", "2"]
-                                   + (capsOff ? ["--max-connections", "10000", "--max-connections-per-address", "10000"] : []))
+        try await server.start(extraArguments: ["--header-timeout", "2"] + (globalCapOnly ? ["--max-connections-per-address", "10000"] : []))
         var flood: [RawTCPConnection] = []
         for _ in 0..<600 {
             guard let connection = try? RawTCPConnection(port: server.port) else { continue }
             connection.send("G")
             flood.append(connection)
         }
-        if !capsOff {
-            #expect(Self.health(server, from: "127.0.0.2") == 200, "another address during the flood")
-        }
-        try await Task.sleep(for: .seconds(1))
+        #expect(Self.health(server, from: "127.0.0.2") == (globalCapOnly ? 503 : 200), "another address during the flood")
         #expect(server.process?.isRunning == true, "the server died during the flood: \(server.errorOutput.suffix(2000))")
-        flood.forEach { $0.close() }
         var status = 0
         for _ in 0..<100 where status != 200 {
             status = Self.health(server)
             if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
         }
-        #expect(status == 200, "healthz after the flood")
+        #expect(status == 200, "healthz once the header timeout has closed the flood")
         #expect(server.process?.isRunning == true, "the server died: \(server.errorOutput.suffix(2000))")
         #expect(server.errorOutput.contains("file descriptor limit 256"))
         try await server.stop()
