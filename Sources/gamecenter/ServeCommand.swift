@@ -27,6 +27,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("udp-public"), help: "HOST:PORT devices send match datagrams to, when not the HTTP host and --udp-port (NAT, a UDP proxy).")
     var udpPublic: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(name: .customLong("header-timeout"), help: "Seconds a request's line and headers may take to arrive (default: 10).")
+    var headerTimeout = 10.0
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request's body may take to arrive after its headers (default: 30).")
+    var bodyTimeout = 30.0
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay open with no request (default: 60).")
+    var idleTimeout = 60.0
+    @Option(name: .customLong("max-connections"), help: "Most open connections (default: the file descriptor limit less an eighth, at least 64, for the rest).")
+    var maxConnections: Int?
+    @Option(name: .customLong("max-connections-per-address"), help: "Most open connections from one client address (default: a quarter of --max-connections, at most 256).")
+    var maxConnectionsPerAddress: Int?
 
     func validate() throws {
         guard (0...65535).contains(port), (0...65535).contains(udpPort) else { throw ValidationError("ports are 0…65535") }
@@ -42,6 +52,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--udp-public must be HOST:PORT with a port 1…65535, e.g. 203.0.113.7:8081")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        for (name, seconds) in [("header", headerTimeout), ("body", bodyTimeout), ("idle", idleTimeout)] where !(0.1...3600).contains(seconds) {
+            throw ValidationError("--\(name)-timeout must be 0.1…3600 seconds")
+        }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
+        if let maxConnectionsPerAddress, maxConnectionsPerAddress < 1 { throw ValidationError("--max-connections-per-address must be at least 1") }
     }
 
     /// Splits `HOST:PORT` (`[v6]:PORT` for IPv6).
@@ -57,7 +72,13 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "gamecenter") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
 
+        let descriptors = FileDescriptorLimit.raiseToHard()
         var configuration = GameCenterApp.Configuration()
+        if let maxConnections { configuration.connections = .init(maxConnections: maxConnections) }
+        configuration.connections.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
+        configuration.connections.bodyTimeout = .milliseconds(Int64(bodyTimeout * 1000))
+        configuration.connections.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        if let maxConnectionsPerAddress { configuration.connections.maxConnectionsPerAddress = maxConnectionsPerAddress }
         configuration.host = host
         configuration.port = port
         configuration.udpPort = udpPort
@@ -68,6 +89,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.adminKey = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]
         configuration.testClock = testClock
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
+        logger.info("file descriptor limit \(descriptors.after) (was \(descriptors.before)); at most \(configuration.connections.maxConnections) connections, \(configuration.connections.maxConnectionsPerAddress) per address")
+        if configuration.connections.maxConnections > descriptors.after - 64 {
+            logger.warning("--max-connections leaves fewer than 64 file descriptors for the database, the UDP socket and files")
+        }
         if testClock { logger.warning("--test-clock: the server's clock can be moved through POST /admin/v1/clock") }
 
         let shownHost = host.contains(":") ? "[\(host)]" : host

@@ -28,6 +28,8 @@ final class LiveServer: @unchecked Sendable {
     /// The UDP port to bind (0: a free one); the bound port is `boundUDPPort` once started.
     var udpPort = 0
     private(set) var boundUDPPort = 0
+    /// The soft file descriptor limit to start the server with (`ulimit -n`); nil: this process's.
+    var descriptorLimit: Int?
     private(set) var process: Process?
     private let output = TextBuffer()
     private let errors = TextBuffer()
@@ -67,6 +69,11 @@ final class LiveServer: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--port", "\(port)", "--udp-port", "\(udpPort)", "--database", database, "--games", games,
                              "--heartbeat-seconds", "1", "--log-level", "debug"] + extraArguments
+        if let descriptorLimit {
+            // The hard limit too, so the server cannot raise its soft limit back.
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Self.binary] + (process.arguments ?? [])
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        }
         process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -1,6 +1,8 @@
+import Foundation
 import GameCenterProtocol
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// A failure the caller caused (or a server fault), with everything needed to answer it.
 ///
@@ -31,6 +33,24 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 
     /// The JSON body for this error.
     var body: ErrorBody { ErrorBody(code: code, gkCode: gkCode, message: message, retryAfterSeconds: retryAfterSeconds) }
+
+    /// ``body``, encoded.
+    var encodedBody: ByteBuffer { ByteBuffer(bytes: (try? WireCoding.makeEncoder().encode(body)) ?? Data()) }
+
+    /// The whole HTTP/1.1 response, saying it closes the connection: for answers written before any HTTP handling.
+    var closingHTTPResponse: ByteBuffer {
+        let body = encodedBody
+        var response = ByteBuffer(string: """
+            HTTP/1.1 \(status.code) \(status.reasonPhrase)\r
+            Content-Type: application/json; charset=utf-8\r
+            Content-Length: \(body.readableBytes)\r
+            Connection: close\r
+            \(retryAfterSeconds.map { "Retry-After: \($0)\r\n" } ?? "")\r
+
+            """)
+        response.writeImmutableBuffer(body)
+        return response
+    }
 }
 
 extension APIError {
@@ -62,6 +82,21 @@ extension APIError {
 
     /// A fault on the server's side; the message leaks nothing.
     static let internalError = APIError("server.internal", .unknown, .internalServerError, "the server failed to handle the request; it has been logged")
+
+    /// The request is not HTTP/1.1 the server can read (the parser refused it).
+    static let malformedRequest = APIError("request.malformed", .invalidParameter, .badRequest, "the request is not valid HTTP/1.1")
+
+    /// The request line and headers are too large, or too many headers.
+    static let headersTooLarge = APIError(
+        "request.headers_too_large", .invalidParameter, .requestHeaderFieldsTooLarge,
+        "the request line and headers must fit in \(GameCenterApp.ConnectionLimits.maximumHeaderBytes / 1024) KiB, with at most \(GameCenterApp.ConnectionLimits.maximumHeaderCount) headers"
+    )
+
+    /// The server, or the caller's address, has as many connections open as allowed.
+    static let tooManyConnections = APIError(
+        "server.too_many_connections", .communicationsFailure, .serviceUnavailable,
+        "the server has too many open connections, or too many from your address; try again later", retryAfterSeconds: 1
+    )
 
     /// The database cannot be reached.
     static let storageUnavailable = APIError(

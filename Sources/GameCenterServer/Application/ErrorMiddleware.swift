@@ -38,8 +38,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static func response(for error: APIError) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
-        let data = (try? WireCoding.makeEncoder().encode(error.body)) ?? Data()
-        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: error.encodedBody))
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -30,6 +30,8 @@ public enum GameCenterApp {
         public var testClock = false
         /// Where devices send match datagrams, when not the HTTP host they used and the bound UDP port.
         public var udpPublicAddress: PublicAddress?
+        /// HTTP connections' timeouts and caps (the caps derived from the file descriptor limit).
+        public var connections = ConnectionLimits()
 
         /// The defaults of `API.md`.
         public init() {}
@@ -127,11 +129,19 @@ public enum GameCenterApp {
     ) -> some ApplicationProtocol {
         let router = makeRouter(services, configuration: configuration)
         let webSocketResponder = router.buildResponder()
+        let limits = configuration.connections
+        let counter = ConnectionCounter(maxConnections: limits.maxConnections, maxConnectionsPerAddress: limits.maxConnectionsPerAddress)
+        let parser = HTTP1Channel.Configuration.DecoderConfiguration(
+            maxHeaderFieldSize: ConnectionLimits.maximumHeaderBytes, maxHeaderListSize: ConnectionLimits.maximumHeaderBytes,
+            maxHeaderFieldCount: ConnectionLimits.maximumHeaderCount)
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in
-                GuardedHTTP1WebSocketChannel(inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder, configuration: .init(ws: .init(maxFrameSize: 1 << 20))))
+                GuardedHTTP1WebSocketChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder,
+                        configuration: .init(http1: .init(httpDecoderConfiguration: parser), ws: .init(maxFrameSize: 1 << 20))),
+                    limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: [services.matchmaking, services.relay] + extraServices,

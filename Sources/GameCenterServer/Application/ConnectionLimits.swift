@@ -1,0 +1,38 @@
+extension GameCenterApp {
+    /// How long an HTTP connection may take over each part of a request, and how many may be open at once.
+    ///
+    /// Every connection holds a file descriptor; the caps keep the HTTP connections below the process's limit so
+    /// that the database, the UDP socket and files can still be opened when clients open as many connections as
+    /// they can.
+    public struct ConnectionLimits: Sendable, Equatable {
+        /// Most bytes of a request's line and headers together (larger: `431`).
+        public static let maximumHeaderBytes = 80 * 1024
+        /// Most headers in a request (more: `431`).
+        public static let maximumHeaderCount = 100
+
+        /// How long a request's line and headers may take to arrive, from their first byte (for a new connection:
+        /// from its opening).
+        public var headerTimeout: Duration = .seconds(10)
+        /// How long a request's body may take to arrive, from the end of its headers.
+        public var bodyTimeout: Duration = .seconds(30)
+        /// How long a connection may stay open with no request after its last response.
+        public var idleTimeout: Duration = .seconds(60)
+        /// Most HTTP and WebSocket connections open at once; more are answered `503` and closed.
+        public var maxConnections: Int
+        /// Most connections open at once from one client address; more are answered `503` and closed.
+        public var maxConnectionsPerAddress: Int
+
+        /// Caps derived from the process's file descriptor limit: an eighth of it (at least 64) is kept for
+        /// everything that is not an HTTP connection.
+        public init(descriptorLimit: Int = FileDescriptorLimit.current) {
+            self.init(maxConnections: max(1, descriptorLimit - max(64, descriptorLimit / 8)))
+        }
+
+        /// At most `maxConnections`, of which one address may take a quarter (at most 256: enough for the devices
+        /// of a household or a school behind one NAT address).
+        public init(maxConnections: Int) {
+            self.maxConnections = maxConnections
+            maxConnectionsPerAddress = max(1, min(256, maxConnections / 4))
+        }
+    }
+}

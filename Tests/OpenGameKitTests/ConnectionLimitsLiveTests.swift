@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+/// What a real server does with connections that misbehave: slow, unparsable, too many, more than its file
+/// descriptors. Raw sockets, since no HTTP client sends such requests.
+@Suite(.serialized) struct ConnectionLimitsLiveTests {
+    /// Sends `request` on a new connection and returns the answer, read until the server closes (at most 5 s).
+    static func exchange(_ server: LiveServer, _ request: [UInt8], from source: String = "127.0.0.1") throws -> (text: String, closed: Bool) {
+        let connection = try RawTCPConnection(port: server.port, from: source)
+        connection.send(request)
+        return connection.readUntilClosed(within: .seconds(5))
+    }
+
+    /// The status of `GET /healthz` on a new connection (0: no answer).
+    static func health(_ server: LiveServer, from source: String = "127.0.0.1") -> Int {
+        guard let connection = try? RawTCPConnection(port: server.port, from: source) else { return 0 }
+        connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        return RawTCPConnection.status(connection.readUntilClosed(within: .seconds(5)).text)
+    }
+
+    @Test func requestsTheParserRefusesAreAnsweredAndClosed() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let cases: [(name: String, request: [UInt8], status: Int, code: String)] = [
+            ("1 MB of headers", Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "a", count: 1 << 20))\r\n\r\n".utf8),
+             431, "request.headers_too_large"),
+            ("a 100 KB URL", Array("GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
+             431, "request.headers_too_large"),
+            ("10,000 headers", Array("GET /healthz HTTP/1.1\r\n\((0..<10_000).map { "X-H\($0): v\r\n" }.joined())\r\n".utf8),
+             431, "request.headers_too_large"),
+            ("invalid UTF-8 in the path", Array("GET /".utf8) + [0xFF, 0xFE, 0xC3] + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
+             400, "request.malformed"),
+            ("non-HTTP bytes", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x00, 0x00] + Array("\r\n\r\n".utf8),
+             400, "request.malformed"),
+            ("Content-Length with Transfer-Encoding",
+             Array("POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".utf8),
+             400, "request.malformed"),
+        ]
+        for (name, request, status, code) in cases {
+            let (answer, closed) = try Self.exchange(server, request)
+            #expect(RawTCPConnection.status(answer) == status, "\(name): \(answer.prefix(200).debugDescription)")
+            #expect(answer.lowercased().contains("connection: close"), "\(name)")
+            #expect(answer.contains(#""code":"\#(code)""#), "\(name): \(answer.prefix(300).debugDescription)")
+            #expect(closed, "\(name): the connection stayed open")
+        }
+        #expect(Self.health(server) == 200)
+        try await server.stop()
+    }
+
+    @Test func slowRequestsAndIdleConnectionsAreClosed() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start(extraArguments: ["--header-timeout", "1", "--body-timeout", "1", "--idle-timeout", "1"])
+
+        // A head that trickles in, one header line every 200 ms: closed about 1 s after its first byte.
+        let trickle = try RawTCPConnection(port: server.port)
+        let start = ContinuousClock.now
+        trickle.send("GET /healthz HTTP/1.1\r\n")
+        var closed = false
+        while !closed, ContinuousClock.now - start < .seconds(8) {
+            closed = !trickle.send("X-Slow: 1\r\n") || trickle.readUntilClosed(within: .milliseconds(200)).closed
+        }
+        #expect(closed && ContinuousClock.now - start < .seconds(5), "trickled head closed after \(ContinuousClock.now - start)")
+
+        // A body that stops after its first byte.
+        let stopped = try RawTCPConnection(port: server.port)
+        stopped.send("POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
+        #expect(stopped.readUntilClosed(within: .seconds(5)).closed, "a stopped body kept its connection open")
+
+        // A keep-alive connection after its answer.
+        let idle = try RawTCPConnection(port: server.port)
+        idle.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let (answer, idleClosed) = idle.readUntilClosed(within: .seconds(5))
+        #expect(RawTCPConnection.status(answer) == 200)
+        #expect(idleClosed, "an idle keep-alive connection stayed open")
+        try await server.stop()
+    }
+
+    @Test func theConnectionOverThePerAddressCapIsRefusedWhileOthersAreServed() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start(extraArguments: ["--max-connections-per-address", "3"])
+        let held = try (0..<3).map { _ in try RawTCPConnection(port: server.port) }
+        for connection in held {
+            // An answer on each: all three are let in (and counted) before the fourth connects.
+            connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(RawTCPConnection.status(connection.readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\nok").text) == 200)
+        }
+        let (refusal, closed) = try Self.exchange(server, Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        #expect(RawTCPConnection.status(refusal) == 503, "\(refusal.debugDescription)")
+        #expect(refusal.contains(#""code":"server.too_many_connections""#))
+        #expect(closed)
+        // Another address is served, and so are the connections let in.
+        #expect(Self.health(server, from: "127.0.0.2") == 200)
+        held[1].send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(RawTCPConnection.status(held[1].readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\nok").text) == 200)
+        // Once one has closed, a new connection from the address is let in again.
+        held[0].close()
+        var status = 0
+        for _ in 0..<50 where status != 200 {
+            status = Self.health(server)
+            if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(status == 200)
+        try await server.stop()
+    }
+
+    /// More one-byte connections than the server has file descriptors (before the caps, that made libdispatch's
+    /// worker monitor trap on EMFILE). With the default caps the flood's address is capped and another address is
+    /// served throughout; with only the global cap, the others are answered `503` during the flood; in both, the
+    /// server runs on and serves everyone once the header timeout has closed the flood.
+    @Test(arguments: [false, true])
+    func aFloodBeyondTheDescriptorLimitLeavesTheServerServing(globalCapOnly: Bool) async throws {
+        let server = try LiveServer(engine: "sqlite")
+        server.descriptorLimit = 256
+        try await server.start(extraArguments: ["--header-timeout", "2"] + (globalCapOnly ? ["--max-connections-per-address", "10000"] : []))
+        var flood: [RawTCPConnection] = []
+        for _ in 0..<600 {
+            guard let connection = try? RawTCPConnection(port: server.port) else { continue }
+            connection.send("G")
+            flood.append(connection)
+        }
+        #expect(Self.health(server, from: "127.0.0.2") == (globalCapOnly ? 503 : 200), "another address during the flood")
+        #expect(server.process?.isRunning == true, "the server died during the flood: \(server.errorOutput.suffix(2000))")
+        var status = 0
+        for _ in 0..<100 where status != 200 {
+            status = Self.health(server)
+            if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(status == 200, "healthz once the header timeout has closed the flood")
+        #expect(server.process?.isRunning == true, "the server died: \(server.errorOutput.suffix(2000))")
+        #expect(server.errorOutput.contains("file descriptor limit 256"))
+        try await server.stop()
+    }
+}
