@@ -30,6 +30,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var responsesOwed = 0
     private var readParts = false
     private var refused = false
+    private var upgraded = false
     private var deadline: Scheduled<Void>?
 
     /// A guard with these deadlines.
@@ -47,6 +48,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if upgraded {
+            context.fireChannelRead(data)
+            return
+        }
         readParts = true
         switch unwrapInboundIn(data) {
         case .head:
@@ -73,12 +78,29 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if upgraded {
+            context.write(data, promise: promise)
+            return
+        }
         let part = unwrapOutboundIn(data)
-        context.write(data, promise: promise)
         switch part {
         case .head(let head) where head.status == .switchingProtocols:
-            // The connection now speaks WebSocket: no HTTP parts come here any more.
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            // The connection now speaks WebSocket: no deadline applies and no HTTP parts come here any more. Leaving
+            // the pipeline inside this write loses the upgrade's flush (the 101 never left), so the guard steps aside
+            // at once and leaves once the 101 is written.
+            upgraded = true
+            cancelDeadline()
+            let written = promise ?? context.eventLoop.makePromise()
+            context.write(data, promise: written)
+            written.futureResult.hop(to: context.eventLoop).assumeIsolated().whenComplete { _ in
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            }
+            return
+        default:
+            break
+        }
+        context.write(data, promise: promise)
+        switch part {
         case .end:
             responsesOwed -= 1
             if responsesOwed == 0, reading == .nothing { closeAfter(limits.idleTimeout, context: context) }
