@@ -21,12 +21,17 @@ public enum RelayDatagramKind: UInt8, Sendable {
     case serverData = 0x23
     /// Server to device, empty body: the answer to `clientProbe`.
     case serverProbeAck = 0x24
+    /// Device to server: channel name length u8, the name, voice payload (opaque to the server). It goes to the
+    /// members listening to the channel.
+    case clientVoice = 0x25
+    /// Server to device: sender index u8, channel name length u8, the name, voice payload.
+    case serverVoice = 0x26
 
     /// Client kinds travel device→server (nonce direction 0), server kinds server→device (direction 1).
     public var fromServer: Bool {
         switch self {
-        case .clientData, .clientProbe: false
-        case .serverData, .serverProbeAck: true
+        case .clientData, .clientProbe, .clientVoice: false
+        case .serverData, .serverProbeAck, .serverVoice: true
         }
     }
 }

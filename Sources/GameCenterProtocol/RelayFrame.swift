@@ -41,11 +41,18 @@ public enum RelayServerFrame: Sendable, Equatable {
     case error(code: UInt16, message: String)
     /// Type 0x08: the server is about to end the connection. Body: reason u8, message length u16, message.
     case closing(RelayCloseReason, message: String)
+    /// Type 0x09: a member's place in a voice channel changed (or is told to a new connection). Body: member index
+    /// u8, membership u8, channel name length u8, name.
+    case voiceChannel(member: UInt8, membership: VoiceChannelMembership, channel: String)
+    /// Type 0x0A: voice from `sender` on `channel` that came over the WebSocket (UDP does not reach this device).
+    /// Body: sender u8, channel name length u8, name, payload.
+    case voice(sender: UInt8, channel: String, payload: ByteBuffer)
 
     /// Appends the frame's bytes.
     ///
     /// Traps on values the layout cannot carry, which are the caller's to prevent: a message over 65,535 UTF-8
-    /// bytes, a player id outside 1 to 255 bytes, a UDP host over 255 bytes or more than 255 members.
+    /// bytes, a player id outside 1 to 255 bytes, a UDP host over 255 bytes, more than 255 members or a voice
+    /// channel name outside `VoiceLimits.channelNameBytes`.
     public func write(to buffer: inout ByteBuffer) {
         switch self {
         case .welcome(let welcome):
@@ -76,6 +83,16 @@ public enum RelayServerFrame: Sendable, Equatable {
             buffer.writeInteger(UInt8(0x08))
             buffer.writeInteger(reason.rawValue)
             buffer.writeRelayMessage(message)
+        case .voiceChannel(let member, let membership, let channel):
+            buffer.writeInteger(UInt8(0x09))
+            buffer.writeInteger(member)
+            buffer.writeInteger(membership.rawValue)
+            buffer.writeVoiceChannel(channel)
+        case .voice(let sender, let channel, let payload):
+            buffer.writeInteger(UInt8(0x0A))
+            buffer.writeInteger(sender)
+            buffer.writeVoiceChannel(channel)
+            buffer.writeImmutableBuffer(payload)
         }
     }
 
@@ -112,6 +129,14 @@ public enum RelayServerFrame: Sendable, Equatable {
                 throw .invalidValue("close reason \(reasonByte)")
             }
             frame = .closing(reason, message: try buffer.readRelayMessage())
+        case 0x09:
+            let member = try buffer.readRelayInteger(as: UInt8.self)
+            let membership = try buffer.readVoiceMembership()
+            frame = .voiceChannel(member: member, membership: membership, channel: try buffer.readVoiceChannel())
+        case 0x0A:
+            let sender = try buffer.readRelayInteger(as: UInt8.self)
+            let channel = try buffer.readVoiceChannel()
+            return .voice(sender: sender, channel: channel, payload: buffer.readRelayPayload())
         default:
             throw .unknownType(type)
         }
@@ -136,11 +161,17 @@ public enum RelayClientFrame: Sendable, Equatable {
     case heartbeat
     /// Type 0x15: the member leaves the match. Empty body.
     case leave
+    /// Type 0x16: the member joins, starts or stops receiving, or leaves a voice channel. Body: membership u8,
+    /// channel name length u8, name.
+    case voiceChannel(membership: VoiceChannelMembership, channel: String)
+    /// Type 0x17: voice on `channel` sent over the WebSocket (UDP does not get through). Body: channel name
+    /// length u8, name, payload.
+    case voice(channel: String, payload: ByteBuffer)
 
     /// Appends the frame's bytes.
     ///
-    /// Traps if a recipient list has more than 255 entries: the count travels as one byte, so keeping within it
-    /// is the caller's job.
+    /// Traps if a recipient list has more than 255 entries (the count travels as one byte) or a voice channel name
+    /// is outside `VoiceLimits.channelNameBytes`: keeping within them is the caller's job.
     public func write(to buffer: inout ByteBuffer) {
         switch self {
         case .reliable(let seq, let recipients, let payload):
@@ -159,6 +190,14 @@ public enum RelayClientFrame: Sendable, Equatable {
             buffer.writeInteger(UInt8(0x14))
         case .leave:
             buffer.writeInteger(UInt8(0x15))
+        case .voiceChannel(let membership, let channel):
+            buffer.writeInteger(UInt8(0x16))
+            buffer.writeInteger(membership.rawValue)
+            buffer.writeVoiceChannel(channel)
+        case .voice(let channel, let payload):
+            buffer.writeInteger(UInt8(0x17))
+            buffer.writeVoiceChannel(channel)
+            buffer.writeImmutableBuffer(payload)
         }
     }
 
@@ -184,6 +223,12 @@ public enum RelayClientFrame: Sendable, Equatable {
             frame = .heartbeat
         case 0x15:
             frame = .leave
+        case 0x16:
+            let membership = try buffer.readVoiceMembership()
+            frame = .voiceChannel(membership: membership, channel: try buffer.readVoiceChannel())
+        case 0x17:
+            let channel = try buffer.readVoiceChannel()
+            return .voice(channel: channel, payload: buffer.readRelayPayload())
         default:
             throw .unknownType(type)
         }

@@ -118,14 +118,14 @@ import Testing
 @Suite struct RelayFrameRejectionTests {
     static let fixedServerFrames = serverFrames.filter {
         switch $0 {
-        case .reliable, .unreliable: false
+        case .reliable, .unreliable, .voice: false
         default: true
         }
     }
 
     static let fixedClientFrames = clientFrames.filter {
         switch $0 {
-        case .reliable, .unreliable: false
+        case .reliable, .unreliable, .voice: false
         default: true
         }
     }
@@ -135,6 +135,7 @@ import Testing
         switch frame {
         case .reliable: 10
         case .unreliable: 2
+        case .voice(_, let channel, _): 3 + channel.utf8.count
         default: nil
         }
     }
@@ -143,6 +144,7 @@ import Testing
         switch frame {
         case .reliable(_, let recipients, _): 10 + recipients.count
         case .unreliable(let recipients, _): 2 + recipients.count
+        case .voice(let channel, _): 2 + channel.utf8.count
         default: nil
         }
     }
@@ -183,7 +185,7 @@ import Testing
             let decoded = try RelayServerFrame.read(from: prefix)
             prefix.moveReaderIndex(forwardBy: headerEnd)
             switch decoded {
-            case .reliable(_, _, let payload), .unreliable(_, let payload):
+            case .reliable(_, _, let payload), .unreliable(_, let payload), .voice(_, _, let payload):
                 #expect(payload == prefix)
             default:
                 Issue.record("a cut payload frame decoded as \(decoded)")
@@ -206,7 +208,7 @@ import Testing
             let decoded = try RelayClientFrame.read(from: prefix)
             prefix.moveReaderIndex(forwardBy: headerEnd)
             switch decoded {
-            case .reliable(_, _, let payload), .unreliable(_, let payload):
+            case .reliable(_, _, let payload), .unreliable(_, let payload), .voice(_, let payload):
                 #expect(payload == prefix)
             default:
                 Issue.record("a cut payload frame decoded as \(decoded)")
@@ -215,8 +217,8 @@ import Testing
     }
 
     @Test func unknownTypeBytesAreRejected() {
-        let serverTypes: ClosedRange<UInt8> = 0x01...0x08
-        let clientTypes: ClosedRange<UInt8> = 0x11...0x15
+        let serverTypes: ClosedRange<UInt8> = 0x01...0x0A
+        let clientTypes: ClosedRange<UInt8> = 0x11...0x17
         for type in UInt8.min...UInt8.max {
             let bytes = ByteBuffer(bytes: [type] + [UInt8](repeating: 0, count: 40))
             if !serverTypes.contains(type) {
@@ -298,5 +300,70 @@ import Testing
         #expect(Set(all.map(\.description)).count == all.count)
         #expect(RelayWireError.unknownType(1) != .unknownType(2))
         #expect(RelayWireError.invalidValue("a") != .invalidValue("b"))
+    }
+}
+
+/// Voice frames carry a channel name within `VoiceLimits` and a known membership, or are refused.
+@Suite struct VoiceFrameRejectionTests {
+    @Test(arguments: [
+        ([0x16, 3, 4] + Array("team".utf8), "membership 3"),
+        ([0x16, 1, 0], "an empty channel name"),
+        ([0x16, 1, 33] + [UInt8](repeating: 0x61, count: 33), "a 33-byte channel name"),
+        ([0x16, 1, 3, 0x61, 0x0A, 0x62], "a control character in the name"),
+        ([0x17, 0] + [1, 2, 3], "voice on an empty channel name"),
+    ] as [([UInt8], String)])
+    func clientVoiceFramesOutsideTheLimitsAreRefused(_ bytes: [UInt8], _ what: String) {
+        #expect(throws: RelayWireError.self, "\(what)") { try RelayClientFrame.read(from: ByteBuffer(bytes: bytes)) }
+    }
+
+    @Test func serverVoiceFramesOutsideTheLimitsAreRefused() {
+        #expect(throws: RelayWireError.invalidValue("voice channel membership 9")) {
+            try RelayServerFrame.read(from: ByteBuffer(bytes: [0x09, 1, 9, 1, 0x61]))
+        }
+        #expect(throws: RelayWireError.self) { try RelayServerFrame.read(from: ByteBuffer(bytes: [0x0A, 1, 0, 7, 7])) }
+        #expect(throws: RelayWireError.invalidUTF8) { try RelayServerFrame.read(from: ByteBuffer(bytes: [0x0A, 1, 1, 0xFF, 7])) }
+    }
+
+    @Test func theVoiceLayoutIsAsDocumented() throws {
+        #expect(Array(buffer: encoded(RelayClientFrame.voiceChannel(membership: .listening, channel: "ab"))) == [0x16, 2, 2, 0x61, 0x62])
+        #expect(Array(buffer: encoded(RelayServerFrame.voice(sender: 4, channel: "ab", payload: ByteBuffer(bytes: [9])))) == [0x0A, 4, 2, 0x61, 0x62, 9])
+    }
+}
+
+/// Voice datagrams: sealed and opened like data, the channel name inside the sealed body.
+@Suite struct VoiceDatagramTests {
+    @Test func aClientVoiceDatagramOpensToItsChannelAndPayload() throws {
+        let key = RelayKey.random()
+        let header = RelayDatagramHeader(kind: .clientVoice, connectionID: 7, counter: 1)
+        let payload: [UInt8] = Array(0..<60)
+        var space = [UInt8](repeating: 0, count: RelayDatagram.clientVoiceSize(channel: "team", payloadCount: payload.count))
+        let length = space.withUnsafeMutableBytes { space in
+            payload.withUnsafeBytes { RelayDatagram.sealClientVoice(header, channel: "team", payload: $0, key: key, in: space) }
+        }
+        #expect(length == space.count)
+        let (opened, body) = try RelayDatagram.open(ByteBuffer(bytes: space), key: key)
+        #expect(opened == header)
+        let parsed = body.withUnsafeReadableBytes { RelayDatagram.readClientVoiceBody($0).map { ($0.channel, Array($0.payload)) } }
+        #expect(parsed?.0 == "team")
+        #expect(parsed?.1 == payload)
+    }
+
+    @Test func aServerVoiceDatagramNamesItsSender() throws {
+        let key = RelayKey.random()
+        let header = RelayDatagramHeader(kind: .serverVoice, connectionID: 9, counter: 4)
+        var space = [UInt8](repeating: 0, count: RelayDatagram.serverVoiceSize(channel: "é", payloadCount: 3))
+        _ = space.withUnsafeMutableBytes { space in
+            [UInt8]([1, 2, 3]).withUnsafeBytes { RelayDatagram.sealServerVoice(header, sender: 5, channel: "é", payload: $0, key: key, in: space) }
+        }
+        let (_, body) = try RelayDatagram.open(ByteBuffer(bytes: space), key: key)
+        let parsed = body.withUnsafeReadableBytes { RelayDatagram.readServerVoiceBody($0).map { ($0.sender, $0.channel, Array($0.payload)) } }
+        #expect(parsed?.0 == 5)
+        #expect(parsed?.1 == "é")
+        #expect(parsed?.2 == [1, 2, 3])
+    }
+
+    @Test(arguments: [[], [0], [5, 0x61], [2, 0xFF, 0xFE, 1], [1, 0x07, 1]] as [[UInt8]])
+    func malformedVoiceBodiesAreRefused(_ body: [UInt8]) {
+        #expect(body.withUnsafeBytes { RelayDatagram.readClientVoiceBody($0) } == nil)
     }
 }

@@ -103,6 +103,11 @@ let serverFrames: [RelayServerFrame] = [
     .closing(.left, message: "left"),
     .closing(.replaced, message: "replaced"),
     .closing(.protocolError, message: String(repeating: "ü", count: 1000)),
+    .voiceChannel(member: 3, membership: .listening, channel: "team"),
+    .voiceChannel(member: 255, membership: .none, channel: String(repeating: "é", count: 16)),
+    .voiceChannel(member: 0, membership: .joined, channel: "a"),
+    .voice(sender: 2, channel: "team", payload: pattern(80)),
+    .voice(sender: 0, channel: "🙂", payload: ByteBuffer()),
 ]
 
 /// Every client frame case, with the payload sizes the round-trip and truncation tests need.
@@ -116,4 +121,8 @@ let clientFrames: [RelayClientFrame] = [
     .ack(123_456_789),
     .heartbeat,
     .leave,
+    .voiceChannel(membership: .joined, channel: "team"),
+    .voiceChannel(membership: .none, channel: String(repeating: "x", count: 32)),
+    .voice(channel: "team", payload: pattern(512)),
+    .voice(channel: "a", payload: ByteBuffer()),
 ]

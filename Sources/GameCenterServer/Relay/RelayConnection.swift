@@ -11,6 +11,8 @@ struct RelayConnection {
     let match: RelayMatch
     let memberIndex: UInt8
     let playerID: String
+    /// False for a player parental controls keep from voice chat (an underage account).
+    let voiceAllowed: Bool
     let logger: Logger
 
     /// What the device said it already has, from the upgrade request's query.
@@ -33,7 +35,7 @@ struct RelayConnection {
         let now = ContinuousClock.now
         let (welcome, effects) = match.state.withLock {
             $0.attach(memberIndex, connectionID: connectionID, key: key, wake: wake, receiverStream: resume.receiverStream,
-                      received: resume.received, senderStream: resume.senderStream, now: now)
+                      received: resume.received, senderStream: resume.senderStream, voiceAllowed: voiceAllowed, now: now)
         }
         defer {
             relay.unregister(connectionID)
@@ -127,6 +129,25 @@ struct RelayConnection {
                 match.state.withLock { $0.heard(memberIndex, connectionID: connectionID, now: now) }
             case .leave:
                 let effects = match.state.withLock { $0.remove(memberIndex, reason: .left, message: "you left the match", store: true) }
+                relay.apply(effects, of: match)
+            case .voiceChannel(let membership, let channel):
+                let effects = match.state.withLock {
+                    $0.setVoiceChannel(memberIndex, connectionID: connectionID, channel: channel, membership: membership, now: now)
+                }
+                relay.apply(effects, of: match)
+            case .voice(let channel, let payload):
+                guard payload.readableBytes <= VoiceLimits.maximumPayloadBytes else {
+                    return protocolError("a voice packet larger than \(VoiceLimits.maximumPayloadBytes) bytes")
+                }
+                let datagrams = DatagramOutbox(capacity: 4 << 10)
+                let effects = payload.withUnsafeReadableBytes { payload in
+                    match.state.withLock { state -> RelayMatchState.Effects in
+                        guard state.members[Int(memberIndex)].connection?.connectionID == connectionID else { return .init() }
+                        return state.receiveVoice(from: memberIndex, channel: channel, payload: payload, now: now,
+                                                  statistics: relay.statistics, datagrams: datagrams)
+                    }
+                }
+                relay.send(datagrams)
                 relay.apply(effects, of: match)
             }
         }

@@ -1,3 +1,5 @@
+import GameCenterProtocol
+
 /// The relay's per-member limits.
 struct RelayLimits: Sendable {
     /// Messages (reliable and unreliable) a member may send per second, on average (devices are told).
@@ -10,6 +12,10 @@ struct RelayLimits: Sendable {
     var maximumUnackedMessages = 40_000
     /// Unreliable messages waiting to go out on one WebSocket (UDP fallback) before newer ones are dropped.
     var maximumQueuedUnreliable = 256
+    /// Voice packets a member may send per second on average; a member over it is disconnected as a flooder.
+    var voicePacketsPerSecond = VoiceLimits.packetsPerSecond
+    /// Voice packets a member may send in one burst.
+    var voiceBurstPackets = VoiceLimits.burstPackets
     /// How often devices send heartbeats, as a fraction of the match timeout.
     var heartbeatsPerTimeout = 4.0
 

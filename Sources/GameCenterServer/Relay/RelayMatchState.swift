@@ -8,7 +8,8 @@ import NIOCore
 struct RelayMatchState {
     let limits: RelayLimits
     let timeout: Duration
-    private(set) var members: [RelayMemberSlot] = []
+    /// Every member by index; changed only through the methods here and in the `RelayMatchState+…` files.
+    var members: [RelayMemberSlot] = []
 
     init(limits: RelayLimits, timeout: Duration) {
         self.limits = limits
@@ -46,7 +47,8 @@ struct RelayMatchState {
         for playerID in current where !members.contains(where: { $0.playerID == playerID }) {
             guard members.count <= Int(UInt8.max) else { break }
             let slot = RelayMemberSlot(index: UInt8(members.count), playerID: playerID, now: RelayTime.of(now),
-                                       rate: TokenBucket(rate: limits.messagesPerSecond, burst: limits.enforcedBurst(timeout: timeout), now: seconds(now)))
+                                       rate: TokenBucket(rate: limits.messagesPerSecond, burst: limits.enforcedBurst(timeout: timeout), now: seconds(now)),
+                                       voiceRate: TokenBucket(rate: limits.voicePacketsPerSecond, burst: limits.voiceBurstPackets, now: seconds(now)))
             members.append(slot)
             effects.wakes += announce(slot.announced, except: slot.index)
         }
@@ -62,10 +64,12 @@ struct RelayMatchState {
     }
 
     /// Opens a connection for a member: the previous one (if any) is replaced; what the member missed is written
-    /// again. `receiverStream`/`received` say what the device already has; `senderStream` names its numbering.
+    /// again, and the others' voice channels are told. `receiverStream`/`received` say what the device already
+    /// has; `senderStream` names its numbering; `voiceAllowed` is false for a player parental controls keep from
+    /// voice.
     mutating func attach(
         _ index: UInt8, connectionID: UInt64, key: RelayKey, wake: AsyncStream<Void>.Continuation,
-        receiverStream: UInt64, received: UInt64, senderStream: UInt64, now: ContinuousClock.Instant
+        receiverStream: UInt64, received: UInt64, senderStream: UInt64, voiceAllowed: Bool = true, now: ContinuousClock.Instant
     ) -> (welcome: RelayMatchWelcome, effects: Effects) {
         var effects = Effects()
         let i = Int(index)
@@ -77,6 +81,8 @@ struct RelayMatchState {
             members[i].acceptedSeq = 0
         }
         members[i].connection = RelayConnectionSlot(connectionID: connectionID, key: key, wake: WriterWake(wake))
+        members[i].connection!.control = voiceChannelFrames(except: index)
+        members[i].voiceAllowed = voiceAllowed
         members[i].lastHeard = RelayTime.of(now)
         if members[i].state == .expected {
             members[i].state = .connected
@@ -104,6 +110,7 @@ struct RelayMatchState {
         effects.memberLeft = true
         members[i].outbound.removeAll()
         members[i].outboundBytes = 0
+        members[i].voiceChannels.removeAll()
         if members[i].connection != nil {
             members[i].connection?.closing = (reason, message)
             effects.wakes.append(members[i].connection!.wake)
@@ -130,7 +137,7 @@ struct RelayMatchState {
         return enqueueControl(frame, toAllBut: index)
     }
 
-    private mutating func enqueueControl(_ frame: ByteBuffer, toAllBut index: UInt8) -> [WriterWake] {
+    mutating func enqueueControl(_ frame: ByteBuffer, toAllBut index: UInt8) -> [WriterWake] {
         var wakes: [WriterWake] = []
         for i in members.indices where members[i].index != index && members[i].state != .left && members[i].connection != nil {
             members[i].connection!.control.append(frame)
@@ -353,7 +360,7 @@ struct RelayMatchState {
     }
 
     /// Runs `body` on member `index`'s open connection in place; nil when the member has none.
-    private mutating func withConnection<Result>(_ index: Int, _ body: (inout RelayConnectionSlot) -> Result) -> Result? {
+    mutating func withConnection<Result>(_ index: Int, _ body: (inout RelayConnectionSlot) -> Result) -> Result? {
         guard members[index].connection != nil else { return nil }
         return body(&members[index].connection!)
     }

@@ -34,11 +34,19 @@ struct RelayMemberSlot {
     var outboundBytes = 0
     var rate: TokenBucket
 
-    init(index: UInt8, playerID: String, now: Duration, rate: TokenBucket) {
+    /// The voice channels the member is in, and whether it receives each (never `.none`: leaving removes it).
+    var voiceChannels: [String: VoiceChannelMembership] = [:]
+    /// Whether the member may use voice: false for an underage player (parental controls).
+    var voiceAllowed = true
+    /// The member's voice packet limit, apart from its data limit.
+    var voiceRate: TokenBucket
+
+    init(index: UInt8, playerID: String, now: Duration, rate: TokenBucket, voiceRate: TokenBucket) {
         self.index = index
         self.playerID = playerID
         self.lastHeard = now
         self.rate = rate
+        self.voiceRate = voiceRate
     }
 
     /// The member as the relay announces it.

@@ -18,7 +18,9 @@ struct RelayRoutes {
                   let matchID = requestContext.parameters.get("matchID") else { return }
             // The match may have ended between the upgrade check and now: then there is nothing to relay.
             guard let (match, index) = try? await relay.join(matchID: matchID, playerID: session.playerID, device: device) else { return }
-            let connection = RelayConnection(relay: relay, match: match, memberIndex: index, playerID: session.playerID, logger: context.logger)
+            let voiceAllowed = try await relay.mayUseVoice(session.playerID)
+            let connection = RelayConnection(relay: relay, match: match, memberIndex: index, playerID: session.playerID,
+                                             voiceAllowed: voiceAllowed, logger: context.logger)
             try await connection.run(resume: try Self.resume(context.request), inbound: inbound, outbound: outbound)
         })
     }

@@ -78,6 +78,11 @@ final class RelayService: Service {
         return (match, index)
     }
 
+    /// Whether `playerID` may use voice chat: parental controls keep underage accounts from it.
+    func mayUseVoice(_ playerID: String) async throws -> Bool {
+        try await database.read { try await $0.player(id: playerID) }.map { !$0.underage } ?? false
+    }
+
     /// The match's members changed in storage (players added, a member left over HTTP): the relay follows.
     func membershipChanged(matchID: String) async {
         guard let match = matches.withLock({ $0[matchID] }) else { return }
@@ -149,30 +154,45 @@ final class RelayService: Service {
         }
         var recipients = UnsafeRawBufferPointer(start: nil, count: 0)
         var payload = recipients
-        if header.kind == .clientData {
+        var channel = ""
+        switch header.kind {
+        case .clientData:
             guard let parsed = RelayDatagram.readClientDataBody(UnsafeRawBufferPointer(body)) else {
                 statistics.add(.datagramsMalformed)
                 return
             }
             (recipients, payload) = parsed
+        case .clientVoice:
+            guard let parsed = RelayDatagram.readClientVoiceBody(UnsafeRawBufferPointer(body)),
+                  parsed.payload.count <= VoiceLimits.maximumPayloadBytes else {
+                statistics.add(.datagramsMalformed)
+                return
+            }
+            (channel, payload) = parsed
+        default:
+            break
         }
         let now = ContinuousClock.now
         let effects = route.match.state.withLock { state -> RelayMatchState.Effects? in
             guard state.acceptDatagram(route.memberIndex, connectionID: header.connectionID, counter: header.counter, from: address, now: now) else {
                 return nil
             }
-            if header.kind == .clientProbe {
+            switch header.kind {
+            case .clientProbe:
                 state.probeAck(route.memberIndex, to: address, into: out)
                 return RelayMatchState.Effects()
+            case .clientVoice:
+                return state.receiveVoice(from: route.memberIndex, channel: channel, payload: payload, now: now, statistics: statistics, datagrams: out)
+            default:
+                return state.receiveUnreliable(from: route.memberIndex, recipients: recipients, payload: payload, now: now,
+                                               statistics: statistics, datagrams: out)
             }
-            return state.receiveUnreliable(from: route.memberIndex, recipients: recipients, payload: payload, now: now,
-                                           statistics: statistics, datagrams: out)
         }
         guard let effects else {
             statistics.add(.datagramsReplayed)
             return
         }
-        if !effects.wakes.isEmpty { apply(effects, of: route.match) }
+        if !effects.wakes.isEmpty || effects.memberLeft { apply(effects, of: route.match) }
     }
 
     /// Sends datagrams decided outside the UDP receive threads (unreliable data that came over a WebSocket).

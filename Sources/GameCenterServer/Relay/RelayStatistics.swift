@@ -30,6 +30,14 @@ final class RelayStatistics: Sendable {
         case protocolErrors
         /// Members disconnected for silence, flooding, or not keeping up.
         case membersTimedOut, membersFlooding, membersTooSlow
+        /// Voice packets forwarded to a member listening to their channel (UDP or WebSocket).
+        case voiceForwarded
+        /// Voice packets not sent to a member in their channel who stopped receiving it (the bandwidth `stop()` saves).
+        case voiceWithheld
+        /// Voice packets dropped because their sender was not in the channel, or may not use voice.
+        case voiceRefused
+        /// Voice packets dropped because a receiver's WebSocket queue was full.
+        case voiceQueueFull
     }
 
     /// One counter (atomics cannot be copied into an array themselves).

@@ -66,6 +66,8 @@ public final class GKMatch: @unchecked Sendable {
         return stream
     }
 
+    /// The match's voice transport, for `OpenGameKitVoice`.
+    package let voice: MatchVoice
     let device: GKGameCenter
     let localPlayerID: String
     private let state: Mutex<MatchState>
@@ -94,6 +96,7 @@ public final class GKMatch: @unchecked Sendable {
         self.relay = MatchRelayClient(matchID: info.matchID, localPlayerID: localPlayerID, players: info.players, device: device) { event in
             box.match?.relayEvent(event)
         }
+        self.voice = MatchVoice(localPlayerID: localPlayerID, relay: relay) { [localPlayer = device.localPlayer] in !localPlayer.isUnderage }
         box.match = self
         relay.start()
     }
@@ -126,6 +129,7 @@ public final class GKMatch: @unchecked Sendable {
         }
         guard first else { return }
         relay.stop()
+        voice.deliver(.ended)
         device.matchmaker.forget(self)
         let device = self.device, matchID = self.matchID
         Task {
@@ -147,13 +151,20 @@ public final class GKMatch: @unchecked Sendable {
     /// A member left.
     func memberLeft(_ playerID: String) {
         let changed = state.withLock { state in !state.disconnected && state.left.insert(playerID).inserted }
-        if changed { announce(.playerStateChanged(playerID: playerID, state: .disconnected)) }
+        if changed {
+            voice.deliver(.memberLeft(playerID))
+            announce(.playerStateChanged(playerID: playerID, state: .disconnected))
+        }
     }
 
     private func relayEvent(_ event: MatchRelayClient.Event) {
         switch event {
         case .data(let data, let player):
             announce(.data(data, fromPlayer: player), unlessDisconnected: true)
+        case .voice(let channel, let payload, let player):
+            voice.deliver(.packet(channel: channel, payload: payload, from: player))
+        case .voiceChannel(let channel, let player, let membership):
+            voice.deliver(.membership(channel: channel, player: player, membership))
         case .member(let member):
             guard member.playerID != localPlayerID else { return }
             switch member.state {
@@ -173,6 +184,7 @@ public final class GKMatch: @unchecked Sendable {
                 defer { state.disconnected = true }
                 return !state.disconnected
             }
+            if wasOpen { voice.deliver(.ended) }
             if wasOpen, let error {
                 device.matchmaker.forget(self)
                 announce(.failed(error))

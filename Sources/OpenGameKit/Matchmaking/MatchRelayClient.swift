@@ -14,6 +14,10 @@ final class MatchRelayClient: Sendable {
     enum Event: Sendable {
         case data(Data, from: String)
         case member(RelayMember)
+        /// Voice on `channel` from a member.
+        case voice(channel: String, payload: Data, from: String)
+        /// A member joined, started or stopped receiving, or left a voice channel.
+        case voiceChannel(channel: String, player: String, membership: VoiceChannelMembership)
         /// The match is over for this device (nil: it left on its own).
         case ended(GKError?)
     }
@@ -221,6 +225,14 @@ final class MatchRelayClient: Sendable {
             device.logger.warning("the relay refused part of a message", metadata: ["match_id": "\(matchID)", "code": "\(code)", "message": "\(message)"])
         case .closing(let reason, let message):
             return (reason, message)
+        case .voiceChannel(let member, let membership, let channel):
+            if let player = state.withLock({ $0.voiceChannelChanged(member: member, channel: channel, membership: membership) }) {
+                deliver(.voiceChannel(channel: channel, player: player, membership: membership))
+            }
+        case .voice(let sender, let channel, let payload):
+            if let player = state.withLock({ $0.player(sender) }) {
+                deliver(.voice(channel: channel, payload: Data(payload.readableBytesView), from: player))
+            }
         case .welcome, .heartbeat:
             break
         }
@@ -239,6 +251,26 @@ final class MatchRelayClient: Sendable {
             // Sealed here, outside the lock, straight from the caller's bytes.
             socket.withLock { $0 }?.sendClientData(header, recipients: recipients, payload: payload, key: key)
         }
+    }
+
+    /// Joins, starts or stops receiving, or leaves a voice channel; see `MatchVoice`.
+    func setVoiceChannel(_ channel: String, _ membership: VoiceChannelMembership) throws {
+        try state.withLock { try $0.queueVoiceChannel(channel, membership) }?.yield()
+    }
+
+    /// Sends a voice packet on `channel` to the members receiving it; see `MatchVoice`.
+    func sendVoice(_ payload: Data, on channel: String) throws {
+        switch try state.withLock({ try $0.queueVoice(payload, on: channel, now: now) }) {
+        case .none: break
+        case .wake(let wake): wake.yield()
+        case .datagram(let header, let key):
+            socket.withLock { $0 }?.sendClientVoice(header, channel: channel, payload: payload, key: key)
+        }
+    }
+
+    /// The other members in `channel` and whether each receives it.
+    func voiceMembers(of channel: String) -> [String: VoiceChannelMembership] {
+        state.withLock { $0.voiceMembers(of: channel) }
     }
 
     // MARK: UDP
@@ -301,20 +333,26 @@ final class MatchRelayClient: Sendable {
     /// place.
     private func received(_ datagram: UnsafeMutableRawBufferPointer) {
         guard let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)), header.kind.fromServer else { return }
-        let delivery = state.withLock { state -> (Data, String)? in
+        let delivery = state.withLock { state -> Event? in
             guard let key = state.connection?.key, state.connection?.connectionID == header.connectionID,
                   let body = RelayDatagram.openInPlace(datagram, header: header, key: key),
                   state.connection!.replay.accept(header.counter) else { return nil }
-            if header.kind == .serverProbeAck {
+            switch header.kind {
+            case .serverProbeAck:
                 state.connection!.udpConfirmed = true
                 return nil
+            case .serverVoice:
+                guard let (sender, channel, payload) = RelayDatagram.readServerVoiceBody(UnsafeRawBufferPointer(body)),
+                      let player = state.player(sender) else { return nil }
+                return .voice(channel: channel, payload: Data(payload), from: player)
+            default:
+                guard let (sender, payload) = RelayDatagram.readServerDataBody(UnsafeRawBufferPointer(body)), let player = state.player(sender) else {
+                    return nil
+                }
+                return .data(Data(payload), from: player)
             }
-            guard let (sender, payload) = RelayDatagram.readServerDataBody(UnsafeRawBufferPointer(body)), let player = state.player(sender) else {
-                return nil
-            }
-            return (Data(payload), player)
         }
-        if let (payload, player) = delivery { deliver(.data(payload, from: player)) }
+        if let delivery { deliver(delivery) }
     }
 }
 

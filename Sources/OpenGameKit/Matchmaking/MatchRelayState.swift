@@ -51,6 +51,13 @@ struct MatchRelayState {
     /// The relay's send limit (replaced by the one each welcome states).
     var rate = TokenBucket(rate: 1_000, burst: 5_000, now: 0)
 
+    /// This device's voice channels and whether it receives each (told again to every new connection).
+    var voiceChannels: [String: VoiceChannelMembership] = [:]
+    /// The other members' voice channels, by channel and member index, as the relay told them.
+    var voiceMembers: [String: [UInt8: VoiceChannelMembership]] = [:]
+    /// The relay's voice limit: a device over it is disconnected, so it is kept here first.
+    var voiceRate = TokenBucket(rate: VoiceLimits.packetsPerSecond, burst: VoiceLimits.burstPackets, now: 0)
+
     /// Most reliable bytes held for resending before sends are refused.
     static let maximumPendingBytes = 8 << 20
 
@@ -101,6 +108,14 @@ struct MatchRelayState {
         case datagram(RelayDatagramHeader, recipients: [UInt8], key: RelayKey)
     }
 
+    /// What to do after queueing a voice packet.
+    enum VoiceOutbound {
+        case none
+        case wake(WriterWake)
+        /// Seal the packet under this header and send it by UDP (its counter is taken).
+        case datagram(RelayDatagramHeader, key: RelayKey)
+    }
+
     /// Recipients must be other members still in the match; empty means all of them.
     private func check(_ players: [String]) throws -> [String] {
         for player in players {
@@ -131,6 +146,67 @@ struct MatchRelayState {
         let found = indices(of: players) ?? []
         if !players.isEmpty && found.isEmpty { return [localIndex ?? 0] }
         return found
+    }
+
+    // MARK: Voice
+
+    /// Joins, starts or stops receiving, or leaves a voice channel; throws the error the game gets.
+    mutating func queueVoiceChannel(_ channel: String, _ membership: VoiceChannelMembership) throws -> WriterWake? {
+        guard !ended else { throw GKError(.invalidParameter, "this match is disconnected; its voice chat is over") }
+        if let problem = VoiceLimits.problem(withChannelName: channel) { throw GKError(.invalidParameter, problem) }
+        let old = voiceChannels[channel] ?? VoiceChannelMembership.none
+        guard old != membership else { return nil }
+        if old == .none && voiceChannels.count >= VoiceLimits.maximumChannelsPerMember {
+            throw GKError(.invalidParameter, "a player may be in at most \(VoiceLimits.maximumChannelsPerMember) voice channels of a match at once")
+        }
+        voiceChannels[channel] = membership == .none ? nil : membership
+        guard connection != nil else { return nil }
+        var frame = ByteBuffer()
+        RelayClientFrame.voiceChannel(membership: membership, channel: channel).write(to: &frame)
+        connection!.control.append(frame)
+        return connection!.wake
+    }
+
+    /// Checks a voice packet and says how it goes out; throws the error the game gets.
+    mutating func queueVoice(_ payload: Data, on channel: String, now: Double) throws -> VoiceOutbound {
+        guard !ended else { throw GKError(.invalidParameter, "this match is disconnected; its voice chat is over") }
+        guard voiceChannels[channel] != nil else { throw GKError(.invalidParameter, "join the voice channel \(channel) before talking in it") }
+        guard payload.count <= VoiceLimits.maximumPayloadBytes else {
+            throw GKError(.invalidParameter, "a voice packet is at most \(VoiceLimits.maximumPayloadBytes) bytes; this one is \(payload.count)")
+        }
+        guard voiceRate.take(now: now) else {
+            throw GKError(.communicationsFailure, "sending voice too fast: the relay takes at most \(Int(voiceRate.rate)) packets per second")
+        }
+        guard connection != nil, !members.isEmpty else { return .none }
+        if connection!.udpConfirmed {
+            connection!.datagramCounter += 1
+            return .datagram(RelayDatagramHeader(kind: .clientVoice, connectionID: connection!.connectionID, counter: connection!.datagramCounter),
+                             key: connection!.key)
+        }
+        var frame = ByteBuffer()
+        RelayClientFrame.voice(channel: channel, payload: ByteBuffer(bytes: payload)).write(to: &frame)
+        connection!.control.append(frame)
+        return .wake(connection!.wake)
+    }
+
+    /// Where a member stands in a voice channel, as the relay told it; returns the player to announce, if known.
+    mutating func voiceChannelChanged(member: UInt8, channel: String, membership: VoiceChannelMembership) -> String? {
+        if membership == .none {
+            voiceMembers[channel]?.removeValue(forKey: member)
+            if voiceMembers[channel]?.isEmpty == true { voiceMembers.removeValue(forKey: channel) }
+        } else {
+            voiceMembers[channel, default: [:]][member] = membership
+        }
+        return player(member)
+    }
+
+    /// The other members in `channel` and whether each receives it, by player id.
+    func voiceMembers(of channel: String) -> [String: VoiceChannelMembership] {
+        var players: [String: VoiceChannelMembership] = [:]
+        for (index, membership) in voiceMembers[channel] ?? [:] {
+            if let player = player(index), members[Int(index)].state != .left { players[player] = membership }
+        }
+        return players
     }
 
     /// Frames the connection must write next: control frames, an acknowledgement, reliable messages not yet written.
@@ -166,6 +242,13 @@ struct MatchRelayState {
         }
         acknowledge(through: welcome.acceptedSeq)
         connection = Connection(connectionID: welcome.connectionID, key: welcome.key, wake: wake)
+        // The relay keeps a member's voice channels across its connections; telling them again costs nothing and
+        // covers a relay that lost them.
+        for (channel, membership) in voiceChannels.sorted(by: { $0.key < $1.key }) {
+            var frame = ByteBuffer()
+            RelayClientFrame.voiceChannel(membership: membership, channel: channel).write(to: &frame)
+            connection!.control.append(frame)
+        }
         localIndex = welcome.memberIndex
         rate = TokenBucket(rate: Double(welcome.maxMessagesPerSecond), burst: Double(welcome.burstMessages), now: now)
         var changes: [RelayMember] = []
@@ -180,6 +263,12 @@ struct MatchRelayState {
         }
         let old = members[Int(member.index)]
         members[Int(member.index)] = member
+        if member.state == .left {
+            for channel in Array(voiceMembers.keys) {
+                voiceMembers[channel]?.removeValue(forKey: member.index)
+                if voiceMembers[channel]?.isEmpty == true { voiceMembers.removeValue(forKey: channel) }
+            }
+        }
         return old.playerID == member.playerID && old.state == member.state ? [] : [member]
     }
 

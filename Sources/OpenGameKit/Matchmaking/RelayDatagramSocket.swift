@@ -76,6 +76,15 @@ final class RelayDatagramSocket: Sendable {
         }
     }
 
+    /// Seals a `clientVoice` datagram carrying `payload` on `channel` under `header` and sends it, as `send`.
+    func sendClientVoice(_ header: RelayDatagramHeader, channel: String, payload: Data, key: RelayKey) {
+        let size = RelayDatagram.clientVoiceSize(channel: channel, payloadCount: payload.count)
+        withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { space in
+            let length = payload.withUnsafeBytes { RelayDatagram.sealClientVoice(header, channel: channel, payload: $0, key: key, in: space) }
+            send(UnsafeRawBufferPointer(rebasing: space[..<length]))
+        }
+    }
+
     private func send(_ bytes: UnsafeRawBufferPointer) {
         relay.withSockAddr { address, length in
             _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, length)
