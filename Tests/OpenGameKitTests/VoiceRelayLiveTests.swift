@@ -1,0 +1,153 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GameCenterProtocol
+import NetworkFaultProxy
+@testable import OpenGameKit
+import Testing
+
+/// Voice channels through the relay, with SDK devices against a real server: who receives a channel's voice,
+/// stopping a channel (the relay withholds it), membership as every device sees it, parental controls, and the
+/// WebSocket path when UDP is blocked. The payloads are opaque to the relay; the audio itself is tested in
+/// OpenGameKitVoiceTests.
+@Suite(.serialized) struct VoiceRelayLiveTests {
+    /// Everything a match's voice observer heard.
+    final class VoiceInbox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var packets: [(channel: String, payload: String, from: String)] = []
+        private var memberships: [(channel: String, player: String, VoiceChannelMembership)] = []
+
+        init(_ match: GKMatch) {
+            _ = match.voice.observe { [self] event in
+                lock.withLock {
+                    switch event {
+                    case .packet(let channel, let payload, let from): packets.append((channel, String(decoding: payload, as: UTF8.self), from))
+                    case .membership(let channel, let player, let membership): memberships.append((channel, player, membership))
+                    case .memberLeft, .ended: break
+                    }
+                }
+            }
+        }
+
+        func payloads(on channel: String, from player: String) -> [String] {
+            lock.withLock { packets.filter { $0.channel == channel && $0.from == player }.map(\.payload) }
+        }
+
+        var count: Int { lock.withLock { packets.count } }
+    }
+
+    static func talk(_ match: GKMatch, on channel: String, tag: String, count: Int) async throws {
+        for i in 0..<count {
+            try match.voice.send(Data("\(tag):\(i)".utf8), on: channel)
+            // 20 ms frames, as a speaking device sends them (the relay's voice limit is 200 a second).
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func aChannelsVoiceReachesTheMembersReceivingItAndStoppingWithholdsIt() async throws {
+        let server = try await RelayLiveTests.server()
+        let (devices, matches) = try await RelayLiveTests.match(Array(repeating: server.url, count: 4))
+        let ids = devices.map(RelayLiveTests.id)
+        let inboxes = matches.map(VoiceInbox.init)
+        try matches[0].voice.setChannel("team", .joined)
+        try matches[1].voice.setChannel("team", .listening)
+        try matches[2].voice.setChannel("team", .joined)
+        try matches[3].voice.setChannel("other", .listening)
+        // Every device sees the channel's members as the relay has them.
+        try await eventually("B sees A and C in the team channel") {
+            matches[1].voice.members(of: "team") == [ids[0]: .joined, ids[2]: .joined]
+        }
+        #expect(matches[0].voice.members(of: "team") == [ids[1]: .listening, ids[2]: .joined])
+        #expect(matches[3].voice.members(of: "other").isEmpty)
+        // Let UDP be confirmed so that the voice goes by datagram, as it does in a real match.
+        try await Task.sleep(for: .milliseconds(500))
+
+        try await Self.talk(matches[0], on: "team", tag: "a", count: 50)
+        try await eventually("B heard A") { inboxes[1].payloads(on: "team", from: ids[0]).count >= 45 }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(inboxes[2].count == 0, "C stopped the channel and still received its voice")
+        #expect(inboxes[3].count == 0, "D is in another channel and received this one")
+        #expect(inboxes[0].count == 0, "A heard itself")
+        let heard = inboxes[1].payloads(on: "team", from: ids[0])
+        #expect(Set(heard).count == heard.count, "a voice packet arrived twice")
+        var counters = try await RelayLiveTests.statistics(server)
+        #expect(counters["voiceForwarded"] ?? 0 >= 45)
+        #expect(counters["voiceWithheld"] ?? 0 >= 45)
+
+        // B stops the channel: the relay stops sending it, and counts what it withheld.
+        try matches[1].voice.setChannel("team", .joined)
+        try await eventually("A sees B stopped") { matches[0].voice.members(of: "team")[ids[1]] == .joined }
+        let forwardedBefore = counters["voiceForwarded"] ?? 0
+        let withheldBefore = counters["voiceWithheld"] ?? 0
+        let heardBefore = inboxes[1].count
+        try await Self.talk(matches[0], on: "team", tag: "b", count: 50)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(inboxes[1].count == heardBefore, "B stopped the channel and still received its voice")
+        counters = try await RelayLiveTests.statistics(server)
+        #expect(counters["voiceForwarded"] == forwardedBefore)
+        #expect((counters["voiceWithheld"] ?? 0) - withheldBefore >= 90, "two members withheld 50 packets each")
+
+        // A member who leaves the match leaves its channels for everyone.
+        matches[2].disconnect()
+        try await eventually("A sees C gone from the channel") { matches[0].voice.members(of: "team")[ids[2]] == nil }
+        try await server.stop()
+    }
+
+    @Test func theSDKRefusesWhatTheRelayWouldRefuse() async throws {
+        let server = try await RelayLiveTests.server()
+        let (_, matches) = try await RelayLiveTests.match([server.url, server.url])
+        #expect(throws: GKError.self) { try matches[0].voice.send(Data("x".utf8), on: "never joined") }
+        #expect(throws: GKError.self) { try matches[0].voice.setChannel("", .joined) }
+        #expect(throws: GKError.self) { try matches[0].voice.setChannel(String(repeating: "x", count: 33), .joined) }
+        try matches[0].voice.setChannel("team", .joined)
+        #expect(throws: GKError.self) { try matches[0].voice.send(Data(count: VoiceLimits.maximumPayloadBytes + 1), on: "team") }
+        for channel in 1..<VoiceLimits.maximumChannelsPerMember { try matches[0].voice.setChannel("c\(channel)", .joined) }
+        #expect(throws: GKError.self) { try matches[0].voice.setChannel("ninth", .joined) }
+        try await server.stop()
+    }
+
+    @Test func anUnderagePlayerIsRefusedVoiceByParentalControls() async throws {
+        let server = try await RelayLiveTests.server()
+        let adult = try await RelayLiveTests.player(server.url, "Adult")
+        let child = GKGameCenter(server: server.url, bundleID: RelayLiveTests.game, environment: .sandbox,
+                                 storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        try await child.localPlayer.authenticate(.signUp(account: "child-\(UUID().uuidString.prefix(8).lowercased())", password: "password-child",
+                                                         alias: "Child", underage: true))
+        let request = GKMatchRequest(minPlayers: 2, maxPlayers: 2)
+        async let adultMatch = adult.matchmaker.findMatch(for: request)
+        async let childMatch = child.matchmaker.findMatch(for: request)
+        let matches = try await [adultMatch, childMatch]
+        for match in matches { _ = try await allConnected(match) }
+        do {
+            try matches[1].voice.setChannel("team", .listening)
+            Issue.record("an underage player joined a voice channel")
+        } catch let error as GKError {
+            #expect(error.code == .parentalControlsBlocked)
+        }
+        // The adult's channel works as usual and the child is in none.
+        try matches[0].voice.setChannel("team", .listening)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(matches[1].voice.members(of: "team")[adult.localPlayer.playerID] == .listening)
+        #expect(matches[0].voice.members(of: "team").isEmpty)
+        try await server.stop()
+    }
+
+    @Test func voiceGoesOverTheWebSocketWhenUDPIsBlocked() async throws {
+        let udpPort = try FreePort.udp()
+        let udpProxy = try await FaultyUDPProxy.start(forwardingTo: "127.0.0.1", port: udpPort, seed: 5)
+        udpProxy.setBlocked(true)
+        let server = try await RelayLiveTests.server(arguments: ["--udp-public", "127.0.0.1:\(udpProxy.port)"], udpPort: udpPort)
+        let (devices, matches) = try await RelayLiveTests.match([server.url, server.url])
+        let inbox = VoiceInbox(matches[1])
+        try matches[0].voice.setChannel("team", .joined)
+        try matches[1].voice.setChannel("team", .listening)
+        // The probes give up after 2 s; then voice, like unreliable data, takes the WebSocket.
+        try await Task.sleep(for: .milliseconds(2500))
+        try await Self.talk(matches[0], on: "team", tag: "ws", count: 20)
+        try await eventually("voice arrived over the WebSocket") { inbox.payloads(on: "team", from: RelayLiveTests.id(devices[0])).count == 20 }
+        #expect(inbox.payloads(on: "team", from: RelayLiveTests.id(devices[0])) == (0..<20).map { "ws:\($0)" })
+        await udpProxy.stop()
+        try await server.stop()
+    }
+}
