@@ -125,7 +125,7 @@ public final class Database: Sendable {
     }
 
     /// Runs `body` with a connection for reading. Statements run outside a transaction.
-    public func read<T: Sendable>(_ body: @Sendable (StorageSession) async throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(_, let readers):
             let engine = engine
@@ -133,7 +133,7 @@ public final class Database: Sendable {
                 try await body(StorageSession(sql: connection.sql(), engine: engine, sqliteConnection: connection))
             }
         case .postgres(let client):
-            return try await client.withConnection { connection in
+            return try await Self.whileAvailable(client) { connection in
                 try await body(StorageSession(sql: connection.sql(), engine: self.engine))
             }
         }
@@ -146,7 +146,7 @@ public final class Database: Sendable {
         case .sqlite(let writer, _):
             return try await writer.write(body)
         case .postgres(let client):
-            return try await client.withConnection { connection in
+            return try await Self.whileAvailable(client) { connection in
                 try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine), begin: "BEGIN", body)
             }
         }

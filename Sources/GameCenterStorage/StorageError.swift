@@ -4,6 +4,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case invalidURL(String)
         case duplicate(String)
         case closed
+        case unavailable(String)
     }
 
     private let kind: Kind
@@ -16,6 +17,16 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
     /// The database was closed while work was still arriving.
     public static let closed = StorageError(kind: .closed)
 
+    /// The database cannot be reached now (PostgreSQL down, restarting or unreachable); the work did not run, or
+    /// its outcome is unknown. Worth retrying later.
+    public static func unavailable(_ why: String) -> StorageError { StorageError(kind: .unavailable(why)) }
+
+    /// True when the database could not be reached.
+    public var isUnavailable: Bool {
+        if case .unavailable = kind { return true }
+        return false
+    }
+
     /// True when this error reports a unique-key violation.
     public var isDuplicate: Bool {
         if case .duplicate = kind { return true }
@@ -27,6 +38,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case .invalidURL(let hint): return "invalid database URL: \(hint)"
         case .duplicate(let key): return "duplicate \(key)"
         case .closed: return "the database is closed"
+        case .unavailable(let why): return "the database is unavailable: \(why)"
         }
     }
 }

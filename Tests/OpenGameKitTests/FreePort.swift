@@ -7,7 +7,16 @@ import Glibc
 enum FreePort {
     /// A UDP port on 127.0.0.1 that was free a moment ago.
     static func udp() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        try free(Int32(SOCK_DGRAM.rawValue))
+    }
+
+    /// A TCP port on 127.0.0.1 that was free a moment ago.
+    static func tcp() throws -> Int {
+        try free(Int32(SOCK_STREAM.rawValue))
+    }
+
+    private static func free(_ type: Int32) throws -> Int {
+        let socket = Glibc.socket(AF_INET, type, 0)
         guard socket >= 0 else { throw LiveServerError("socket() failed") }
         defer { close(socket) }
         var address = sockaddr_in()

@@ -37,6 +37,14 @@ final class LiveServer: @unchecked Sendable {
     /// The server's base URL.
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+    /// A server on the database `url` names (a test that owns its database server).
+    init(database url: String, games: String? = nil) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        database = url
+        self.games = games ?? Self.root.appendingPathComponent("games").path
+    }
+
     init(engine: String, games: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -100,6 +100,7 @@ extension APIError {
 
     /// The database cannot be reached.
     static let storageUnavailable = APIError(
-        "server.storage_unavailable", .communicationsFailure, .serviceUnavailable, "the server's storage is unavailable; try again later"
+        "server.storage_unavailable", .communicationsFailure, .serviceUnavailable,
+        "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5
     )
 }

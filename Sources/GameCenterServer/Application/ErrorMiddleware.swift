@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import GameCenterStorage
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -18,6 +19,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.response(for: Self.apiError(status: error.status, message: nil, path: request.uri.path))
         } catch let error as DecodingError {
             return Self.response(for: .malformedBody(Self.describe(error)))
+        } catch let error as StorageError where error.isUnavailable {
+            context.logger.warning("storage unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return Self.response(for: .storageUnavailable)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             return Self.response(for: .internalError)

@@ -96,7 +96,16 @@ public enum GameCenterApp {
         router.add(middleware: ErrorMiddleware())
         LandingPage(registry: services.registry).add(to: router)
         OpenAPIDocument().add(to: router)
+        // Liveness: the process serves requests. Readiness: it can also reach its database.
         router.get("healthz") { _, _ in "ok" }
+        router.get("readyz") { [database = services.database] _, _ -> String in
+            do {
+                try await database.checkReady()
+            } catch {
+                throw APIError.storageUnavailable
+            }
+            return "ready"
+        }
 
         let v1 = router.group("v1").add(middleware: DeviceMiddleware(registry: services.registry))
         GameRoutes().addPublic(to: v1)

@@ -1,0 +1,84 @@
+import PostgresNIO
+import SQLKit
+import Synchronization
+
+extension Database {
+    /// How long work waits for a PostgreSQL connection before the database counts as unavailable.
+    ///
+    /// Without it, work waited as long as the pool kept trying to connect to a stopped server: 30 to 67 s.
+    public static let connectionWait = Duration.seconds(5)
+
+    /// Whether the database answers a trivial query within `limit`; throws `StorageError.unavailable` if not.
+    public func checkReady(within limit: Duration = .seconds(2)) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await self.read { try await $0.sql.raw("SELECT 1").run() }
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return false
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else { throw StorageError.unavailable("no answer within \(limit)") }
+        }
+    }
+
+    /// Runs `body` on a pooled connection, or throws `StorageError.unavailable` when none comes within
+    /// ``connectionWait`` or the connection fails the way a stopped or unreachable server makes it fail.
+    static func whileAvailable<T: Sendable>(
+        _ client: PostgresClient, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let acquired = ConnectionAcquired()
+        do {
+            return try await withThrowingTaskGroup(of: WorkOutcome<T>.self) { group in
+                group.addTask {
+                    .done(try await client.withConnection { connection in
+                        acquired.flag.store(true, ordering: .relaxed)
+                        return try await body(connection)
+                    })
+                }
+                group.addTask {
+                    try await Task.sleep(for: connectionWait)
+                    guard acquired.flag.load(ordering: .relaxed) else {
+                        throw StorageError.unavailable("no connection to PostgreSQL within \(connectionWait)")
+                    }
+                    return .waited
+                }
+                defer { group.cancelAll() }
+                while let outcome = try await group.next() {
+                    if case .done(let result) = outcome { return result }
+                }
+                // The work's task always ends with a result or an error, so the loop never runs out.
+                throw StorageError.unavailable("the work ended without a result")
+            }
+        } catch let error as PSQLError where Self.meansUnavailable(error) {
+            throw StorageError.unavailable(String(describing: error.code))
+        }
+    }
+
+    /// Errors a stopped, restarting or unreachable server causes (rather than the work itself).
+    private static func meansUnavailable(_ error: PSQLError) -> Bool {
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+            return true
+        case .server:
+            // Class 08: connection exceptions; 57P01–57P03: the server is shutting down or starting.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || state.hasPrefix("57P")
+        default:
+            return false
+        }
+    }
+}
+
+/// How a piece of work raced against its wait for a connection.
+private enum WorkOutcome<T: Sendable>: Sendable {
+    case done(T)
+    case waited
+}
+
+/// Set once the work holds a connection: from then on it runs to its end, however long it takes.
+private final class ConnectionAcquired: Sendable {
+    let flag = Atomic<Bool>(false)
+}
