@@ -11,10 +11,8 @@ public final class OpusVoiceEncoder: @unchecked Sendable {
     private let encoder: OpaquePointer
     private var output = [UInt8](repeating: 0, count: VoicePacket.maxOpusLength)
 
-    /// The target bitrate in bits per second (6,000…510,000; default 24,000).
-    public var bitrate: Int {
-        didSet { try? apply(OPUS_SET_BITRATE_REQUEST, bitrate, "bitrate") }
-    }
+    /// The target bitrate in bits per second.
+    public private(set) var bitrate: Int
 
     /// Creates an encoder.
     ///
@@ -44,6 +42,15 @@ public final class OpusVoiceEncoder: @unchecked Sendable {
     }
 
     deinit { opus_encoder_destroy(encoder) }
+
+    /// Sets the target bitrate in bits per second (6,000…510,000).
+    public func setBitrate(_ bitsPerSecond: Int) throws(VoiceError) {
+        guard Self.bitrateRange.contains(bitsPerSecond) else {
+            throw VoiceError(.invalidArgument, "Opus bitrate must be \(Self.bitrateRange.lowerBound)…\(Self.bitrateRange.upperBound) bit/s, not \(bitsPerSecond)")
+        }
+        try apply(OPUS_SET_BITRATE_REQUEST, bitsPerSecond, "bitrate")
+        bitrate = bitsPerSecond
+    }
 
     /// Sets the packet loss the network is expected to have, in percent (0…100); FEC grows with it.
     public func setExpectedPacketLoss(_ percent: Int) throws(VoiceError) {

@@ -2,7 +2,8 @@ import CSpeexDSP
 
 /// Converts mono Int16 audio between sample rates (e.g. a 22,050 Hz WAV to 48 kHz), on speexdsp's resampler.
 ///
-/// Keeps filter state between calls, so feed one stream's chunks in order. Owns C state, freed on deinit;
+/// Keeps filter state between calls, so feed one stream's chunks in order. The output is aligned with the
+/// input (the filter's start-up delay is skipped), so call ``flush()`` at the end for the last samples. Owns C state, freed on deinit;
 /// `@unchecked Sendable` so it may move between threads, but only one may use it at a time.
 public final class Resampler: @unchecked Sendable {
     /// Sample rates accepted, in Hz.
@@ -26,6 +27,7 @@ public final class Resampler: @unchecked Sendable {
         guard let state = speex_resampler_init(1, UInt32(inputRate), UInt32(outputRate), Int32(quality), &error) else {
             throw VoiceError(.codecFailure, "speex_resampler_init failed: \(String(cString: speex_resampler_strerror(error)))")
         }
+        speex_resampler_skip_zeros(state)
         self.state = state
         self.inputRate = inputRate
         self.outputRate = outputRate
@@ -58,6 +60,6 @@ public final class Resampler: @unchecked Sendable {
     public func flush() -> [Int16] {
         let latency = Int(speex_resampler_get_input_latency(state))
         let tail = process([Int16](repeating: 0, count: latency))
-        return Array(tail.prefix(latency * outputRate / inputRate))
+        return Array(tail.prefix(Int(speex_resampler_get_output_latency(state))))
     }
 }
