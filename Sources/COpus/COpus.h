@@ -1,17 +1,14 @@
 // The Opus codec (libopus, Debian package libopus-dev).
 #if !__has_include(<opus/opus.h>)
 #error "OpenGameKitVoice needs libopus-dev: apt-get install libopus-dev"
-#endif
+#else
 #include <opus/opus.h>
 
-// opus_encoder_ctl and opus_decoder_ctl are C variadic functions, which Swift cannot call: these take one
-// fixed argument each.
+// opus_encoder_ctl is a C variadic function, which Swift cannot call: these take one fixed argument each.
 static inline int ogk_opus_encoder_set(OpusEncoder *st, int request, opus_int32 value) {
     return opus_encoder_ctl(st, request, value);
 }
 static inline int ogk_opus_encoder_get(OpusEncoder *st, int request, opus_int32 *value) {
     return opus_encoder_ctl(st, request, value);
 }
-static inline int ogk_opus_decoder_get(OpusDecoder *st, int request, opus_int32 *value) {
-    return opus_decoder_ctl(st, request, value);
-}
+#endif

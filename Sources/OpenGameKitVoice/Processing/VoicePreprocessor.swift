@@ -5,13 +5,15 @@ import Foundation
 /// and voice activity detection.
 ///
 /// Voice activity comes from ``VADMode/energy`` by default: an energy gate with a hangover on the cleaned
-/// frame, which tracked espeak speech with pauses better than speex's own detector (see the tests' measurement).
+/// frame. On espeak speech with pauses and −50 dBFS noise it found 99 % of speech frames and left 96 % of pause
+/// frames silent, where speex's detector found 100 % but left only 69 % silent (ProcessingTests).
 /// Owns C state, freed on deinit; `@unchecked Sendable` so it may move between threads, but only one may use it
 /// at a time.
 public final class VoicePreprocessor: @unchecked Sendable {
     /// How speech is told from silence.
     public enum VADMode: Sendable, Equatable {
-        /// Speex's probability-based detector (`SPEEX_PREPROCESS_SET_VAD`).
+        /// Speex's probability-based detector (`SPEEX_PREPROCESS_SET_VAD`); speexdsp 1.2 itself warns that it is
+        /// "a hack pending a complete rewrite", and it marked about a third of the pauses as speech in our measurement.
         case speex
         /// Frame energy above an adaptive noise floor, held for a hangover after the last loud frame.
         case energy
