@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "OpenGameKit", targets: ["OpenGameKit"]),
+        .library(name: "OpenGameKitVoice", targets: ["OpenGameKitVoice"]),
         .executable(name: "gamecenter", targets: ["gamecenter"]),
         .executable(name: "gamecenter-bench", targets: ["gamecenter-bench"]),
     ],
@@ -36,6 +37,9 @@ let package = Package(
     targets: [
         .target(name: "CRelayAEAD"),
         .target(name: "CUDPBatch"),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(name: "CPulseSimple", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
         .target(
             name: "GameCenterProtocol",
             dependencies: [
@@ -107,6 +111,16 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OpenGameKitVoice",
+            dependencies: [
+                "COpus",
+                "CSpeexDSP",
+                "CPulseSimple",
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -203,6 +217,11 @@ let package = Package(
         .testTarget(
             name: "OpenGameKitSessionTests",
             dependencies: ["OpenGameKit", "OpenGameKitLAN", "LANTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenGameKitVoiceTests",
+            dependencies: ["OpenGameKitVoice"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -19,6 +19,15 @@ if ! command -v tmux >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 tmux >/dev/null
 fi
+# The voice engine (OpenGameKitVoice) links libopus, speexdsp and libpulse-simple; its tests render speech
+# with espeak-ng and check the Opus stream with opusdec (opus-tools).
+if ! pkg-config --exists opus speexdsp libpulse-simple 2>/dev/null || ! command -v espeak-ng >/dev/null \
+  || ! command -v sox >/dev/null || ! command -v opusdec >/dev/null; then
+  echo "installing the voice engine's libraries and tools from Debian…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
+    libopus-dev libspeexdsp-dev libpulse-dev espeak-ng sox opus-tools >/dev/null
+fi
 ip link set lo multicast on 2>/dev/null || echo "warning: cannot enable multicast on lo (not root?)"
 export GAMECENTER_REQUIRE_LAN_PEERS=1
 source scripts/lan-netns.sh

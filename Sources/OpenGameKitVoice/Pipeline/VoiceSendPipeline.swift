@@ -1,0 +1,77 @@
+/// Turns captured 20 ms frames into voice packets: echo cancellation (when a playback reference is given),
+/// noise suppression and gain, voice activity detection, and Opus encoding with FEC and DTX.
+///
+/// While the detector hears no speech the frame is gated to silence, so Opus DTX takes over: most silent
+/// frames give no packet (``process(_:played:)`` returns nil) and a sparse keep-alive packet follows about
+/// every 400 ms. Timestamps still advance for frames not sent. Give a playback reference with every frame or
+/// with none. Not thread-safe: `@unchecked Sendable` so it may move between threads, but only one may use it
+/// at a time.
+public final class VoiceSendPipeline: @unchecked Sendable {
+    /// Settings of the pipeline.
+    public struct Configuration: Sendable, Equatable {
+        /// Opus bitrate in bits per second.
+        public var bitrate = 24_000
+        /// Expected packet loss in percent; drives how much FEC Opus sends.
+        public var expectedPacketLoss = 10
+        /// In-band forward error correction.
+        public var fec = true
+        /// Discontinuous transmission: send (almost) nothing while silent.
+        public var dtx = true
+        /// Cancel the echo of the playback reference, when one is given.
+        public var echoCancellation = true
+        /// Noise suppression, gain and voice activity settings.
+        public var preprocessing = VoicePreprocessor.Configuration()
+
+        /// The defaults: 24 kbit/s, 10 % expected loss, FEC, DTX and echo cancellation on.
+        public init() {}
+    }
+
+    private let encoder: OpusVoiceEncoder
+    private let preprocessor: VoicePreprocessor
+    private let echoCanceller: EchoCanceller?
+    private var sequence: UInt16 = 0
+    private var timestamp: UInt32 = 0
+    private let silence = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)
+
+    /// The settings in use.
+    public let configuration: Configuration
+    /// Frames processed so far.
+    public private(set) var framesProcessed = 0
+    /// Packets produced so far.
+    public private(set) var packetsSent = 0
+    /// Whether the last frame held speech.
+    public private(set) var speaking = false
+
+    /// Creates a pipeline.
+    public init(_ configuration: Configuration = .init()) throws(VoiceError) {
+        self.configuration = configuration
+        encoder = try OpusVoiceEncoder(bitrate: configuration.bitrate, expectedPacketLoss: configuration.expectedPacketLoss, fec: configuration.fec, dtx: configuration.dtx)
+        echoCanceller = configuration.echoCancellation ? try EchoCanceller() : nil
+        preprocessor = try VoicePreprocessor(configuration.preprocessing, echoCanceller: echoCanceller)
+    }
+
+    /// The encoder's look-ahead in 48 kHz samples.
+    public var codecDelay: Int { encoder.lookahead }
+
+    /// Processes one captured 960-sample frame, with the frame played on the speakers meanwhile if known;
+    /// returns the packet to send, or nil when DTX sends nothing.
+    public func process(_ captured: [Int16], played reference: [Int16]? = nil) throws(VoiceError) -> VoicePacket? {
+        var frame = captured
+        if let reference, let echoCanceller {
+            frame = try echoCanceller.cancel(captured: captured, played: reference)
+        }
+        let cleaned = try preprocessor.process(frame)
+        let wasSpeaking = speaking
+        speaking = cleaned.speaking
+        let opus = try encoder.encode(cleaned.speaking ? cleaned.frame : silence)
+        framesProcessed += 1
+        defer { timestamp &+= 1 }
+        // DTX packets (1–2 bytes) are sent while speaking and on the first silent frame, so a gap in the stream
+        // always follows a packet flagged silent, and the receiver plays it as silence, not as loss.
+        if configuration.dtx, opus.count <= 2, !cleaned.speaking, !wasSpeaking { return nil }
+        let packet = try VoicePacket(speaking: cleaned.speaking, sequence: sequence, timestamp: timestamp, opus: opus)
+        sequence &+= 1
+        packetsSent += 1
+        return packet
+    }
+}
