@@ -117,10 +117,13 @@ let package = Package(
         .target(
             name: "OpenGameKitVoice",
             dependencies: [
+                "OpenGameKit",
+                "GameCenterProtocol",
                 "COpus",
                 "CSpeexDSP",
                 "CPulseSimple",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -168,6 +171,12 @@ let package = Package(
             name: "LANSessionProbe",
             dependencies: ["OpenGameKit"],
             path: "Tests/LANSessionProbe",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "VoiceTestSupport",
+            dependencies: ["OpenGameKitVoice"],
+            path: "Tests/VoiceTestSupport",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -221,13 +230,15 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitVoiceTests",
-            dependencies: ["OpenGameKitVoice"],
+            dependencies: ["OpenGameKitVoice", "VoiceTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenGameKitTests",
             dependencies: [
                 "OpenGameKit",
+                "OpenGameKitVoice",
+                "VoiceTestSupport",
                 "GameCenterProtocol",
                 "NetworkFaultProxy",
                 .product(name: "NIOCore", package: "swift-nio"),

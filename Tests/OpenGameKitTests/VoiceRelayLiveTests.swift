@@ -5,6 +5,7 @@ import FoundationNetworking
 import GameCenterProtocol
 import NetworkFaultProxy
 @testable import OpenGameKit
+import OpenGameKitVoice
 import Testing
 
 /// Voice channels through the relay, with SDK devices against a real server: who receives a channel's voice,
@@ -125,6 +126,14 @@ import Testing
         } catch let error as GKError {
             #expect(error.code == .parentalControlsBlocked)
         }
+        // The same through GKVoiceChat: the throwing form says why, the seed's optional form gives nil.
+        do {
+            _ = try matches[1].voiceChat(named: "team")
+            Issue.record("an underage player got a voice chat")
+        } catch let error as GKError {
+            #expect(error.code == .parentalControlsBlocked)
+        }
+        #expect(matches[1].voiceChat(withName: "team") == nil)
         // The adult's channel works as usual and the child is in none.
         try matches[0].voice.setChannel("team", .listening)
         try await Task.sleep(for: .milliseconds(300))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import VoiceTestSupport
 
 @Suite struct CodecTests {
     @Test func rejectsBadSettingsAndFrames() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import VoiceTestSupport
 
 @Suite struct DeviceTests {
     static func wav(rate: Int, channels: Int, samples: [Int16], dataSize: UInt32? = nil) -> [UInt8] {

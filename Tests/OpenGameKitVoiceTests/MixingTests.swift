@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import VoiceTestSupport
 
 @Suite struct MixingTests {
     static func sine(frequency: Double, amplitude: Double) -> [Int16] {

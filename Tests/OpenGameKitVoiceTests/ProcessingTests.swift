@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import VoiceTestSupport
 
 @Suite(.serialized) struct ProcessingTests {
     static func frames(_ samples: [Int16]) -> [[Int16]] {

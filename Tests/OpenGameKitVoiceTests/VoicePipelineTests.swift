@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import VoiceTestSupport
 
 /// End to end on real speech: espeak-ng WAV → WAVFileSource → send pipeline → packets (with loss) →
 /// receive pipeline → mixer → WAVFileSink, and the result compared with the input.

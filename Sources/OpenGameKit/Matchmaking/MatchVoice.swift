@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import Logging
 import Synchronization
 
 /// A match's voice transport: joining and leaving its voice channels on the relay, sending encoded voice to the
@@ -23,12 +24,16 @@ package final class MatchVoice: Sendable {
 
     /// The local player's id.
     package let localPlayerID: String
+    /// The device's logger.
+    package let logger: Logger
     private let relay: MatchRelayClient
     private let mayTalk: @Sendable () -> Bool
     private let observers = Mutex<(next: Int, all: [Int: @Sendable (Event) -> Void])>((0, [:]))
+    private let attached = Mutex<(any AnyObject & Sendable)?>(nil)
 
-    init(localPlayerID: String, relay: MatchRelayClient, mayTalk: @escaping @Sendable () -> Bool) {
+    init(localPlayerID: String, relay: MatchRelayClient, logger: Logger, mayTalk: @escaping @Sendable () -> Bool) {
         self.localPlayerID = localPlayerID
+        self.logger = logger
         self.relay = relay
         self.mayTalk = mayTalk
     }
@@ -70,6 +75,17 @@ package final class MatchVoice: Sendable {
     /// Stops calling the observer `observe` returned `id` for.
     package func stopObserving(_ id: Int) {
         _ = observers.withLock { $0.all.removeValue(forKey: id) }
+    }
+
+    /// The object `make` returns, made on the first call and kept for the match's life: the voice engine that
+    /// `OpenGameKitVoice` attaches to a match (one per match, whoever asks first).
+    package func attachment<Attached: AnyObject & Sendable>(_ make: () -> Attached) -> Attached? {
+        attached.withLock { attached in
+            if let existing = attached { return existing as? Attached }
+            let made = make()
+            attached = made
+            return made
+        }
     }
 
     /// Tells every observer.

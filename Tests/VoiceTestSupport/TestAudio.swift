@@ -2,25 +2,25 @@ import Foundation
 import OpenGameKitVoice
 
 /// Speech rendering, file helpers and similarity measures shared by the voice tests.
-enum TestAudio {
-    static let espeak = "/usr/bin/espeak-ng"
-    static var hasEspeak: Bool { FileManager.default.isExecutableFile(atPath: espeak) }
-    static let opusdec = "/usr/bin/opusdec"
-    static var hasOpusdec: Bool { FileManager.default.isExecutableFile(atPath: opusdec) }
+public enum TestAudio {
+    public static let espeak = "/usr/bin/espeak-ng"
+    public static var hasEspeak: Bool { FileManager.default.isExecutableFile(atPath: espeak) }
+    public static let opusdec = "/usr/bin/opusdec"
+    public static var hasOpusdec: Bool { FileManager.default.isExecutableFile(atPath: opusdec) }
 
     /// Speech with pauses (SSML breaks), as espeak-ng renders it: 22,050 Hz mono PCM16.
-    static let sentences = """
+    public static let sentences = """
         <speak>Hello there, can you hear me?<break time="900ms"/>\
         The quick brown fox jumps over the lazy dog.<break time="1200ms"/>\
         Meet me by the old tower, and bring the blue key.<break time="700ms"/>\
         Seven, eight, nine, ten.</speak>
         """
 
-    static func temporaryPath(_ name: String) -> String {
+    public static func temporaryPath(_ name: String) -> String {
         NSTemporaryDirectory() + "ogk-voice-\(UUID().uuidString)-\(name)"
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws {
+    public static func run(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -34,21 +34,21 @@ enum TestAudio {
     }
 
     /// Renders `text` (SSML) with espeak-ng to a WAV file and returns its path.
-    static func speak(_ text: String = sentences) throws -> String {
+    public static func speak(_ text: String = sentences) throws -> String {
         let path = temporaryPath("speech.wav")
         try run(espeak, ["-m", "-w", path, text])
         return path
     }
 
     /// All frames of a source, concatenated.
-    static func readAll(_ source: some VoiceAudioSource) throws -> [Int16] {
+    public static func readAll(_ source: some VoiceAudioSource) throws -> [Int16] {
         var samples: [Int16] = []
         while case .frame(let frame) = try source.readFrame() { samples += frame }
         return samples
     }
 
     /// RMS per block of `block` samples.
-    static func envelope(_ x: [Int16], block: Int = 480) -> [Double] {
+    public static func envelope(_ x: [Int16], block: Int = 480) -> [Double] {
         stride(from: 0, to: x.count - block + 1, by: block).map { start in
             var sum = 0.0
             for i in start..<start + block { sum += Double(x[i]) * Double(x[i]) }
@@ -57,7 +57,7 @@ enum TestAudio {
     }
 
     /// Pearson correlation of `a[i]` with `b[i + lag]` over their overlap.
-    static func correlation(_ a: [Double], _ b: [Double], lag: Int) -> Double {
+    public static func correlation(_ a: [Double], _ b: [Double], lag: Int) -> Double {
         let n = min(a.count, b.count - lag)
         guard n > 1, lag >= 0 else { return 0 }
         var ma = 0.0, mb = 0.0
@@ -76,7 +76,7 @@ enum TestAudio {
     /// The jitter buffer may shift its delay by a frame in a pause, so each 2 s segment of the input finds its own
     /// delay: first on the 10 ms envelope, then to the sample within ±10 ms on the waveform. The figures are
     /// the segments' correlations weighted by their energy; `delay` is the first segment's.
-    static func similarity(input: [Int16], output: [Int16], maxDelay: Int = 9_600, segment: Int = 96_000) -> (delay: Int, envelope: Double, waveform: Double) {
+    public static func similarity(input: [Int16], output: [Int16], maxDelay: Int = 9_600, segment: Int = 96_000) -> (delay: Int, envelope: Double, waveform: Double) {
         let block = 480
         let a = input.map(Float.init), b = output.map(Float.init)
         func pearson(_ x: ArraySlice<Double>, _ y: ArraySlice<Double>) -> Double {
@@ -127,9 +127,15 @@ enum TestAudio {
     }
 
     /// SplitMix64: a seeded generator, so a "random" loss pattern is the same on every run.
-    struct SeededRandom: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
+    public struct SeededRandom: RandomNumberGenerator {
+        public var state: UInt64
+
+        /// A generator that starts from `state`.
+        public init(state: UInt64) {
+            self.state = state
+        }
+
+        public mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,0 +1,256 @@
+import Foundation
+import GameCenterProtocol
+import Logging
+import OpenGameKit
+
+/// A match's voice on one device: its channels, the microphone feeding the active one, and every started
+/// channel's members decoded, placed and mixed into one output, every 20 ms on a thread of its own.
+///
+/// Packets arrive on the SDK's network threads (``receive(_:)``) into per-channel receive pipelines; the engine's
+/// thread reads the microphone, sends, ticks the pipelines, mixes and plays. One lock guards all of it; handlers
+/// are called outside it.
+final class VoiceChatEngine: @unchecked Sendable {
+    /// How often a missing microphone or speaker is looked for again.
+    static let reopenInterval = Duration.seconds(2)
+
+    private let transport: MatchVoice
+    private let logger: Logger
+    private let lock = NSLock()
+    private var channels: [String: GKVoiceChat] = [:]
+    private var receivers: [String: VoiceReceivePipeline] = [:]
+    private var sender: VoiceSendPipeline?
+    private var active: GKVoiceChat?
+    private var source: (any VoiceAudioSource)?
+    private var sink: (any VoiceAudioSink)?
+    private var systemSource = true
+    private var systemSink = true
+    private var lastOpenAttempt: ContinuousClock.Instant?
+    private var _waitingFor: String?
+    private var mixer = VoiceMixer()
+    private var played: [Int16]?
+    private var running = false
+    private var ended = false
+    private var observation: Int?
+
+    init(transport: MatchVoice) {
+        self.transport = transport
+        self.logger = transport.logger
+        observation = transport.observe { [weak self] event in self?.receive(event) }
+    }
+
+    // MARK: Channels
+
+    /// The channel named `name`, joining it on first use.
+    func channel(named name: String) throws -> GKVoiceChat {
+        if let existing = lock.withLock({ channels[name] }) { return existing }
+        try transport.setChannel(name, .joined)
+        return lock.withLock {
+            if let existing = channels[name] { return existing }
+            let chat = GKVoiceChat(name: name, engine: self)
+            channels[name] = chat
+            return chat
+        }
+    }
+
+    /// Tells the relay that this device receives (`.listening`) or stopped (`.joined`) `chat`; starts the engine's
+    /// thread with the first started channel.
+    func setMembership(_ membership: VoiceChannelMembership, of chat: GKVoiceChat) {
+        do {
+            try transport.setChannel(chat.name, membership)
+        } catch {
+            logger.warning("voice channel \(chat.name) could not change: \(error)")
+            return
+        }
+        let startThread = lock.withLock { () -> Bool in
+            if membership == .listening {
+                if receivers[chat.name] == nil { receivers[chat.name] = try? VoiceReceivePipeline() }
+            } else {
+                receivers[chat.name] = nil
+            }
+            guard membership == .listening, !running, !ended else { return false }
+            running = true
+            return true
+        }
+        if membership != .listening {
+            // This device no longer hears the channel: its members are gone from here.
+            for player in chat.playerIDs { chat.update(player, .disconnected)?(player, .disconnected) }
+        } else {
+            for (player, theirs) in transport.members(of: chat.name) where theirs == .listening {
+                chat.update(player, .connected)?(player, .connected)
+            }
+        }
+        if startThread {
+            let thread = Thread { [self] in run() }
+            thread.name = "OGK voice"
+            thread.start()
+        }
+    }
+
+    /// The channel the microphone feeds.
+    var activeChannel: GKVoiceChat? { lock.withLock { active } }
+
+    /// Makes `chat` the active channel (nil: none); with `ifCurrently`, only when that channel is the active one.
+    func setActive(_ chat: GKVoiceChat?, ifCurrently current: GKVoiceChat?) {
+        lock.withLock {
+            if let current, active !== current { return }
+            active = chat
+        }
+    }
+
+    /// What the engine waits for (a microphone, speakers), or nil.
+    var waitingFor: String? { lock.withLock { _waitingFor } }
+
+    /// Uses `source` and `sink` from now on (nil: the system's default devices).
+    func setAudio(source: (any VoiceAudioSource)?, sink: (any VoiceAudioSink)?) {
+        lock.withLock {
+            self.source = source
+            self.sink = sink
+            systemSource = source == nil
+            systemSink = sink == nil
+            lastOpenAttempt = nil
+        }
+    }
+
+    // MARK: Receiving
+
+    private func receive(_ event: MatchVoice.Event) {
+        switch event {
+        case .packet(let channel, let payload, let player):
+            lock.withLock {
+                guard let receiver = receivers[channel] else { return }
+                do {
+                    try receiver.receive([UInt8](payload), from: player)
+                } catch {
+                    logger.debug("dropped a voice packet", metadata: ["player_id": "\(player)", "error": "\(error)"])
+                }
+            }
+        case .membership(let channel, let player, let membership):
+            guard let chat = lock.withLock({ receivers[channel] != nil ? channels[channel] : nil }) else { return }
+            let state: GKVoiceChatPlayerState = membership == .listening ? .connected : .disconnected
+            if state == .disconnected { lock.withLock { receivers[channel]?.remove(player) } }
+            chat.update(player, state)?(player, state)
+        case .memberLeft(let player):
+            let all = lock.withLock { () -> [GKVoiceChat] in
+                for receiver in receivers.values { receiver.remove(player) }
+                return Array(channels.values)
+            }
+            for chat in all { chat.update(player, .disconnected)?(player, .disconnected) }
+        case .ended:
+            lock.withLock { ended = true }
+            if let observation { transport.stopObserving(observation) }
+        }
+    }
+
+    // MARK: The audio thread
+
+    /// Every 20 ms until the match ends: microphone → active channel; started channels → mix → speakers.
+    private func run() {
+        let frame = Duration.milliseconds(VoiceFormat.frameMilliseconds)
+        var next = ContinuousClock.now
+        while lock.withLock({ !ended }) {
+            tick()
+            next += frame
+            let now = ContinuousClock.now
+            if next > now {
+                Thread.sleep(forTimeInterval: Double((next - now).components.attoseconds) / 1e18 + Double((next - now).components.seconds))
+            } else if now - next > frame * 5 {
+                // Far behind (a stalled machine): start afresh rather than rush through the missed frames.
+                next = now
+            }
+        }
+    }
+
+    private func tick() {
+        openDevicesIfDue()
+        talk()
+        listen()
+    }
+
+    /// Opens the system's devices where none was given, at most every ``reopenInterval``; says what is missing.
+    private func openDevicesIfDue() {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = ContinuousClock.now
+        guard (systemSource && source == nil) || (systemSink && sink == nil) else { return }
+        if let last = lastOpenAttempt, now - last < Self.reopenInterval { return }
+        lastOpenAttempt = now
+        var missing: [String] = []
+        if systemSource && source == nil {
+            do { source = try PulseAudioSource() } catch { missing.append("\(error)") }
+        }
+        if systemSink && sink == nil {
+            do { sink = try PulseAudioSink() } catch { missing.append("\(error)") }
+        }
+        let waiting = missing.isEmpty ? nil : missing.joined(separator: "; ")
+        if waiting != _waitingFor, let waiting { logger.notice("voice chat waits: \(waiting)") }
+        _waitingFor = waiting
+    }
+
+    /// Reads one microphone frame and sends it on the active channel when that channel is started.
+    private func talk() {
+        let packet = lock.withLock { () -> (String, [UInt8])? in
+            guard let source else { return nil }
+            let read: VoiceFrameRead
+            do {
+                read = try source.readFrame()
+            } catch {
+                logger.warning("the microphone failed: \(error)")
+                self.source = nil
+                return nil
+            }
+            guard case .frame(let captured) = read, let active, active.isStarted else { return nil }
+            do {
+                if sender == nil { sender = try VoiceSendPipeline() }
+                guard let packet = try sender!.process(captured, played: played) else { return nil }
+                return (active.name, packet.bytes)
+            } catch {
+                logger.warning("voice could not be encoded: \(error)")
+                return nil
+            }
+        }
+        guard let (channel, bytes) = packet else { return }
+        do {
+            try transport.send(Data(bytes), on: channel)
+        } catch {
+            logger.debug("a voice packet was not sent: \(error)")
+        }
+    }
+
+    /// Plays 20 ms of every started channel, mixed, and tells who started or stopped talking.
+    private func listen() {
+        var changes: [(GKVoiceChat, String, GKVoiceChatPlayerState)] = []
+        lock.withLock {
+            var streams: [String: [Int16]] = [:]
+            for (name, receiver) in receivers {
+                guard let chat = channels[name] else { continue }
+                let positional = try? PositionalAudio()
+                for (player, frame) in receiver.tick() {
+                    changes.append((chat, player, frame.speaking ? .speaking : .silent))
+                    let key = "\(name)\u{0}\(player)"
+                    let mixing = chat.mixing(player)
+                    var settings = VoiceMixer.StreamSettings()
+                    settings.muted = mixing.muted
+                    settings.gain = mixing.volume
+                    if let position = mixing.position, var positional {
+                        positional.listenerPosition = mixing.listener
+                        let placement = positional.placement(of: position)
+                        settings.gain *= placement.gain
+                        settings.pan = placement.pan
+                    }
+                    try? mixer.set(settings, for: key)
+                    streams[key] = frame.samples
+                }
+            }
+            guard let sink, !streams.isEmpty || played != nil else { return }
+            do {
+                let out = try mixer.mix(streams)
+                try sink.writeFrame(out)
+                played = stride(from: 0, to: out.count, by: 2).map { Int16((Int32(out[$0]) + Int32(out[$0 + 1])) / 2) }
+            } catch {
+                logger.warning("the speakers failed: \(error)")
+                self.sink = nil
+            }
+        }
+        for (chat, player, state) in changes { chat.update(player, state)?(player, state) }
+    }
+}

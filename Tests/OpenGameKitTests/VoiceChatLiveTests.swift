@@ -1,0 +1,97 @@
+import Foundation
+import GameCenterProtocol
+@testable import OpenGameKit
+import OpenGameKitVoice
+import Testing
+import VoiceTestSupport
+
+/// GKVoiceChat end to end: real speech (espeak-ng) into one device's microphone (a WAV source), through a real
+/// server's relay, out of the others' speakers (WAV sinks), with the real codec and every stage of the engine.
+@Suite(.serialized) struct VoiceChatLiveTests {
+    /// Records what a channel's update handler hears.
+    final class StateLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [(player: String, state: GKVoiceChatPlayerState)] = []
+
+        func record(_ player: String, _ state: GKVoiceChatPlayerState) { lock.withLock { entries.append((player, state)) } }
+        func states(of player: String) -> [GKVoiceChatPlayerState] { lock.withLock { entries.filter { $0.player == player }.map(\.state) } }
+    }
+
+    /// The samples of a WAV file, as 48 kHz mono.
+    static func samples(_ path: String) throws -> [Int16] {
+        try TestAudio.readAll(try WAVFileSource(path: path))
+    }
+
+    @Test(.enabled(if: TestAudio.hasEspeak, "needs espeak-ng (the test script installs it)"))
+    func speechReachesTheListenersButNotTheMutingOrStoppedOnes() async throws {
+        let server = try await RelayLiveTests.server()
+        let (devices, matches) = try await RelayLiveTests.match(Array(repeating: server.url, count: 4))
+        let ids = devices.map(RelayLiveTests.id)
+        let speech = try TestAudio.speak()
+        let outputs = (0..<4).map { TestAudio.temporaryPath("out\($0).wav") }
+        let sinks = try outputs.map { try WAVFileSink(path: $0) }
+        matches[0].setVoiceAudio(source: try WAVFileSource(path: speech), sink: sinks[0])
+        for i in 1..<4 { matches[i].setVoiceAudio(source: try PCMPushSource(), sink: sinks[i]) }
+        let chats = try matches.map { try $0.voiceChat(named: "team") }
+        #expect(matches[0].voiceChat(withName: "team") === chats[0], "the same name must give the same object")
+        let heard = StateLog()
+        chats[1].playerStateUpdateHandler = { player, state in heard.record(player, state) }
+
+        // B listens; C listens but mutes A; D joined and stopped (the relay must not send it A's voice).
+        chats[1].start()
+        chats[2].start()
+        chats[2].setMute(true, forPlayer: ids[0])
+        chats[3].start()
+        chats[3].stop()
+        try await eventually("A sees B and C listening and D stopped") {
+            matches[0].voice.members(of: "team") == [ids[1]: .listening, ids[2]: .listening, ids[3]: .joined]
+        }
+        chats[0].isActive = true
+        chats[0].start()
+        try await eventually("B sees A connected") { chats[1].playerIDs.contains(ids[0]) }
+
+        let input = try Self.samples(speech)
+        // The speech plays in real time (20 ms a frame); then the jitter buffer drains.
+        try await Task.sleep(for: .milliseconds(input.count * 1000 / VoiceFormat.sampleRate + 1500))
+        for match in matches { match.disconnect() }
+        try await Task.sleep(for: .milliseconds(200))
+        for sink in sinks { try sink.close() }
+
+        let listened = try Self.samples(outputs[1])
+        let similarity = TestAudio.similarity(input: input, output: listened, maxDelay: 48_000)
+        print("voice chat live: B's output against A's speech: envelope \(similarity.envelope), waveform \(similarity.waveform), delay \(similarity.delay) samples")
+        #expect(similarity.envelope >= 0.8, "B's output does not follow A's speech (envelope correlation \(similarity.envelope))")
+
+        let rms = { (samples: [Int16]) -> Double in
+            (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
+        }
+        let speechLevel = rms(input)
+        #expect(rms(try Self.samples(outputs[2])) < speechLevel / 100, "C muted A and still heard them")
+        #expect(rms(try Self.samples(outputs[3])) < speechLevel / 100, "D stopped the channel and still heard A")
+        #expect(heard.states(of: ids[0]).first == .connected)
+        #expect(heard.states(of: ids[0]).contains(.speaking), "B never heard A start speaking")
+        #expect(heard.states(of: ids[0]).contains(.silent), "B never heard A fall silent in the pauses")
+        let counters = try await RelayLiveTests.statistics(server)
+        #expect(counters["voiceWithheld"] ?? 0 > 100, "the relay withheld nothing from the stopped device")
+        try await server.stop()
+    }
+
+    @Test func oneChannelOwnsTheMicrophoneAndBadNamesAreRefused() async throws {
+        let server = try await RelayLiveTests.server()
+        let (_, matches) = try await RelayLiveTests.match([server.url, server.url])
+        matches[0].setVoiceAudio(source: try PCMPushSource(), sink: try PCMPullSink())
+        let team = try matches[0].voiceChat(named: "team")
+        let all = try matches[0].voiceChat(named: "all")
+        team.isActive = true
+        #expect(team.isActive && !all.isActive)
+        all.isActive = true
+        #expect(all.isActive && !team.isActive, "making a channel active must make the previous one inactive")
+        all.isActive = false
+        #expect(!all.isActive && !team.isActive)
+        team.volume = 3
+        #expect(team.volume == 1)
+        #expect(matches[0].voiceChat(withName: "") == nil)
+        #expect(throws: GKError.self) { try matches[0].voiceChat(named: String(repeating: "x", count: 40)) }
+        try await server.stop()
+    }
+}
