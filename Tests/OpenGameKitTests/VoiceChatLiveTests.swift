@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import NetworkFaultProxy
 @testable import OpenGameKit
 import OpenGameKitVoice
 import Testing
@@ -62,9 +63,7 @@ import VoiceTestSupport
         print("voice chat live: B's output against A's speech: envelope \(similarity.envelope), waveform \(similarity.waveform), delay \(similarity.delay) samples")
         #expect(similarity.envelope >= 0.8, "B's output does not follow A's speech (envelope correlation \(similarity.envelope))")
 
-        let rms = { (samples: [Int16]) -> Double in
-            (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
-        }
+        let rms = Self.rms
         let speechLevel = rms(input)
         #expect(rms(try Self.samples(outputs[2])) < speechLevel / 100, "C muted A and still heard them")
         #expect(rms(try Self.samples(outputs[3])) < speechLevel / 100, "D stopped the channel and still heard A")
@@ -73,6 +72,57 @@ import VoiceTestSupport
         #expect(heard.states(of: ids[0]).contains(.silent), "B never heard A fall silent in the pauses")
         let counters = try await RelayLiveTests.statistics(server)
         #expect(counters["voiceWithheld"] ?? 0 > 100, "the relay withheld nothing from the stopped device")
+        try await server.stop()
+    }
+
+    /// The interleaved stereo samples of a WAV file `WAVFileSink` wrote (its header is 44 bytes).
+    static func stereo(_ path: String) throws -> (left: [Int16], right: [Int16]) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(44)
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) } }
+        return (stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] }, stride(from: 1, to: samples.count, by: 2).map { samples[$0] })
+    }
+
+    static func rms(_ samples: [Int16]) -> Double {
+        (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
+    }
+
+    /// 10 % of the datagrams lost each way (a lossy UDP proxy in front of the relay): concealment and FEC keep the
+    /// speech intelligible. The listener places the speaker to its left: the left channel carries it.
+    @Test(.enabled(if: TestAudio.hasEspeak, "needs espeak-ng (the test script installs it)"))
+    func speechSurvivesTenPercentLossAndIsPlacedWhereTheListenerPutsIt() async throws {
+        let udpPort = try FreePort.udp()
+        let udpProxy = try await FaultyUDPProxy.start(forwardingTo: "127.0.0.1", port: udpPort, seed: 10)
+        let server = try await RelayLiveTests.server(arguments: ["--udp-public", "127.0.0.1:\(udpProxy.port)"], udpPort: udpPort)
+        let (devices, matches) = try await RelayLiveTests.match([server.url, server.url])
+        let speech = try TestAudio.speak()
+        let output = TestAudio.temporaryPath("lossy.wav")
+        let sink = try WAVFileSink(path: output)
+        matches[0].setVoiceAudio(source: try WAVFileSource(path: speech), sink: try PCMPullSink())
+        matches[1].setVoiceAudio(source: try PCMPushSource(), sink: sink)
+        let speaker = try matches[0].voiceChat(named: "team")
+        let listener = try matches[1].voiceChat(named: "team")
+        listener.setPosition(SIMD3(-4, 0, 0), forPlayer: RelayLiveTests.id(devices[0]))
+        listener.start()
+        try await eventually("A sees B listening") { matches[0].voice.members(of: "team")[RelayLiveTests.id(devices[1])] == .listening }
+        // Let UDP be confirmed through the proxy before the loss begins (the probes would be lost too).
+        try await Task.sleep(for: .milliseconds(500))
+        udpProxy.setLoss(0.1)
+        speaker.isActive = true
+        speaker.start()
+        let input = try Self.samples(speech)
+        try await Task.sleep(for: .milliseconds(input.count * 1000 / VoiceFormat.sampleRate + 1500))
+        for match in matches { match.disconnect() }
+        try await Task.sleep(for: .milliseconds(200))
+        try sink.close()
+
+        let similarity = TestAudio.similarity(input: input, output: try Self.samples(output), maxDelay: 48_000)
+        print("voice chat live at 10 % loss: envelope \(similarity.envelope), waveform \(similarity.waveform); proxy dropped \(udpProxy.statistics.dropped)")
+        #expect(udpProxy.statistics.dropped > 20, "the proxy lost too little for the test to mean anything")
+        #expect(similarity.envelope >= 0.75, "at 10 % loss the output no longer follows the speech (envelope correlation \(similarity.envelope))")
+        let (left, right) = try Self.stereo(output)
+        print("voice chat live: left \(Self.rms(left)), right \(Self.rms(right))")
+        #expect(Self.rms(left) > 2 * Self.rms(right), "a speaker placed to the left is not louder on the left")
+        await udpProxy.stop()
         try await server.stop()
     }
 
