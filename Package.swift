@@ -162,6 +162,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "VoiceChat",
+            dependencies: ["OpenGameKit", "OpenGameKitVoice"],
+            path: "Examples/VoiceChat",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "LANBattle",
             dependencies: ["OpenGameKit"],
             path: "Examples/LANBattle",

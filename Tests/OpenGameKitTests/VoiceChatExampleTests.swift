@@ -1,0 +1,64 @@
+import Foundation
+import OpenGameKitVoice
+import Testing
+import VoiceTestSupport
+
+/// `Examples/VoiceChat`, as the README shows it: two terminals' worth of it against a live server, Ann talking from a
+/// WAV file, Bob hearing her into another; both leave with `q`.
+@Suite struct VoiceChatExampleTests {
+    /// A running copy of the example, its standard input open.
+    final class Run: @unchecked Sendable {
+        let process = Process()
+        let input = Pipe()
+        let output = TextBuffer()
+
+        init(_ arguments: [String], server: URL, in folder: URL) throws {
+            process.executableURL = URL(fileURLWithPath: LiveServer.binary).deletingLastPathComponent().appendingPathComponent("VoiceChat")
+            process.arguments = arguments + ["--server", server.absoluteString]
+            process.currentDirectoryURL = folder
+            process.environment = ["HOME": folder.path, "TMPDIR": folder.path + "/"]
+            let pipe = Pipe()
+            process.standardInput = input
+            process.standardOutput = pipe
+            process.standardError = pipe
+            pipe.fileHandleForReading.readabilityHandler = { [output] handle in
+                let data = handle.availableData
+                output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+            try process.run()
+        }
+
+        /// Types `q` and waits for the program to end.
+        func quit() async throws -> String {
+            input.fileHandleForWriting.write(Data("q\n".utf8))
+            for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            if process.isRunning { process.terminate() }
+            return output.text.withLock { $0 }
+        }
+    }
+
+    @Test(.enabled(if: TestAudio.hasEspeak, "needs espeak-ng (the test script installs it)"))
+    func twoTerminalsTalk() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("voice-example-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let speech = try TestAudio.speak("Hello Bob, this is Ann, talking through the voice chat example.")
+        let ann = try Run(["--account", "ann", "--microphone", speech, "--speaker", "ann.wav"], server: server.url, in: folder)
+        let bob = try Run(["--account", "bob", "--speaker", "bob.wav"], server: server.url, in: folder)
+        let input = try TestAudio.readAll(try WAVFileSource(path: speech))
+        // Matchmaking, then the speech in real time, then the jitter buffer's delay.
+        try await Task.sleep(for: .milliseconds(3000 + input.count * 1000 / VoiceFormat.sampleRate))
+        let annSaid = try await ann.quit()
+        let bobSaid = try await bob.quit()
+        #expect(ann.process.terminationStatus == 0, "\(annSaid)")
+        #expect(bob.process.terminationStatus == 0, "\(bobSaid)")
+        #expect(annSaid.contains("signed in as Ann") && annSaid.contains("joined the channel"), "\(annSaid)")
+        #expect(bobSaid.contains("is speaking"), "Bob never saw Ann speak: \(bobSaid)")
+        let heard = try TestAudio.readAll(try WAVFileSource(path: folder.appendingPathComponent("bob.wav").path))
+        let similarity = TestAudio.similarity(input: input, output: heard, maxDelay: 96_000)
+        #expect(similarity.envelope >= 0.7, "Bob's speaker file does not follow Ann's speech (envelope correlation \(similarity.envelope))")
+        try await server.stop()
+    }
+}
