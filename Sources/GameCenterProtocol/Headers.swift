@@ -11,7 +11,7 @@ public enum DeviceHeader {
 }
 
 /// The two environments of every game. Accounts, friends and game data of one never mix with the other's.
-public enum Environment: String, Codable, Sendable, CaseIterable {
+public enum Environment: String, WireEnum, Sendable {
     case sandbox
     case live
 }

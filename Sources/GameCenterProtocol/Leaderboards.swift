@@ -67,7 +67,7 @@ public struct ScoreReportResult: Codable, Sendable {
 }
 
 /// Which players a leaderboard query ranks.
-public enum LeaderboardPlayerScope: String, Codable, Sendable, Hashable, CaseIterable {
+public enum LeaderboardPlayerScope: String, WireEnum, Sendable, Hashable {
     /// Everyone in the game and environment.
     case global
     /// The signed-in player and their friends.
@@ -75,7 +75,7 @@ public enum LeaderboardPlayerScope: String, Codable, Sendable, Hashable, CaseIte
 }
 
 /// Which reports a leaderboard query counts: rolling windows ending now.
-public enum LeaderboardTimeScope: String, Codable, Sendable, CaseIterable {
+public enum LeaderboardTimeScope: String, WireEnum, Sendable {
     /// The last 24 hours.
     case today
     /// The last 7 days.

@@ -69,7 +69,7 @@ public struct MatchRequestStatus: Codable, Sendable, Equatable {
 }
 
 /// An invited player's state as the inviter sees it.
-public enum InviteeState: String, Codable, Sendable, CaseIterable {
+public enum InviteeState: String, WireEnum, Sendable {
     /// The invitation was sent and is not answered yet.
     case pending
     /// The invitee joined the forming match.

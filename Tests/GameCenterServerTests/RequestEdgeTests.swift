@@ -52,6 +52,30 @@ import Yams
         }
     }
 
+    /// Decoding failures are told in the project's words: the field, what was wrong, what is allowed (they reached
+    /// clients as Foundation's wording: "Value not found for `` key.", "Cannot initialize LeaderboardPlayerScope
+    /// from invalid String value everyone", and 5.5 or 2⁶³ for an integer as "not valid JSON").
+    @Test(arguments: [
+        (#"{"playerScope":"everyone","timeScope":"allTime","rangeStart":1,"rangeLength":10}"#,
+         "playerScope: 'everyone' is not one of: global, friendsOnly"),
+        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":1.5,"rangeLength":10}"#,
+         "rangeStart must be a whole number from -9223372036854775808 to 9223372036854775807"),
+        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":9223372036854775808,"rangeLength":10}"#,
+         "rangeStart must be a whole number from -9223372036854775808 to 9223372036854775807"),
+        (#"{"playerScope":"global","timeScope":null,"rangeStart":1,"rangeLength":10}"#, "timeScope must be a string, not null"),
+        (#"{"playerScope":"global","rangeStart":1,"rangeLength":10}"#, "timeScope is required"),
+        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":"1","rangeLength":10}"#, "rangeStart must be a whole number"),
+        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":1,"rangeLength":10,"playerIDs":[1]}"#, "playerIDs[0] must be a string"),
+    ] as [(String, String)])
+    func decodingErrorsNameTheFieldAndWhatIsAllowed(_ body: String, _ message: String) async throws {
+        try await TestServer.run { client in
+            let player = try await client.signUp()
+            let answer = try await client.call(.post, "/v1/leaderboards/query", json: body, token: player.token)
+            expectError(answer, .badRequest, "request.malformed_body", .invalidParameter)
+            #expect(answer.error?.message == message)
+        }
+    }
+
     @Test func oversizedBodiesAreRefused() async throws {
         try await TestServer.run { client in
             let huge = #"{"account":"abcdef","password":"password-1","alias":""# + String(repeating: "x", count: 70_000) + #""}"#

@@ -29,8 +29,8 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, We
 
     /// Request bodies larger than this are refused with `request.body_too_large`.
     public var maxUploadSize: Int { Limits.maximumRequestBodyBytes }
-    /// Wire JSON (dates as seconds since 1970).
-    public var requestDecoder: JSONDecoder { Self.decoder }
+    /// Wire JSON (dates as seconds since 1970); failures name the field and what it allows.
+    public var requestDecoder: WireRequestDecoder { WireRequestDecoder(json: Self.decoder) }
     /// Wire JSON (dates as seconds since 1970).
     public var responseEncoder: JSONEncoder { Self.encoder }
 

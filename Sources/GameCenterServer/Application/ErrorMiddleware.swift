@@ -18,7 +18,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             return Self.response(for: Self.apiError(status: error.status, message: nil, path: request.uri.path))
         } catch let error as DecodingError {
-            return Self.response(for: .malformedBody(Self.describe(error)))
+            return Self.response(for: .malformedBody(WireRequestDecoder.describe(error)))
         } catch let error as StorageError where error.isUnavailable {
             context.logger.warning("storage unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return Self.response(for: .storageUnavailable)
@@ -43,18 +43,5 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retry = error.retryAfterSeconds { headers[.retryAfter] = String(retry) }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: error.encodedBody))
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.isEmpty ? "the body" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is required"
-        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be of type \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context.codingPath)) must be a \(type), not null"
-        case .dataCorrupted(let context): return "\(path(context.codingPath)) is not valid: the body must be JSON as described in /openapi.yaml"
-        @unknown default: return "the body is not valid JSON for this route"
-        }
     }
 }
