@@ -24,6 +24,27 @@ import Testing
         }
     }
 
+    /// Aliases refuse what renders as nothing or turns text around (U+200B, U+200F and U+2066–2069 passed before),
+    /// and keep every script.
+    @Test(arguments: ["Bob\u{200B}", "\u{200F}Bob", "Bob\u{2066}", "Bob\u{2067}x", "Bob\u{2068}", "Bob\u{2069}", "\u{202E}boB",
+                      "B\u{00AD}ob", "Bob\u{FEFF}", "Bob\u{3164}", "Bo\u{00A0}b", "Bo\u{2028}b", "Bo\u{E000}b", "Bo\u{0378}b"])
+    func aliasesRefuseInvisibleAndDirectionCharacters(_ alias: String) async throws {
+        try await TestServer.run { client in
+            let answer = try await client.send(.post, "/v1/accounts", SignUpRequest(account: "hidden-\(UUID().uuidString.prefix(6).lowercased())",
+                                                                                    password: "password-1", alias: alias))
+            expectError(answer, .badRequest, "account.invalid_alias", .invalidParameter)
+            #expect(answer.error?.message.contains("invisible") == true)
+        }
+    }
+
+    @Test(arguments: ["Zoë", "李小龙", "José Ñandú", "Ελένη", "Мария", "👾 Space", "a b"])
+    func aliasesKeepEveryScript(_ alias: String) async throws {
+        try await TestServer.run { client in
+            let session = try await client.signUp(alias: alias)
+            #expect(session.player.alias == alias)
+        }
+    }
+
     @Test func accountNamesAreUniquePerEnvironmentAndCaseInsensitive() async throws {
         try await TestServer.run { client in
             let first = try await client.signUp(account: "Alice")

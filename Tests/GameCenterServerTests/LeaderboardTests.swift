@@ -130,6 +130,18 @@ import Testing
                         .badRequest, "request.invalid_parameter", .invalidParameter)
             expectError(try await Self.report(client, player.token, [Self.score(1)], reportID: "short"),
                         .badRequest, "request.invalid_parameter", .invalidParameter)
+            for reportID in ["report\u{1}id-01", "report\u{7F}id-01", "report id 0001", "report\tid-0001", "réport-id-0001"] {
+                expectError(try await Self.report(client, player.token, [Self.score(1)], reportID: reportID),
+                            .badRequest, "request.invalid_parameter", .invalidParameter)
+            }
+            // Bounds: the manifest's (open.bounded takes 0…1000), no negative elapsed time, and never −2⁶³ (it ranked first
+            // on an ascending board).
+            for (value, category) in [(-1, "open.bounded"), (1001, "open.bounded"), (-5, "open.time"), (Int64.min, "open.points"), (Int64.min, "open.time")] {
+                let answer = try await Self.report(client, player.token, [Self.score(value, category)])
+                expectError(answer, .badRequest, "leaderboard.value_out_of_range", .invalidParameter)
+                #expect(answer.error?.message.contains(category) == true)
+            }
+            #expect(try await Self.report(client, player.token, [Self.score(1000, "open.bounded"), Self.score(0, "open.time")]).status == .ok)
             let tooLarge = #"{"reportID": "0123456789", "scores": [{"value": 9223372036854775808, "context": 0}]}"#
             expectError(try await client.call(.post, "/v1/scores", json: tooLarge, token: player.token),
                         .badRequest, "request.malformed_body", .invalidParameter)
@@ -290,7 +302,7 @@ import Testing
             let player = try await client.signUp()
             let answer = try await client.call(.get, "/v1/leaderboards", token: player.token, extraHeaders: [HTTPField.Name(DeviceHeader.locale)!: "de-DE"])
             let list = try answer.decode(LeaderboardList.self).leaderboards
-            #expect(list.map(\.category) == ["open.points", "open.time", "open.map1", "open.map2", "open.maps"])
+            #expect(list.map(\.category) == ["open.points", "open.time", "open.map1", "open.map2", "open.bounded", "open.maps"])
             #expect(list.first?.title == "Punkte" && list.first?.isDefault == true)
             #expect(list.last?.members == ["open.map1", "open.map2"])
         }

@@ -103,6 +103,10 @@ import Testing
              field: "leaderboards[0].order", rule: "not an order"),
         Case(name: "titles exist for the default locale", yaml: head + "defaultLocale: de\nleaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer }",
              field: "leaderboards[0].title", rule: "default locale 'de'"),
+        Case(name: "maxValue below minValue", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: 10, maxValue: 9 }",
+             field: "leaderboards[0].maxValue", rule: "is below minValue"),
+        Case(name: "minValue at -2^63", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: -9223372036854775808 }",
+             field: "leaderboards[0].minValue", rule: "must be above"),
         Case(name: "currency only for money", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, currency: EUR }",
              field: "leaderboards[0].currency", rule: "only money formats"),
         Case(name: "aggregate members share a format", yaml: head + """

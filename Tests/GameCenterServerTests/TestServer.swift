@@ -47,6 +47,11 @@ struct TestServer {
           - category: open.map2
             title: { en: "Map 2" }
             format: integer
+          - category: open.bounded
+            title: { en: "Bounded" }
+            format: integer
+            minValue: 0
+            maxValue: 1000
         aggregates:
           - category: open.maps
             title: { en: "Maps" }

@@ -23,13 +23,37 @@ enum AccountRules {
     }
 
     /// A trimmed alias, or `invalidParameter`.
+    ///
+    /// Besides control characters, an alias may not hold what renders as nothing or moves other text: format
+    /// characters (zero-width spaces and joiners, bidi marks, embeddings and isolates U+2066–2069), other
+    /// default-ignorable code points (Hangul fillers), line and paragraph separators, spaces other than U+0020,
+    /// private-use and unassigned code points.
     static func alias(_ raw: String) throws -> String {
-        let alias = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard Limits.aliasLength.contains(alias.count), !containsControlCharacters(alias) else {
+        // Only plain spaces and line ends are trimmed: Foundation's white space includes U+200B, which must be
+        // refused, not silently dropped.
+        let alias = raw.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
+        guard Limits.aliasLength.contains(alias.count) else {
             throw APIError("account.invalid_alias", .invalidParameter, .badRequest,
-                           "aliases are \(Limits.aliasLength.lowerBound) to \(Limits.aliasLength.upperBound) characters, without control characters")
+                           "aliases are \(Limits.aliasLength.lowerBound) to \(Limits.aliasLength.upperBound) characters; this one has \(alias.count)")
+        }
+        if let hidden = alias.unicodeScalars.first(where: isHiddenInAlias) {
+            throw APIError("account.invalid_alias", .invalidParameter, .badRequest,
+                           "aliases cannot contain control, invisible or text-direction characters (U+\(String(hidden.value, radix: 16, uppercase: true)) here)")
         }
         return alias
+    }
+
+    /// Whether `scalar` is one an alias may not hold (see ``alias(_:)``).
+    static func isHiddenInAlias(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .unassigned, .surrogate:
+            return true
+        case .spaceSeparator:
+            return scalar != " "
+        default:
+            return properties.isDefaultIgnorableCodePoint
+        }
     }
 
     /// A status message (empty clears it), or `playerStatusExceedsMaximumLength` / `playerStatusInvalid`.

@@ -100,9 +100,7 @@ struct AchievementService: Sendable {
     }
 
     static func validate(_ batch: AchievementReportBatch, game: Game) throws {
-        guard (8...64).contains(batch.reportID.count), batch.reportID.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-            throw APIError.invalidParameter("reportID must be 8 to 64 printable ASCII characters (a UUID is fine)")
-        }
+        try LeaderboardService.validateReportID(batch.reportID)
         guard (1...100).contains(batch.achievements.count) else {
             throw APIError.invalidParameter("a report holds 1 to 100 achievements; this one holds \(batch.achievements.count)")
         }

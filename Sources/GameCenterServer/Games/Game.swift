@@ -72,6 +72,17 @@ public struct LeaderboardDefinition: Sendable, Equatable {
     public var order: ScoreOrder
     /// ISO 4217 code for money formats.
     public var currency: String
+    /// The values a report may hold (manifest `minValue`/`maxValue`; by default any but −2⁶³, and no negative
+    /// elapsed time).
+    public var valueRange: ClosedRange<Int64>
+
+    /// The values a leaderboard of `format` takes when its manifest sets no bounds.
+    public static func defaultValueRange(for format: ScoreFormat) -> ClosedRange<Int64> {
+        switch format {
+        case .elapsedMinute, .elapsedSecond, .elapsedHundredth: 0...Int64.max
+        default: -Int64.max...Int64.max
+        }
+    }
 }
 
 /// A leaderboard that ranks its members' scores together.

@@ -159,7 +159,7 @@ private struct ManifestChecker {
     }
 
     private func leaderboard(_ node: ManifestNode, defaultLocale: String) throws -> LeaderboardDefinition {
-        let fields = try node.mapping(allowed: ["category", "default", "title", "format", "suffix", "order", "currency"])
+        let fields = try node.mapping(allowed: ["category", "default", "title", "format", "suffix", "order", "currency", "minValue", "maxValue"])
         let category = try identifier(required(fields, "category", in: node))
         let formatNode = try required(fields, "format", in: node)
         let formatName = try formatNode.string()
@@ -191,10 +191,15 @@ private struct ManifestChecker {
             currency = try currencyNode.string()
             guard currency.wholeMatch(of: Self.currencyPattern) != nil else { throw currencyNode.fail("'\(currency)' is not an ISO 4217 code such as USD or EUR") }
         }
+        let defaults = LeaderboardDefinition.defaultValueRange(for: format)
+        let minValue = try fields["minValue"].map { Int64(try $0.int()) } ?? defaults.lowerBound
+        let maxValue = try fields["maxValue"].map { Int64(try $0.int()) } ?? defaults.upperBound
+        guard minValue > Int64.min else { throw (fields["minValue"] ?? node).fail("minValue must be above \(Int64.min)") }
+        guard minValue <= maxValue else { throw (fields["maxValue"] ?? node).fail("maxValue \(maxValue) is below minValue \(minValue)") }
         return LeaderboardDefinition(
             category: category, isDefault: try fields["default"]?.bool() ?? false,
             title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
-            format: format, suffix: suffix, order: order, currency: currency
+            format: format, suffix: suffix, order: order, currency: currency, valueRange: minValue...maxValue
         )
     }
 

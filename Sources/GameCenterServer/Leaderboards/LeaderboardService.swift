@@ -36,6 +36,7 @@ struct LeaderboardService: Sendable {
         let scores = try batch.scores.map { score in
             if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
             let definition = try Self.reportable(score.category, in: game)
+            guard definition.valueRange.contains(score.value) else { throw APIError.valueOutOfRange(score.value, definition) }
             return NewScore(category: definition.category, value: score.value, context: score.context,
                             higherIsBetter: definition.order == .descending)
         }
@@ -200,14 +201,21 @@ struct LeaderboardService: Sendable {
         throw APIError.unknownCategory(wanted, game: game)
     }
 
+    /// A report id is 8 to 64 printable ASCII characters (U+0021…U+007E: no spaces, no control characters).
     static func validateReportID(_ reportID: String) throws {
-        guard (8...64).contains(reportID.count), reportID.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
-            throw APIError.invalidParameter("reportID must be 8 to 64 printable ASCII characters (a UUID is fine)")
+        guard (8...64).contains(reportID.unicodeScalars.count), reportID.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            throw APIError.invalidParameter("reportID must be 8 to 64 printable ASCII characters, without spaces or control characters (a UUID is fine)")
         }
     }
 }
 
 extension APIError {
+    /// A score outside its leaderboard's bounds.
+    static func valueOutOfRange(_ value: Int64, _ leaderboard: LeaderboardDefinition) -> APIError {
+        APIError("leaderboard.value_out_of_range", .invalidParameter, .badRequest,
+                 "\(leaderboard.category) takes values from \(leaderboard.valueRange.lowerBound) to \(leaderboard.valueRange.upperBound); \(value) is outside")
+    }
+
     static func unknownCategory(_ category: String, game: Game) -> APIError {
         let shown = category.count <= 100 ? category : String(category.prefix(100)) + "…"
         let known = (game.leaderboards.map(\.category) + game.aggregates.map(\.category)).joined(separator: ", ")
