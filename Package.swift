@@ -236,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitVoiceTests",
-            dependencies: ["OpenGameKitVoice", "VoiceTestSupport"],
+            dependencies: ["OpenGameKitVoice", "VoiceTestSupport", "NetworkFaultProxy"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,17 +1,17 @@
 /// A small seeded random number generator (SplitMix64), so a failing run of a proxy can be repeated with its seed.
 ///
 /// Not cryptographically secure; the same seed always yields the same sequence.
-struct SplitMix64: RandomNumberGenerator, Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// The generator's whole state; advanced by a fixed odd constant on every draw.
     private var state: UInt64
 
     /// Creates a generator whose sequence is fully determined by `seed`.
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
     /// Returns the next 64 random bits.
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

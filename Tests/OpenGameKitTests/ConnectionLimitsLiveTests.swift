@@ -80,14 +80,7 @@ import Testing
     @Test func anUpgradedRealtimeChannelOutlivesTheHTTPDeadlines() async throws {
         let server = try LiveServer(engine: "sqlite")
         try await server.start(extraArguments: ["--header-timeout", "1", "--body-timeout", "1", "--idle-timeout", "1"])
-        var signUp = URLRequest(url: server.url.appendingPathComponent("v1/accounts"))
-        signUp.httpMethod = "POST"
-        signUp.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        signUp.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
-        signUp.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
-        signUp.httpBody = Data(#"{"account":"upgraded","password":"correct horse","alias":"Upgraded"}"#.utf8)
-        let (body, _) = try await URLSession.shared.data(for: signUp)
-        let token = try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["token"] as? String)
+        let token = try await server.signUp(account: "upgraded")
 
         let channel = try RawTCPConnection(port: server.port)
         channel.send(

@@ -26,14 +26,7 @@ import Testing
         defer { postgres.remove() }
         let server = try LiveServer(database: postgres.url)
         try await server.start()
-        var signUp = URLRequest(url: server.url.appendingPathComponent("v1/accounts"))
-        signUp.httpMethod = "POST"
-        signUp.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        signUp.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
-        signUp.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
-        signUp.httpBody = Data(#"{"account":"outage","password":"correct horse","alias":"Outage"}"#.utf8)
-        let (body, _) = try await URLSession.shared.data(for: signUp)
-        let token = try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["token"] as? String)
+        let token = try await server.signUp(account: "outage")
         #expect(try await Self.get(server, "v1/me", token: token).status == 200)
         #expect(try await Self.get(server, "readyz").status == 200)
 

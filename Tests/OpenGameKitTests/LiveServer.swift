@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Synchronization
 import Testing
 
@@ -69,6 +72,21 @@ final class LiveServer: @unchecked Sendable {
         guard createdb.terminationStatus == 0 else { throw LiveServerError("createdb \(name) failed") }
         components.path = "/\(name)"
         return components.string ?? url
+    }
+
+    /// Signs up `account` to the example game (`com.example.tapper`, sandbox) over plain HTTP and returns its token.
+    func signUp(account: String) async throws -> String {
+        var request = URLRequest(url: url.appendingPathComponent("v1/accounts"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
+        request.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["account": account, "password": "correct horse", "alias": account])
+        let (body, _) = try await URLSession.shared.data(for: request)
+        guard let token = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["token"] as? String else {
+            throw LiveServerError("sign-up of \(account) failed: \(String(decoding: body, as: UTF8.self))")
+        }
+        return token
     }
 
     /// Starts the server (on the previous port after a stop, so devices find it again) and waits for its first lines.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import NetworkFaultProxy
 import VoiceTestSupport
 
 @Suite struct CodecTests {
@@ -18,7 +19,7 @@ import VoiceTestSupport
 
     @Test func malformedPacketsGiveErrorsOrConcealmentNeverATrap() throws {
         let decoder = try OpusVoiceDecoder()
-        var random = TestAudio.SeededRandom(state: 3)
+        var random = SplitMix64(seed: 3)
         var errors = 0
         for length in 1...300 {
             let garbage = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import NetworkFaultProxy
 import VoiceTestSupport
 
 @Suite(.serialized) struct ProcessingTests {
@@ -13,7 +14,7 @@ import VoiceTestSupport
         let path = try TestAudio.speak()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let clean = try TestAudio.readAll(WAVFileSource(path: path))
-        var random = TestAudio.SeededRandom(state: 7)
+        var random = SplitMix64(seed: 7)
         let noisy = clean.map { Int16(clamping: Int($0) + Int.random(in: -180...180, using: &random)) }
         return (clean, noisy)
     }

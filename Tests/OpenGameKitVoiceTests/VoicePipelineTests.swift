@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenGameKitVoice
+import NetworkFaultProxy
 import VoiceTestSupport
 
 /// End to end on real speech: espeak-ng WAV → WAVFileSource → send pipeline → packets (with loss) →
@@ -25,7 +26,7 @@ import VoiceTestSupport
         let outPath = TestAudio.temporaryPath("out.wav")
         defer { try? FileManager.default.removeItem(atPath: outPath) }
         let sink = try WAVFileSink(path: outPath)
-        var random = TestAudio.SeededRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         var input: [Int16] = [], packets: [VoicePacket] = []
         var tail = 0, speakingTicks = 0, silentTicks = 0
         // Half a second of silence after the speech lets the buffers drain.

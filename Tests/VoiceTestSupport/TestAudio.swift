@@ -125,22 +125,4 @@ public enum TestAudio {
         guard weightSum > 0 else { return (0, 0, 0) }
         return (firstDelay ?? 0, envelopeSum / weightSum, waveSum / weightSum)
     }
-
-    /// SplitMix64: a seeded generator, so a "random" loss pattern is the same on every run.
-    public struct SeededRandom: RandomNumberGenerator {
-        public var state: UInt64
-
-        /// A generator that starts from `state`.
-        public init(state: UInt64) {
-            self.state = state
-        }
-
-        public mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 }

@@ -62,36 +62,20 @@ extension RelayMatchState {
             let message = "sent voice faster than the relay allows: at most \(Int(limits.voicePacketsPerSecond)) packets per second (bursts of \(Int(limits.voiceBurstPackets)))"
             return remove(index, reason: .flooding, message: message, store: true)
         }
-        let maximumQueued = limits.maximumQueuedUnreliable
         for target in members.indices where target != i && members[target].state != .left {
             guard let membership = members[target].voiceChannels[channel] else { continue }
             guard membership == .listening else {
                 statistics.add(.voiceWithheld)
                 continue
             }
-            let forwarded = withConnection(target) { connection -> Bool in
-                guard connection.closing == nil else { return false }
-                if let address = connection.udpAddress {
-                    connection.datagramCounter += 1
-                    let header = RelayDatagramHeader(kind: .serverVoice, connectionID: connection.connectionID, counter: connection.datagramCounter)
-                    let key = connection.key
-                    datagrams.append(to: address, maximumLength: RelayDatagram.serverVoiceSize(channel: channel, payloadCount: payload.count)) { space in
-                        RelayDatagram.sealServerVoice(header, sender: index, channel: channel, payload: payload, key: key, in: space)
-                    }
-                    return true
-                }
-                guard connection.queuedUnreliable < maximumQueued else {
-                    statistics.add(.voiceQueueFull)
-                    return false
-                }
-                var frame = ByteBuffer()
-                RelayServerFrame.voice(sender: index, channel: channel, payload: ByteBuffer(bytes: payload)).write(to: &frame)
-                connection.control.append(frame)
-                connection.queuedUnreliable += 1
-                effects.wakes.append(connection.wake)
-                return true
-            }
-            if forwarded == true { statistics.add(.voiceForwarded) }
+            let forwarded = forwardUnreliable(
+                to: target, kind: .serverVoice, size: RelayDatagram.serverVoiceSize(channel: channel, payloadCount: payload.count),
+                seal: { header, key, space in
+                    RelayDatagram.sealServerVoice(header, sender: index, channel: channel, payload: payload, key: key, in: space)
+                },
+                frame: { .voice(sender: index, channel: channel, payload: ByteBuffer(bytes: payload)) },
+                queueFull: .voiceQueueFull, statistics: statistics, datagrams: datagrams, effects: &effects)
+            if forwarded { statistics.add(.voiceForwarded) }
         }
         return effects
     }

@@ -292,32 +292,13 @@ struct RelayMatchState {
             statistics.add(.unreliableRateLimited)
             return effects
         }
-        let maximumQueued = limits.maximumQueuedUnreliable
         func forward(to target: Int) {
-            // In place: a copy of the connection would copy its queued frames on every append.
-            let forwarded = withConnection(target) { connection -> Bool in
-                guard connection.closing == nil else { return false }
-                if let address = connection.udpAddress {
-                    connection.datagramCounter += 1
-                    let header = RelayDatagramHeader(kind: .serverData, connectionID: connection.connectionID, counter: connection.datagramCounter)
-                    let key = connection.key
-                    datagrams.append(to: address, maximumLength: RelayDatagram.serverDataSize(payloadCount: payload.count)) { space in
-                        RelayDatagram.sealServerData(header, sender: index, payload: payload, key: key, in: space)
-                    }
-                    return true
-                }
-                guard connection.queuedUnreliable < maximumQueued else {
-                    statistics.add(.unreliableQueueFull)
-                    return false
-                }
-                var frame = ByteBuffer()
-                RelayServerFrame.unreliable(sender: index, payload: ByteBuffer(bytes: payload)).write(to: &frame)
-                connection.control.append(frame)
-                connection.queuedUnreliable += 1
-                effects.wakes.append(connection.wake)
-                return true
-            }
-            if forwarded == true { statistics.add(.unreliableForwarded) }
+            let forwarded = forwardUnreliable(
+                to: target, kind: .serverData, size: RelayDatagram.serverDataSize(payloadCount: payload.count),
+                seal: { header, key, space in RelayDatagram.sealServerData(header, sender: index, payload: payload, key: key, in: space) },
+                frame: { .unreliable(sender: index, payload: ByteBuffer(bytes: payload)) },
+                queueFull: .unreliableQueueFull, statistics: statistics, datagrams: datagrams, effects: &effects)
+            if forwarded { statistics.add(.unreliableForwarded) }
         }
         if recipients.isEmpty {
             // Everyone: no list of targets to build for the commonest message.
@@ -328,6 +309,38 @@ struct RelayMatchState {
         if !unknown.isEmpty { effects.wakes += reportNonMembers(unknown, to: index, now: now, statistics: statistics) }
         for target in targets { forward(to: Int(target)) }
         return effects
+    }
+
+    /// Sends to member `target` by UDP when it has an address (`seal` writes the datagram of at most `size` bytes),
+    /// else queues `frame()` on its WebSocket; false when nothing went (the connection closing, or its queue full,
+    /// which counts `queueFull`).
+    mutating func forwardUnreliable(
+        to target: Int, kind: RelayDatagramKind, size: Int,
+        seal: (RelayDatagramHeader, RelayKey, UnsafeMutableRawBufferPointer) -> Int, frame: () -> RelayServerFrame,
+        queueFull: RelayStatistics.Counter, statistics: RelayStatistics, datagrams: DatagramOutbox, effects: inout Effects
+    ) -> Bool {
+        let maximumQueued = limits.maximumQueuedUnreliable
+        // In place: a copy of the connection would copy its queued frames on every append.
+        return withConnection(target) { connection -> Bool in
+            guard connection.closing == nil else { return false }
+            if let address = connection.udpAddress {
+                connection.datagramCounter += 1
+                let header = RelayDatagramHeader(kind: kind, connectionID: connection.connectionID, counter: connection.datagramCounter)
+                let key = connection.key
+                datagrams.append(to: address, maximumLength: size) { space in seal(header, key, space) }
+                return true
+            }
+            guard connection.queuedUnreliable < maximumQueued else {
+                statistics.add(queueFull)
+                return false
+            }
+            var bytes = ByteBuffer()
+            frame().write(to: &bytes)
+            connection.control.append(bytes)
+            connection.queuedUnreliable += 1
+            effects.wakes.append(connection.wake)
+            return true
+        } ?? false
     }
 
     /// The connection's datagram key and replay check: true when the datagram is new; records where it came from.
