@@ -131,6 +131,8 @@ struct VoiceBench: AsyncParsableCommand {
         let load = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: matches, players: 4, tag: "load")
         let figures = await VoiceRelayLoad.run(load: load, packet: packet, seconds: loadSeconds)
         load.disconnect()
+        // The devices' leave requests reach the server before it stops.
+        try await Task.sleep(for: .seconds(1))
         print(String(format: "measured, %d matches × 4 SDK devices × %.0f packets/s for %.0f s: sent %.0f/s (%d refused), forwarded %.0f/s of %.0f expected, send → arrive p50 %.2f ms, p99 %.2f ms",
                      matches, 1000 / frameMilliseconds, loadSeconds, figures.sentPerSecond, figures.refused, figures.deliveredPerSecond,
                      figures.expectedPerSecond, figures.p50 * 1000, figures.p99 * 1000))
