@@ -108,6 +108,9 @@ struct VoiceBench: AsyncParsableCommand {
             print(String(format: "mouth-to-ear without device buffers, relay at %@: %.1f ms; goal ≤ 60 ms with 20 ms frames: %@",
                          name, total, total <= 60 ? "met" : "NOT met"))
         }
+        let budget = 60 - (frameMilliseconds + lookahead + processing + latency.p99 * 1000)
+        print(String(format: "left for the jitter buffer under the goal (relay at p99): %.1f ms = %d whole frames, against the %d it starts with",
+                     budget, Int(max(0, budget) / frameMilliseconds), jitterFrames))
 
         print("\n## Ours: relay CPU per forwarded packet, 4 SDK devices in one match, each sending \(Int(costHertz))/s for \(costSeconds) s, \(payload.count) B payloads")
         let quad = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: 1, players: 4, tag: "quad")
