@@ -122,7 +122,7 @@ struct VoiceBench: AsyncParsableCommand {
                          phase.relayMicrosecondsPerForwarded / rawRate.cpuMicrosecondsPerDelivered, rawRate.cpuMicrosecondsPerDelivered,
                          phase.processMicrosecondsPerForwarded))
         }
-        print(String(format: "voice / data per forwarded packet: %.2f× (relay UDP threads), %.2f× (process less clients; it also holds both sides' event loops, timers and the SDK's delivery to the game)",
+        print(String(format: "voice / data per forwarded packet: %.2f× (relay UDP threads), %.2f× (process less clients; it also holds the server's and the SDK devices' event loops and timers)",
                      cost.voice.relayMicrosecondsPerForwarded / cost.data.relayMicrosecondsPerForwarded,
                      cost.voice.processMicrosecondsPerForwarded / cost.data.processMicrosecondsPerForwarded))
 
