@@ -21,7 +21,7 @@ struct VoiceBench: AsyncParsableCommand {
     @Option(help: "Voice packets timed send → arrive through the relay (one per 20 ms).") var latencyPackets = 1_000
     @Option(help: "Packets each of the 4 members sends per second in the data and voice cost phases.") var costHertz = 100.0
     @Option(help: "Seconds of each cost phase.") var costSeconds = 10.0
-    @Option(help: "4-player matches in the load run, everyone talking.") var matches = 10
+    @Option(help: "4-player matches in the load run, everyone talking.") var matches = 20
     @Option(help: "Seconds of the load run.") var loadSeconds = 10.0
     @Option(help: "espeak-ng executable (Debian package espeak-ng).") var espeak = "/usr/bin/espeak-ng"
     @Option(help: "Database (default: a new SQLite file in a temporary folder).") var database: String?
@@ -109,7 +109,7 @@ struct VoiceBench: AsyncParsableCommand {
                          name, total, total <= 60 ? "met" : "NOT met"))
         }
         let budget = 60 - (frameMilliseconds + lookahead + processing + latency.p99 * 1000)
-        print(String(format: "left for the jitter buffer under the goal (relay at p99): %.1f ms = %d whole frames, against the %d it starts with",
+        print(String(format: "left for the jitter buffer under the goal (relay at p99): %.1f ms, room for %d of its 20 ms frames; it starts with %d",
                      budget, Int(max(0, budget) / frameMilliseconds), jitterFrames))
 
         print("\n## Ours: relay CPU per forwarded packet, 4 SDK devices in one match, each sending \(Int(costHertz))/s for \(costSeconds) s, \(payload.count) B payloads")
