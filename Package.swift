@@ -144,6 +144,7 @@ let package = Package(
                 "GameCenterProtocol",
                 "OpenGameKit",
                 "OpenGameKitLAN",
+                "OpenGameKitVoice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -79,12 +79,13 @@ struct LeaderboardBench: AsyncParsableCommand {
 }
 
 /// The `p` quantile (0…1) of `samples` (latencies in any one unit), from an HDR histogram at three significant
-/// digits of the samples in thousandths of that unit.
+/// digits of the samples in billionths of that unit: latencies in seconds keep nanoseconds (in thousandths, every
+/// sub-millisecond latency in seconds read as 0).
 func percentile(_ samples: [Double], _ p: Double) -> Double {
     guard !samples.isEmpty else { return 0 }
     var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
-    for sample in samples { _ = histogram.record(UInt64(max(0, sample * 1000).rounded())) }
-    return Double(histogram.valueAtPercentile(p * 100)) / 1000
+    for sample in samples { _ = histogram.record(UInt64(max(0, sample * 1e9).rounded())) }
+    return Double(histogram.valueAtPercentile(p * 100)) / 1e9
 }
 
 /// Seconds since `start`.
