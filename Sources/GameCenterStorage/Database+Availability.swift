@@ -3,9 +3,11 @@ import SQLKit
 import Synchronization
 
 extension Database {
-    /// How long work waits for a PostgreSQL connection before the database counts as unavailable.
+    /// How long work waits for a PostgreSQL connection, while no other work gets one either, before the database
+    /// counts as unavailable.
     ///
-    /// Without it, work waited as long as the pool kept trying to connect to a stopped server: 30 to 67 s.
+    /// Without it, work waited as long as the pool kept trying to connect to a stopped server: 30 to 67 s. Work that
+    /// waits because the pool is busy (others got connections meanwhile) waits on.
     public static let connectionWait = Duration.seconds(5)
 
     /// Whether the database answers a trivial query within `limit`; throws `StorageError.unavailable` if not.
@@ -27,7 +29,7 @@ extension Database {
     /// Runs `body` on a pooled connection, or throws `StorageError.unavailable` when none comes within
     /// ``connectionWait`` or the connection fails the way a stopped or unreachable server makes it fail.
     static func whileAvailable<T: Sendable>(
-        _ client: PostgresClient, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ client: PostgresClient, lastConnection: LastConnection, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let acquired = ConnectionAcquired()
         do {
@@ -35,15 +37,18 @@ extension Database {
                 group.addTask {
                     .done(try await client.withConnection { connection in
                         acquired.flag.store(true, ordering: .relaxed)
+                        lastConnection.record()
                         return try await body(connection)
                     })
                 }
                 group.addTask {
-                    try await Task.sleep(for: connectionWait)
-                    guard acquired.flag.load(ordering: .relaxed) else {
-                        throw StorageError.unavailable("no connection to PostgreSQL within \(connectionWait)")
+                    while true {
+                        try await Task.sleep(for: connectionWait)
+                        if acquired.flag.load(ordering: .relaxed) { return .waited }
+                        guard lastConnection.within(connectionWait) else {
+                            throw StorageError.unavailable("no connection to PostgreSQL within \(connectionWait)")
+                        }
                     }
-                    return .waited
                 }
                 defer { group.cancelAll() }
                 while let outcome = try await group.next() {
@@ -81,4 +86,26 @@ private enum WorkOutcome<T: Sendable>: Sendable {
 /// Set once the work holds a connection: from then on it runs to its end, however long it takes.
 private final class ConnectionAcquired: Sendable {
     let flag = Atomic<Bool>(false)
+}
+
+/// When a PostgreSQL connection was last handed to work, to tell a busy pool from an unreachable server.
+final class LastConnection: Sendable {
+    private static let origin = ContinuousClock.now
+    private let nanoseconds = Atomic<Int64>(Int64.min)
+
+    /// Work got a connection now.
+    func record() {
+        nanoseconds.store(Self.elapsed(), ordering: .relaxed)
+    }
+
+    /// Whether work got a connection within the last `interval`.
+    func within(_ interval: Duration) -> Bool {
+        let last = nanoseconds.load(ordering: .relaxed)
+        return last != Int64.min && Self.elapsed() - last < interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+    }
+
+    private static func elapsed() -> Int64 {
+        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
 }

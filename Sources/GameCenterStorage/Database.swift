@@ -26,6 +26,8 @@ public final class Database: Sendable {
     public let engine: StorageEngine
     private let backend: Backend
     let logger: Logger
+    /// When work last got a PostgreSQL connection: a pool that is merely busy keeps handing them out.
+    let lastConnection = LastConnection()
 
     private enum Backend: Sendable {
         case sqlite(writer: GroupCommitter, readers: ConnectionPool<SQLiteConnection>)
@@ -133,7 +135,7 @@ public final class Database: Sendable {
                 try await body(StorageSession(sql: connection.sql(), engine: engine, sqliteConnection: connection))
             }
         case .postgres(let client):
-            return try await Self.whileAvailable(client) { connection in
+            return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
                 try await body(StorageSession(sql: connection.sql(), engine: self.engine))
             }
         }
@@ -146,7 +148,7 @@ public final class Database: Sendable {
         case .sqlite(let writer, _):
             return try await writer.write(body)
         case .postgres(let client):
-            return try await Self.whileAvailable(client) { connection in
+            return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
                 try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine), begin: "BEGIN", body)
             }
         }

@@ -126,6 +126,53 @@ import VoiceTestSupport
         try await server.stop()
     }
 
+    /// A player in two channels hears both, mixed into one output: A talks in "team", D in "all", B started both.
+    @Test(.enabled(if: TestAudio.hasEspeak, "needs espeak-ng (the test script installs it)"))
+    func twoChannelsMixIntoOneOutput() async throws {
+        let server = try await RelayLiveTests.server()
+        let (devices, matches) = try await RelayLiveTests.match(Array(repeating: server.url, count: 3))
+        let ids = devices.map(RelayLiveTests.id)
+        let first = try TestAudio.speak("The red team attacks the northern gate at dawn. Bring every archer you have.")
+        let second = try TestAudio.speak("<speak><break time=\"1500ms\"/>Everyone, the match ends in five minutes. Good luck.</speak>")
+        let output = TestAudio.temporaryPath("both.wav")
+        let sink = try WAVFileSink(path: output)
+        matches[0].setVoiceAudio(source: try WAVFileSource(path: first), sink: try PCMPullSink())
+        matches[1].setVoiceAudio(source: try PCMPushSource(), sink: sink)
+        matches[2].setVoiceAudio(source: try WAVFileSource(path: second), sink: try PCMPullSink())
+        let listenerTeam = try matches[1].voiceChat(named: "team")
+        let listenerAll = try matches[1].voiceChat(named: "all")
+        listenerTeam.start()
+        listenerAll.start()
+        let team = try matches[0].voiceChat(named: "team")
+        let all = try matches[2].voiceChat(named: "all")
+        try await eventually("the talkers see B in their channels") {
+            matches[0].voice.members(of: "team")[ids[1]] == .listening && matches[2].voice.members(of: "all")[ids[1]] == .listening
+        }
+        team.isActive = true
+        all.isActive = true
+        team.start()
+        all.start()
+        let a = try Self.samples(first), d = try Self.samples(second)
+        try await Task.sleep(for: .milliseconds(max(a.count, d.count) * 1000 / VoiceFormat.sampleRate + 1500))
+        for match in matches { match.disconnect() }
+        try await Task.sleep(for: .milliseconds(200))
+        try sink.close()
+
+        let heard = try Self.samples(output)
+        var both = [Int16](repeating: 0, count: max(a.count, d.count))
+        for i in both.indices {
+            let sum = Int32(i < a.count ? a[i] : 0) + Int32(i < d.count ? d[i] : 0)
+            both[i] = Int16(clamping: sum)
+        }
+        let withBoth = TestAudio.similarity(input: both, output: heard, maxDelay: 48_000).envelope
+        let withTeam = TestAudio.similarity(input: a, output: heard, maxDelay: 48_000).envelope
+        let withAll = TestAudio.similarity(input: d, output: heard, maxDelay: 48_000).envelope
+        print("voice chat live, two channels: B's output against both speakers \(withBoth), team alone \(withTeam), all alone \(withAll)")
+        #expect(withBoth >= 0.7, "B's output does not follow the two channels mixed (envelope correlation \(withBoth))")
+        #expect(withBoth > withTeam && withBoth > withAll, "B's output follows one channel better than both: one is missing from the mix")
+        try await server.stop()
+    }
+
     @Test func oneChannelOwnsTheMicrophoneAndBadNamesAreRefused() async throws {
         let server = try await RelayLiveTests.server()
         let (_, matches) = try await RelayLiveTests.match([server.url, server.url])
