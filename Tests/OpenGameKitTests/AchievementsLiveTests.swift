@@ -3,7 +3,7 @@ import OpenGameKit
 import Testing
 
 /// Achievements through the SDK against real server processes, on every engine.
-@Suite(.serialized) struct AchievementsLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct AchievementsLiveTests {
     @Test(arguments: LiveServer.engines)
     func reportingFiftyThenThirtyKeepsFifty(engine: String) async throws {
         let server = try LiveServer(engine: engine)

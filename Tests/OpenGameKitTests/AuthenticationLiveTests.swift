@@ -6,7 +6,7 @@ import OpenGameKit
 import Testing
 
 /// Authentication with real server processes and several devices, on every engine.
-@Suite(.serialized) struct AuthenticationLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct AuthenticationLiveTests {
     @Test(arguments: LiveServer.engines)
     func serveAnnouncesWhereItListens(engine: String) async throws {
         let server = try LiveServer(engine: engine)

@@ -4,7 +4,7 @@ import Testing
 
 /// What a real server does with connections that misbehave: slow, unparsable, too many, more than its file
 /// descriptors. Raw sockets, since no HTTP client sends such requests.
-@Suite(.serialized) struct ConnectionLimitsLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ConnectionLimitsLiveTests {
     /// Sends `request` on a new connection and returns the answer, read until the server closes (at most 5 s).
     static func exchange(_ server: LiveServer, _ request: [UInt8], from source: String = "127.0.0.1") throws -> (text: String, closed: Bool) {
         let connection = try RawTCPConnection(port: server.port, from: source)

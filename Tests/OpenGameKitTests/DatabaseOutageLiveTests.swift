@@ -7,7 +7,7 @@ import Testing
 /// PostgreSQL stopped under a running server: requests that need it are answered `503 server.storage_unavailable`
 /// within the stated wait (5 s) instead of hanging, readiness says so while liveness does not, and the server
 /// recovers by itself when PostgreSQL is back.
-@Suite(.serialized) struct DatabaseOutageLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct DatabaseOutageLiveTests {
     static var enabled: Bool { ProcessInfo.processInfo.environment["GAMECENTER_TEST_POSTGRES_URL"] != nil && getuid() == 0 }
 
     static func get(_ server: LiveServer, _ path: String, token: String? = nil) async throws -> (status: Int, body: String) {

@@ -3,7 +3,7 @@ import OpenGameKit
 import Testing
 
 /// Friends over a real server: requests pushed on the realtime channel, answers, restarts, partial loads.
-@Suite(.serialized) struct FriendsLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FriendsLiveTests {
     @Test(arguments: LiveServer.engines)
     func aFriendRequestRoundTripsOverTheRealtimeChannel(engine: String) async throws {
         let server = try LiveServer(engine: engine)

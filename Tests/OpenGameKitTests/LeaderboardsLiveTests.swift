@@ -8,7 +8,7 @@ import Testing
 /// Leaderboards through the SDK against real server processes, on every engine (game `com.example.tapper`:
 /// `tapper.taps` default descending with a " tap"/" taps" suffix, `tapper.sprint` ascending, aggregate
 /// `tapper.anymap` of `tapper.map1` and `tapper.map2`).
-@Suite(.serialized) struct LeaderboardsLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct LeaderboardsLiveTests {
     static let adminKey = "live-admin-key-0123456789"
 
     static func report(_ device: GKGameCenter, _ value: Int64, _ category: String? = nil) async throws {

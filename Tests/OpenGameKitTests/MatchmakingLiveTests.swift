@@ -8,7 +8,7 @@ import Testing
 /// Matchmaking through the SDK against real server processes: auto-match, roles, groups, invitations, hosted
 /// matches, cancelling, disconnects and activity. Games: `com.example.arena` (fill time 1 s, invitations live
 /// 30 s) and `com.example.quest` (every request names a role).
-@Suite(.serialized) struct MatchmakingLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct MatchmakingLiveTests {
     static let adminKey = "live-admin-key-0123456789"
     static let arena = "com.example.arena"
     static let quest = "com.example.quest"

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// The realtime channel's liveness rules, seen from a raw WebSocket client and from SDK devices.
-@Suite(.serialized) struct RealtimeLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RealtimeLiveTests {
     /// Signs up over HTTP with the SDK and returns the device and its saved token.
     func signedUpToken(_ server: LiveServer) async throws -> (GKGameCenter, String) {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")

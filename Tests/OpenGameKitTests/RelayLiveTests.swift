@@ -11,7 +11,7 @@ import Testing
 /// The match relay through the SDK against real server processes: connecting, reliable order, subsets, size
 /// limits, leaving and timeouts, and hostile clients. Games: `com.example.relay` (matches start as soon as their
 /// minimum is there; the default 10 s timeout) and `com.example.relay.brief` (the same, with a 1.5 s timeout).
-@Suite(.serialized) struct RelayLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RelayLiveTests {
     static let adminKey = "relay-admin-key-0123456789"
     static let game = "com.example.relay"
     static let briefGame = "com.example.relay.brief"

@@ -8,7 +8,7 @@ import VoiceTestSupport
 
 /// GKVoiceChat end to end: real speech (espeak-ng) into one device's microphone (a WAV source), through a real
 /// server's relay, out of the others' speakers (WAV sinks), with the real codec and every stage of the engine.
-@Suite(.serialized) struct VoiceChatLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct VoiceChatLiveTests {
     /// Records what a channel's update handler hears.
     final class StateLog: @unchecked Sendable {
         private let lock = NSLock()

@@ -12,7 +12,7 @@ import Testing
 /// stopping a channel (the relay withholds it), membership as every device sees it, parental controls, and the
 /// WebSocket path when UDP is blocked. The payloads are opaque to the relay; the audio itself is tested in
 /// OpenGameKitVoiceTests.
-@Suite(.serialized) struct VoiceRelayLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct VoiceRelayLiveTests {
     /// Everything a match's voice observer heard.
     final class VoiceInbox: @unchecked Sendable {
         private let lock = NSLock()
