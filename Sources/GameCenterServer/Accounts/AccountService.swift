@@ -12,9 +12,11 @@ struct AccountService: Sendable {
     /// Told when a profile or the games a player played change.
     let players: PlayerCache
     let clock: @Sendable () -> Date
+    let limiter: RateLimiter
 
-    init(database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache,
+    init(database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache, limiter: RateLimiter,
          clock: @escaping @Sendable () -> Date = Date.init) {
+        self.limiter = limiter
         self.database = database
         self.bus = bus
         self.players = players
@@ -23,10 +25,12 @@ struct AccountService: Sendable {
         self.clock = clock
     }
 
-    func signUp(_ request: SignUpRequest, device: DeviceIdentity) async throws -> SessionResponse {
+    /// Creates an account and signs it in; each attempt from a client `address` counts against its `sign-ups` limit.
+    func signUp(_ request: SignUpRequest, device: DeviceIdentity, from address: ClientAddress?) async throws -> SessionResponse {
         let account = try AccountRules.accountName(request.account)
         try AccountRules.password(request.password)
         let alias = try AccountRules.alias(request.alias)
+        if let address { try limiter.take(.signUps, for: address.key) }
         let now = Clock.millis(clock())
         let player = PlayerRecord(
             playerID: Credentials.newID(prefix: "G:"), environment: device.environment.rawValue, accountName: account,
@@ -52,6 +56,7 @@ struct AccountService: Sendable {
         // Any string may be tried; only a well-formed name can exist, but all count towards the throttle.
         let account = request.account.lowercased()
         guard account.count <= 256, request.password.count <= 1024 else { throw APIError.invalidCredentials }
+        if let address { try limiter.take(.signIns, for: address.key) }
         let environment = device.environment.rawValue
         let now = Clock.millis(clock())
         let (player, addressLock) = try await database.write { storage in
@@ -220,30 +225,20 @@ struct AccountService: Sendable {
 }
 
 extension APIError {
-    static let notAuthenticated = APIError(
-        "auth.not_authenticated", .notAuthenticated, .unauthorized, "sign in first: send 'Authorization: Bearer TOKEN' with a token from sign-up or sign-in"
-    )
-    static let sessionRevoked = APIError("auth.session_revoked", .notAuthenticated, .unauthorized, "this session was signed out or revoked; sign in again")
-    static let sessionExpired = APIError("auth.session_expired", .notAuthenticated, .unauthorized, "this session has expired; sign in again")
-    static let sessionForOtherGame = APIError(
-        "auth.session_other_game", .notAuthenticated, .unauthorized, "this session belongs to another game or environment; sign in on this one"
-    )
-    static let invalidCredentials = APIError("auth.invalid_credentials", .invalidCredentials, .unauthorized, "the account name or password is wrong")
+    static let notAuthenticated = APIError(.accountNotAuthenticated, "sign in first: send 'Authorization: Bearer TOKEN' with a token from sign-up or sign-in")
+    static let sessionRevoked = APIError(.accountSessionRevoked, "this session was signed out or revoked; sign in again")
+    static let sessionExpired = APIError(.accountSessionExpired, "this session has expired; sign in again")
+    static let sessionForOtherGame = APIError(.accountSessionOtherGame, "this session belongs to another game or environment; sign in on this one")
+    static let invalidCredentials = APIError(.accountInvalidCredentials, "the account name or password is wrong")
     static func signInThrottled(retryAfterSeconds: Int) -> APIError {
-        APIError(
-            "auth.sign_in_throttled", .invalidCredentials, .tooManyRequests,
-            "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds
-        )
+        APIError(.accountSignInThrottled, "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)
     }
     /// The client's address failed too often across accounts; only that address waits.
     static func addressThrottled(retryAfterSeconds: Int) -> APIError {
-        APIError(
-            "auth.address_throttled", .invalidCredentials, .tooManyRequests,
-            "too many failed sign-ins from this network address; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds
-        )
+        APIError(.accountAddressThrottled, "too many failed sign-ins from this network address; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)
     }
     static func accountNameTaken(_ name: String) -> APIError {
-        APIError("account.name_taken", .invalidParameter, .conflict, "the account name '\(name)' is taken in this environment; choose another")
+        APIError(.accountNameTaken, "the account name '\(name)' is taken in this environment; choose another")
     }
-    static let noSuchSession = APIError("auth.no_such_session", .invalidParameter, .notFound, "you have no active session with this id")
+    static let noSuchSession = APIError(.accountNoSuchSession, "you have no active session with this id")
 }

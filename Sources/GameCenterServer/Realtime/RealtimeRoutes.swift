@@ -10,15 +10,24 @@ struct RealtimeRoutes {
     let presence: any ChannelPresence
     let heartbeatInterval: Duration
     let metrics: ServerMetrics
+    let limiter: RateLimiter
+    let cap: RealtimeChannelCap
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
         group.ws("realtime", shouldUpgrade: { request, context in
-            _ = try context.requireSession()
+            let session = try context.requireSession()
             _ = try Self.cursor(request)
+            try cap.check(session.sessionID)
+            try limiter.take(.realtimeChannels, for: session.sessionID)
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, context in
             let requestContext = context.requestContext
             guard let session = requestContext.session else { return }
+            guard cap.open(session.sessionID) else {
+                try await outbound.close(.policyViolation, reason: "too many realtime channels open for this session")
+                return
+            }
+            defer { cap.close(session.sessionID) }
             let connection = RealtimeConnection(
                 database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, metrics: metrics,
                 logger: context.logger

@@ -218,8 +218,5 @@ final class RelayService: Service {
 
 extension APIError {
     /// A hosted match's players connect to the game's own server.
-    static let hostedMatchHasNoRelay = APIError(
-        "match.hosted", .invalidParameter, .badRequest,
-        "a hosted match has no relay: its players connect to the game's own server"
-    )
+    static let hostedMatchHasNoRelay = APIError(.relayHostedMatch, "a hosted match has no relay: its players connect to the game's own server")
 }
