@@ -27,6 +27,11 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, We
     /// The connection's peer: the client address sign-ins are throttled by; nil for in-process test requests.
     public var remoteAddress: SocketAddress? { channel.remoteAddress }
 
+    /// Closes the connection at once, without a goodbye: for a peer that stopped reading, whose writes cannot finish.
+    func closeConnection() {
+        channel.close(promise: nil)
+    }
+
     /// Makes the connection's ``RequestGuard`` answer a refused WebSocket upgrade with `error` (Hummingbird
     /// would answer a bare `400`); does nothing on connections without one (in-process test requests).
     func refuseUpgrade(with error: APIError) async {

@@ -30,7 +30,7 @@ struct RealtimeRoutes {
             defer { cap.close(session.sessionID) }
             let connection = RealtimeConnection(
                 database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, metrics: metrics,
-                logger: context.logger
+                logger: context.logger, abort: { requestContext.closeConnection() }
             )
             try await connection.run(after: try Self.cursor(context.request), inbound: inbound, outbound: outbound)
         })
