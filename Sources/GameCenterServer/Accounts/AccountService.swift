@@ -11,11 +11,11 @@ struct AccountService: Sendable {
     let sessionCache = SessionCache()
     /// Told when a profile or the games a player played change.
     let players: PlayerCache
-    let clock: @Sendable () -> Date
+    let clock: ServerClock
     let limiter: RateLimiter
 
     init(database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache, limiter: RateLimiter,
-         clock: @escaping @Sendable () -> Date = Date.init) {
+         clock: ServerClock) {
         self.limiter = limiter
         self.database = database
         self.bus = bus
@@ -31,7 +31,7 @@ struct AccountService: Sendable {
         try AccountRules.password(request.password)
         let alias = try AccountRules.alias(request.alias)
         if let address { try limiter.take(.signUps, for: address.key) }
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let player = PlayerRecord(
             playerID: Credentials.newID(prefix: "G:"), environment: device.environment.rawValue, accountName: account,
             passwordHash: try await credentials.hashPassword(request.password), alias: alias,
@@ -58,7 +58,7 @@ struct AccountService: Sendable {
         guard account.count <= 256, request.password.count <= 1024 else { throw APIError.invalidCredentials }
         if let address { try limiter.take(.signIns, for: address.key) }
         let environment = device.environment.rawValue
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let (player, addressLock) = try await database.write { storage in
             try await countAttempt(environment: environment, account: account, address: address, now: now, in: storage)
         }
@@ -137,7 +137,7 @@ struct AccountService: Sendable {
         try await storage.insertSession(session)
         try await storage.recordPlayedGame(playerID: player.playerID, bundleID: device.game.bundleID, now: now)
         return SessionResponse(
-            token: token, sessionID: session.sessionID, expiresAt: Clock.date(session.expiresAt),
+            token: token, sessionID: session.sessionID, expiresAt: StoredTime.date(session.expiresAt),
             player: Self.profile(player), eventCursor: player.eventSeq
         )
     }
@@ -146,7 +146,7 @@ struct AccountService: Sendable {
     func authenticate(token: String, device: DeviceIdentity) async throws -> AuthenticatedSession {
         guard token.count <= 200 else { throw APIError.notAuthenticated }
         let hash = Credentials.tokenHash(token)
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         var cached = sessionCache.session(tokenHash: hash, now: now)
         if cached == nil, let stored = try await database.read({ try await $0.session(tokenHash: hash) }) {
             sessionCache.store(stored, now: now)
@@ -163,7 +163,7 @@ struct AccountService: Sendable {
 
     /// Ends the calling session.
     func signOut(_ session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         _ = try await database.write { try await $0.revokeSession(sessionID: session.sessionID, playerID: session.playerID, now: now) }
         sessionCache.remove(sessionIDs: [session.sessionID])
         bus.publish(.sessionEnded(sessionID: session.sessionID, reason: "signed out"))
@@ -171,7 +171,7 @@ struct AccountService: Sendable {
 
     /// Revokes one of the caller's sessions.
     func revoke(sessionID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let revoked = try await database.write { try await $0.revokeSession(sessionID: sessionID, playerID: session.playerID, now: now) }
         guard revoked else { throw APIError.noSuchSession }
         sessionCache.remove(sessionIDs: [sessionID])
@@ -180,7 +180,7 @@ struct AccountService: Sendable {
 
     /// Revokes all of the caller's sessions but the calling one; returns how many.
     func revokeOthers(_ session: AuthenticatedSession) async throws -> Int {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let revoked = try await database.write { try await $0.revokeSessions(playerID: session.playerID, keeping: session.sessionID, now: now) }
         sessionCache.remove(sessionIDs: revoked)
         for id in revoked { bus.publish(.sessionEnded(sessionID: id, reason: "revoked")) }
@@ -189,16 +189,16 @@ struct AccountService: Sendable {
 
     /// The caller's active sessions.
     func sessions(_ session: AuthenticatedSession) async throws -> [SessionInfo] {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         return try await database.read { try await $0.activeSessions(playerID: session.playerID, now: now) }.map {
-            SessionInfo(sessionID: $0.sessionID, bundleID: $0.bundleID, createdAt: Clock.date($0.createdAt),
-                        expiresAt: Clock.date($0.expiresAt), current: $0.sessionID == session.sessionID)
+            SessionInfo(sessionID: $0.sessionID, bundleID: $0.bundleID, createdAt: StoredTime.date($0.createdAt),
+                        expiresAt: StoredTime.date($0.expiresAt), current: $0.sessionID == session.sessionID)
         }
     }
 
     /// The caller's profile; also records that the player is playing the device's game.
     func me(_ session: AuthenticatedSession, device: DeviceIdentity) async throws -> LocalPlayerProfile {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let player = try await database.write { storage in
             try await storage.recordPlayedGame(playerID: session.playerID, bundleID: device.game.bundleID, now: now)
             return try await storage.player(id: session.playerID)
@@ -212,7 +212,7 @@ struct AccountService: Sendable {
     func updateProfile(_ request: UpdateProfileRequest, session: AuthenticatedSession) async throws -> LocalPlayerProfile {
         let alias = try request.alias.map(AccountRules.alias)
         let status = try request.status.map(AccountRules.status)
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let player = try await database.write { try await $0.updateProfile(playerID: session.playerID, alias: alias, status: status, now: now) }
         players.playerChanged(session.playerID)
         guard let player else { throw APIError.notAuthenticated }

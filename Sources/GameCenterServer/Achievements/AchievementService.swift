@@ -7,7 +7,7 @@ import GameCenterStorage
 struct AchievementService: Sendable {
     let database: Database
     let bus: any EventBus
-    let clock: @Sendable () -> Date
+    let clock: ServerClock
     let metrics: ServerMetrics
     let limiter: RateLimiter
 
@@ -60,7 +60,7 @@ struct AchievementService: Sendable {
         try Self.validate(batch, game: device.game)
         try limiter.take(.reports, for: session.playerID, cost: batch.achievements.count)
         let game = device.game
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let (records, completed, applied) = try await database.write { storage in
             try await storage.lockPlayer(session.playerID)
             var completed: [AchievementCompleted] = []
@@ -70,7 +70,7 @@ struct AchievementService: Sendable {
                     let (record, newlyCompleted) = try await storage.reportAchievement(
                         bundleID: game.bundleID, playerID: session.playerID, identifier: entry.identifier, percent: entry.percentComplete, now: now)
                     if newlyCompleted {
-                        let event = AchievementCompleted(bundleID: game.bundleID, identifier: record.identifier, completedAt: Clock.date(now))
+                        let event = AchievementCompleted(bundleID: game.bundleID, identifier: record.identifier, completedAt: StoredTime.date(now))
                         _ = try await EventLog.append(.achievementCompleted, event, to: session.playerID, now: now, in: storage)
                         completed.append(event)
                     }
@@ -120,7 +120,7 @@ struct AchievementService: Sendable {
         return AchievementList(
             achievements: records.map {
                 AchievementProgress(identifier: $0.identifier, percentComplete: $0.percent,
-                                    completedAt: $0.completedAt.map(Clock.date), lastReportedAt: Clock.date($0.lastReportedAt))
+                                    completedAt: $0.completedAt.map(StoredTime.date), lastReportedAt: StoredTime.date($0.lastReportedAt))
             },
             // Achievements removed from the manifest since they were completed are worth nothing now.
             points: records.filter { $0.completedAt != nil }.reduce(0) { $0 + (points[$1.identifier] ?? 0) }

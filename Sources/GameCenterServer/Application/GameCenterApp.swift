@@ -74,7 +74,7 @@ public enum GameCenterApp {
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
             let bus = InProcessEventBus()
             let serverClock = ServerClock(isAdjustable: configuration.testClock)
-            let clock: @Sendable () -> Date = { serverClock.now() }
+            let clock = serverClock
             self.clock = serverClock
             self.database = database
             self.registry = registry
@@ -134,7 +134,7 @@ public enum GameCenterApp {
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(database: services.database, bus: services.bus, presence: services.matchmaking,
                        heartbeatInterval: configuration.heartbeatInterval, metrics: services.metrics, limiter: services.limiter,
-                       cap: services.realtimeChannels).addAuthenticated(to: signedIn)
+                       cap: services.realtimeChannels, clock: services.clock).addAuthenticated(to: signedIn)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)

@@ -9,7 +9,7 @@ struct FriendService: Sendable {
     let bus: any EventBus
     /// Told when friendships change.
     let players: PlayerCache
-    let clock: @Sendable () -> Date
+    let clock: ServerClock
     let limiter: RateLimiter
 
     func friends(of session: AuthenticatedSession) async throws -> [String] {
@@ -23,7 +23,7 @@ struct FriendService: Sendable {
         let message = try request.message.map(Self.message)
         try limiter.take([.init(name: .friendRequests, subject: session.playerID, cost: recipients.count)]
             + recipients.map { .init(name: .friendRequestsToOnePlayer, subject: "\(session.playerID) \($0)") })
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         try await database.write { storage in
             guard let sender = try await storage.player(id: session.playerID) else { throw APIError.notAuthenticated }
             guard !sender.underage else { throw APIError.underageCannotBefriend }
@@ -44,7 +44,7 @@ struct FriendService: Sendable {
                 )
                 guard try await storage.insertFriendRequest(record) else { throw APIError.requestAlreadyPending(recipient) }
                 let info = FriendRequestInfo(requestID: record.requestID, from: sender.playerID, fromAlias: sender.alias,
-                                             message: message, createdAt: Clock.date(now))
+                                             message: message, createdAt: StoredTime.date(now))
                 _ = try await EventLog.append(.friendRequestReceived, info, to: recipient, now: now, in: storage)
             }
         }
@@ -59,14 +59,14 @@ struct FriendService: Sendable {
             let aliases = Dictionary(uniqueKeysWithValues: senders.map { ($0.playerID, $0.alias) })
             return requests.map {
                 FriendRequestInfo(requestID: $0.requestID, from: $0.fromPlayer, fromAlias: aliases[$0.fromPlayer] ?? "",
-                                  message: $0.message, createdAt: Clock.date($0.createdAt))
+                                  message: $0.message, createdAt: StoredTime.date($0.createdAt))
             }
         }
     }
 
     /// Accepts a pending request addressed to the caller: both become friends and the sender is told.
     func accept(requestID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let sender = try await database.write { storage in
             guard let me = try await storage.player(id: session.playerID) else { throw APIError.notAuthenticated }
             guard !me.underage else { throw APIError.underageCannotBefriend }
@@ -82,7 +82,7 @@ struct FriendService: Sendable {
 
     /// Declines a pending request addressed to the caller. The sender is not told.
     func decline(requestID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         try await database.write { storage in
             _ = try await answer(requestID, as: .declined, by: session.playerID, now: now, in: storage)
         }
@@ -103,7 +103,7 @@ struct FriendService: Sendable {
 
     /// Ends a friendship; the other player is told.
     func remove(friend friendID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         try await database.write { storage in
             guard try await storage.deleteFriendship(session.playerID, friendID) else { throw APIError.notAFriend(friendID) }
             _ = try await EventLog.append(.friendRemoved, FriendRemoved(playerID: session.playerID), to: friendID, now: now, in: storage)

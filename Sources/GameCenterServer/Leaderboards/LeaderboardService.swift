@@ -164,7 +164,7 @@ struct LeaderboardService: Sendable {
                              suffix: Localization.value(definition.suffix, locale: locale, fallback: game.defaultLocale), locale: locale)
         } ?? String(record.value)
         return ScoreEntry(category: record.category, playerID: record.playerID, value: record.value, context: record.context,
-                          date: Clock.date(record.reportedAt), formattedValue: formatted, rank: rank)
+                          date: StoredTime.date(record.reportedAt), formattedValue: formatted, rank: rank)
     }
 
     static func scope(_ timeScope: LeaderboardTimeScope) -> Board.Scope {

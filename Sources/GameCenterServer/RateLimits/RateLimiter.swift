@@ -22,11 +22,11 @@ final class RateLimiter: Sendable {
     }
 
     let limits: RateLimits
-    private let clock: @Sendable () -> Date
+    private let clock: ServerClock
     private let metrics: ServerMetrics
     private let buckets = Mutex<[Key: Entry]>([:])
 
-    init(limits: RateLimits, metrics: ServerMetrics, clock: @escaping @Sendable () -> Date) {
+    init(limits: RateLimits, metrics: ServerMetrics, clock: ServerClock) {
         self.limits = limits
         self.metrics = metrics
         self.clock = clock
@@ -49,7 +49,7 @@ final class RateLimiter: Sendable {
     func take(_ charges: [Charge]) throws(APIError) {
         let active = charges.filter { limits[$0.name].isOn && $0.cost > 0 }
         guard !active.isEmpty else { return }
-        let now = clock().timeIntervalSince1970
+        let now = clock.now().timeIntervalSince1970
         let refusal: (name: RateLimits.Name, wait: Double)? = buckets.withLock { table in
             var entries: [(Key, Entry)] = []
             for charge in active {

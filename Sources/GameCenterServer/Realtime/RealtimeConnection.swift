@@ -17,6 +17,8 @@ struct RealtimeConnection {
     let presence: any ChannelPresence
     let heartbeatInterval: Duration
     let metrics: ServerMetrics
+    /// The server's clock (the same as HTTP's, so a session expires at the same moment on both).
+    let clock: ServerClock
     let logger: Logger
     /// Closes the connection without writing (see ``AppRequestContext/closeConnection()``).
     let abort: @Sendable () -> Void
@@ -97,7 +99,7 @@ struct RealtimeConnection {
                             try await outbound.close(.goingAway, reason: "no heartbeat")
                             break loop
                         }
-                        if Clock.millis(Date()) >= session.expiresAt {
+                        if clock.nowMillis() >= session.expiresAt {
                             try await end(reason: "expired", outbound)
                             break loop
                         }
@@ -122,7 +124,7 @@ struct RealtimeConnection {
             }
             for record in batch {
                 guard let kind = EventKind(rawValue: record.kind) else { continue }
-                let event = RealtimeEvent(seq: record.seq, kind: kind, payload: record.payload, createdAt: Clock.date(record.createdAt))
+                let event = RealtimeEvent(seq: record.seq, kind: kind, payload: record.payload, createdAt: StoredTime.date(record.createdAt))
                 try await send(.event(event), outbound)
                 cursor = record.seq
             }

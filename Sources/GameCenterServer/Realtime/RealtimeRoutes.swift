@@ -12,6 +12,7 @@ struct RealtimeRoutes {
     let metrics: ServerMetrics
     let limiter: RateLimiter
     let cap: RealtimeChannelCap
+    let clock: ServerClock
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
         group.ws("realtime", shouldUpgrade: { request, context in
@@ -30,7 +31,7 @@ struct RealtimeRoutes {
             defer { cap.close(session.sessionID) }
             let connection = RealtimeConnection(
                 database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, metrics: metrics,
-                logger: context.logger, abort: { requestContext.closeConnection() }
+                clock: clock, logger: context.logger, abort: { requestContext.closeConnection() }
             )
             try await connection.run(after: try Self.cursor(context.request), inbound: inbound, outbound: outbound)
         })

@@ -132,17 +132,12 @@ import Testing
 
 /// The limiter itself: several charges count together or not at all, and its table stays bounded.
 @Suite struct RateLimiterTests {
-    final class FakeClock: @unchecked Sendable {
-        // Only the test's own task reads and moves it.
-        var now = Date(timeIntervalSince1970: 1_000_000)
-    }
-
     @Test func chargesCountAllOrNone() throws {
         var limits = RateLimits()
         try limits.set("invitations=3/60")
         try limits.set("invitations-to-one-player=2/60")
-        let clock = FakeClock()
-        let limiter = RateLimiter(limits: limits, metrics: ServerMetrics(), clock: { clock.now })
+        let clock = ServerClock(isAdjustable: true)
+        let limiter = RateLimiter(limits: limits, metrics: ServerMetrics(), clock: clock)
         try limiter.take([.init(name: .invitations, subject: "a", cost: 1), .init(name: .invitationsToOnePlayer, subject: "a b")])
         try limiter.take([.init(name: .invitations, subject: "a", cost: 1), .init(name: .invitationsToOnePlayer, subject: "a b")])
         // The pair is spent: the player's allowance is untouched by the refusal.
@@ -154,20 +149,33 @@ import Testing
         // A cost larger than the burst passes on a full bucket only.
         try limiter.take(.invitations, for: "c", cost: 10)
         #expect(throws: APIError.self) { try limiter.take(.invitations, for: "c") }
-        clock.now += 20
+        _ = clock.advance(byMillis: 20_000)
         try limiter.take(.invitations, for: "c")
     }
 
-    @Test func theTableStaysBoundedAndForgetsOnlyWhatRefilled() throws {
+    @Test func theTableStaysBoundedAndForgetsWhatRefilledFirst() throws {
         var limits = RateLimits()
-        try limits.set("reports=2/60")
-        let clock = FakeClock()
-        let limiter = RateLimiter(limits: limits, metrics: ServerMetrics(), clock: { clock.now })
+        try limits.set("reports=2/3600")
+        let clock = ServerClock(isAdjustable: true)
+        let limiter = RateLimiter(limits: limits, metrics: ServerMetrics(), clock: clock)
         try limiter.take(.reports, for: "kept", cost: 2)
-        for n in 0..<RateLimiter.capacity { try limiter.take(.reports, for: "p\(n)") }
-        clock.now += 31   // the others' single action has come back; "kept" still lacks one
+        for n in 1..<RateLimiter.capacity { try limiter.take(.reports, for: "p\(n)") }
+        #expect(limiter.count == RateLimiter.capacity)
+        _ = clock.advance(byMillis: 1_801_000)   // the others' single action has come back; "kept" still lacks one
         try limiter.take(.reports, for: "last")
-        #expect(limiter.count <= RateLimiter.capacity)
+        #expect(limiter.count == 2, "the refilled buckets went, the two that still count stayed")
         #expect(throws: APIError.self) { try limiter.take(.reports, for: "kept", cost: 2) }
+    }
+
+    @Test func whenNothingRefilledTheLeastRecentlyUsedGo() throws {
+        var limits = RateLimits()
+        try limits.set("reports=2/3600")
+        let limiter = RateLimiter(limits: limits, metrics: ServerMetrics(), clock: ServerClock(isAdjustable: false))
+        try limiter.take(.reports, for: "oldest", cost: 2)
+        for n in 0..<RateLimiter.capacity { try limiter.take(.reports, for: "p\(n)") }
+        #expect(limiter.count <= RateLimiter.capacity)
+        // Its bucket was dropped, so it starts full again: the bound forgets the longest-idle subjects first.
+        try limiter.take(.reports, for: "oldest", cost: 2)
+        #expect(throws: APIError.self) { try limiter.take(.reports, for: "p\(RateLimiter.capacity - 1)", cost: 2) }
     }
 }
