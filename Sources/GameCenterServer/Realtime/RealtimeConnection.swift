@@ -8,8 +8,9 @@ import ServiceLifecycle
 /// One device's realtime channel: replays stored events after the device's cursor, pushes new ones as the bus
 /// announces them, probes liveness with heartbeats, and ends the channel when the session ends.
 ///
-/// A device that stops reading cannot hold the channel: a frame not written within ``writeTimeout`` (two heartbeat
-/// intervals) closes the connection at once, so the heartbeat check and the server's shutdown never wait on it.
+/// A device that stops reading cannot hold the channel: a frame not written within ``writeTimeout`` (three heartbeat
+/// intervals, at least 10 s) closes the connection at once, so the heartbeat check and the server's shutdown never
+/// wait on it.
 struct RealtimeConnection {
     let database: Database
     let bus: any EventBus
@@ -24,7 +25,7 @@ struct RealtimeConnection {
     let abort: @Sendable () -> Void
 
     /// How long one frame may take to be written before the device counts as not reading.
-    var writeTimeout: Duration { heartbeatInterval * 2 }
+    var writeTimeout: Duration { max(heartbeatInterval * 3, .seconds(10)) }
 
     /// Events read from storage per query while catching up.
     static let batchSize = 200
