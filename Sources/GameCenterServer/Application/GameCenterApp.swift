@@ -67,8 +67,8 @@ public enum GameCenterApp {
         let metrics: ServerMetrics
         /// The abuse limits' counts.
         let limiter: RateLimiter
-        /// Realtime channels open per session.
-        let realtimeChannels: RealtimeChannelCap
+        /// The realtime channel's rules.
+        let realtime: RealtimeService
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
@@ -84,7 +84,6 @@ public enum GameCenterApp {
             let playerCache = PlayerCache()
             let limiter = RateLimiter(limits: configuration.rateLimits, metrics: metrics, clock: clock)
             self.limiter = limiter
-            self.realtimeChannels = RealtimeChannelCap(allowed: configuration.rateLimits.realtimeChannelsOpenPerSession)
             self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
                                            limiter: limiter, clock: clock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
@@ -97,6 +96,9 @@ public enum GameCenterApp {
                                       publicAddress: configuration.udpPublicAddress, logger: logger)
             self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
                                                  limiter: limiter, logger: logger)
+            self.realtime = RealtimeService(
+                database: database, bus: bus, presence: matchmaking, heartbeatInterval: configuration.heartbeatInterval, metrics: metrics,
+                limiter: limiter, channels: RealtimeChannelCap(allowed: configuration.rateLimits.realtimeChannelsOpenPerSession), clock: clock)
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }
@@ -132,9 +134,7 @@ public enum GameCenterApp {
         LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
-        RealtimeRoutes(database: services.database, bus: services.bus, presence: services.matchmaking,
-                       heartbeatInterval: configuration.heartbeatInterval, metrics: services.metrics, limiter: services.limiter,
-                       cap: services.realtimeChannels, clock: services.clock).addAuthenticated(to: signedIn)
+        RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)

@@ -1,39 +1,20 @@
 import Hummingbird
 import HummingbirdWebSocket
-import GameCenterStorage
-import Logging
 
 /// `GET /v1/realtime?after=SEQ`: the authenticated WebSocket that pushes the player's events.
 struct RealtimeRoutes {
-    let database: GameCenterStorage.Database
-    let bus: any EventBus
-    let presence: any ChannelPresence
-    let heartbeatInterval: Duration
-    let metrics: ServerMetrics
-    let limiter: RateLimiter
-    let cap: RealtimeChannelCap
-    let clock: ServerClock
+    let realtime: RealtimeService
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
         group.ws("realtime", shouldUpgrade: { request, context in
-            let session = try context.requireSession()
             _ = try Self.cursor(request)
-            try cap.check(session.sessionID)
-            try limiter.take(.realtimeChannels, for: session.sessionID)
+            try realtime.admit(try context.requireSession())
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, context in
             let requestContext = context.requestContext
             guard let session = requestContext.session else { return }
-            guard cap.open(session.sessionID) else {
-                try await outbound.close(.policyViolation, reason: "too many realtime channels open for this session")
-                return
-            }
-            defer { cap.close(session.sessionID) }
-            let connection = RealtimeConnection(
-                database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, metrics: metrics,
-                clock: clock, logger: context.logger, abort: { requestContext.closeConnection() }
-            )
-            try await connection.run(after: try Self.cursor(context.request), inbound: inbound, outbound: outbound)
+            try await realtime.serve(session, after: try Self.cursor(context.request), inbound: inbound, outbound: outbound,
+                                     logger: context.logger, abort: { requestContext.closeConnection() })
         })
     }
 
