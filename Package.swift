@@ -3,6 +3,8 @@ import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    // Our code builds without warnings, and stays so (dependencies are not affected).
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(

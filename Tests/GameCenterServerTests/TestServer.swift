@@ -189,7 +189,7 @@ private struct CollectedBody: ResponseBodyWriter {
     let buffer = NIOLockedValueBox(ByteBuffer())
 
     func write(_ part: ByteBuffer) async throws {
-        buffer.withLockedValue { $0.writeImmutableBuffer(part) }
+        buffer.withLockedValue { _ = $0.writeImmutableBuffer(part) }
     }
 
     func finish(_ trailingHeaders: HTTPFields?) async throws {}

@@ -370,7 +370,7 @@ public final class GKSession: @unchecked Sendable {
                 }
             }
             guard !opens.isEmpty || !events.isEmpty else { return }
-            eventLoop.execute {
+            eventLoop.execute { [opens, events] in
                 for open in opens { self.open(open.id, host: open.host, port: open.port) }
                 self.notify(events)
             }
