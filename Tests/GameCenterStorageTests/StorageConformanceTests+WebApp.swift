@@ -8,11 +8,10 @@ extension StorageConformanceTests {
     func playersAreFoundByAccountNameOrExactAliasInTheirEnvironment(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let alias = TestDatabases.unique("Twin")
-            var first = newPlayer(), second = newPlayer(), named = newPlayer(), live = newPlayer("live")
-            first.alias = alias
-            second.alias = alias
-            live.alias = alias
-            second.createdAt = 2_000
+            let first = { var player = newPlayer(); player.alias = alias; return player }()
+            let second = { var player = newPlayer(); player.alias = alias; player.createdAt = 2_000; return player }()
+            let named = newPlayer()
+            let live = { var player = newPlayer("live"); player.alias = alias; return player }()
             try await db.write { storage in
                 for player in [first, second, named, live] { _ = try await storage.insertPlayer(player) }
             }
