@@ -73,13 +73,13 @@ struct AchievementPages: Sendable {
                 hidden: false, title: description.title,
                 description: completed != nil ? description.achievedDescription : description.unachievedDescription,
                 points: description.maximumPoints, percent: Int(percent.rounded(.down)),
-                percentText: percent.formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting))) + " %",
+                percentText: percent.formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting))) + "\u{A0}%",
                 completed: completed.map(PageDates.day),
                 image: completed != nil && description.hasImage
                     ? PageLinks.game(game.bundleID, "achievements/\(PageLinks.segment(description.identifier))/image") : nil,
                 rarity: rarity?[description.identifier].map { share in
                     (share * 100).formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting)))
-                        + " % of players"
+                        + "\u{A0}% of players"
                 },
                 friendStatus: friendStatus)
         }

@@ -95,9 +95,9 @@ import Testing
             #expect(!page.html.contains("Secret") && !page.html.contains("Found it."))
             #expect(page.html.contains("Done once."))                     // completed: the achieved description
             #expect(page.html.contains("completed 20"))
-            #expect(page.html.contains("66.7 % of players"))              // 2 of the 3 players completed it
-            #expect(page.html.contains("Do it often.") && page.html.contains("40 % done"))
-            #expect(page.html.contains("0 % of players"))
+            #expect(page.html.contains("66.7\u{A0}% of players"))              // 2 of the 3 players completed it
+            #expect(page.html.contains("Do it often.") && page.html.contains("40\u{A0}% done"))
+            #expect(page.html.contains("· 0\u{A0}% of players"))
             #expect(page.html.contains(#"<img src="/games/com.example.open/achievements/open.first/image""#))
             let image = try await annPage.get("/games/com.example.open/achievements/open.first/image")
             #expect(image.status == .ok && image.headers[.contentType] == "image/png")
