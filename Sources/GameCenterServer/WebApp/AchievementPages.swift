@@ -44,8 +44,7 @@ struct AchievementPages: Sendable {
         let rarity = try await achievements.rarity(device: device)
 
         let friendIDs = try await friends.friends(of: session.session)
-        let friendProfiles = try await players.loadPlayers(Array(friendIDs.prefix(Limits.maximumPlayerIDsPerRequest)),
-                                                            caller: session.session, device: session.device).players
+        let friendProfiles = try await players.loadEveryPlayer(friendIDs, caller: session.session, device: session.device)
             .sorted { $0.alias.localizedCaseInsensitiveCompare($1.alias) == .orderedAscending }
         let compared = page.query("compare").flatMap { id in id.isEmpty ? nil : id }
         var friendCompleted: [String: Date]?

@@ -72,11 +72,7 @@ struct FriendPages: Sendable {
     private func friendsPage(_ page: PageRequest, error: APIError? = nil) async throws -> Response {
         let session = try page.requireSession()
         let ids = try await friends.friends(of: session.session)
-        var profiles: [PlayerProfile] = []
-        for start in stride(from: 0, to: ids.count, by: Limits.maximumPlayerIDsPerRequest) {
-            let chunk = Array(ids[start..<min(start + Limits.maximumPlayerIDsPerRequest, ids.count)])
-            profiles += try await players.loadPlayers(chunk, caller: session.session, device: session.device).players
-        }
+        let profiles = try await players.loadEveryPlayer(ids, caller: session.session, device: session.device)
         let friendList = profiles.map { FriendsPage.Friend(id: $0.playerID, alias: $0.alias, status: $0.status) }
             .sorted { $0.alias.localizedCaseInsensitiveCompare($1.alias) == .orderedAscending }
         let incoming = try await friends.pending(for: session.session).map {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Mustache
 
@@ -22,9 +23,18 @@ struct PageRenderer: Sendable {
     /// Renders `template` with `context` into an HTML response.
     func render(_ template: String, _ context: Any, status: HTTPResponse.Status = .ok) -> Response {
         let html = library.render(context, withTemplate: template) ?? ""
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                         body: .init(byteBuffer: ByteBuffer(string: html)))
+        return Response(status: status, headers: Self.headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
+
+    /// Pages are never cached (they hold the player's data and form tokens), run no script, load only this
+    /// server's style sheet and images, submit forms only here, and cannot be framed by another site.
+    static let headers: HTTPFields = [
+        .contentType: "text/html; charset=utf-8",
+        .cacheControl: "no-store",
+        .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        .xContentTypeOptions: "nosniff",
+        .referrerPolicy: "same-origin",
+    ]
 
     private static func loadLibrary() throws -> MustacheLibrary {
         guard let folder = Bundle.module.url(forResource: "templates", withExtension: nil, subdirectory: "Resources") else {
@@ -37,4 +47,9 @@ struct PageRenderer: Sendable {
         }
         return library
     }
+}
+
+extension HTTPField.Name {
+    /// How much of the page's address other sites are told.
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }

@@ -128,6 +128,42 @@ import Testing
         }
     }
 
+    @Test func pageSignInsCountTowardsTheSameThrottleAsTheAPI() async throws {
+        var policy = TestServer.fastPolicy
+        policy.allowedFailures = 3
+        try await TestServer.run(policy: policy) { server in
+            let account = Self.newAccount()
+            _ = try await server.signUp(alias: "Ann", account: account)
+            var browser = PageClient(server)
+            for _ in 0..<2 {
+                let wrong = try await browser.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "wrong-password"), ("environment", "sandbox")])
+                #expect(wrong.status == .unauthorized)
+            }
+            // The API's failure is the third: the account is locked for pages and the API alike.
+            expectError(try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "wrong-password")),
+                        .unauthorized, "auth.invalid_credentials", .invalidCredentials)
+            let locked = try await browser.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "password-1"), ("environment", "sandbox")])
+            #expect(locked.status == .tooManyRequests)
+            #expect(locked.html.contains("too many failed sign-ins for this account"))
+            #expect(browser.cookies[SessionCookies.sessionName] == nil)
+        }
+    }
+
+    @Test func pagesAreNeitherCachedNorFramedAndRunNoScript() async throws {
+        try await TestServer.run { server in
+            var browser = PageClient(server)
+            for path in ["/", "/sign-in", "/sign-up"] {
+                let page = try await browser.get(path)
+                #expect(page.headers[.cacheControl] == "no-store")
+                let policy = try #require(page.headers[.contentSecurityPolicy])
+                #expect(policy.contains("frame-ancestors 'none'") && policy.contains("default-src 'none'") && !policy.contains("script-src"))
+                #expect(!page.html.contains("<script"))
+            }
+            let css = try await browser.get("/app.css")
+            #expect(css.status == .ok && css.headers[.contentType] == "text/css; charset=utf-8" && css.html.contains("table.board"))
+        }
+    }
+
     @Test func signOutEverywhereRevokesTheAPISessionsToo() async throws {
         try await TestServer.run { server in
             let account = Self.newAccount()
