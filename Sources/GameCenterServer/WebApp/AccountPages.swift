@@ -72,7 +72,8 @@ struct AccountPages: Sendable {
     }
 
     private func signUp(_ page: PageRequest) async throws -> Response {
-        let request = SignUpRequest(account: page.form["account"] ?? "", password: page.form["password"] ?? "", alias: page.form["alias"] ?? "")
+        let request = SignUpRequest(account: page.form["account"] ?? "", password: page.form["password"] ?? "", alias: page.form["alias"] ?? "",
+                                    underage: page.form["underage"] == "on")
         do {
             let environment = try Self.environment(page.form["environment"])
             return signedIn(try await accounts.signUp(request, device: WebAppClient.device(environment: environment)), page)
@@ -120,7 +121,7 @@ struct AccountPages: Sendable {
         default: nil
         }
         let content = AccountPage(
-            chrome: PageChrome("Your account", section: "account", for: page), alias: typed?.alias ?? profile.alias,
+            chrome: PageChrome("Your account", section: .account, for: page), alias: typed?.alias ?? profile.alias,
             status: typed?.status ?? profile.status ?? "", environment: session.environment.rawValue, sessions: sessions,
             error: error?.message, saved: error == nil ? saved : nil)
         return renderer.render("account", content, status: error?.status ?? .ok)
@@ -161,11 +162,14 @@ struct SignUpForm {
     let account: String, alias: String
     /// Whether sandbox was chosen.
     let sandbox: Bool
+    /// Whether the player said they are underage.
+    let underage: Bool
     /// Why the last attempt failed.
     var error: String?
 
     init(_ page: PageRequest) {
         self.chrome = PageChrome("Create your account", for: page)
+        self.underage = page.form["underage"] == "on"
         self.account = page.form["account"] ?? ""
         self.alias = page.form["alias"] ?? ""
         self.sandbox = page.form["environment"] == "sandbox"
@@ -187,6 +191,8 @@ struct AccountPage {
 
     let chrome: PageChrome
     let alias: String, status: String
+    /// The longest alias and status message the account rules take.
+    let aliasMax = Limits.aliasLength.upperBound, statusMax = Limits.maximumStatusLength
     let environment: String
     let sessions: [Device]
     let error: String?

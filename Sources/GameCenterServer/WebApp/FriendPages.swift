@@ -90,7 +90,7 @@ struct FriendPages: Sendable {
         default: nil
         }
         let content = FriendsPage(
-            chrome: PageChrome("Friends", section: "friends", for: page), friends: friendList, incoming: incoming, outgoing: outgoing,
+            chrome: PageChrome("Friends", section: .friends, for: page), friends: friendList, incoming: incoming, outgoing: outgoing,
             name: error == nil ? "" : page.form["name"] ?? "", message: error == nil ? "" : page.form["message"] ?? "",
             error: error?.message, done: error == nil ? done : nil)
         return renderer.render("friends", content, status: error?.status ?? .ok)

@@ -40,7 +40,7 @@ struct HomePage: Sendable {
         let recent = (profile.recentGames ?? []).filter { registry.game(bundleID: $0.bundleID) != nil }.map {
             MePage.Played(bundleID: $0.bundleID, name: $0.name, lastPlayed: PageDates.day($0.lastPlayedAt))
         }
-        let content = MePage(chrome: PageChrome(profile.alias, section: "home", for: page), status: profile.status,
+        let content = MePage(chrome: PageChrome(profile.alias, section: .home, for: page), status: profile.status,
                              points: points, recentGames: recent, games: games(page))
         return renderer.render("me", content)
     }

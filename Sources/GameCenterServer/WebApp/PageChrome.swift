@@ -9,17 +9,22 @@ struct PageChrome: Sendable {
     let sandbox: Bool
     /// The CSRF token of the forms in the chrome.
     let csrf: String
-    /// Which navigation item is current: `home`, `friends`, `account` or none.
+    /// Which navigation item is current, if any.
     let isHome: Bool, isFriends: Bool, isAccount: Bool
 
+    /// The navigation's items.
+    enum Section {
+        case home, friends, account
+    }
+
     /// The chrome of a page titled `title` in navigation `section`, for `request`'s reader.
-    init(_ title: String, section: String? = nil, for request: PageRequest) {
+    init(_ title: String, section: Section? = nil, for request: PageRequest) {
         self.title = title
         self.signedIn = request.session != nil
         self.sandbox = request.session?.environment == .sandbox
         self.csrf = request.session?.csrfToken ?? request.signedOutFormToken
-        self.isHome = section == "home"
-        self.isFriends = section == "friends"
-        self.isAccount = section == "account"
+        self.isHome = section == .home
+        self.isFriends = section == .friends
+        self.isAccount = section == .account
     }
 }

@@ -51,6 +51,20 @@ import Testing
         }
     }
 
+    @Test func anUnderageAccountSignedUpOnThePageSendsNoFriendRequests() async throws {
+        try await TestServer.run { server in
+            let bobAccount = WebAppAccountTests.newAccount()
+            _ = try await server.signUp(alias: "Bob", account: bobAccount)
+            var child = PageClient(server)
+            let signUp = try await child.submit("/sign-up", on: "/sign-up", [("account", WebAppAccountTests.newAccount()), ("password", "password-1"),
+                                                                             ("alias", "Kid"), ("underage", "on"), ("environment", "sandbox")])
+            #expect(signUp.status == .seeOther)
+            let refused = try await child.submit("/friends/request", on: "/friends", [("name", bobAccount)])
+            #expect(refused.status == .forbidden)
+            #expect(refused.html.contains("underage accounts cannot send or accept friend requests"))
+        }
+    }
+
     @Test func requestsAreAcceptedDeclinedAndFriendsRemovedFromThePage() async throws {
         try await TestServer.run { server in
             let bob = try await server.signUp(alias: "Bob")

@@ -40,6 +40,7 @@ import Testing
             let bob = try await server.signUp(alias: "Bob")
             try await Self.report(server, ann.token, "open.points", 1234)
             try await Self.report(server, bob.token, "open.points", 5000)
+            _ = try await server.send(.patch, "/v1/me", UpdateProfileRequest(status: "Bob's private status"), token: bob.token)
             var english = try await Self.signIn(server, annAccount)
             let page = try await english.get("/games/com.example.open/leaderboards")
             #expect(page.status == .ok)
@@ -49,7 +50,7 @@ import Testing
             let bobRow = try #require(Self.row(page.html, containing: "Bob"))
             #expect(!bobRow.contains(#"class="me""#) && bobRow.contains("5,000 points"))
             #expect(page.html.contains("You are <strong>#2</strong> of 2"))
-            #expect(!page.html.contains(bob.player.playerID))
+            #expect(!page.html.contains(bob.player.playerID) && !page.html.contains("private status"))
             // Another language: its title and number format.
             var german = try await Self.signIn(server, annAccount, language: "de-DE, en;q=0.5")
             let deutsch = try await german.get("/games/com.example.open/leaderboards")
