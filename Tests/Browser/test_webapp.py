@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from axe_selenium_python import Axe
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
@@ -128,20 +129,46 @@ class Pages:
                 element.send_keys(value)
 
     def submit(self, form_action, button_text=None):
-        form = self.driver.find_element(By.CSS_SELECTOR, f"main form[action='{form_action}']")
-        buttons = form.find_elements(By.CSS_SELECTOR, "button[type=submit]")
-        button = next(b for b in buttons if button_text is None or b.text == button_text)
+        def button():
+            form = self.driver.find_element(By.CSS_SELECTOR, f"main form[action='{form_action}']")
+            buttons = form.find_elements(By.CSS_SELECTOR, "button[type=submit]")
+            return next(b for b in buttons if button_text is None or b.text == button_text)
         self.click_and_wait(button)
 
-    def click_and_wait(self, element):
-        """Clicks and waits until the next page replaced this one."""
+    def click_and_wait(self, find):
+        """Clicks what `find` returns and waits until the next page replaced this one.
+
+        Chromium's inspector now and then answers a click with "Node with given id does not belong to the
+        document" while a page is settling; the element is found again and clicked once more then.
+        """
         html = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
-        WebDriverWait(self.driver, 10).until(expected_conditions.staleness_of(html))
+        for attempt in range(3):
+            element = find()
+            self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            try:
+                element.click()
+                break
+            except WebDriverException as error:
+                if "does not belong to the document" not in str(error) or attempt == 2:
+                    raise
+                time.sleep(0.2)
+        wait_for_next_page(self.driver, html)
 
     def main_text(self):
         return self.driver.find_element(By.TAG_NAME, "main").text
+
+
+def wait_for_next_page(driver, html):
+    """Waits until `html`, the root of the page shown before, is gone. Chromium answers a question about a node of a
+    replaced document either as stale or with "Node with given id does not belong to the document": both mean gone."""
+    def gone(_):
+        try:
+            return expected_conditions.staleness_of(html)(driver)
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
+    WebDriverWait(driver, 10).until(gone)
 
 
 def api(url, method, path, body=None, token=None):
@@ -174,7 +201,7 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
     cookie = browser.get_cookie("gc_session")
     assert cookie["httpOnly"] and cookie["sameSite"] == "Lax" and cookie["path"] == "/"
     assert "gct_" not in browser.current_url
-    pages.click_and_wait(browser.find_element(By.CSS_SELECTOR, "header form[action='/sign-out'] button"))
+    pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "header form[action='/sign-out'] button"))
     assert browser.get_cookie("gc_session") is None
 
     # A wrong password is told on the form.
@@ -206,7 +233,7 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
     pages.open("/friends")
     assert "Tap with me!" in pages.main_text()
     pages.check("friends-request")
-    pages.click_and_wait(browser.find_element(By.XPATH, "//form[@action='/friends/accept']/button"))
+    pages.click_and_wait(lambda: browser.find_element(By.XPATH, "//form[@action='/friends/accept']/button"))
     assert "You are now friends." in pages.main_text()
     friends = browser.find_element(By.XPATH, "//h2[text()='Your friends']/following-sibling::ul[1]").text
     assert "Ann" in friends
@@ -264,7 +291,7 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
     browser.execute_script("""
         const form = document.createElement('form'); form.method = 'post'; form.action = '/sign-out-everywhere';
         document.body.appendChild(form); form.submit();""")
-    WebDriverWait(browser, 10).until(expected_conditions.staleness_of(html))
+    wait_for_next_page(browser, html)
     assert "this form expired or did not come from this site" in pages.main_text()
     pages.check("error-403")
 
