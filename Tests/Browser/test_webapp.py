@@ -276,7 +276,8 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
     pages.check("achievements")
     Select(browser.find_element(By.ID, "compare")).select_by_visible_text("Bob")
     pages.submit(f"/games/{GAME}/achievements", "Compare")
-    assert "Bob: completed" in pages.main_text()
+    versus = browser.find_element(By.CSS_SELECTOR, ".achievement.done .versus").text.replace("\n", " ")
+    assert versus.startswith("You completed ") and " Bob completed " in versus
     pages.check("achievements-compare")
 
     pages.open("/account")

@@ -61,18 +61,21 @@ struct AchievementPages: Sendable {
             let record = progress[description.identifier]
             let completed = record?.completedAt
             let friendStatus = friendCompleted.map { completions in
-                "\(friendAlias ?? ""): " + (completions[description.identifier].map { "completed \(PageDates.day($0))" } ?? "not completed")
+                completions[description.identifier].map { AchievementsView.Status("completed", on: $0) } ?? AchievementsView.Status("not completed")
             }
             guard !(description.isHidden && description.title.isEmpty) else {
                 return .init(hidden: true, title: "Hidden achievement", description: "Keep playing to reveal it.", points: nil,
-                             percent: 0, percentText: "", completed: nil, image: nil, rarity: nil, friendStatus: friendStatus)
+                             percent: 0, percentText: "", completed: nil, image: nil, rarity: nil, myStatus: .init("not revealed"),
+                             friendStatus: friendStatus)
             }
             let percent = record?.percentComplete ?? 0
+            let percentText = percent.formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting)))
+                + "\u{A0}%"
             return .init(
                 hidden: false, title: description.title,
                 description: completed != nil ? description.achievedDescription : description.unachievedDescription,
                 points: description.maximumPoints, percent: Int(percent.rounded(.down)),
-                percentText: percent.formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting))) + "\u{A0}%",
+                percentText: percentText,
                 completed: completed.map(PageDates.day),
                 image: completed != nil && description.hasImage
                     ? PageLinks.game(game.bundleID, "achievements/\(PageLinks.segment(description.identifier))/image") : nil,
@@ -80,13 +83,14 @@ struct AchievementPages: Sendable {
                     (share * 100).formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting)))
                         + "\u{A0}% of players"
                 },
+                myStatus: completed.map { AchievementsView.Status("completed", on: $0) } ?? AchievementsView.Status("\(percentText) done"),
                 friendStatus: friendStatus)
         }
         let content = AchievementsView(
             chrome: PageChrome("\(game.name): achievements", for: page), bundleID: game.bundleID, gameName: game.name,
             points: mine.points, maximumPoints: game.achievements.reduce(0) { $0 + $1.points },
             rows: rows, friends: friendProfiles.map { .init(id: $0.playerID, alias: $0.alias, selected: $0.playerID == compared) },
-            friendAlias: friendAlias, friendPoints: friendPoints,
+            comparing: compared != nil, friendAlias: friendAlias, friendPoints: friendPoints,
             leaderboardsLink: PageLinks.game(game.bundleID, "leaderboards"), formAction: PageLinks.game(game.bundleID, "achievements"))
         return renderer.render("achievements", content)
     }
@@ -108,8 +112,21 @@ struct AchievementsView {
         let image: String?
         /// "12.5 % of players".
         let rarity: String?
+        /// The player's own state (shown beside the friend's).
+        let myStatus: Status
         /// When comparing: whether and when the friend completed it.
-        let friendStatus: String?
+        let friendStatus: Status?
+    }
+
+    /// A player's state on one achievement, in a few words and the day it was completed.
+    struct Status {
+        let words: String
+        let day: String?
+
+        init(_ words: String, on date: Date? = nil) {
+            self.words = words
+            self.day = date.map(PageDates.day)
+        }
     }
 
     /// A friend to compare with.
@@ -125,6 +142,10 @@ struct AchievementsView {
     let points: Int, maximumPoints: Int
     let rows: [Row]
     let friends: [Friend]
+    /// Whether a friend's completions are shown beside the player's. (Templates look a name up in the enclosing
+    /// objects when the nearest has it nil: a section on an optional must never enclose another object with the
+    /// same field names.)
+    let comparing: Bool
     let friendAlias: String?, friendPoints: Int?
     let leaderboardsLink: String, formAction: String
 }

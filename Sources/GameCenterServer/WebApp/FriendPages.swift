@@ -91,7 +91,7 @@ struct FriendPages: Sendable {
         }
         let content = FriendsPage(
             chrome: PageChrome("Friends", section: .friends, for: page), friends: friendList, incoming: incoming, outgoing: outgoing,
-            name: error == nil ? "" : page.form["name"] ?? "", message: error == nil ? "" : page.form["message"] ?? "",
+            typedName: error == nil ? "" : page.form["name"] ?? "", typedMessage: error == nil ? "" : page.form["message"] ?? "",
             error: error?.message, done: error == nil ? done : nil)
         return renderer.render("friends", content, status: error?.status ?? .ok)
     }
@@ -123,8 +123,9 @@ struct FriendsPage {
     let incoming: [Request]
     /// Requests the player sent.
     let outgoing: [Request]
-    /// What the request form held when it failed.
-    let name: String, message: String
+    /// What the request form held when it failed. (Not `message`: a request without one would show this instead,
+    /// as templates look a name up in the enclosing objects when the nearest has it nil.)
+    let typedName: String, typedMessage: String
     let error: String?
     let done: String?
 }

@@ -76,6 +76,11 @@ import Testing
                 #expect(try await server.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [annID], message: nil),
                                               token: sender.token).status == .created)
             }
+            // A failed request leaves its typed message in the form, and only there.
+            let failed = try await ann.submit("/friends/request", on: "/friends", [("name", "nobody-at-all"), ("message", "typed words")])
+            #expect(failed.status == .notFound)
+            #expect(failed.html.components(separatedBy: "typed words").count == 2)
+            #expect(!failed.html.contains("“”"))
             let page = try await ann.get("/friends")
             // Requests for Ann show aliases, but not a stranger's status.
             #expect(page.html.contains("Bob") && page.html.contains("Carol"))

@@ -87,7 +87,7 @@ import Testing
             let bob = try await server.signUp(alias: "Bob", account: bobAccount)
             let carol = try await server.signUp(alias: "Carol")   // played the game, completed nothing
             try await Self.achieve(server, ann.token, [("open.first", 100), ("open.many", 40)])
-            try await Self.achieve(server, bob.token, [("open.first", 100), ("open.secret", 0)])
+            try await Self.achieve(server, bob.token, [("open.first", 100), ("open.secret", 0), ("open.many", 100)])
             var annPage = try await Self.signIn(server, annAccount)
             let page = try await annPage.get("/games/com.example.open/achievements")
             #expect(page.status == .ok)
@@ -98,7 +98,8 @@ import Testing
             #expect(page.html.contains("completed 20"))
             #expect(page.html.contains("66.7\u{A0}% of players"))              // 2 of the 3 players completed it
             #expect(page.html.contains("Do it often.") && page.html.contains("40\u{A0}% done"))
-            #expect(page.html.contains("· 0\u{A0}% of players"))
+            #expect(page.html.contains("33.3\u{A0}% of players"))
+            #expect(page.html.contains("· 0\u{A0}% of players") == false)
             #expect(page.html.contains(#"<img src="/games/com.example.open/achievements/open.first/image""#))
             let image = try await annPage.get("/games/com.example.open/achievements/open.first/image")
             #expect(image.status == .ok && image.headers[.contentType] == "image/png")
@@ -117,9 +118,15 @@ import Testing
             #expect(try await server.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: bob.token).status == .noContent)
             let compared = try await annPage.get("/games/com.example.open/achievements?compare=\(bob.player.playerID)")
             #expect(compared.status == .ok)
-            #expect(compared.html.contains("Bob: <strong>10</strong> points"))
-            #expect(compared.html.contains("Bob: completed 20"))
-            #expect(compared.html.contains("Bob: not completed"))
+            #expect(compared.html.contains("Bob: <strong>50</strong> points"))
+            #expect(compared.html.contains("<strong>You</strong> completed <span class=\"day\">20"))
+            #expect(compared.html.contains("<strong>You</strong> 40\u{A0}% done</p>"))
+            #expect(compared.html.contains("<strong>Bob</strong> completed <span class=\"day\">20"))
+            #expect(compared.html.contains("<strong>Bob</strong> not completed</p>"))
+            // Bob completed what Ann has at 40 %: his day is not shown as hers.
+            #expect(compared.html.components(separatedBy: "<strong>Bob</strong> completed <span").count == 3)
+            #expect(compared.html.components(separatedBy: "<strong>You</strong> completed <span").count == 2)
+            #expect(!page.html.contains("<strong>You</strong>"))
             let stranger = try await annPage.get("/games/com.example.open/achievements?compare=\(carol.player.playerID)")
             #expect(stranger.status == .notFound)
             // Ann's home page counts her points.
