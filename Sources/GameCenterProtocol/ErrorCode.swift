@@ -43,3 +43,87 @@ public struct ErrorBody: Codable, Sendable, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 }
+
+/// Every specific error the server answers with, by feature: the `code` of an ``ErrorBody``.
+///
+/// The server gives each one HTTP status and one ``ErrorCode`` (its error table); `docs/ERRORS.md` and
+/// `openapi.yaml` list the same codes.
+public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
+    // The request itself.
+    case requestInvalidParameter = "request.invalid_parameter"
+    case requestMalformedBody = "request.malformed_body"
+    case requestBodyTooLarge = "request.body_too_large"
+    case requestUnknownRoute = "request.unknown_route"
+    case requestMethodNotAllowed = "request.method_not_allowed"
+    case requestMalformed = "request.malformed"
+    case requestHeadersTooLarge = "request.headers_too_large"
+    case requestRejected = "request.rejected"
+    case requestRateLimited = "request.rate_limited"
+    // The server's state.
+    case serverInternal = "server.internal"
+    case serverTooManyConnections = "server.too_many_connections"
+    case serverStorageUnavailable = "server.storage_unavailable"
+    // Accounts and sessions.
+    case accountInvalidName = "account.invalid_name"
+    case accountInvalidPassword = "account.invalid_password"
+    case accountInvalidAlias = "account.invalid_alias"
+    case accountStatusTooLong = "account.status_too_long"
+    case accountStatusInvalid = "account.status_invalid"
+    case accountNameTaken = "account.name_taken"
+    case accountNotAuthenticated = "account.not_authenticated"
+    case accountSessionRevoked = "account.session_revoked"
+    case accountSessionExpired = "account.session_expired"
+    case accountSessionOtherGame = "account.session_other_game"
+    case accountInvalidCredentials = "account.invalid_credentials"
+    case accountSignInThrottled = "account.sign_in_throttled"
+    case accountAddressThrottled = "account.address_throttled"
+    case accountNoSuchSession = "account.no_such_session"
+    // Games.
+    case gameMissing = "game.missing"
+    case gameUnrecognized = "game.unrecognized"
+    case gameClientKeyRejected = "game.client_key_rejected"
+    // Players.
+    case playerUnknown = "player.unknown"
+    // Friends.
+    case friendUnderage = "friend.underage"
+    case friendRecipientUnderage = "friend.recipient_underage"
+    case friendToSelf = "friend.to_self"
+    case friendAlreadyFriends = "friend.already_friends"
+    case friendRequestPending = "friend.request_pending"
+    case friendRequestFromRecipient = "friend.request_from_recipient"
+    case friendNoSuchRequest = "friend.no_such_request"
+    case friendRequestAnswered = "friend.request_answered"
+    case friendNotAFriend = "friend.not_a_friend"
+    // Leaderboards.
+    case leaderboardValueOutOfRange = "leaderboard.value_out_of_range"
+    case leaderboardUnknownCategory = "leaderboard.unknown_category"
+    case leaderboardAggregate = "leaderboard.aggregate"
+    case leaderboardNotLocalPlayer = "leaderboard.not_local_player"
+    case leaderboardInvalidRange = "leaderboard.invalid_range"
+    // Achievements.
+    case achievementInvalidPercent = "achievement.invalid_percent"
+    case achievementUnknown = "achievement.unknown"
+    case achievementNoImage = "achievement.no_image"
+    case achievementNotAFriend = "achievement.not_a_friend"
+    // Matchmaking and invitations.
+    case matchmakingInvalidRequest = "matchmaking.invalid_request"
+    case matchmakingInviteSelf = "matchmaking.invite_self"
+    case matchmakingNotFriends = "matchmaking.not_friends"
+    case matchmakingNoSuchMatch = "matchmaking.no_such_match"
+    case matchmakingMatchNotRunning = "matchmaking.match_not_running"
+    case matchmakingNoSuchRequest = "matchmaking.no_such_request"
+    case matchmakingRequestIDReused = "matchmaking.request_id_reused"
+    case matchmakingAlreadyWaiting = "matchmaking.already_waiting"
+    case matchmakingOffline = "matchmaking.offline"
+    case matchmakingNoSuchInvitation = "matchmaking.no_such_invitation"
+    case matchmakingInvitationClosed = "matchmaking.invitation_closed"
+    // The match relay.
+    case relayHostedMatch = "relay.hosted_match"
+    // Administration.
+    case adminDisabled = "admin.disabled"
+    case adminKeyRequired = "admin.key_required"
+    case adminUnknownGame = "admin.unknown_game"
+    case adminClockFixed = "admin.clock_fixed"
+    // The web app's pages.
+    case webFormRejected = "web.form_rejected"
+}

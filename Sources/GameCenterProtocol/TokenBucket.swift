@@ -20,10 +20,31 @@ public struct TokenBucket: Sendable {
 
     /// Takes one token if there is one; false when the sender is over the limit.
     public mutating func take(now: Double) -> Bool {
+        take(1, now: now)
+    }
+
+    /// Takes `count` tokens (at most `burst`) if there are that many; false, taking none, when there are not.
+    public mutating func take(_ count: Double, now: Double) -> Bool {
+        refill(now: now)
+        let count = min(count, burst)
+        guard tokens >= count else { return false }
+        tokens -= count
+        return true
+    }
+
+    /// Seconds until `count` tokens (at most `burst`) are there, 0 when they are now.
+    public func secondsUntil(_ count: Double, now: Double) -> Double {
+        let available = min(burst, tokens + max(0, now - updatedAt) * rate)
+        return max(0, min(count, burst) - available) / rate
+    }
+
+    /// Whether the bucket has refilled completely (it then holds nothing worth keeping).
+    public func isFull(now: Double) -> Bool {
+        tokens + max(0, now - updatedAt) * rate >= burst
+    }
+
+    private mutating func refill(now: Double) {
         tokens = min(burst, tokens + max(0, now - updatedAt) * rate)
         updatedAt = max(updatedAt, now)
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
     }
 }

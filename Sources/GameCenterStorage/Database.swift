@@ -189,7 +189,7 @@ public final class Database: Sendable {
                 }
                 try await session.sql.raw("""
                     INSERT INTO schema_migrations (version, name, applied_at)
-                    VALUES (\(bind: Int64(migration.version)), \(bind: migration.name), \(bind: Clock.millis(Date())))
+                    VALUES (\(bind: Int64(migration.version)), \(bind: migration.name), \(bind: StoredTime.millis(Date())))
                     """).run()
                 self.logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
             }

@@ -2,7 +2,7 @@
 public struct StorageError: Error, CustomStringConvertible, Equatable {
     private enum Kind: Equatable {
         case invalidURL(String)
-        case duplicate(String)
+        case notFound(String)
         case closed
         case unavailable(String)
     }
@@ -11,8 +11,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
 
     /// The `--database` value could not be understood.
     public static func invalidURL(_ hint: String) -> StorageError { StorageError(kind: .invalidURL(hint)) }
-    /// A unique key (named) already exists.
-    public static func duplicate(_ key: String) -> StorageError { StorageError(kind: .duplicate(key)) }
+    /// A row the work needs (named) does not exist.
+    public static func notFound(_ what: String) -> StorageError { StorageError(kind: .notFound(what)) }
 
     /// The database was closed while work was still arriving.
     public static let closed = StorageError(kind: .closed)
@@ -27,16 +27,10 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         return false
     }
 
-    /// True when this error reports a unique-key violation.
-    public var isDuplicate: Bool {
-        if case .duplicate = kind { return true }
-        return false
-    }
-
     public var description: String {
         switch kind {
         case .invalidURL(let hint): return "invalid database URL: \(hint)"
-        case .duplicate(let key): return "duplicate \(key)"
+        case .notFound(let what): return "not found: \(what)"
         case .closed: return "the database is closed"
         case .unavailable(let why): return "the database is unavailable: \(why)"
         }

@@ -54,7 +54,7 @@ extension StorageSession {
                 last_reported_at = excluded.last_reported_at
             RETURNING identifier, percent, completed_at, last_reported_at
             """).first()
-        else { throw StorageError.duplicate("achievement row vanished") }
+        else { throw StorageError.notFound("achievement row vanished") }
         let record = AchievementProgressRecord(
             identifier: try row.string("identifier"), percent: try row.decode(column: "percent", as: Double.self),
             completedAt: try row.optionalInt("completed_at"), lastReportedAt: try row.int("last_reported_at")

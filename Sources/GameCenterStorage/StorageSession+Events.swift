@@ -9,7 +9,7 @@ extension StorageSession {
         guard let row = try await sql.raw("""
             UPDATE players SET event_seq = event_seq + 1 WHERE player_id = \(bind: playerID) RETURNING event_seq
             """).first()
-        else { throw StorageError.duplicate("no player \(playerID)") }
+        else { throw StorageError.notFound("no player \(playerID)") }
         let seq = try row.int("event_seq")
         try await sql.raw("""
             INSERT INTO events (player_id, seq, kind, payload, created_at)

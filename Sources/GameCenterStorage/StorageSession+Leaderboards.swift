@@ -28,7 +28,7 @@ extension StorageSession {
         for key in idsByContent.keys { idsByContent[key]?.sort(by: >) }
         let records = try scores.map { score in
             let content = ScoreContent(category: score.category, value: score.value, context: score.context)
-            guard let id = idsByContent[content]?.popLast() else { throw StorageError.duplicate("a stored score went missing") }
+            guard let id = idsByContent[content]?.popLast() else { throw StorageError.notFound("a stored score went missing") }
             return ScoreRecord(scoreID: id, category: score.category, playerID: playerID, value: score.value,
                                context: score.context, reportedAt: now)
         }

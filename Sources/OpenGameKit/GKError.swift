@@ -18,7 +18,7 @@ public struct GKError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     /// What was wrong and what is allowed.
     public var message: String
-    /// The server's specific error identifier (`auth.invalid_credentials`), when the server answered.
+    /// The server's specific error identifier (`account.invalid_credentials`), when the server answered.
     public var serverCode: String?
     /// For throttled requests: seconds to wait before trying again.
     public var retryAfterSeconds: Int?

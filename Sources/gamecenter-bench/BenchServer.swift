@@ -23,6 +23,7 @@ struct BenchServer {
         configuration.port = 0
         configuration.udpPort = 0
         configuration.gamesPath = file.path
+        configuration.rateLimits = .none   // the load generators drive few players at full speed
         configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
         let (ports, continuation) = AsyncStream.makeStream(of: (Int, Int).self)
         let task = Task {

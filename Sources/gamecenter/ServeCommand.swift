@@ -39,6 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
     var maxConnections: Int?
     @Option(name: .customLong("max-connections-per-address"), help: "Most open connections from one client address (default: a quarter of --max-connections, at most 256).")
     var maxConnectionsPerAddress: Int?
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp(
+        "NAME=COUNT/SECONDS: at most COUNT actions per SECONDS (0/1 turns it off); repeatable. Names: \(RateLimits.Name.allCases.map(\.rawValue).joined(separator: ", ")).",
+        valueName: "name=count/seconds"))
+    var rateLimit: [String] = []
+    @Option(name: .customLong("realtime-channels-per-session"), help: "Realtime channels one session may have open at once; 0 for no cap (default: 4).")
+    var realtimeChannelsPerSession = 4
 
     func validate() throws {
         guard (0...65535).contains(port), (0...65535).contains(udpPort) else { throw ValidationError("ports are 0…65535") }
@@ -59,6 +65,18 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         if let maxConnectionsPerAddress, maxConnectionsPerAddress < 1 { throw ValidationError("--max-connections-per-address must be at least 1") }
+        _ = try rateLimits()
+        guard realtimeChannelsPerSession >= 0 else { throw ValidationError("--realtime-channels-per-session must be 0 or more") }
+    }
+
+    /// The rate limits: the defaults with every `--rate-limit` applied.
+    func rateLimits() throws -> RateLimits {
+        var limits = RateLimits()
+        limits.realtimeChannelsOpenPerSession = realtimeChannelsPerSession
+        for setting in rateLimit {
+            do { try limits.set(setting) } catch { throw ValidationError("--rate-limit \(error.description)") }
+        }
+        return limits
     }
 
     /// Splits `HOST:PORT` (`[v6]:PORT` for IPv6).
@@ -91,6 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.adminKey = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]
         configuration.testClock = testClock
         configuration.secureCookies = secureCookies
+        configuration.rateLimits = try rateLimits()
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
         logger.info("file descriptor limit \(descriptors.after) (was \(descriptors.before)); at most \(configuration.connections.maxConnections) connections, \(configuration.connections.maxConnectionsPerAddress) per address")
         if configuration.connections.maxConnections > descriptors.after - 64 {

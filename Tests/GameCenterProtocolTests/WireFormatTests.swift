@@ -17,10 +17,10 @@ import Testing
     }
 
     @Test func errorBodiesCarryTheNumericCode() throws {
-        let body = ErrorBody(code: "auth.invalid_credentials", gkCode: .invalidCredentials, message: "wrong")
+        let body = ErrorBody(code: "account.invalid_credentials", gkCode: .invalidCredentials, message: "wrong")
         let json = try #require(try JSONSerialization.jsonObject(with: WireCoding.makeEncoder().encode(body)) as? [String: Any])
         #expect(json["gkCode"] as? Int == 5)
-        #expect(json["code"] as? String == "auth.invalid_credentials")
+        #expect(json["code"] as? String == "account.invalid_credentials")
     }
 
     @Test func datesAreSecondsSince1970() throws {

@@ -53,7 +53,7 @@ import Testing
             let live = try await client.signUp(environment: "live", account: "alice")
             #expect(live.player.playerID != first.player.playerID)
             // The sandbox token is not valid in live.
-            expectError(try await client.call(.get, "/v1/me", token: first.token, environment: "live"), .unauthorized, "auth.session_other_game", .notAuthenticated)
+            expectError(try await client.call(.get, "/v1/me", token: first.token, environment: "live"), .unauthorized, "account.session_other_game", .notAuthenticated)
         }
     }
 
@@ -76,14 +76,14 @@ import Testing
             _ = try await client.signUp(account: "carol")
             for _ in 0..<4 {
                 expectError(try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "wrong-pass")),
-                            .unauthorized, "auth.invalid_credentials", .invalidCredentials)
+                            .unauthorized, "account.invalid_credentials", .invalidCredentials)
             }
             expectError(try await client.send(.post, "/v1/sessions", SignInRequest(account: "nobody", password: "wrong-pass")),
-                        .unauthorized, "auth.invalid_credentials", .invalidCredentials)
+                        .unauthorized, "account.invalid_credentials", .invalidCredentials)
             // The fifth failure locks the account; then even the right password waits.
             _ = try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "wrong-pass"))
             let locked = try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "password-1"))
-            expectError(locked, .tooManyRequests, "auth.sign_in_throttled", .invalidCredentials)
+            expectError(locked, .tooManyRequests, "account.sign_in_throttled", .invalidCredentials)
             #expect((locked.error?.retryAfterSeconds ?? 0) > 0)
             #expect(locked.headers[.retryAfter] != nil)
         }
@@ -106,13 +106,16 @@ import Testing
             #expect(statuses.filter { $0 == .tooManyRequests }.count == 200 - checked)
             // The right password, sent last, waits like the rest.
             let locked = try await client.send(.post, "/v1/sessions", SignInRequest(account: "erin", password: "password-1"))
-            expectError(locked, .tooManyRequests, "auth.sign_in_throttled", .invalidCredentials)
+            expectError(locked, .tooManyRequests, "account.sign_in_throttled", .invalidCredentials)
             #expect(checks.count - before == checked)
         }
     }
 
     @Test func oneAddressGuessingAcrossAccountsIsThrottledAndOnlyThatAddress() async throws {
-        try await TestServer.run { client in
+        // The failure throttle alone: the address's sign-in rate limit (RateLimitTests) would refuse first.
+        var limits = RateLimits()
+        limits[.signIns] = .off
+        try await TestServer.run(rateLimits: limits) { client in
             let names = (0..<30).map { "victim-\($0)" }
             for name in names { _ = try await client.signUp(account: name) }
             let attacker = try client.from("203.0.113.7")
@@ -124,14 +127,14 @@ import Testing
             #expect(statuses.prefix(allowed).allSatisfy { $0 == .unauthorized })
             #expect(statuses.dropFirst(allowed).allSatisfy { $0 == .tooManyRequests }, "30 accounts × 4 guesses from one address")
             let refused = try await attacker.send(.post, "/v1/sessions", SignInRequest(account: "victim-29", password: "password-1"))
-            expectError(refused, .tooManyRequests, "auth.address_throttled", .invalidCredentials)
+            expectError(refused, .tooManyRequests, "account.address_throttled", .invalidCredentials)
             #expect((refused.error?.retryAfterSeconds ?? 0) > 0)
             #expect(refused.headers[.retryAfter] != nil)
             // The same IPv6 /64 is the same address; another network is not throttled.
             let sameNetwork = try client.from("2001:db8:0:1::5")
             for n in 0..<allowed { _ = try await sameNetwork.send(.post, "/v1/sessions", SignInRequest(account: "nobody-\(n)", password: "wrong-pass")) }
             expectError(try await client.from("2001:db8:0:1::6").send(.post, "/v1/sessions", SignInRequest(account: "victim-0", password: "password-1")),
-                        .tooManyRequests, "auth.address_throttled", .invalidCredentials)
+                        .tooManyRequests, "account.address_throttled", .invalidCredentials)
             // The players sign in from their own addresses: the attacker's locked address blocked only itself (the
             // accounts it guessed at kept fewer failures than lock one), and signing in costs an address nothing.
             let player = try client.from("198.51.100.9")
@@ -172,20 +175,20 @@ import Testing
             #expect(list.sessions.filter(\.current).map(\.sessionID) == [first.sessionID])
 
             #expect(try await client.call(.delete, "/v1/sessions/current", token: second.token).status == .noContent)
-            expectError(try await client.call(.get, "/v1/me", token: second.token), .unauthorized, "auth.session_revoked", .notAuthenticated)
+            expectError(try await client.call(.get, "/v1/me", token: second.token), .unauthorized, "account.session_revoked", .notAuthenticated)
 
             #expect(try await client.call(.delete, "/v1/sessions/others", token: first.token).status == .noContent)
-            expectError(try await client.call(.get, "/v1/me", token: third.token), .unauthorized, "auth.session_revoked", .notAuthenticated)
+            expectError(try await client.call(.get, "/v1/me", token: third.token), .unauthorized, "account.session_revoked", .notAuthenticated)
             #expect(try await client.call(.get, "/v1/me", token: first.token).status == .ok)
-            expectError(try await client.call(.delete, "/v1/sessions/\(third.sessionID)", token: first.token), .notFound, "auth.no_such_session", .invalidParameter)
+            expectError(try await client.call(.delete, "/v1/sessions/\(third.sessionID)", token: first.token), .notFound, "account.no_such_session", .invalidParameter)
         }
     }
 
     @Test func requestsWithoutAValidTokenAreNotAuthenticated() async throws {
         try await TestServer.run { client in
             for path in ["/v1/me", "/v1/friends", "/v1/friend-requests", "/v1/sessions", "/v1/realtime"] {
-                expectError(try await client.call(.get, path), .unauthorized, "auth.not_authenticated", .notAuthenticated)
-                expectError(try await client.call(.get, path, token: "gct_forged"), .unauthorized, "auth.not_authenticated", .notAuthenticated)
+                expectError(try await client.call(.get, path), .unauthorized, "account.not_authenticated", .notAuthenticated)
+                expectError(try await client.call(.get, path, token: "gct_forged"), .unauthorized, "account.not_authenticated", .notAuthenticated)
             }
         }
     }
@@ -197,7 +200,7 @@ import Testing
             let session = try await client.signUp()
             #expect(try await client.call(.get, "/v1/me", token: session.token).status == .ok)
             try await Task.sleep(for: .milliseconds(3100))
-            expectError(try await client.call(.get, "/v1/me", token: session.token), .unauthorized, "auth.session_expired", .notAuthenticated)
+            expectError(try await client.call(.get, "/v1/me", token: session.token), .unauthorized, "account.session_expired", .notAuthenticated)
         }
     }
 

@@ -88,7 +88,7 @@ import Testing
             expectError(try await report(client, player.token, []), .badRequest, "request.invalid_parameter", .invalidParameter)
             expectError(try await report(client, player.token, [("open.many", 60)], reportID: "short"), .badRequest, "request.invalid_parameter", .invalidParameter)
             expectError(try await client.send(.post, "/v1/achievements", AchievementReportBatch(reportID: "abcdefgh-2", achievements: [.init(identifier: "open.many", percentComplete: 60)])),
-                        .unauthorized, "auth.not_authenticated", .notAuthenticated)
+                        .unauthorized, "account.not_authenticated", .notAuthenticated)
             // Nothing of the refused batches was stored: still 10.
             #expect(try await progress(client, player.token).achievements.map(\.percentComplete) == [10])
         }

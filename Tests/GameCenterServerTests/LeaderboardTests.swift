@@ -149,7 +149,7 @@ import Testing
             expectError(try await client.call(.post, "/v1/scores", json: negativeContext, token: player.token),
                         .badRequest, "request.malformed_body", .invalidParameter)
             expectError(try await client.send(.post, "/v1/scores", ScoreReportBatch(reportID: UUID().uuidString, scores: [Self.score(1)])),
-                        .unauthorized, "auth.not_authenticated", .notAuthenticated)
+                        .unauthorized, "account.not_authenticated", .notAuthenticated)
 
             let page = try await Self.page(client, player.token)
             #expect(page.maxRange == 0 && page.scores.isEmpty && page.localPlayerScore == nil)

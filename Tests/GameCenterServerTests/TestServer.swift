@@ -82,13 +82,14 @@ struct TestServer {
 
     /// Runs `body` against a fresh server; `admin` turns on the admin routes (``adminKey``) and the movable clock.
     static func run(
-        policy: AccountPolicy = TestServer.fastPolicy, admin: Bool = false, _ body: @Sendable @escaping (Client) async throws -> Void
+        policy: AccountPolicy = TestServer.fastPolicy, rateLimits: RateLimits = RateLimits(), admin: Bool = false, _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let configuration = { () -> GameCenterApp.Configuration in
             var configuration = GameCenterApp.Configuration()
             configuration.accounts = policy
+            configuration.rateLimits = rateLimits
             if admin {
                 configuration.adminKey = adminKey
                 configuration.testClock = true

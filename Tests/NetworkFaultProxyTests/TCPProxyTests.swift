@@ -58,12 +58,12 @@ struct TCPProxyTests {
         #expect(await client.waitForBytes(8))
         #expect(clock.now - start >= .milliseconds(800))
 
+        // Removing a delay takes effect: after a 30 s delay is set and removed, the echo arrives within the 10 s wait
+        // (no upper time bound is asserted: a loaded machine stretches any round trip).
+        proxy.setDelay(.seconds(30) ... .seconds(30))
         proxy.setDelay(nil)
-        let again = clock.now
         try await client.send(Array("pong".utf8))
-        #expect(await client.waitForBytes(12))
-        // Well under the delayed round trip (at least 800 ms), however loaded the machine.
-        #expect(clock.now - again < .milliseconds(800))
+        #expect(await client.waitForBytes(12, within: .seconds(10)))
         #expect(client.received == Array("warmpingpong".utf8))
         await client.close()
         await proxy.stop()

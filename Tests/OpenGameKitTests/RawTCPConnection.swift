@@ -4,10 +4,14 @@ import Foundation
 final class RawTCPConnection {
     private var descriptor: CInt
 
-    /// Connects to `127.0.0.1:port` from `source` (another loopback address counts as another client address).
-    init(port: Int, from source: String = "127.0.0.1") throws {
+    /// Connects to `127.0.0.1:port` from `source` (another loopback address counts as another client address);
+    /// `receiveBuffer` shrinks the socket's receive buffer (a client that reads slowly fills the server's side sooner).
+    init(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int? = nil) throws {
         descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw LiveServerError("socket: errno \(errno)") }
+        if var size = receiveBuffer.map(CInt.init) {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<CInt>.size))
+        }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var local = Self.address(source, port: 0)

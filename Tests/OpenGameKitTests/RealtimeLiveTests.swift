@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import GameCenterProtocol
 import HTTPTypes
 import HummingbirdWSClient
@@ -42,6 +45,51 @@ import Testing
         #expect(received.first?.contains("hello") == true)
         #expect(received.filter { $0.contains("heartbeat") }.count >= 2, "heartbeats were sent before giving up")
         #expect(elapsed < .seconds(10), "closed after about three silent heartbeat intervals (1 s each), took \(elapsed)")
+        try await server.stop()
+    }
+
+    /// A device that stops reading (here: it floods pings and never reads the pongs, so its socket fills) is closed
+    /// within the stated time while other devices are served: by the silence check (no heartbeat answered for three
+    /// intervals) or, when a write to it cannot finish, by the write deadline (three intervals, at least 10 s). With Hummingbird 2.28
+    /// the writes to a full socket are buffered rather than suspended, so the silence check is what closes it here.
+    @Test func aDeviceThatStopsReadingIsClosedAndOthersAreServed() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let (device, token) = try await signedUpToken(server)
+        await device.close()
+        let stuck = try RawTCPConnection(port: server.port, receiveBuffer: 4096)
+        _ = stuck.send("""
+            GET /v1/realtime HTTP/1.1\r
+            Host: 127.0.0.1\r
+            Upgrade: websocket\r
+            Connection: Upgrade\r
+            Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
+            Sec-WebSocket-Version: 13\r
+            X-GameCenter-Bundle-ID: com.example.tapper\r
+            X-GameCenter-Environment: sandbox\r
+            Authorization: Bearer \(token)\r
+            \r
+
+            """)
+        #expect(RawTCPConnection.status(stuck.readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\n").text) == 101)
+        // Masked pings of 125 bytes, 64 KiB at a time, until 16 MiB went out or the server stops taking them.
+        var ping: [UInt8] = [0x89, 0x80 | 125, 1, 2, 3, 4]
+        ping += (0..<125).map { UInt8($0 % 7) ^ [1, 2, 3, 4][$0 % 4] }
+        let chunk = Array((0..<(65536 / ping.count)).map { _ in ping }.joined())
+        var sent = 0
+        while sent < 16 << 20, stuck.send(chunk) { sent += chunk.count }
+
+        // Meanwhile another device is told of what happens to it.
+        let (other, _) = try await Devices.signedUp(server, alias: "Other")
+        let (friend, _) = try await Devices.signedUp(server, alias: "Friend")
+        try await GKFriendRequest.send(to: [other.localPlayer.playerID], message: nil, in: friend)
+        try await eventually("the other device hears its friend request") { try await !GKFriendRequest.loadPending(in: other).isEmpty }
+
+        // Heartbeats every 1 s: closed after 3 s of silence (or 10 s into a write that cannot finish).
+        let (_, closed) = stuck.readUntilClosed(within: .seconds(30))
+        #expect(closed, "the server closed the connection of the device that stopped reading (after \(sent) bytes of pings)")
+        let (_, health) = try await URLSession.shared.data(from: server.url.appendingPathComponent("healthz"))
+        #expect((health as? HTTPURLResponse)?.statusCode == 200)
         try await server.stop()
     }
 

@@ -8,16 +8,14 @@ enum AccountRules {
         let name = raw.lowercased()
         let allowed = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "._-@+".unicodeScalars.contains($0) }
         guard Limits.accountNameLength.contains(name.count), allowed else {
-            throw APIError("account.invalid_name", .invalidParameter, .badRequest,
-                           "account names are \(Limits.accountNameLength.lowerBound) to \(Limits.accountNameLength.upperBound) characters: letters a-z, digits and . _ - @ +")
+            throw APIError.invalidAccountName
         }
         return name
     }
 
     static func password(_ password: String) throws {
         guard Limits.passwordLength.contains(password.count) else {
-            throw APIError("account.invalid_password", .invalidParameter, .badRequest,
-                           "passwords are \(Limits.passwordLength.lowerBound) to \(Limits.passwordLength.upperBound) characters")
+            throw APIError.invalidPassword
         }
         // bcrypt reads at most 72 bytes; longer passwords are allowed but only their first 72 bytes count.
     }
@@ -33,12 +31,10 @@ enum AccountRules {
         // refused, not silently dropped.
         let alias = raw.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
         guard Limits.aliasLength.contains(alias.count) else {
-            throw APIError("account.invalid_alias", .invalidParameter, .badRequest,
-                           "aliases are \(Limits.aliasLength.lowerBound) to \(Limits.aliasLength.upperBound) characters; this one has \(alias.count)")
+            throw APIError.aliasLength(alias.count)
         }
         if let hidden = alias.unicodeScalars.first(where: isHiddenInAlias) {
-            throw APIError("account.invalid_alias", .invalidParameter, .badRequest,
-                           "aliases cannot contain control, invisible or text-direction characters (U+\(String(hidden.value, radix: 16, uppercase: true)) here)")
+            throw APIError.hiddenCharacterInAlias(hidden)
         }
         return alias
     }
@@ -59,11 +55,10 @@ enum AccountRules {
     /// A status message (empty clears it), or `playerStatusExceedsMaximumLength` / `playerStatusInvalid`.
     static func status(_ raw: String) throws -> String {
         guard raw.count <= Limits.maximumStatusLength else {
-            throw APIError("account.status_too_long", .playerStatusExceedsMaximumLength, .badRequest,
-                           "status messages are at most \(Limits.maximumStatusLength) characters; this one has \(raw.count)")
+            throw APIError.statusTooLong(raw.count)
         }
         guard !containsControlCharacters(raw) else {
-            throw APIError("account.status_invalid", .playerStatusInvalid, .badRequest, "status messages cannot contain control characters")
+            throw APIError.statusInvalid
         }
         return raw
     }
@@ -71,4 +66,29 @@ enum AccountRules {
     static func containsControlCharacters(_ text: String) -> Bool {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0.value == 0x202E }
     }
+}
+
+extension APIError {
+    /// An account name breaks the naming rule.
+    static let invalidAccountName = APIError(
+        .accountInvalidName,
+        "account names are \(Limits.accountNameLength.lowerBound) to \(Limits.accountNameLength.upperBound) characters: letters a-z, digits and . _ - @ +")
+    /// A password is too short or too long.
+    static let invalidPassword = APIError(
+        .accountInvalidPassword, "passwords are \(Limits.passwordLength.lowerBound) to \(Limits.passwordLength.upperBound) characters")
+    /// An alias of `count` characters.
+    static func aliasLength(_ count: Int) -> APIError {
+        APIError(.accountInvalidAlias, "aliases are \(Limits.aliasLength.lowerBound) to \(Limits.aliasLength.upperBound) characters; this one has \(count)")
+    }
+    /// An alias holding a character that renders as nothing or moves other text.
+    static func hiddenCharacterInAlias(_ scalar: Unicode.Scalar) -> APIError {
+        APIError(.accountInvalidAlias,
+                 "aliases cannot contain control, invisible or text-direction characters (U+\(String(scalar.value, radix: 16, uppercase: true)) here)")
+    }
+    /// A status message of `count` characters.
+    static func statusTooLong(_ count: Int) -> APIError {
+        APIError(.accountStatusTooLong, "status messages are at most \(Limits.maximumStatusLength) characters; this one has \(count)")
+    }
+    /// A status message holding control characters.
+    static let statusInvalid = APIError(.accountStatusInvalid, "status messages cannot contain control characters")
 }

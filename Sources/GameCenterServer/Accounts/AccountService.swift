@@ -11,10 +11,12 @@ struct AccountService: Sendable {
     let sessionCache = SessionCache()
     /// Told when a profile or the games a player played change.
     let players: PlayerCache
-    let clock: @Sendable () -> Date
+    let clock: ServerClock
+    let limiter: RateLimiter
 
-    init(database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache,
-         clock: @escaping @Sendable () -> Date = Date.init) {
+    init(database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache, limiter: RateLimiter,
+         clock: ServerClock) {
+        self.limiter = limiter
         self.database = database
         self.bus = bus
         self.players = players
@@ -23,11 +25,13 @@ struct AccountService: Sendable {
         self.clock = clock
     }
 
-    func signUp(_ request: SignUpRequest, device: DeviceIdentity) async throws -> SessionResponse {
+    /// Creates an account and signs it in; each attempt from a client `address` counts against its `sign-ups` limit.
+    func signUp(_ request: SignUpRequest, device: DeviceIdentity, from address: ClientAddress?) async throws -> SessionResponse {
         let account = try AccountRules.accountName(request.account)
         try AccountRules.password(request.password)
         let alias = try AccountRules.alias(request.alias)
-        let now = Clock.millis(clock())
+        if let address { try limiter.take(.signUps, for: address.key) }
+        let now = clock.nowMillis()
         let player = PlayerRecord(
             playerID: Credentials.newID(prefix: "G:"), environment: device.environment.rawValue, accountName: account,
             passwordHash: try await credentials.hashPassword(request.password), alias: alias,
@@ -52,8 +56,9 @@ struct AccountService: Sendable {
         // Any string may be tried; only a well-formed name can exist, but all count towards the throttle.
         let account = request.account.lowercased()
         guard account.count <= 256, request.password.count <= 1024 else { throw APIError.invalidCredentials }
+        if let address { try limiter.take(.signIns, for: address.key) }
         let environment = device.environment.rawValue
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let (player, addressLock) = try await database.write { storage in
             try await countAttempt(environment: environment, account: account, address: address, now: now, in: storage)
         }
@@ -132,7 +137,7 @@ struct AccountService: Sendable {
         try await storage.insertSession(session)
         try await recordPlay(playerID: player.playerID, device: device, now: now, in: storage)
         return SessionResponse(
-            token: token, sessionID: session.sessionID, expiresAt: Clock.date(session.expiresAt),
+            token: token, sessionID: session.sessionID, expiresAt: StoredTime.date(session.expiresAt),
             player: Self.profile(player), eventCursor: player.eventSeq
         )
     }
@@ -156,7 +161,7 @@ struct AccountService: Sendable {
     func liveSession(token: String) async throws -> SessionRecord {
         guard token.count <= 200 else { throw APIError.notAuthenticated }
         let hash = Credentials.tokenHash(token)
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         var cached = sessionCache.session(tokenHash: hash, now: now)
         if cached == nil, let stored = try await database.read({ try await $0.session(tokenHash: hash) }) {
             sessionCache.store(stored, now: now)
@@ -170,7 +175,7 @@ struct AccountService: Sendable {
 
     /// Ends the calling session.
     func signOut(_ session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         _ = try await database.write { try await $0.revokeSession(sessionID: session.sessionID, playerID: session.playerID, now: now) }
         sessionCache.remove(sessionIDs: [session.sessionID])
         bus.publish(.sessionEnded(sessionID: session.sessionID, reason: "signed out"))
@@ -178,7 +183,7 @@ struct AccountService: Sendable {
 
     /// Revokes one of the caller's sessions.
     func revoke(sessionID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let revoked = try await database.write { try await $0.revokeSession(sessionID: sessionID, playerID: session.playerID, now: now) }
         guard revoked else { throw APIError.noSuchSession }
         sessionCache.remove(sessionIDs: [sessionID])
@@ -187,7 +192,7 @@ struct AccountService: Sendable {
 
     /// Revokes all of the caller's sessions but the calling one; returns how many.
     func revokeOthers(_ session: AuthenticatedSession) async throws -> Int {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let revoked = try await database.write { try await $0.revokeSessions(playerID: session.playerID, keeping: session.sessionID, now: now) }
         sessionCache.remove(sessionIDs: revoked)
         for id in revoked { bus.publish(.sessionEnded(sessionID: id, reason: "revoked")) }
@@ -196,16 +201,16 @@ struct AccountService: Sendable {
 
     /// The caller's active sessions.
     func sessions(_ session: AuthenticatedSession) async throws -> [SessionInfo] {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         return try await database.read { try await $0.activeSessions(playerID: session.playerID, now: now) }.map {
-            SessionInfo(sessionID: $0.sessionID, bundleID: $0.bundleID, createdAt: Clock.date($0.createdAt),
-                        expiresAt: Clock.date($0.expiresAt), current: $0.sessionID == session.sessionID)
+            SessionInfo(sessionID: $0.sessionID, bundleID: $0.bundleID, createdAt: StoredTime.date($0.createdAt),
+                        expiresAt: StoredTime.date($0.expiresAt), current: $0.sessionID == session.sessionID)
         }
     }
 
     /// The caller's profile; also records that the player is playing the device's game.
     func me(_ session: AuthenticatedSession, device: DeviceIdentity) async throws -> LocalPlayerProfile {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let player = try await database.write { storage in
             try await recordPlay(playerID: session.playerID, device: device, now: now, in: storage)
             return try await storage.player(id: session.playerID)
@@ -219,7 +224,7 @@ struct AccountService: Sendable {
     func updateProfile(_ request: UpdateProfileRequest, session: AuthenticatedSession) async throws -> LocalPlayerProfile {
         let alias = try request.alias.map(AccountRules.alias)
         let status = try request.status.map(AccountRules.status)
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let player = try await database.write { try await $0.updateProfile(playerID: session.playerID, alias: alias, status: status, now: now) }
         players.playerChanged(session.playerID)
         guard let player else { throw APIError.notAuthenticated }
@@ -232,30 +237,20 @@ struct AccountService: Sendable {
 }
 
 extension APIError {
-    static let notAuthenticated = APIError(
-        "auth.not_authenticated", .notAuthenticated, .unauthorized, "sign in first: send 'Authorization: Bearer TOKEN' with a token from sign-up or sign-in"
-    )
-    static let sessionRevoked = APIError("auth.session_revoked", .notAuthenticated, .unauthorized, "this session was signed out or revoked; sign in again")
-    static let sessionExpired = APIError("auth.session_expired", .notAuthenticated, .unauthorized, "this session has expired; sign in again")
-    static let sessionForOtherGame = APIError(
-        "auth.session_other_game", .notAuthenticated, .unauthorized, "this session belongs to another game or environment; sign in on this one"
-    )
-    static let invalidCredentials = APIError("auth.invalid_credentials", .invalidCredentials, .unauthorized, "the account name or password is wrong")
+    static let notAuthenticated = APIError(.accountNotAuthenticated, "sign in first: send 'Authorization: Bearer TOKEN' with a token from sign-up or sign-in")
+    static let sessionRevoked = APIError(.accountSessionRevoked, "this session was signed out or revoked; sign in again")
+    static let sessionExpired = APIError(.accountSessionExpired, "this session has expired; sign in again")
+    static let sessionForOtherGame = APIError(.accountSessionOtherGame, "this session belongs to another game or environment; sign in on this one")
+    static let invalidCredentials = APIError(.accountInvalidCredentials, "the account name or password is wrong")
     static func signInThrottled(retryAfterSeconds: Int) -> APIError {
-        APIError(
-            "auth.sign_in_throttled", .invalidCredentials, .tooManyRequests,
-            "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds
-        )
+        APIError(.accountSignInThrottled, "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)
     }
     /// The client's address failed too often across accounts; only that address waits.
     static func addressThrottled(retryAfterSeconds: Int) -> APIError {
-        APIError(
-            "auth.address_throttled", .invalidCredentials, .tooManyRequests,
-            "too many failed sign-ins from this network address; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds
-        )
+        APIError(.accountAddressThrottled, "too many failed sign-ins from this network address; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)
     }
     static func accountNameTaken(_ name: String) -> APIError {
-        APIError("account.name_taken", .invalidParameter, .conflict, "the account name '\(name)' is taken in this environment; choose another")
+        APIError(.accountNameTaken, "the account name '\(name)' is taken in this environment; choose another")
     }
-    static let noSuchSession = APIError("auth.no_such_session", .invalidParameter, .notFound, "you have no active session with this id")
+    static let noSuchSession = APIError(.accountNoSuchSession, "you have no active session with this id")
 }

@@ -7,8 +7,9 @@ import GameCenterStorage
 struct AchievementService: Sendable {
     let database: Database
     let bus: any EventBus
-    let clock: @Sendable () -> Date
+    let clock: ServerClock
     let metrics: ServerMetrics
+    let limiter: RateLimiter
 
     /// The game's achievements localized for the device; hidden ones stay blank until the player reports on them.
     func descriptions(device: DeviceIdentity, session: AuthenticatedSession) async throws -> [AchievementDescriptionInfo] {
@@ -57,8 +58,9 @@ struct AchievementService: Sendable {
     /// whose `reportID` was applied before changes nothing and answers the current state.
     func report(_ batch: AchievementReportBatch, device: DeviceIdentity, session: AuthenticatedSession) async throws -> AchievementList {
         try Self.validate(batch, game: device.game)
+        try limiter.take(.reports, for: session.playerID, cost: batch.achievements.count)
         let game = device.game
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let (records, completed, applied) = try await database.write { storage in
             try await storage.lockPlayer(session.playerID)
             var completed: [AchievementCompleted] = []
@@ -68,7 +70,7 @@ struct AchievementService: Sendable {
                     let (record, newlyCompleted) = try await storage.reportAchievement(
                         bundleID: game.bundleID, playerID: session.playerID, identifier: entry.identifier, percent: entry.percentComplete, now: now)
                     if newlyCompleted {
-                        let event = AchievementCompleted(bundleID: game.bundleID, identifier: record.identifier, completedAt: Clock.date(now))
+                        let event = AchievementCompleted(bundleID: game.bundleID, identifier: record.identifier, completedAt: StoredTime.date(now))
                         _ = try await EventLog.append(.achievementCompleted, event, to: session.playerID, now: now, in: storage)
                         completed.append(event)
                     }
@@ -108,8 +110,7 @@ struct AchievementService: Sendable {
         for entry in batch.achievements {
             guard known.contains(entry.identifier) else { throw APIError.unknownAchievement(entry.identifier) }
             guard entry.percentComplete.isFinite, (0...100).contains(entry.percentComplete) else {
-                throw APIError("achievement.invalid_percent", .invalidParameter, .badRequest,
-                               "percentComplete of '\(entry.identifier)' is \(entry.percentComplete); it must be 0 to 100")
+                throw APIError.invalidPercent(entry.percentComplete, of: entry.identifier)
             }
         }
     }
@@ -119,7 +120,7 @@ struct AchievementService: Sendable {
         return AchievementList(
             achievements: records.map {
                 AchievementProgress(identifier: $0.identifier, percentComplete: $0.percent,
-                                    completedAt: $0.completedAt.map(Clock.date), lastReportedAt: Clock.date($0.lastReportedAt))
+                                    completedAt: $0.completedAt.map(StoredTime.date), lastReportedAt: StoredTime.date($0.lastReportedAt))
             },
             // Achievements removed from the manifest since they were completed are worth nothing now.
             points: records.filter { $0.completedAt != nil }.reduce(0) { $0 + (points[$1.identifier] ?? 0) }
@@ -128,14 +129,18 @@ struct AchievementService: Sendable {
 }
 
 extension APIError {
+    /// A progress outside 0…100 (or not a number).
+    static func invalidPercent(_ percent: Double, of identifier: String) -> APIError {
+        APIError(.achievementInvalidPercent, "percentComplete of '\(identifier)' is \(percent); it must be 0 to 100")
+    }
     static func unknownAchievement(_ identifier: String) -> APIError {
         let shown = identifier.count <= 100 ? identifier : String(identifier.prefix(100)) + "…"
-        return APIError("achievement.unknown", .invalidParameter, .notFound, "this game has no achievement '\(shown)'")
+        return APIError(.achievementUnknown, "this game has no achievement '\(shown)'")
     }
     static func noAchievementImage(_ identifier: String) -> APIError {
-        APIError("achievement.no_image", .invalidParameter, .notFound, "achievement '\(identifier)' has no completed image")
+        APIError(.achievementNoImage, "achievement '\(identifier)' has no completed image")
     }
     static func notAFriendsAchievements(_ playerID: String) -> APIError {
-        APIError("achievement.not_a_friend", .invalidPlayer, .forbidden, "only friends can compare achievements; \(playerID) is not your friend")
+        APIError(.achievementNotAFriend, "only friends can compare achievements; \(playerID) is not your friend")
     }
 }

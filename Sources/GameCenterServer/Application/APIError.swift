@@ -6,33 +6,33 @@ import NIOCore
 
 /// A failure the caller caused (or a server fault), with everything needed to answer it.
 ///
-/// Each feature declares its errors as static members in an extension (`APIError.invalidCredentials`);
-/// ``ErrorMiddleware`` turns them into the JSON ``ErrorBody``.
+/// Each feature declares its errors as static members in an extension (`APIError.invalidCredentials`), each
+/// with its ``WireErrorCode``; the error table (`ErrorTable.swift`) gives every code its HTTP status and
+/// `GKError` code, and ``ErrorMiddleware`` turns the error into the JSON ``ErrorBody``.
 public struct APIError: Error, Sendable, CustomStringConvertible {
-    /// Specific dotted identifier, e.g. `account.invalid_credentials`.
-    public let code: String
-    /// The `GKError` code the SDK reports.
-    public let gkCode: ErrorCode
-    /// HTTP status of the response.
-    public let status: HTTPResponse.Status
+    /// The specific identifier, e.g. `account.invalid_credentials`.
+    public let code: WireErrorCode
     /// What was wrong and what is allowed.
     public let message: String
     /// For throttles: seconds until a retry may succeed.
     public let retryAfterSeconds: Int?
 
-    /// Creates an error.
-    public init(_ code: String, _ gkCode: ErrorCode, _ status: HTTPResponse.Status, _ message: String, retryAfterSeconds: Int? = nil) {
+    /// Creates an error; its status and `GKError` code come from the error table.
+    public init(_ code: WireErrorCode, _ message: String, retryAfterSeconds: Int? = nil) {
         self.code = code
-        self.gkCode = gkCode
-        self.status = status
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    public var description: String { "\(code): \(message)" }
+    /// The `GKError` code the SDK reports.
+    public var gkCode: ErrorCode { code.gkCode }
+    /// HTTP status of the response.
+    public var status: HTTPResponse.Status { code.status }
+
+    public var description: String { "\(code.rawValue): \(message)" }
 
     /// The JSON body for this error.
-    var body: ErrorBody { ErrorBody(code: code, gkCode: gkCode, message: message, retryAfterSeconds: retryAfterSeconds) }
+    var body: ErrorBody { ErrorBody(code: code.rawValue, gkCode: gkCode, message: message, retryAfterSeconds: retryAfterSeconds) }
 
     /// ``body``, encoded.
     var encodedBody: ByteBuffer { ByteBuffer(bytes: (try? WireCoding.makeEncoder().encode(body)) ?? Data()) }
@@ -56,51 +56,37 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 extension APIError {
     /// A field of the request broke a rule.
     static func invalidParameter(_ message: String) -> APIError {
-        APIError("request.invalid_parameter", .invalidParameter, .badRequest, message)
+        APIError(.requestInvalidParameter, message)
     }
 
     /// The request body was not the JSON the route expects.
     static func malformedBody(_ message: String) -> APIError {
-        APIError("request.malformed_body", .invalidParameter, .badRequest, message)
+        APIError(.requestMalformedBody, message)
     }
 
     /// The request body was larger than allowed.
-    static let bodyTooLarge = APIError(
-        "request.body_too_large", .invalidParameter, .contentTooLarge,
-        "the request body is larger than the \(Limits.maximumRequestBodyBytes / 1024) KiB allowed"
-    )
+    static let bodyTooLarge = APIError(.requestBodyTooLarge, "the request body is larger than the \(Limits.maximumRequestBodyBytes / 1024) KiB allowed")
 
     /// No route has this path.
     static func routeNotFound(_ path: String) -> APIError {
-        APIError("request.unknown_route", .notSupported, .notFound, "no route \(path); the routes are listed in /openapi.yaml")
+        APIError(.requestUnknownRoute, "no route \(path); the routes are listed in /openapi.yaml")
     }
 
     /// The route exists, but not for this method.
-    static let methodNotAllowed = APIError(
-        "request.method_not_allowed", .notSupported, .methodNotAllowed, "this route does not accept this HTTP method; see /openapi.yaml"
-    )
+    static let methodNotAllowed = APIError(.requestMethodNotAllowed, "this route does not accept this HTTP method; see /openapi.yaml")
 
     /// A fault on the server's side; the message leaks nothing.
-    static let internalError = APIError("server.internal", .unknown, .internalServerError, "the server failed to handle the request; it has been logged")
+    static let internalError = APIError(.serverInternal, "the server failed to handle the request; it has been logged")
 
     /// The request is not HTTP/1.1 the server can read (the parser refused it).
-    static let malformedRequest = APIError("request.malformed", .invalidParameter, .badRequest, "the request is not valid HTTP/1.1")
+    static let malformedRequest = APIError(.requestMalformed, "the request is not valid HTTP/1.1")
 
     /// The request line and headers are too large, or too many headers.
-    static let headersTooLarge = APIError(
-        "request.headers_too_large", .invalidParameter, .requestHeaderFieldsTooLarge,
-        "the request line and headers must fit in \(GameCenterApp.ConnectionLimits.maximumHeaderBytes / 1024) KiB, with at most \(GameCenterApp.ConnectionLimits.maximumHeaderCount) headers"
-    )
+    static let headersTooLarge = APIError(.requestHeadersTooLarge, "the request line and headers must fit in \(GameCenterApp.ConnectionLimits.maximumHeaderBytes / 1024) KiB, with at most \(GameCenterApp.ConnectionLimits.maximumHeaderCount) headers")
 
     /// The server, or the caller's address, has as many connections open as allowed.
-    static let tooManyConnections = APIError(
-        "server.too_many_connections", .communicationsFailure, .serviceUnavailable,
-        "the server has too many open connections, or too many from your address; try again later", retryAfterSeconds: 1
-    )
+    static let tooManyConnections = APIError(.serverTooManyConnections, "the server has too many open connections, or too many from your address; try again later", retryAfterSeconds: 1)
 
     /// The database cannot be reached.
-    static let storageUnavailable = APIError(
-        "server.storage_unavailable", .communicationsFailure, .serviceUnavailable,
-        "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5
-    )
+    static let storageUnavailable = APIError(.serverStorageUnavailable, "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5)
 }

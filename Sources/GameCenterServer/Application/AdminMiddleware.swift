@@ -24,10 +24,6 @@ struct AdminMiddleware: RouterMiddleware {
 }
 
 extension APIError {
-    static let adminDisabled = APIError(
-        "admin.disabled", .notSupported, .forbidden, "admin routes are off on this server; start it with --admin-key KEY"
-    )
-    static let adminKeyRequired = APIError(
-        "admin.key_required", .notAuthenticated, .unauthorized, "admin routes need Authorization: Bearer ADMIN_KEY"
-    )
+    static let adminDisabled = APIError(.adminDisabled, "admin routes are off on this server; start it with --admin-key KEY")
+    static let adminKeyRequired = APIError(.adminKeyRequired, "admin routes need Authorization: Bearer ADMIN_KEY")
 }

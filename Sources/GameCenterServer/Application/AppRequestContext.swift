@@ -27,6 +27,20 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, We
     /// The connection's peer: the client address sign-ins are throttled by; nil for in-process test requests.
     public var remoteAddress: SocketAddress? { channel.remoteAddress }
 
+    /// Closes the connection at once, without a goodbye: for a peer that stopped reading, whose writes cannot finish.
+    func closeConnection() {
+        channel.close(promise: nil)
+    }
+
+    /// Makes the connection's ``RequestGuard`` answer a refused WebSocket upgrade with `error` (Hummingbird
+    /// would answer a bare `400`); does nothing on connections without one (in-process test requests).
+    func refuseUpgrade(with error: APIError) async {
+        let channel = self.channel
+        try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: RequestGuard.self).answerRefusedUpgrade(with: error)
+        }.get()
+    }
+
     /// Request bodies larger than this are refused with `request.body_too_large`.
     public var maxUploadSize: Int { Limits.maximumRequestBodyBytes }
     /// Wire JSON (dates as seconds since 1970); failures name the field and what it allows.

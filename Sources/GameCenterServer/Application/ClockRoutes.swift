@@ -20,7 +20,5 @@ struct ClockRoutes {
 extension ClockReading: ResponseEncodable {}
 
 extension APIError {
-    static let clockFixed = APIError(
-        "admin.clock_fixed", .notSupported, .forbidden, "this server's clock cannot be moved; only servers started with --test-clock allow it"
-    )
+    static let clockFixed = APIError(.adminClockFixed, "this server's clock cannot be moved; only servers started with --test-clock allow it")
 }

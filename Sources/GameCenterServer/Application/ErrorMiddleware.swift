@@ -35,7 +35,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .methodNotAllowed: return .methodNotAllowed
         case .badRequest: return .malformedBody(message ?? "the request body is not valid JSON for this route")
         default:
-            return APIError("request.rejected", .invalidParameter, status, message ?? status.reasonPhrase)
+            if status.kind == .serverError { return .internalError }
+            return APIError(.requestRejected, message ?? "the server refused this request: \(status.reasonPhrase)")
         }
     }
 

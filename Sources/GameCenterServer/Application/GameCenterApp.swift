@@ -35,6 +35,8 @@ public enum GameCenterApp {
         public var udpPublicAddress: PublicAddress?
         /// HTTP connections' timeouts and caps (the caps derived from the file descriptor limit).
         public var connections = ConnectionLimits()
+        /// How often one player, session or client address may do what costs others something.
+        public var rateLimits = RateLimits()
 
         /// The defaults of `API.md`.
         public init() {}
@@ -66,12 +68,16 @@ public enum GameCenterApp {
         let relay: RelayService
         package let clock: ServerClock
         let metrics: ServerMetrics
+        /// The abuse limits' counts.
+        let limiter: RateLimiter
+        /// The realtime channel's rules.
+        let realtime: RealtimeService
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
             let bus = InProcessEventBus()
             let serverClock = ServerClock(isAdjustable: configuration.testClock)
-            let clock: @Sendable () -> Date = { serverClock.now() }
+            let clock = serverClock
             self.clock = serverClock
             self.database = database
             self.registry = registry
@@ -79,15 +85,23 @@ public enum GameCenterApp {
             let metrics = ServerMetrics()
             self.metrics = metrics
             let playerCache = PlayerCache()
-            self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, players: playerCache, clock: clock)
+            let limiter = RateLimiter(limits: configuration.rateLimits, metrics: metrics, clock: clock)
+            self.limiter = limiter
+            self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
+                                           limiter: limiter, clock: clock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
-            self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock)
-            self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics)
+            self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock, limiter: limiter)
+            self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics, limiter: limiter)
             let index = LeaderboardIndex(database: database, logger: logger)
-            self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics)
+            self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
+                                                   limiter: limiter)
             self.relay = RelayService(database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
                                       publicAddress: configuration.udpPublicAddress, logger: logger)
-            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics, logger: logger)
+            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
+                                                 limiter: limiter, logger: logger)
+            self.realtime = RealtimeService(
+                database: database, bus: bus, presence: matchmaking, heartbeatInterval: configuration.heartbeatInterval, metrics: metrics,
+                limiter: limiter, channels: RealtimeChannelCap(allowed: configuration.rateLimits.realtimeChannelsOpenPerSession), clock: clock)
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }
@@ -97,6 +111,7 @@ public enum GameCenterApp {
         let router = Router(context: AppRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: UpgradeRefusalMiddleware())
         WebAppRoutes(services: services, secureCookies: configuration.secureCookies).add(to: router)
         OpenAPIDocument().add(to: router)
         // Liveness: the process serves requests. Readiness: it can also reach its database.
@@ -122,8 +137,7 @@ public enum GameCenterApp {
         LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
-        RealtimeRoutes(database: services.database, bus: services.bus, presence: services.matchmaking,
-                       heartbeatInterval: configuration.heartbeatInterval, metrics: services.metrics).addAuthenticated(to: signedIn)
+        RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)

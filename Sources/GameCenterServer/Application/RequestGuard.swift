@@ -31,6 +31,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var readParts = false
     private var refused = false
     private var upgraded = false
+    /// The answer to write in place of Hummingbird's bare `400` for a refused WebSocket upgrade.
+    private var upgradeRefusal: APIError?
     private var deadline: Scheduled<Void>?
 
     /// A guard with these deadlines.
@@ -77,6 +79,11 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
+    /// Answers the refused WebSocket upgrade under way with `error` (see ``UpgradeRefusalMiddleware``).
+    func answerRefusedUpgrade(with error: APIError) {
+        upgradeRefusal = error
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if upgraded {
             context.write(data, promise: promise)
@@ -84,6 +91,12 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let part = unwrapOutboundIn(data)
         switch part {
+        case .head(let head) where head.status == .badRequest && upgradeRefusal != nil:
+            // Hummingbird's bare answer to a failed upgrade: the real one goes instead (its end follows).
+            let answer = upgradeRefusal!
+            upgradeRefusal = nil
+            writeAnswer(answer, context: context, promise: promise)
+            return
         case .head(let head) where head.status == .switchingProtocols:
             // The connection now speaks WebSocket: no deadline applies and no HTTP parts come here any more. Leaving
             // the pipeline inside this write loses the upgrade's flush (the 101 never left), so the guard steps aside
@@ -109,6 +122,19 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Writes the head and body of `answer`, saying the connection closes; the caller writes the end.
+    private func writeAnswer(_ answer: APIError, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        let body = answer.encodedBody
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        headers.add(name: "Connection", value: "close")
+        if let retry = answer.retryAfterSeconds { headers.add(name: "Retry-After", value: String(retry)) }
+        let status = HTTPResponseStatus(statusCode: answer.status.code, reasonPhrase: answer.status.reasonPhrase)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: promise)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if refused { return }
         guard let error = error as? HTTPParserError else {
@@ -121,15 +147,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        let answer: APIError = error == .headerOverflow ? .headersTooLarge : .malformedRequest
-        let body = answer.encodedBody
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-        headers.add(name: "Content-Length", value: String(body.readableBytes))
-        headers.add(name: "Connection", value: "close")
-        let status = HTTPResponseStatus(statusCode: answer.status.code, reasonPhrase: answer.status.reasonPhrase)
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        writeAnswer(error == .headerOverflow ? .headersTooLarge : .malformedRequest, context: context, promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
         closeAfter(Self.drainTime, context: context)

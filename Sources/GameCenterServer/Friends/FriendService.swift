@@ -9,17 +9,21 @@ struct FriendService: Sendable {
     let bus: any EventBus
     /// Told when friendships change.
     let players: PlayerCache
-    let clock: @Sendable () -> Date
+    let clock: ServerClock
+    let limiter: RateLimiter
 
     func friends(of session: AuthenticatedSession) async throws -> [String] {
         try await database.read { try await $0.friendIDs(of: session.playerID) }
     }
 
-    /// Sends one request to each player, all or none.
+    /// Sends one request to each player, all or none. Each recipient counts against the sender's
+    /// `friend-requests` limit and the pair's `friend-requests-to-one-player` limit, whether or not it is sent.
     func send(_ request: SendFriendRequests, from session: AuthenticatedSession, device: DeviceIdentity) async throws {
         let recipients = try PlayerIDRules.list(request.playerIDs)
         let message = try request.message.map(Self.message)
-        let now = Clock.millis(clock())
+        try limiter.take([.init(name: .friendRequests, subject: session.playerID, cost: recipients.count)]
+            + recipients.map { .init(name: .friendRequestsToOnePlayer, subject: "\(session.playerID) \($0)") })
+        let now = clock.nowMillis()
         try await database.write { storage in
             guard let sender = try await storage.player(id: session.playerID) else { throw APIError.notAuthenticated }
             guard !sender.underage else { throw APIError.underageCannotBefriend }
@@ -40,7 +44,7 @@ struct FriendService: Sendable {
                 )
                 guard try await storage.insertFriendRequest(record) else { throw APIError.requestAlreadyPending(recipient) }
                 let info = FriendRequestInfo(requestID: record.requestID, from: sender.playerID, fromAlias: sender.alias,
-                                             message: message, createdAt: Clock.date(now))
+                                             message: message, createdAt: StoredTime.date(now))
                 _ = try await EventLog.append(.friendRequestReceived, info, to: recipient, now: now, in: storage)
             }
         }
@@ -55,14 +59,14 @@ struct FriendService: Sendable {
             let aliases = Dictionary(uniqueKeysWithValues: senders.map { ($0.playerID, $0.alias) })
             return requests.map {
                 FriendRequestInfo(requestID: $0.requestID, from: $0.fromPlayer, fromAlias: aliases[$0.fromPlayer] ?? "",
-                                  message: $0.message, createdAt: Clock.date($0.createdAt))
+                                  message: $0.message, createdAt: StoredTime.date($0.createdAt))
             }
         }
     }
 
     /// Accepts a pending request addressed to the caller: both become friends and the sender is told.
     func accept(requestID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         let sender = try await database.write { storage in
             guard let me = try await storage.player(id: session.playerID) else { throw APIError.notAuthenticated }
             guard !me.underage else { throw APIError.underageCannotBefriend }
@@ -78,7 +82,7 @@ struct FriendService: Sendable {
 
     /// Declines a pending request addressed to the caller. The sender is not told.
     func decline(requestID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         try await database.write { storage in
             _ = try await answer(requestID, as: .declined, by: session.playerID, now: now, in: storage)
         }
@@ -99,7 +103,7 @@ struct FriendService: Sendable {
 
     /// Ends a friendship; the other player is told.
     func remove(friend friendID: String, by session: AuthenticatedSession) async throws {
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         try await database.write { storage in
             guard try await storage.deleteFriendship(session.playerID, friendID) else { throw APIError.notAFriend(friendID) }
             _ = try await EventLog.append(.friendRemoved, FriendRemoved(playerID: session.playerID), to: friendID, now: now, in: storage)
@@ -120,30 +124,28 @@ struct FriendService: Sendable {
 }
 
 extension APIError {
-    static let underageCannotBefriend = APIError(
-        "friend.underage", .underage, .forbidden, "underage accounts cannot send or accept friend requests"
-    )
+    static let underageCannotBefriend = APIError(.friendUnderage, "underage accounts cannot send or accept friend requests")
     static func recipientCannotBefriend(_ playerID: String) -> APIError {
-        APIError("friend.recipient_underage", .underage, .forbidden, "player \(playerID) cannot receive friend requests")
+        APIError(.friendRecipientUnderage, "player \(playerID) cannot receive friend requests")
     }
-    static let friendRequestToSelf = APIError("friend.to_self", .invalidParameter, .badRequest, "you cannot send a friend request to yourself")
+    static let friendRequestToSelf = APIError(.friendToSelf, "you cannot send a friend request to yourself")
     static func unknownPlayers(_ ids: [String]) -> APIError {
-        APIError("player.unknown", .invalidPlayer, .notFound, "no player with id \(ids.prefix(5).joined(separator: ", ")) in this environment; nothing was sent")
+        APIError(.playerUnknown, "no player with id \(ids.prefix(5).joined(separator: ", ")) in this environment; nothing was sent")
     }
     static func alreadyFriends(_ id: String) -> APIError {
-        APIError("friend.already_friends", .invalidParameter, .conflict, "you and \(id) are already friends; nothing was sent")
+        APIError(.friendAlreadyFriends, "you and \(id) are already friends; nothing was sent")
     }
     static func requestAlreadyPending(_ id: String) -> APIError {
-        APIError("friend.request_pending", .invalidParameter, .conflict, "a friend request to \(id) is already waiting for an answer; nothing was sent")
+        APIError(.friendRequestPending, "a friend request to \(id) is already waiting for an answer; nothing was sent")
     }
     static func requestFromRecipientPending(_ id: String, requestID: String) -> APIError {
-        APIError("friend.request_from_recipient", .invalidParameter, .conflict, "\(id) already sent you a friend request (\(requestID)); accept it instead")
+        APIError(.friendRequestFromRecipient, "\(id) already sent you a friend request (\(requestID)); accept it instead")
     }
-    static let noSuchFriendRequest = APIError("friend.no_such_request", .invalidParameter, .notFound, "no friend request with this id is addressed to you")
+    static let noSuchFriendRequest = APIError(.friendNoSuchRequest, "no friend request with this id is addressed to you")
     static func friendRequestAlreadyAnswered(_ status: FriendRequestRecord.Status) -> APIError {
-        APIError("friend.request_answered", .invalidParameter, .conflict, "this friend request was already \(status.rawValue); it can be answered once")
+        APIError(.friendRequestAnswered, "this friend request was already \(status.rawValue); it can be answered once")
     }
     static func notAFriend(_ id: String) -> APIError {
-        APIError("friend.not_a_friend", .invalidPlayer, .notFound, "\(id) is not your friend")
+        APIError(.friendNotAFriend, "\(id) is not your friend")
     }
 }

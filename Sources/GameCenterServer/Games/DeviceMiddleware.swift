@@ -58,19 +58,17 @@ struct DeviceMiddleware: RouterMiddleware {
 
 extension APIError {
     /// The device did not name its game.
-    static let gameRequired = APIError(
-        "game.missing", .gameUnrecognized, .badRequest, "send the game's bundle id in the \(DeviceHeader.bundleID) header"
-    )
+    static let gameRequired = APIError(.gameMissing, "send the game's bundle id in the \(DeviceHeader.bundleID) header")
 
     /// No manifest on this server has this bundle id.
     static func gameUnrecognized(_ bundleID: String) -> APIError {
         let shown = bundleID.count <= 100 ? bundleID : String(bundleID.prefix(100)) + "…"
-        return APIError("game.unrecognized", .gameUnrecognized, .notFound, "no game with bundle id '\(shown)' is configured on this server")
+        return APIError(.gameUnrecognized, "no game with bundle id '\(shown)' is configured on this server")
     }
 
     /// The game requires a client key and the device sent none or a wrong one.
     static func clientKeyRejected(_ bundleID: String) -> APIError {
-        APIError("game.client_key_rejected", .gameUnrecognized, .forbidden, "game '\(bundleID)' requires its client key in \(DeviceHeader.clientKey); the key sent is missing or wrong")
+        APIError(.gameClientKeyRejected, "game '\(bundleID)' requires its client key in \(DeviceHeader.clientKey); the key sent is missing or wrong")
     }
 }
 

@@ -51,6 +51,6 @@ extension RemovedScores: ResponseEncodable {}
 
 extension APIError {
     static func unknownGame(_ bundleID: String) -> APIError {
-        APIError("admin.unknown_game", .gameUnrecognized, .notFound, "this server has no game '\(bundleID.prefix(200))'")
+        APIError(.adminUnknownGame, "this server has no game '\(bundleID.prefix(200))'")
     }
 }

@@ -15,6 +15,7 @@ struct LeaderboardService: Sendable {
     let clock: ServerClock
     let formatter: ScoreFormatter
     let metrics: ServerMetrics
+    let limiter: RateLimiter
 
     /// The game's leaderboards, titles in the device's locale.
     func list(device: DeviceIdentity) -> LeaderboardList {
@@ -40,6 +41,7 @@ struct LeaderboardService: Sendable {
             return NewScore(category: definition.category, value: score.value, context: score.context,
                             higherIsBetter: definition.order == .descending)
         }
+        try limiter.take(.reports, for: session.playerID, cost: scores.count)
         let now = clock.nowMillis()
         let environment = device.environment.rawValue
         let records = try await database.write { storage in
@@ -162,7 +164,7 @@ struct LeaderboardService: Sendable {
                              suffix: Localization.value(definition.suffix, locale: locale, fallback: game.defaultLocale), locale: locale)
         } ?? String(record.value)
         return ScoreEntry(category: record.category, playerID: record.playerID, value: record.value, context: record.context,
-                          date: Clock.date(record.reportedAt), formattedValue: formatted, rank: rank)
+                          date: StoredTime.date(record.reportedAt), formattedValue: formatted, rank: rank)
     }
 
     static func scope(_ timeScope: LeaderboardTimeScope) -> Board.Scope {
@@ -212,26 +214,22 @@ struct LeaderboardService: Sendable {
 extension APIError {
     /// A score outside its leaderboard's bounds.
     static func valueOutOfRange(_ value: Int64, _ leaderboard: LeaderboardDefinition) -> APIError {
-        APIError("leaderboard.value_out_of_range", .invalidParameter, .badRequest,
-                 "\(leaderboard.category) takes values from \(leaderboard.valueRange.lowerBound) to \(leaderboard.valueRange.upperBound); \(value) is outside")
+        APIError(.leaderboardValueOutOfRange, "\(leaderboard.category) takes values from \(leaderboard.valueRange.lowerBound) to \(leaderboard.valueRange.upperBound); \(value) is outside")
     }
 
     static func unknownCategory(_ category: String, game: Game) -> APIError {
         let shown = category.count <= 100 ? category : String(category.prefix(100)) + "…"
         let known = (game.leaderboards.map(\.category) + game.aggregates.map(\.category)).joined(separator: ", ")
-        return APIError("leaderboard.unknown_category", .invalidParameter, .notFound,
-                        "this game has no leaderboard '\(shown)'; its leaderboards are: \(known.isEmpty ? "none" : known)")
+        return APIError(.leaderboardUnknownCategory, "this game has no leaderboard '\(shown)'; its leaderboards are: \(known.isEmpty ? "none" : known)")
     }
     static func reportToAggregate(_ aggregate: AggregateDefinition) -> APIError {
-        APIError("leaderboard.aggregate", .invalidParameter, .badRequest,
-                 "'\(aggregate.category)' is an aggregate leaderboard; report to one of its members: \(aggregate.members.joined(separator: ", "))")
+        APIError(.leaderboardAggregate, "'\(aggregate.category)' is an aggregate leaderboard; report to one of its members: \(aggregate.members.joined(separator: ", "))")
     }
     static func scoreForAnotherPlayer(_ playerID: String) -> APIError {
-        APIError("leaderboard.not_local_player", .invalidPlayer, .forbidden,
-                 "scores are always reported for the signed-in player; this one names \(playerID.prefix(64))")
+        APIError(.leaderboardNotLocalPlayer, "scores are always reported for the signed-in player; this one names \(playerID.prefix(64))")
     }
     static func invalidRange(_ message: String) -> APIError {
-        APIError("leaderboard.invalid_range", .invalidParameter, .badRequest, message)
+        APIError(.leaderboardInvalidRange, message)
     }
 }
 

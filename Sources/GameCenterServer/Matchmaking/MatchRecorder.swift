@@ -163,7 +163,7 @@ struct MatchRecorder: Sendable {
         InvitationInfo(invitationID: invitation.invitationID, matchID: invitation.matchID, bundleID: invitation.bundleID,
                        inviter: invitation.inviter, inviterAlias: inviterAlias, hosted: invitation.hosted,
                        minPlayers: invitation.minPlayers, maxPlayers: invitation.maxPlayers, message: invitation.message,
-                       expiresAt: Clock.date(invitation.expiresAt))
+                       expiresAt: StoredTime.date(invitation.expiresAt))
     }
 
     private static func cancelled(_ invitation: InvitationRecord, reason: String) -> InvitationCancelled {

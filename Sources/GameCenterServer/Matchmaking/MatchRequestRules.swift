@@ -80,26 +80,18 @@ enum MatchRequestRules {
 
 extension APIError {
     static func matchRequestInvalid(_ message: String) -> APIError {
-        APIError("matchmaking.invalid_request", .matchRequestInvalid, .badRequest, message)
+        APIError(.matchmakingInvalidRequest, message)
     }
-    static let inviteSelf = APIError("matchmaking.invite_self", .invalidParameter, .badRequest, "you cannot invite yourself to a match")
+    static let inviteSelf = APIError(.matchmakingInviteSelf, "you cannot invite yourself to a match")
     static func inviteNonFriends(_ ids: [String]) -> APIError {
-        APIError("matchmaking.not_friends", .invalidPlayer, .forbidden,
-                 "only friends can be invited; not your friend: \(ids.prefix(5).joined(separator: ", ")); nothing was sent")
+        APIError(.matchmakingNotFriends, "only friends can be invited; not your friend: \(ids.prefix(5).joined(separator: ", ")); nothing was sent")
     }
-    static let noSuchMatch = APIError("matchmaking.no_such_match", .invalidParameter, .notFound, "no match with this id has you as a member")
-    static let matchNotRunning = APIError("matchmaking.match_not_running", .invalidParameter, .conflict,
-                                          "players can be added only to a started match you are still in")
-    static let noSuchRequest = APIError("matchmaking.no_such_request", .invalidParameter, .notFound,
-                                        "no waiting match request with this id is yours (it was matched, cancelled, or never made)")
-    static let requestIDReused = APIError("matchmaking.request_id_reused", .invalidParameter, .conflict,
-                                          "this requestID was already used; make a new one for each request")
-    static let alreadyWaiting = APIError("matchmaking.already_waiting", .invalidParameter, .conflict,
-                                         "this player already has a waiting match request; cancel it before making another")
-    static let channelClosed = APIError("matchmaking.offline", .communicationsFailure, .conflict,
-                                        "open the realtime channel (/v1/realtime) first: a match request waits only while its device is connected")
-    static let noSuchInvitation = APIError("matchmaking.no_such_invitation", .invalidParameter, .notFound,
-                                           "no invitation with this id is addressed to you")
-    static let invitationClosed = APIError("matchmaking.invitation_closed", .invalidParameter, .gone,
-                                           "this invitation can no longer be answered: it expired, was answered, or its match is gone")
+    static let noSuchMatch = APIError(.matchmakingNoSuchMatch, "no match with this id has you as a member")
+    static let matchNotRunning = APIError(.matchmakingMatchNotRunning, "players can be added only to a started match you are still in")
+    static let noSuchRequest = APIError(.matchmakingNoSuchRequest, "no waiting match request with this id is yours (it was matched, cancelled, or never made)")
+    static let requestIDReused = APIError(.matchmakingRequestIDReused, "this requestID was already used; make a new one for each request")
+    static let alreadyWaiting = APIError(.matchmakingAlreadyWaiting, "this player already has a waiting match request; cancel it before making another")
+    static let channelClosed = APIError(.matchmakingOffline, "open the realtime channel (/v1/realtime) first: a match request waits only while its device is connected")
+    static let noSuchInvitation = APIError(.matchmakingNoSuchInvitation, "no invitation with this id is addressed to you")
+    static let invitationClosed = APIError(.matchmakingInvitationClosed, "this invitation can no longer be answered: it expired, was answered, or its match is gone")
 }

@@ -17,14 +17,17 @@ package final class MatchmakingService: Service, ChannelPresence {
     let relay: RelayService
     let logger: Logger
     let metrics: ServerMetrics
+    let limiter: RateLimiter
     let state = Mutex(MatchmakerState())
     private let origin = ContinuousClock.now
 
     /// How often fill times and invitation expiries are checked.
     static let tickInterval = Duration.milliseconds(25)
 
-    init(database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, logger: Logger) {
+    init(database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
+         logger: Logger) {
         self.metrics = metrics
+        self.limiter = limiter
         self.database = database
         self.clock = clock
         self.recorder = MatchRecorder(database: database, bus: bus)
@@ -54,6 +57,9 @@ package final class MatchmakingService: Service, ChannelPresence {
             return status
         }
         let opensLobby = !checked.playersToInvite.isEmpty || checked.matchID != nil
+        // Each invitee counts against the inviter's limits, so inviting and cancelling cannot flood a friend.
+        try limiter.take([.init(name: .invitations, subject: session.playerID, cost: checked.playersToInvite.count)]
+            + checked.playersToInvite.map { .init(name: .invitationsToOnePlayer, subject: "\(session.playerID) \($0)") })
         var (inviterAlias, baseMembers) = ("", [String]())
         if opensLobby {
             (inviterAlias, baseMembers) = try await database.read { storage in

@@ -24,6 +24,8 @@ final class ServerMetrics: Sendable {
     let matchmakingWait: CoreMetrics.Timer
     /// Realtime channels open now.
     let realtimeConnections: CoreMetrics.Meter
+    /// Actions refused by a rate limit, by the limit's name (`ratelimit.refused{limit="friend-requests"}`).
+    private let rateLimitsRefused: [RateLimits.Name: CoreMetrics.Counter]
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -38,11 +40,19 @@ final class ServerMetrics: Sendable {
         matchmakingRequests = CoreMetrics.Counter(label: "matchmaking.requests", factory: factory)
         matchmakingWait = CoreMetrics.Timer(label: "matchmaking.wait_seconds", factory: factory)
         realtimeConnections = CoreMetrics.Meter(label: "realtime.connections", factory: factory)
+        rateLimitsRefused = Dictionary(uniqueKeysWithValues: RateLimits.Name.allCases.map {
+            ($0, CoreMetrics.Counter(label: "ratelimit.refused", dimensions: [("limit", $0.rawValue)], factory: factory))
+        })
     }
 
     /// Counts an answered request under its status class.
     func countRequest(status: Int) {
         httpRequests[min(max(status / 100, 1), 5) - 1].increment()
+    }
+
+    /// Counts an action a rate limit refused.
+    func rateLimitRefused(_ name: RateLimits.Name) {
+        rateLimitsRefused[name]?.increment()
     }
 
     /// Every metric as Prometheus text (exposition format 0.0.4).

@@ -12,13 +12,13 @@ struct PlayerService: Sendable {
     let database: Database
     let registry: GameRegistry
     let cache: PlayerCache
-    let clock: @Sendable () -> Date
+    let clock: ServerClock
 
     func loadPlayers(_ ids: [String], caller: AuthenticatedSession, device: DeviceIdentity) async throws -> PlayerLookupResponse {
         // No ids is a fair question (a new player with no friends asks it): no players.
         let wanted = try PlayerIDRules.list(ids, allowingNone: true)
         guard !wanted.isEmpty else { return PlayerLookupResponse(players: [], unknownPlayerIDs: []) }
-        let now = Clock.millis(clock())
+        let now = clock.nowMillis()
         var lookup = cache.lookup(wanted, viewer: caller.playerID, now: now)
         var read = PlayerCache.Read()
         if !lookup.missingPlayers.isEmpty || lookup.friends == nil {
@@ -53,7 +53,7 @@ struct PlayerService: Sendable {
                 profile.status = player.status
                 profile.recentGames = (recent[id] ?? []).map {
                     RecentGame(bundleID: $0.bundleID, name: registry.game(bundleID: $0.bundleID)?.name ?? $0.bundleID,
-                               lastPlayedAt: Clock.date($0.lastPlayedAt))
+                               lastPlayedAt: StoredTime.date($0.lastPlayedAt))
                 }
             }
             return profile

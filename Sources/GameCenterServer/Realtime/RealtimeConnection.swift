@@ -7,6 +7,10 @@ import ServiceLifecycle
 
 /// One device's realtime channel: replays stored events after the device's cursor, pushes new ones as the bus
 /// announces them, probes liveness with heartbeats, and ends the channel when the session ends.
+///
+/// A device that stops reading cannot hold the channel: a frame not written within ``writeTimeout`` (three heartbeat
+/// intervals, at least 10 s) closes the connection at once, so the heartbeat check and the server's shutdown never
+/// wait on it.
 struct RealtimeConnection {
     let database: Database
     let bus: any EventBus
@@ -14,7 +18,14 @@ struct RealtimeConnection {
     let presence: any ChannelPresence
     let heartbeatInterval: Duration
     let metrics: ServerMetrics
+    /// The server's clock (the same as HTTP's, so a session expires at the same moment on both).
+    let clock: ServerClock
     let logger: Logger
+    /// Closes the connection without writing (see ``AppRequestContext/closeConnection()``).
+    let abort: @Sendable () -> Void
+
+    /// How long one frame may take to be written before the device counts as not reading.
+    var writeTimeout: Duration { max(heartbeatInterval * 3, .seconds(10)) }
 
     /// Events read from storage per query while catching up.
     static let batchSize = 200
@@ -89,7 +100,7 @@ struct RealtimeConnection {
                             try await outbound.close(.goingAway, reason: "no heartbeat")
                             break loop
                         }
-                        if Clock.millis(Date()) >= session.expiresAt {
+                        if clock.nowMillis() >= session.expiresAt {
                             try await end(reason: "expired", outbound)
                             break loop
                         }
@@ -114,7 +125,7 @@ struct RealtimeConnection {
             }
             for record in batch {
                 guard let kind = EventKind(rawValue: record.kind) else { continue }
-                let event = RealtimeEvent(seq: record.seq, kind: kind, payload: record.payload, createdAt: Clock.date(record.createdAt))
+                let event = RealtimeEvent(seq: record.seq, kind: kind, payload: record.payload, createdAt: StoredTime.date(record.createdAt))
                 try await send(.event(event), outbound)
                 cursor = record.seq
             }
@@ -129,9 +140,30 @@ struct RealtimeConnection {
 
     private func send(_ frame: ServerFrame, _ outbound: WebSocketOutboundWriter) async throws {
         let text = String(decoding: try WireCoding.makeEncoder().encode(frame), as: UTF8.self)
-        try await outbound.write(.text(text))
+        let timeout = writeTimeout
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await outbound.write(.text(text))
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
+            let written = try await group.next() ?? false
+            if !written {
+                // The write waits on a peer that does not read: closing the connection ends it (and the group).
+                logger.info("realtime device stopped reading; closing", metadata: ["player_id": "\(session.playerID)"])
+                abort()
+            }
+            group.cancelAll()
+            if !written { throw RealtimeWriteTimeout() }
+        }
     }
 }
+
+/// A frame could not be written in time: the device stopped reading and its connection was closed.
+struct RealtimeWriteTimeout: Error {}
 
 extension Duration {
     /// The duration in seconds, as a `Double`.

@@ -1,29 +1,20 @@
 import Hummingbird
 import HummingbirdWebSocket
-import GameCenterStorage
-import Logging
 
 /// `GET /v1/realtime?after=SEQ`: the authenticated WebSocket that pushes the player's events.
 struct RealtimeRoutes {
-    let database: GameCenterStorage.Database
-    let bus: any EventBus
-    let presence: any ChannelPresence
-    let heartbeatInterval: Duration
-    let metrics: ServerMetrics
+    let realtime: RealtimeService
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
         group.ws("realtime", shouldUpgrade: { request, context in
-            _ = try context.requireSession()
             _ = try Self.cursor(request)
+            try realtime.admit(try context.requireSession())
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, context in
             let requestContext = context.requestContext
             guard let session = requestContext.session else { return }
-            let connection = RealtimeConnection(
-                database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, metrics: metrics,
-                logger: context.logger
-            )
-            try await connection.run(after: try Self.cursor(context.request), inbound: inbound, outbound: outbound)
+            try await realtime.serve(session, after: try Self.cursor(context.request), inbound: inbound, outbound: outbound,
+                                     logger: context.logger, abort: { requestContext.closeConnection() })
         })
     }
 

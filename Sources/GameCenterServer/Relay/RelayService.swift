@@ -23,6 +23,17 @@ final class RelayService: Service {
     private let routes = Mutex<[UInt64: DatagramRoute]>([:])
     /// The UDP port and how datagrams decided outside its receive threads go out; nil until it is bound.
     private let datagramSender = Mutex<(port: Int, send: @Sendable (DatagramOutbox) -> Void)?>(nil)
+    /// Departures the relay decided, stored by ``run()`` in order. Unbounded by count, bounded by what exists: each
+    /// member of a running match departs at most once.
+    private let departures: (stream: AsyncStream<Departure>, continuation: AsyncStream<Departure>.Continuation)
+        = AsyncStream.makeStream(of: Departure.self)
+
+    /// A member the relay disconnected.
+    private struct Departure {
+        let matchID: String
+        let playerID: String
+        let now: Int64
+    }
 
     /// How often silent members are looked for.
     static let sweepInterval = Duration.milliseconds(100)
@@ -100,13 +111,7 @@ final class RelayService: Service {
         for wake in effects.wakes { wake.yield() }
         for (playerID, reason) in effects.departed {
             logger.info("relay disconnected a member", metadata: ["match_id": "\(match.matchID)", "player_id": "\(playerID)", "reason": "\(reason)"])
-            Task { [recorder, clock, logger] in
-                do {
-                    try await recorder.left(matchID: match.matchID, playerID: playerID, now: clock.nowMillis())
-                } catch {
-                    logger.info("storing a relay departure failed", metadata: ["match_id": "\(match.matchID)", "error": "\(error)"])
-                }
-            }
+            departures.continuation.yield(Departure(matchID: match.matchID, playerID: playerID, now: clock.nowMillis()))
         }
         // Only a departure can end the match: the per-message path skips the check.
         if effects.memberLeft, match.state.withLock({ $0.isOver }) {
@@ -203,23 +208,33 @@ final class RelayService: Service {
 
     // MARK: Time
 
-    /// Disconnects silent members until shutdown.
+    /// Until shutdown: disconnects silent members, and stores every departure the relay decided (the last ones
+    /// are stored before it returns).
     func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: Self.sweepInterval)
-            let now = ContinuousClock.now
-            for match in matches.withLock({ Array($0.values) }) {
-                let effects = match.state.withLock { $0.expire(now: now, statistics: statistics) }
-                if effects.memberLeft { apply(effects, of: match) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await departure in departures.stream {
+                    do {
+                        try await recorder.left(matchID: departure.matchID, playerID: departure.playerID, now: departure.now)
+                    } catch {
+                        logger.info("storing a relay departure failed", metadata: ["match_id": "\(departure.matchID)", "error": "\(error)"])
+                    }
+                }
             }
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                try? await Task.sleep(for: Self.sweepInterval)
+                let now = ContinuousClock.now
+                for match in matches.withLock({ Array($0.values) }) {
+                    let effects = match.state.withLock { $0.expire(now: now, statistics: statistics) }
+                    if effects.memberLeft { apply(effects, of: match) }
+                }
+            }
+            departures.continuation.finish()
         }
     }
 }
 
 extension APIError {
     /// A hosted match's players connect to the game's own server.
-    static let hostedMatchHasNoRelay = APIError(
-        "match.hosted", .invalidParameter, .badRequest,
-        "a hosted match has no relay: its players connect to the game's own server"
-    )
+    static let hostedMatchHasNoRelay = APIError(.relayHostedMatch, "a hosted match has no relay: its players connect to the game's own server")
 }

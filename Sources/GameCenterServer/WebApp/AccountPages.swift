@@ -76,7 +76,8 @@ struct AccountPages: Sendable {
                                     underage: page.form["underage"] == "on")
         do {
             let environment = try Self.environment(page.form["environment"])
-            return signedIn(try await accounts.signUp(request, device: WebAppClient.device(environment: environment)), page)
+            return signedIn(try await accounts.signUp(request, device: WebAppClient.device(environment: environment),
+                                                      from: ClientAddress(page.context.remoteAddress)), page)
         } catch let error as APIError {
             var form = SignUpForm(page)
             form.error = error.message

@@ -41,7 +41,7 @@ struct FriendPages: Sendable {
             do {
                 try await friends.remove(friend: page.form["player"] ?? "", by: session.session)
             } catch let error as APIError {
-                return try await friendsPage(page, error: error.code == "friend.not_a_friend" ? .notYourFriend : error)
+                return try await friendsPage(page, error: error.code == .friendNotAFriend ? .notYourFriend : error)
             }
             return PageRequest.redirect(to: "/friends?done=removed")
         }
@@ -61,10 +61,10 @@ struct FriendPages: Sendable {
     /// The friend error `error` told with the recipient's alias instead of their player id.
     private static func told(_ error: APIError, alias: String) -> APIError {
         switch error.code {
-        case "friend.already_friends": .alreadyFriends(alias: alias)
-        case "friend.request_pending": .requestAlreadyPending(alias: alias)
-        case "friend.request_from_recipient": .requestFromRecipientPending(alias: alias)
-        case "friend.recipient_underage": .recipientCannotBefriend(alias: alias)
+        case .friendAlreadyFriends: .alreadyFriends(alias: alias)
+        case .friendRequestPending: .requestAlreadyPending(alias: alias)
+        case .friendRequestFromRecipient: .requestFromRecipientPending(alias: alias)
+        case .friendRecipientUnderage: .recipientCannotBefriend(alias: alias)
         default: error
         }
     }

@@ -98,6 +98,10 @@ public final class GKMatch: @unchecked Sendable {
         }
         self.voice = MatchVoice(localPlayerID: localPlayerID, relay: relay, logger: device.logger) { [localPlayer = device.localPlayer] in !localPlayer.isUnderage }
         box.match = self
+    }
+
+    /// Connects to the match's relay; called once, by the matchmaker, when the match is handed to the game.
+    func connect() {
         relay.start()
     }
 

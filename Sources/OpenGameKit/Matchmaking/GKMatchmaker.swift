@@ -271,6 +271,7 @@ public final class GKMatchmaker: @unchecked Sendable {
         }
         let match = GKMatch(info: info, localPlayerID: playerID, device: device)
         state.withLock { $0.matches[info.matchID] = WeakMatch(match: match) }
+        match.connect()
         return match
     }
 

@@ -141,7 +141,7 @@ import Testing
             }
             // The API's failure is the third: the account is locked for pages and the API alike.
             expectError(try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "wrong-password")),
-                        .unauthorized, "auth.invalid_credentials", .invalidCredentials)
+                        .unauthorized, "account.invalid_credentials", .invalidCredentials)
             let locked = try await browser.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "password-1"), ("environment", "sandbox")])
             #expect(locked.status == .tooManyRequests)
             #expect(locked.html.contains("too many failed sign-ins for this account"))
@@ -176,7 +176,7 @@ import Testing
             let answer = try await browser.post("/sign-out-everywhere", [("csrf", accountPage.csrf ?? "")])
             #expect(answer.status == .seeOther)
             #expect(answer.setCookie(SessionCookies.sessionName)?.contains("Max-Age=0") == true)
-            expectError(try await server.call(.get, "/v1/me", token: api.token), .unauthorized, "auth.session_revoked", .notAuthenticated)
+            expectError(try await server.call(.get, "/v1/me", token: api.token), .unauthorized, "account.session_revoked", .notAuthenticated)
             let after = try await browser.get("/account")
             #expect(after.status == .seeOther)
             #expect(after.headers[.location] == "/sign-in")
@@ -193,7 +193,7 @@ import Testing
             #expect(accountPage.html.contains(api.sessionID))
             let answer = try await browser.post("/account/sessions/revoke", [("csrf", accountPage.csrf ?? ""), ("session", api.sessionID)])
             #expect(answer.status == .seeOther)
-            expectError(try await server.call(.get, "/v1/me", token: api.token), .unauthorized, "auth.session_revoked", .notAuthenticated)
+            expectError(try await server.call(.get, "/v1/me", token: api.token), .unauthorized, "account.session_revoked", .notAuthenticated)
             #expect(try await browser.get("/account").status == .ok)
             // The other way round: the API revokes the page session.
             let second = try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1"))

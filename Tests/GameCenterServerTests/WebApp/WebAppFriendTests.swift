@@ -22,7 +22,7 @@ import Testing
             #expect(byAlias.status == .seeOther)
             // An alias two players share: asked for the account name, nothing sent.
             let ambiguous = try await ann.submit("/friends/request", on: "/friends", [("name", shared)])
-            #expect(ambiguous.status == .conflict)
+            #expect(ambiguous.status == .badRequest)
             #expect(ambiguous.html.contains("several players use the alias"))
             #expect(ambiguous.html.contains(#"value="\#(shared)""#))
             // The account name (in any case) picks one of them.

@@ -34,8 +34,8 @@ package final class UDPEndpoint: Service {
     /// Whether the sockets are still open for sends from outside the receive threads.
     private let sideSendsOpen = Mutex(true)
 
-    /// Binds one socket per receive thread (one per core, at most four) to `host:port`, starts the threads, and
-    /// routes the relay's other sends through the first socket.
+    /// Binds one socket per receive thread (one per core, at most four) to `host:port` and routes the relay's other
+    /// sends through the first socket. The receive threads run inside ``run()``.
     init(host: String, port: Int, relay: RelayService, logger: Logger, threads: Int = min(4, ProcessInfo.processInfo.activeProcessorCount)) throws {
         precondition(threads >= 1, "a UDP endpoint needs a receive thread")
         var address = try SocketAddress.makeAddressResolvingHost(host, port: port)
@@ -55,10 +55,20 @@ package final class UDPEndpoint: Service {
         self.relay = relay
         self.logger = logger
         relay.useDatagramSender(port: self.port) { [weak self] datagrams in self?.sendFromElsewhere(datagrams) }
-        for socket in sockets { startReceiving(on: socket) }
     }
 
+    deinit {
+        // An endpoint that never ran still owns its sockets.
+        sideSendsOpen.withLock { open in
+            guard open else { return }
+            for socket in sockets { close(socket) }
+        }
+    }
+
+    /// Receives on every socket (a thread each) until the server shuts down, then stops the threads, waits for
+    /// them, and closes the sockets.
     package func run() async throws {
+        for socket in sockets { startReceiving(on: socket) }
         try? await gracefulShutdown()
         stopping.store(true, ordering: .relaxed)
         // Wakes receives blocked in the kernel at once (the receive timeout would within 0.25 s anyway).

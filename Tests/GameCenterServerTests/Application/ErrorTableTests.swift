@@ -1,0 +1,106 @@
+import Foundation
+import GameCenterProtocol
+import HTTPTypes
+import Testing
+import Yams
+@testable import GameCenterServer
+
+/// The error table: every wire code has one status and one `GKError` code, the documentation and the OpenAPI
+/// document list the same codes, and every error the server builds speaks in the project's words.
+struct ErrorTableTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func everyCodeIsAClientOrServerFailureByItsFeature() {
+        for code in WireErrorCode.allCases {
+            if code.rawValue.hasPrefix("server.") {
+                #expect(code.status.kind == .serverError, "\(code.rawValue) is the server's failure but answers \(code.status)")
+                #expect([ErrorCode.unknown, .communicationsFailure].contains(code.gkCode), "\(code.rawValue)")
+            } else {
+                #expect(code.status.kind == .clientError, "\(code.rawValue) is the caller's failure but answers \(code.status)")
+            }
+            #expect(code.rawValue.wholeMatch(of: /[a-z]+\.[a-z_]+/) != nil, "\(code.rawValue) is not feature.snake_case")
+        }
+    }
+
+    /// `docs/ERRORS.md` is the table for people; it must be exactly the server's.
+    @Test func theDocumentedTableIsTheServersTable() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docs/ERRORS.md"), encoding: .utf8)
+        var documented: [String: (status: Int, gk: String)] = [:]
+        for match in text.matches(of: /\| `([a-z_.]+)` \| (\d{3}) \| `(\w+)` \|/) {
+            #expect(documented[String(match.1)] == nil, "\(match.1) is documented twice")
+            documented[String(match.1)] = (Int(match.2)!, String(match.3))
+        }
+        #expect(Set(documented.keys) == Set(WireErrorCode.allCases.map(\.rawValue)))
+        for code in WireErrorCode.allCases {
+            guard let row = documented[code.rawValue] else { continue }
+            #expect(row.status == code.status.code, "\(code.rawValue): documented \(row.status), served \(code.status.code)")
+            #expect(row.gk == "\(code.gkCode)", "\(code.rawValue): documented \(row.gk), served \(code.gkCode)")
+        }
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("docs/ERRORS.md"))
+    }
+
+    @Test func theOpenAPIDocumentListsEveryCode() throws {
+        let yaml = try String(contentsOf: Self.root.appendingPathComponent("Sources/GameCenterServer/Resources/openapi.yaml"), encoding: .utf8)
+        let document = try #require(try Yams.load(yaml: yaml) as? [String: Any])
+        let components = try #require(document["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        let error = try #require(schemas["Error"] as? [String: Any])
+        let code = try #require((error["properties"] as? [String: Any])?["code"] as? [String: Any])
+        let listed = try #require(code["enum"] as? [String])
+        #expect(listed == WireErrorCode.allCases.map(\.rawValue))
+    }
+
+    /// One error of every code, built the way the server builds it.
+    static func everyError() throws -> [APIError] {
+        let game = try #require(try ManifestLoader.loadGames(at: TestServer.games).first { $0.bundleID == "com.example.open" })
+        let board = try #require(game.leaderboards.first)
+        let aggregate = try #require(game.aggregates.first)
+        return [
+            .invalidParameter("rangeLength must be 1 to 100"), .malformedBody("alias: a value is required"), .bodyTooLarge,
+            .routeNotFound("/v1/nope"), .methodNotAllowed, .malformedRequest, .headersTooLarge,
+            ErrorMiddleware<AppRequestContext>.apiError(status: .unsupportedMediaType, message: nil, path: "/v1/me"),
+            .rateLimited(.friendRequests, limit: RateLimits()[.friendRequests], retryAfterSeconds: 30), .tooManyRealtimeChannels(4),
+            .internalError, .tooManyConnections, .storageUnavailable,
+            .invalidAccountName, .invalidPassword, .aliasLength(0), .hiddenCharacterInAlias("\u{200B}"), .statusTooLong(300), .statusInvalid,
+            .accountNameTaken("ann"), .notAuthenticated, .sessionRevoked, .sessionExpired, .sessionForOtherGame, .invalidCredentials,
+            .signInThrottled(retryAfterSeconds: 60), .addressThrottled(retryAfterSeconds: 60), .noSuchSession,
+            .gameRequired, .gameUnrecognized("com.example.nope"), .clientKeyRejected("com.example.keyed"),
+            .unknownPlayers(["G:1"]),
+            .underageCannotBefriend, .recipientCannotBefriend("G:2"), .friendRequestToSelf, .alreadyFriends("G:2"),
+            .requestAlreadyPending("G:2"), .requestFromRecipientPending("G:2", requestID: "fr_1"), .noSuchFriendRequest,
+            .friendRequestAlreadyAnswered(.declined), .notAFriend("G:2"),
+            .valueOutOfRange(-1, board), .unknownCategory("nope", game: game), .reportToAggregate(aggregate),
+            .scoreForAnotherPlayer("G:2"), .invalidRange("rangeStart must be 1 or more"),
+            .invalidPercent(101, of: "first"), .unknownAchievement("nope"), .noAchievementImage("first"), .notAFriendsAchievements("G:2"),
+            .matchRequestInvalid("minPlayers must be 2 to 16"), .inviteSelf, .inviteNonFriends(["G:2"]), .noSuchMatch, .matchNotRunning,
+            .noSuchRequest, .requestIDReused, .alreadyWaiting, .channelClosed, .noSuchInvitation, .invitationClosed,
+            .hostedMatchHasNoRelay,
+            .adminDisabled, .adminKeyRequired, .unknownGame("com.example.nope"), .clockFixed,
+            .formRejected,
+        ]
+    }
+
+    @Test func everyErrorSaysWhatWasWrongInTheProjectsWords() throws {
+        let errors = try Self.everyError()
+        #expect(Set(errors.map(\.code)) == Set(WireErrorCode.allCases), "an error of every code is checked")
+        let swiftWords = /Optional\(|Swift\.|GameCenter[A-Z]|APIError|DecodingError|CodingKeys|Int64|\.Type\b|<[A-Z]\w*>/
+        for error in errors {
+            #expect(error.message.count >= 12, "\(error.code.rawValue): '\(error.message)' says too little")
+            #expect(error.message.firstMatch(of: swiftWords) == nil, "\(error.code.rawValue): '\(error.message)' speaks Swift")
+            #expect(error.body.code == error.code.rawValue && error.body.gkCode == error.gkCode.rawValue)
+            if error.status == .tooManyRequests || error.status == .serviceUnavailable {
+                #expect(error.retryAfterSeconds != nil, "\(error.code.rawValue) must say when to retry")
+            }
+        }
+    }
+
+    /// An HTTP error from the framework keeps its class: a 5xx is the server's fault, anything else the caller's.
+    @Test func frameworkErrorsMapIntoTheTable() {
+        #expect(ErrorMiddleware<AppRequestContext>.apiError(status: .notFound, message: nil, path: "/x").code == .requestUnknownRoute)
+        #expect(ErrorMiddleware<AppRequestContext>.apiError(status: .badGateway, message: nil, path: "/x").code == .serverInternal)
+        let other = ErrorMiddleware<AppRequestContext>.apiError(status: .unsupportedMediaType, message: nil, path: "/x")
+        #expect(other.code == .requestRejected && other.status == .badRequest && other.message.contains("Unsupported Media Type"))
+    }
+}
