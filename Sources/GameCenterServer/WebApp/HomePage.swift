@@ -15,7 +15,7 @@ struct HomePage: Sendable {
     func add(to router: Router<AppRequestContext>) {
         responder.get("/", on: router, .anyone) { page in
             guard let session = page.session else {
-                let games = games(page)
+                let games = games()
                 return renderer.render("welcome", Welcome(chrome: PageChrome("OpenGameKit Game Center", for: page), games: games,
                                                           hasGames: !games.isEmpty))
             }
@@ -23,7 +23,7 @@ struct HomePage: Sendable {
         }
     }
 
-    private func games(_ page: PageRequest) -> [GameCard] {
+    private func games() -> [GameCard] {
         registry.all.map { game in
             GameCard(bundleID: game.bundleID, name: game.name, leaderboards: game.leaderboards.count + game.aggregates.count,
                         achievements: game.achievements.count)
@@ -41,7 +41,7 @@ struct HomePage: Sendable {
             MePage.Played(bundleID: $0.bundleID, name: $0.name, lastPlayed: PageDates.day($0.lastPlayedAt))
         }
         let content = MePage(chrome: PageChrome(profile.alias, section: .home, for: page), status: profile.status,
-                             points: points, recentGames: recent, games: games(page))
+                             points: points, recentGames: recent, games: games())
         return renderer.render("me", content)
     }
 }

@@ -51,10 +51,12 @@ struct LeaderboardPages: Sendable {
             LeaderboardView.Entry(rank: score.rank, alias: aliases[score.playerID] ?? "", value: score.formattedValue,
                                   date: PageDates.day(score.date), isMe: score.playerID == me)
         }
+        // The picker's title: in the first language of the reader's that the manifest has.
+        let boardTitle = boards.first { $0.category == board.category }?.title ?? board.title
         let mine = board.localPlayerScore
         let myPageStart = mine.map { ($0.rank - 1) / Self.pageLength * Self.pageLength + 1 }
         let content = LeaderboardView(
-            chrome: PageChrome("\(game.name): \(board.title)", for: page), bundleID: game.bundleID, gameName: game.name,
+            chrome: PageChrome("\(game.name): \(boardTitle)", for: page), bundleID: game.bundleID, gameName: game.name,
             hasBoards: true,
             categories: boards.map { .init(category: $0.category, title: $0.title, selected: $0.category == board.category) },
             time: time.rawValue, players: friendsOnly ? "friends" : "everyone",

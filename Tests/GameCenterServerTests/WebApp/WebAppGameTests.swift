@@ -56,6 +56,9 @@ import Testing
             let deutsch = try await german.get("/games/com.example.open/leaderboards")
             #expect(deutsch.html.contains("Punkte"))
             #expect(Self.row(deutsch.html, containing: "Ann")?.contains("1.234") == true)
+            // A first language the manifest lacks: the texts come in the next one it has.
+            var french = try await Self.signIn(server, annAccount, language: "fr, de;q=0.8")
+            #expect(try await french.get("/games/com.example.open/leaderboards").html.contains("<h1>Open Game: Punkte</h1>"))
             // Friends only: Bob is not Ann's friend.
             let friends = try await english.get("/games/com.example.open/leaderboards?players=friends")
             #expect(!friends.html.contains("Bob") && friends.html.contains("1,234 points"))
