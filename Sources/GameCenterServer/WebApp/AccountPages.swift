@@ -110,7 +110,9 @@ struct AccountPages: Sendable {
     private func accountPage(_ page: PageRequest, error: APIError? = nil, typed: UpdateProfileRequest? = nil) async throws -> Response {
         let session = try page.requireSession()
         let profile = try await accounts.me(session.session, device: session.device)
-        let sessions = try await accounts.sessions(session.session).map { info in
+        let listed = try await accounts.sessions(session.session)
+        // This browser first, then the others oldest first.
+        let sessions = (listed.filter(\.current) + listed.filter { !$0.current }).map { info in
             AccountPage.Device(
                 id: info.sessionID,
                 name: info.bundleID == WebAppClient.bundleID ? "Web browser" : registry.game(bundleID: info.bundleID)?.name ?? info.bundleID,
