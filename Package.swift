@@ -110,6 +110,7 @@ let package = Package(
         .target(
             name: "OpenGameKitLAN",
             dependencies: [
+                "GameCenterProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import Foundation
+import GameCenterProtocol
 import Logging
 import NIOCore
 import NIOPosix
@@ -191,7 +192,7 @@ public final class Database: Sendable {
                     INSERT INTO schema_migrations (version, name, applied_at)
                     VALUES (\(bind: Int64(migration.version)), \(bind: migration.name), \(bind: StoredTime.millis(Date())))
                     """).run()
-                self.logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+                self.logger.info("applied migration", metadata: [LogKey.version: "\(migration.version)", LogKey.name: "\(migration.name)"])
             }
         }
     }

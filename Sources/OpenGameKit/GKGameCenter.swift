@@ -46,7 +46,7 @@ public final class GKGameCenter: Sendable {
         self.locale = locale.isEmpty || locale == "POSIX" ? "en" : locale
         self.api = APIClient(server: server, bundleID: bundleID, clientKey: clientKey, environment: environment, locale: self.locale)
         var logger = Logger(label: "opengamekit")
-        logger[metadataKey: "bundle_id"] = "\(bundleID)"
+        logger[metadataKey: LogKey.bundleID] = "\(bundleID)"
         self.logger = logger
         self.sessionFile = SessionFile(directory: self.storageDirectory)
         self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
@@ -147,7 +147,7 @@ public final class GKGameCenter: Sendable {
             } catch let error as GKError where error.isTransient || error.code == .notAuthenticated {
                 return false
             } catch {
-                logger.error("a queued report was refused by the server", metadata: ["report_id": "\(entry.id)", "error": "\(error)"])
+                logger.error("a queued report was refused by the server", metadata: [LogKey.reportID: "\(entry.id)", LogKey.error: "\(error)"])
                 hub.publish(.reportRefused(reportID: entry.id, error: error as? GKError ?? GKError(.unknown, "\(error)")))
                 return true
             }

@@ -63,7 +63,7 @@ struct RealtimeClient: Sendable {
         } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
             return .refused
         } catch {
-            device.logger.debug("realtime channel failed", metadata: ["error": "\(error)"])
+            device.logger.debug("realtime channel failed", metadata: [LogKey.error: "\(error)"])
         }
         if let reason = outcome.sessionEndedReason { return .sessionEnded(reason) }
         return outcome.connected ? .wasConnected : .failed

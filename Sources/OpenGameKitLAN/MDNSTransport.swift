@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import Logging
 import NIOCore
 import Synchronization
@@ -46,7 +47,7 @@ final class MDNSTransport: Sendable {
         do {
             try await socket.send(message.encoded(), to: destination)
         } catch {
-            logger.warning("mDNS send failed", metadata: ["error": "\(error)"])
+            logger.warning("mDNS send failed", metadata: [LogKey.error: "\(error)"])
         }
     }
 
@@ -61,7 +62,7 @@ final class MDNSTransport: Sendable {
             return try DNSMessage(bytes: datagram.bytes)
         } catch {
             malformed.add(1, ordering: .relaxed)
-            logger.debug("dropped malformed mDNS packet", metadata: ["source": "\(datagram.source)", "error": "\(error)"])
+            logger.debug("dropped malformed mDNS packet", metadata: [LogKey.source: "\(datagram.source)", LogKey.error: "\(error)"])
             return nil
         }
     }

@@ -1,3 +1,4 @@
+import GameCenterProtocol
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -101,7 +102,7 @@ public final class MulticastSocket: Sendable {
         channel.closeFuture.whenComplete { _ in continuation.finish() }
         let raw = UInt32(bigEndian: deviceAddress.address.sin_addr.s_addr)
         let address = IPv4Address(UInt8(raw >> 24), UInt8((raw >> 16) & 0xFF), UInt8((raw >> 8) & 0xFF), UInt8(raw & 0xFF))
-        logger.debug("mDNS socket open", metadata: ["interface": "\(device.name)", "address": "\(address)", "port": "\(port)"])
+        logger.debug("mDNS socket open", metadata: [LogKey.interface: "\(device.name)", LogKey.address: "\(address)", LogKey.port: "\(port)"])
         return MulticastSocket(channel: channel, group: group, interfaceName: device.name, interfaceAddress: address, datagrams: stream)
     }
 
@@ -141,6 +142,6 @@ private final class DatagramReceiveHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // UDP errors (e.g. ICMP unreachable) are not fatal for a multicast listener.
-        logger.debug("mDNS socket error", metadata: ["error": "\(error)"])
+        logger.debug("mDNS socket error", metadata: [LogKey.error: "\(error)"])
     }
 }

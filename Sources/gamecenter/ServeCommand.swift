@@ -43,6 +43,8 @@ struct ServeCommand: AsyncParsableCommand {
         "NAME=COUNT/SECONDS: at most COUNT actions per SECONDS (0/1 turns it off); repeatable. Names: \(RateLimits.Name.allCases.map(\.rawValue).joined(separator: ", ")).",
         valueName: "name=count/seconds"))
     var rateLimit: [String] = []
+    @Option(name: .customLong("metrics-port"), help: "Also serve GET /metrics on this port of --host, without the admin key (for a Prometheus scraper on a private network).")
+    var metricsPort: Int?
     @Option(name: .customLong("realtime-channels-per-session"), help: "Realtime channels one session may have open at once; 0 for no cap (default: 4).")
     var realtimeChannelsPerSession = 4
 
@@ -66,6 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         if let maxConnectionsPerAddress, maxConnectionsPerAddress < 1 { throw ValidationError("--max-connections-per-address must be at least 1") }
         _ = try rateLimits()
+        if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port is 0…65535") }
         guard realtimeChannelsPerSession >= 0 else { throw ValidationError("--realtime-channels-per-session must be 0 or more") }
     }
 
@@ -110,6 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.testClock = testClock
         configuration.secureCookies = secureCookies
         configuration.rateLimits = try rateLimits()
+        configuration.metricsPort = metricsPort
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
         logger.info("file descriptor limit \(descriptors.after) (was \(descriptors.before)); at most \(configuration.connections.maxConnections) connections, \(configuration.connections.maxConnectionsPerAddress) per address")
         if configuration.connections.maxConnections > descriptors.after - 64 {

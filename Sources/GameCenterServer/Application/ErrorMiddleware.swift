@@ -20,10 +20,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as DecodingError {
             return Self.response(for: .malformedBody(WireRequestDecoder.describe(error)))
         } catch let error as StorageError where error.isUnavailable {
-            context.logger.warning("storage unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            context.logger.warning("storage unavailable", metadata: [LogKey.error: "\(error)", LogKey.path: "\(request.uri.path)"])
             return Self.response(for: .storageUnavailable)
         } catch {
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            context.logger.error("request failed", metadata: [LogKey.error: "\(String(reflecting: error))", LogKey.path: "\(request.uri.path)"])
             return Self.response(for: .internalError)
         }
     }

@@ -37,6 +37,9 @@ public enum GameCenterApp {
         public var connections = ConnectionLimits()
         /// How often one player, session or client address may do what costs others something.
         public var rateLimits = RateLimits()
+        /// A port on `host` that serves `GET /metrics` without the admin key (for a Prometheus scraper on a
+        /// private network); nil for none (`/metrics` on the main port needs the admin key either way).
+        public var metricsPort: Int?
 
         /// The defaults of `API.md`.
         public init() {}
@@ -68,6 +71,8 @@ public enum GameCenterApp {
         let relay: RelayService
         package let clock: ServerClock
         let metrics: ServerMetrics
+        /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
+        let metricsRoutes: MetricsRoutes
         /// The abuse limits' counts.
         let limiter: RateLimiter
         /// The realtime channel's rules.
@@ -97,6 +102,7 @@ public enum GameCenterApp {
                                                    limiter: limiter)
             self.relay = RelayService(database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
                                       publicAddress: configuration.udpPublicAddress, logger: logger)
+            self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics)
             self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
                                                  limiter: limiter, logger: logger)
             self.realtime = RealtimeService(
@@ -144,8 +150,18 @@ public enum GameCenterApp {
         ClockRoutes(clock: services.clock).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
         let metrics = router.group().add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
-        MetricsRoutes(metrics: services.metrics, relayStatistics: services.relay.statistics).add(to: metrics)
+        services.metricsRoutes.add(to: metrics)
         return router
+    }
+
+    /// The `--metrics-port` server: `GET /metrics` alone, without the admin key.
+    static func makeMetricsApplication(_ services: Services, host: String, port: Int, logger: Logger,
+                                       onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some ApplicationProtocol {
+        let router = Router(context: AppRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        services.metricsRoutes.add(to: router.group())
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "gamecenter"),
+                           onServerRunning: onServerRunning, logger: logger)
     }
 
     /// Builds the application on an open database (used by `serve` and by in-process tests).
@@ -198,7 +214,13 @@ public enum GameCenterApp {
             try await prepare(services)
             let udp = try UDPEndpoint(host: configuration.host, port: configuration.udpPort, relay: services.relay, logger: logger)
             let reloader = ManifestReloader(registry: registry, logger: logger)
-            let app = makeApplication(services, configuration: configuration, extraServices: [udp, reloader], logger: logger) { channel in
+            var extraServices: [any Service] = [udp, reloader]
+            if let metricsPort = configuration.metricsPort {
+                extraServices.append(makeMetricsApplication(services, host: configuration.host, port: metricsPort, logger: logger) { channel in
+                    logger.info("metrics on http://\(configuration.host):\(channel.localAddress?.port ?? metricsPort)/metrics")
+                })
+            }
+            let app = makeApplication(services, configuration: configuration, extraServices: extraServices, logger: logger) { channel in
                 onReady(channel.localAddress?.port ?? configuration.port, udp.port)
             }
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
@@ -216,9 +238,9 @@ struct ManifestReloader: Service {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
             do {
                 let games = try registry.reload()
-                logger.info("reloaded manifests", metadata: ["games": "\(games.count)"])
+                logger.info("reloaded manifests", metadata: [LogKey.games: "\(games.count)"])
             } catch {
-                logger.error("manifest reload refused; the previous games stay", metadata: ["error": "\(error)"])
+                logger.error("manifest reload refused; the previous games stay", metadata: [LogKey.error: "\(error)"])
             }
         }
     }

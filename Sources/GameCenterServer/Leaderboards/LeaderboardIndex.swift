@@ -1,4 +1,5 @@
 import Foundation
+import GameCenterProtocol
 import GameCenterStorage
 import Logging
 import Synchronization
@@ -98,8 +99,8 @@ final class LeaderboardIndex: Sendable {
         let (entries, playersThisWeek) = (built.value.count, recent.value.week.index.count)
         board.finishBuilding(allTime: built, windows: recent)
         logger.debug("built leaderboard index", metadata: [
-            "bundle_id": "\(id.bundleID)", "category": "\(id.category)", "environment": "\(id.environment)",
-            "entries": "\(entries)", "players_this_week": "\(playersThisWeek)", "duration": "\(ContinuousClock.now - started)",
+            LogKey.bundleID: "\(id.bundleID)", LogKey.category: "\(id.category)", LogKey.environment: "\(id.environment)",
+            LogKey.entries: "\(entries)", LogKey.playersThisWeek: "\(playersThisWeek)", LogKey.duration: "\(ContinuousClock.now - started)",
         ])
     }
 

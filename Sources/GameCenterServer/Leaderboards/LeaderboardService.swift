@@ -249,6 +249,6 @@ extension LeaderboardService {
                 }
             }
         }
-        logger.info("leaderboards ready", metadata: ["boards": "\(boards)", "duration": "\(ContinuousClock.now - started)"])
+        logger.info("leaderboards ready", metadata: [LogKey.boards: "\(boards)", LogKey.duration: "\(ContinuousClock.now - started)"])
     }
 }

@@ -426,7 +426,7 @@ package final class MatchmakingService: Service, ChannelPresence {
                 if decision.lobby.isStored { await relay.membershipChanged(matchID: decision.lobby.matchID) }
             } catch {
                 logger.error("a match could not be stored; its players are told it failed",
-                             metadata: ["match_id": "\(decision.lobby.matchID)", "error": "\(error)"])
+                             metadata: [LogKey.matchID: "\(decision.lobby.matchID)", LogKey.error: "\(error)"])
                 try? await recorder.failed(decision.lobby, reason: "the match could not be stored", now: clock.nowMillis())
             }
             state.withLock { state in
@@ -441,7 +441,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             do {
                 try await recorder.failed(decision.lobby, reason: decision.reason, now: clock.nowMillis())
             } catch {
-                logger.error("a failed match could not be recorded", metadata: ["match_id": "\(decision.lobby.matchID)", "error": "\(error)"])
+                logger.error("a failed match could not be recorded", metadata: [LogKey.matchID: "\(decision.lobby.matchID)", LogKey.error: "\(error)"])
             }
         }
     }

@@ -96,7 +96,7 @@ struct RealtimeConnection {
                         break loop
                     case .tick:
                         if ContinuousClock.now - lastHeard > heartbeatInterval * 3 {
-                            logger.info("realtime channel silent; closing", metadata: ["player_id": "\(session.playerID)"])
+                            logger.info("realtime channel silent; closing", metadata: [LogKey.playerID: "\(session.playerID)"])
                             try await outbound.close(.goingAway, reason: "no heartbeat")
                             break loop
                         }
@@ -153,7 +153,7 @@ struct RealtimeConnection {
             let written = try await group.next() ?? false
             if !written {
                 // The write waits on a peer that does not read: closing the connection ends it (and the group).
-                logger.info("realtime device stopped reading; closing", metadata: ["player_id": "\(session.playerID)"])
+                logger.info("realtime device stopped reading; closing", metadata: [LogKey.playerID: "\(session.playerID)"])
                 abort()
             }
             group.cancelAll()

@@ -156,6 +156,6 @@ struct RelayConnection {
     /// A device that breaks the protocol loses this connection (it may reconnect; nothing it sent before is lost).
     private func protocolError(_ what: String) {
         relay.statistics.add(.protocolErrors)
-        logger.info("relay connection closed: the device sent \(what)", metadata: ["player_id": "\(playerID)"])
+        logger.info("relay connection closed: the device sent \(what)", metadata: [LogKey.playerID: "\(playerID)"])
     }
 }

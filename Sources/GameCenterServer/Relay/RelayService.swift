@@ -101,7 +101,7 @@ final class RelayService: Service {
             let current = try await database.read { try await $0.matchMembers(matchID) }.filter { $0.leftAt == nil }.map(\.playerID)
             apply(match.state.withLock { $0.updateMembers(current: current, now: .now) }, of: match)
         } catch {
-            logger.error("relay could not read a match's members", metadata: ["match_id": "\(matchID)", "error": "\(error)"])
+            logger.error("relay could not read a match's members", metadata: [LogKey.matchID: "\(matchID)", LogKey.error: "\(error)"])
         }
     }
 
@@ -110,7 +110,7 @@ final class RelayService: Service {
     func apply(_ effects: RelayMatchState.Effects, of match: RelayMatch) {
         for wake in effects.wakes { wake.yield() }
         for (playerID, reason) in effects.departed {
-            logger.info("relay disconnected a member", metadata: ["match_id": "\(match.matchID)", "player_id": "\(playerID)", "reason": "\(reason)"])
+            logger.info("relay disconnected a member", metadata: [LogKey.matchID: "\(match.matchID)", LogKey.playerID: "\(playerID)", LogKey.reason: "\(reason)"])
             departures.continuation.yield(Departure(matchID: match.matchID, playerID: playerID, now: clock.nowMillis()))
         }
         // Only a departure can end the match: the per-message path skips the check.
@@ -217,7 +217,7 @@ final class RelayService: Service {
                     do {
                         try await recorder.left(matchID: departure.matchID, playerID: departure.playerID, now: departure.now)
                     } catch {
-                        logger.info("storing a relay departure failed", metadata: ["match_id": "\(departure.matchID)", "error": "\(error)"])
+                        logger.info("storing a relay departure failed", metadata: [LogKey.matchID: "\(departure.matchID)", LogKey.error: "\(error)"])
                     }
                 }
             }

@@ -140,7 +140,7 @@ public final class GKMatch: @unchecked Sendable {
             do {
                 let _: APIClient.Empty = try await device.authenticated(.post, "/v1/matches/\(matchID)/leave")
             } catch {
-                device.logger.info("leaving a match failed", metadata: ["match_id": "\(matchID)", "error": "\(error)"])
+                device.logger.info("leaving a match failed", metadata: [LogKey.matchID: "\(matchID)", LogKey.error: "\(error)"])
             }
         }
     }

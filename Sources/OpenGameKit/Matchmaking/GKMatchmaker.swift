@@ -245,7 +245,7 @@ public final class GKMatchmaker: @unchecked Sendable {
         do {
             let _: APIClient.Empty = try await device.authenticated(.delete, "/v1/matchmaking/requests/\(requestID)")
         } catch {
-            device.logger.debug("cancelling a match request", metadata: ["request_id": "\(requestID)", "error": "\(error)"])
+            device.logger.debug("cancelling a match request", metadata: [LogKey.requestID: "\(requestID)", LogKey.error: "\(error)"])
         }
         resolve(requestID, with: .failure(GKError(.cancelled, "the match request was cancelled")))
     }
@@ -315,7 +315,7 @@ public final class GKMatchmaker: @unchecked Sendable {
                 let list: InvitationList = try await device.authenticated(.get, "/v1/invitations")
                 for invitation in list.invitations { deliver(invitation, nil) }
             } catch {
-                device.logger.debug("loading invitations failed", metadata: ["error": "\(error)"])
+                device.logger.debug("loading invitations failed", metadata: [LogKey.error: "\(error)"])
             }
         }
     }
@@ -339,7 +339,7 @@ public final class GKMatchmaker: @unchecked Sendable {
             }
             if status.state == .waiting { return }
         } catch {
-            device.logger.debug("checking an interrupted match request", metadata: ["error": "\(error)"])
+            device.logger.debug("checking an interrupted match request", metadata: [LogKey.error: "\(error)"])
         }
         resolve(requestID, with: .failure(GKError(
             .communicationsFailure, "the connection to Game Center dropped while the request waited; it left the queue"

@@ -126,7 +126,7 @@ final class MatchRelayClient: Sendable {
                     try await self.serve(inbound: inbound, outbound: outbound, result: result)
                 }
             } catch {
-                device.logger.debug("relay connection failed", metadata: ["match_id": "\(matchID)", "error": "\(error)"])
+                device.logger.debug("relay connection failed", metadata: [LogKey.matchID: "\(matchID)", LogKey.error: "\(error)"])
             }
             result.finished = true
         }
@@ -222,7 +222,7 @@ final class MatchRelayClient: Sendable {
         case .ack(let seq):
             state.withLock { $0.acknowledge(through: seq) }
         case .error(let code, let message):
-            device.logger.warning("the relay refused part of a message", metadata: ["match_id": "\(matchID)", "code": "\(code)", "message": "\(message)"])
+            device.logger.warning("the relay refused part of a message", metadata: [LogKey.matchID: "\(matchID)", LogKey.code: "\(code)", LogKey.message: "\(message)"])
         case .closing(let reason, let message):
             return (reason, message)
         case .voiceChannel(let member, let membership, let channel):
@@ -325,7 +325,7 @@ final class MatchRelayClient: Sendable {
         }
         if first {
             device.logger.notice("UDP to the match relay does not get through (\(why)); unreliable data goes over the WebSocket",
-                                 metadata: ["match_id": "\(matchID)"])
+                                 metadata: [LogKey.matchID: "\(matchID)"])
         }
     }
 

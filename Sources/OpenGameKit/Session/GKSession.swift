@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GameCenterProtocol
 import Logging
 import NIOCore
 import NIOPosix
@@ -277,7 +278,7 @@ public final class GKSession: @unchecked Sendable {
             for target in targets {
                 guard let address = try? SocketAddress(ipAddress: target.host, port: Int(target.port)) else { continue }
                 if !datagramSender.send(UnreliableDatagram(token: target.token, payload: data), to: address) {
-                    logger.debug("the kernel did not take an unreliable datagram; dropped", metadata: ["peer": "\(target.peerID)"])
+                    logger.debug("the kernel did not take an unreliable datagram; dropped", metadata: [LogKey.peer: "\(target.peerID)"])
                 }
             }
         }
@@ -398,7 +399,7 @@ public final class GKSession: @unchecked Sendable {
                     self.state.withLock { $0.handles[id] = ChannelOutbox(channel: channel) }
                     self.apply { $0.outboundOpened(id, now: .now) }
                 case .failure(let error):
-                    self.logger.debug("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
+                    self.logger.debug("connect failed", metadata: [LogKey.host: "\(host)", LogKey.port: "\(port)", LogKey.error: "\(error)"])
                     self.apply { $0.outboundFailed(id) }
                 }
             }
@@ -434,7 +435,7 @@ public final class GKSession: @unchecked Sendable {
         do {
             try await discovery.start(advertising: registration, browse: browse)
         } catch {
-            logger.warning("discovery failed to start", metadata: ["error": "\(error)"])
+            logger.warning("discovery failed to start", metadata: [LogKey.error: "\(error)"])
             let failure = GKSessionError(.communicationsFailure, "Discovery could not start: \(error)")
             let queue = delegateQueue
             queue.async { self.delegate?.session(self, didFailWithError: failure) }
@@ -464,7 +465,7 @@ public final class GKSession: @unchecked Sendable {
     }
 
     func handleProtocolViolation(on id: ConnectionID, error: SessionProtocolError) {
-        logger.debug("malformed frame; closing connection", metadata: ["connection": "\(id)", "error": "\(error)"])
+        logger.debug("malformed frame; closing connection", metadata: [LogKey.connection: "\(id)", LogKey.error: "\(error)"])
         apply { $0.protocolViolation(on: id) }
     }
 

@@ -121,7 +121,7 @@ final class VoiceChatEngine: @unchecked Sendable {
                 do {
                     try receiver.receive([UInt8](payload), from: player)
                 } catch {
-                    logger.debug("dropped a voice packet", metadata: ["player_id": "\(player)", "error": "\(error)"])
+                    logger.debug("dropped a voice packet", metadata: [LogKey.playerID: "\(player)", LogKey.error: "\(error)"])
                 }
             }
         case .membership(let channel, let player, let membership):
