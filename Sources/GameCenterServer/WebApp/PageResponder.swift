@@ -40,7 +40,7 @@ struct PageResponder: Sendable {
         if let error = error as? APIError {
             apiError = error
         } else {
-            page.context.logger.error("page failed", metadata: ["path": "\(page.request.uri.path)", "error": "\(error)"])
+            page.context.logger.error("page failed", metadata: [LogKey.path: "\(page.request.uri.path)", LogKey.error: "\(error)"])
             apiError = .internalError
         }
         return renderer.render("error", ErrorPage(chrome: PageChrome("Something went wrong", for: page), message: apiError.message,
