@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need, starts a throwaway PostgreSQL, and runs every test:
-# the Swift suites (unit, storage on SQLite and PostgreSQL, in-process server, live server + SDK devices)
-# and a schemathesis run against /openapi.yaml.
+# the Swift suites (unit, storage on SQLite and PostgreSQL, in-process server, live server + SDK devices),
+# a schemathesis run against /openapi.yaml, and the web app in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/postgres.sh
@@ -28,6 +28,19 @@ if ! pkg-config --exists opus speexdsp libpulse-simple 2>/dev/null || ! command 
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
     libopus-dev libspeexdsp-dev libpulse-dev espeak-ng sox opus-tools >/dev/null
 fi
+# The web app's browser tests drive Debian's Chromium through its chromedriver (/usr/bin/chromedriver) with
+# Selenium, and check every page with axe-core (axe-selenium-python ships it).
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  echo "installing chromium and chromium-driver from Debian…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null
+fi
+for package in selenium:selenium axe-selenium-python:axe_selenium_python pytest:pytest; do
+  if ! python3 -c "import ${package#*:}" 2>/dev/null; then
+    echo "installing ${package%%:*} from PyPI…"
+    python3 -m pip install -q "${package%%:*}"
+  fi
+done
 ip link set lo multicast on 2>/dev/null || echo "warning: cannot enable multicast on lo (not root?)"
 export GAMECENTER_REQUIRE_LAN_PEERS=1
 source scripts/lan-netns.sh
@@ -51,10 +64,13 @@ swift test --skip-build --filter "$voice" || swift_status=1
 swift test --skip-build --filter "OpenGameKitLANTests|OpenGameKitSessionTests" || swift_status=1
 bash scripts/schemathesis.sh
 schema_status=$?
+# The web app in headless Chromium against the real binary; screenshots and axe reports in Tests/Browser/artifacts.
+python3 -m pytest -q Tests/Browser
+browser_status=$?
 set -e
 
-if [ "$swift_status" -ne 0 ] || [ "$schema_status" -ne 0 ]; then
-  echo "tests failed (swift test: $swift_status, schemathesis: $schema_status)"
+if [ "$swift_status" -ne 0 ] || [ "$schema_status" -ne 0 ] || [ "$browser_status" -ne 0 ]; then
+  echo "tests failed (swift test: $swift_status, schemathesis: $schema_status, browser: $browser_status)"
   exit 1
 fi
 echo "all tests passed"

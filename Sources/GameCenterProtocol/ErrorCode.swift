@@ -124,4 +124,6 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case adminKeyRequired = "admin.key_required"
     case adminUnknownGame = "admin.unknown_game"
     case adminClockFixed = "admin.clock_fixed"
+    // The web app's pages.
+    case webFormRejected = "web.form_rejected"
 }

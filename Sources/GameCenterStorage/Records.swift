@@ -170,3 +170,17 @@ public struct NewScore: Sendable, Equatable {
         self.higherIsBetter = higherIsBetter
     }
 }
+
+/// How many players of a game completed each of its achievements, out of how many played it.
+public struct AchievementRarityRecord: Sendable, Equatable {
+    /// Players who played the game in the environment.
+    public var players: Int64
+    /// Completions by achievement identifier; achievements nobody completed are missing.
+    public var completions: [String: Int64]
+
+    /// A count as storage read it.
+    public init(players: Int64, completions: [String: Int64]) {
+        self.players = players
+        self.completions = completions
+    }
+}

@@ -22,6 +22,16 @@ extension StorageSession {
             """).first().map(Self.player(from:))
     }
 
+    /// The players of one environment whose account name is `name` lower-cased or whose alias is exactly `name`:
+    /// at most one by account name, any number by alias (aliases need not be unique). Oldest account first.
+    public func players(environment: String, accountNameOrAlias name: String) async throws -> [PlayerRecord] {
+        try await sql.raw("""
+            SELECT * FROM players
+            WHERE environment = \(bind: environment) AND (account_name = \(bind: name.lowercased()) OR alias = \(bind: name))
+            ORDER BY created_at, player_id
+            """).all().map(Self.player(from:))
+    }
+
     /// The player with this id.
     public func player(id: String) async throws -> PlayerRecord? {
         try await sql.raw("SELECT * FROM players WHERE player_id = \(bind: id)").first().map(Self.player(from:))

@@ -14,6 +14,26 @@ extension StorageSession {
         }
     }
 
+    /// How rare a game's achievements are in one environment: how many players played the game there, and how many
+    /// of them completed each achievement (achievements nobody completed are left out).
+    public func achievementRarity(bundleID: String, environment: String) async throws -> AchievementRarityRecord {
+        let players = try await sql.raw("""
+            SELECT COUNT(*) AS players FROM played_games JOIN players ON players.player_id = played_games.player_id
+            WHERE played_games.bundle_id = \(bind: bundleID) AND players.environment = \(bind: environment)
+            """).first().map { try $0.int("players") } ?? 0
+        var completed: [String: Int64] = [:]
+        for row in try await sql.raw("""
+            SELECT achievement_progress.identifier, COUNT(*) AS completions FROM achievement_progress
+            JOIN players ON players.player_id = achievement_progress.player_id
+            WHERE achievement_progress.bundle_id = \(bind: bundleID) AND players.environment = \(bind: environment)
+              AND achievement_progress.completed_at IS NOT NULL
+            GROUP BY achievement_progress.identifier
+            """).all() {
+            completed[try row.string("identifier")] = try row.int("completions")
+        }
+        return AchievementRarityRecord(players: players, completions: completed)
+    }
+
     /// Applies reported progress: the stored percentage only ever grows, the first report reaching 100 sets the
     /// completion time, every report updates the report time. Returns the stored state afterwards.
     public func reportAchievement(

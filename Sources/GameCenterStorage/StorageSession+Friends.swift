@@ -62,6 +62,14 @@ extension StorageSession {
             """).all().map(Self.friendRequest(from:))
     }
 
+    /// Pending requests a player sent, oldest first.
+    public func pendingFriendRequests(from playerID: String) async throws -> [FriendRequestRecord] {
+        try await sql.raw("""
+            SELECT * FROM friend_requests WHERE from_player = \(bind: playerID) AND status = 'pending'
+            ORDER BY created_at, request_id
+            """).all().map(Self.friendRequest(from:))
+    }
+
     /// The request with this id.
     public func friendRequest(id: String) async throws -> FriendRequestRecord? {
         try await sql.raw("SELECT * FROM friend_requests WHERE request_id = \(bind: id)").first().map(Self.friendRequest(from:))

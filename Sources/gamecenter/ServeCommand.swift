@@ -24,6 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
     var adminKey: String?
     @Flag(name: .customLong("test-clock"), help: "Let POST /admin/v1/clock move the server's clock forward. For tests only.")
     var testClock = false
+    @Flag(name: .customLong("secure-cookies"), help: "Mark the web app's cookies Secure on every response (the server is reached over HTTPS only).")
+    var secureCookies = false
     @Option(name: .customLong("udp-public"), help: "HOST:PORT devices send match datagrams to, when not the HTTP host and --udp-port (NAT, a UDP proxy).")
     var udpPublic: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
@@ -109,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.accounts.sessionLifetime = sessionLifetime
         configuration.adminKey = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]
         configuration.testClock = testClock
+        configuration.secureCookies = secureCookies
         configuration.rateLimits = try rateLimits()
         configuration.metricsPort = metricsPort
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)

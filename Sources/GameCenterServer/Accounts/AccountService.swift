@@ -135,15 +135,30 @@ struct AccountService: Sendable {
             expiresAt: now + Int64(configuration.sessionLifetime * 1000)
         )
         try await storage.insertSession(session)
-        try await storage.recordPlayedGame(playerID: player.playerID, bundleID: device.game.bundleID, now: now)
+        try await recordPlay(playerID: player.playerID, device: device, now: now, in: storage)
         return SessionResponse(
             token: token, sessionID: session.sessionID, expiresAt: StoredTime.date(session.expiresAt),
             player: Self.profile(player), eventCursor: player.eventSeq
         )
     }
 
+    /// Records that the player is playing the device's game; the web app is no game and is never recorded.
+    private func recordPlay(playerID: String, device: DeviceIdentity, now: Int64, in storage: StorageSession) async throws {
+        guard !device.isWebApp else { return }
+        try await storage.recordPlayedGame(playerID: playerID, bundleID: device.game.bundleID, now: now)
+    }
+
     /// The session a bearer token belongs to, if it is valid for this device now.
     func authenticate(token: String, device: DeviceIdentity) async throws -> AuthenticatedSession {
+        let session = try await liveSession(token: token)
+        guard session.environment == device.environment.rawValue, session.bundleID == device.game.bundleID else {
+            throw APIError.sessionForOtherGame
+        }
+        return AuthenticatedSession(sessionID: session.sessionID, playerID: session.playerID, expiresAt: session.expiresAt)
+    }
+
+    /// The neither revoked nor expired session a token belongs to, of whichever game or environment.
+    func liveSession(token: String) async throws -> SessionRecord {
         guard token.count <= 200 else { throw APIError.notAuthenticated }
         let hash = Credentials.tokenHash(token)
         let now = clock.nowMillis()
@@ -155,10 +170,7 @@ struct AccountService: Sendable {
         guard let session = cached else { throw APIError.notAuthenticated }
         if session.revokedAt != nil { throw APIError.sessionRevoked }
         if session.expiresAt <= now { throw APIError.sessionExpired }
-        guard session.environment == device.environment.rawValue, session.bundleID == device.game.bundleID else {
-            throw APIError.sessionForOtherGame
-        }
-        return AuthenticatedSession(sessionID: session.sessionID, playerID: session.playerID, expiresAt: session.expiresAt)
+        return session
     }
 
     /// Ends the calling session.
@@ -200,7 +212,7 @@ struct AccountService: Sendable {
     func me(_ session: AuthenticatedSession, device: DeviceIdentity) async throws -> LocalPlayerProfile {
         let now = clock.nowMillis()
         let player = try await database.write { storage in
-            try await storage.recordPlayedGame(playerID: session.playerID, bundleID: device.game.bundleID, now: now)
+            try await recordPlay(playerID: session.playerID, device: device, now: now, in: storage)
             return try await storage.player(id: session.playerID)
         }
         players.playerChanged(session.playerID)

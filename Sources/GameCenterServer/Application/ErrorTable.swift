@@ -77,6 +77,7 @@ extension WireErrorCode {
         case .adminKeyRequired: (.unauthorized, .notAuthenticated)
         case .adminUnknownGame: (.notFound, .gameUnrecognized)
         case .adminClockFixed: (.forbidden, .notSupported)
+        case .webFormRejected: (.forbidden, .notAuthenticated)
         }
     }
 }

@@ -28,6 +28,9 @@ public enum GameCenterApp {
         public var adminKey: String?
         /// Lets `POST /admin/v1/clock` move the server's clock forward (tests only; never on by default).
         public var testClock = false
+        /// Marks the web app's cookies `Secure` on every response. Without it they are `Secure` only for requests a
+        /// reverse proxy on this host (a loopback peer) forwarded with `X-Forwarded-Proto: https`.
+        public var secureCookies = false
         /// Where devices send match datagrams, when not the HTTP host they used and the bound UDP port.
         public var udpPublicAddress: PublicAddress?
         /// HTTP connections' timeouts and caps (the caps derived from the file descriptor limit).
@@ -115,7 +118,7 @@ public enum GameCenterApp {
         router.add(middleware: MetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: UpgradeRefusalMiddleware())
-        LandingPage(registry: services.registry).add(to: router)
+        WebAppRoutes(services: services, secureCookies: configuration.secureCookies).add(to: router)
         OpenAPIDocument().add(to: router)
         // Liveness: the process serves requests. Readiness: it can also reach its database.
         router.get("healthz") { _, _ in "ok" }

@@ -78,6 +78,7 @@ struct ErrorTableTests {
             .noSuchRequest, .requestIDReused, .alreadyWaiting, .channelClosed, .noSuchInvitation, .invitationClosed,
             .hostedMatchHasNoRelay,
             .adminDisabled, .adminKeyRequired, .unknownGame("com.example.nope"), .clockFixed,
+            .formRejected,
         ]
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+import GameCenterProtocol
+import Hummingbird
+
+/// `GET /`: signed out, what this server is, sign in or up, and its games; signed in, the player's own page —
+/// alias, status, total achievement points and the games they played recently.
+struct HomePage: Sendable {
+    let registry: GameRegistry
+    let players: PlayerService
+    let achievements: AchievementService
+    let responder: PageResponder
+    let renderer: PageRenderer
+
+    /// Adds the route.
+    func add(to router: Router<AppRequestContext>) {
+        responder.get("/", on: router, .anyone) { page in
+            guard let session = page.session else {
+                let games = games()
+                return renderer.render("welcome", Welcome(chrome: PageChrome("OpenGameKit Game Center", for: page), games: games,
+                                                          hasGames: !games.isEmpty))
+            }
+            return try await me(session, page)
+        }
+    }
+
+    private func games() -> [GameCard] {
+        registry.all.map { game in
+            GameCard(bundleID: game.bundleID, name: game.name, leaderboards: game.leaderboards.count + game.aggregates.count,
+                        achievements: game.achievements.count)
+        }
+    }
+
+    private func me(_ session: PageSession, _ page: PageRequest) async throws -> Response {
+        let lookup = try await players.loadPlayers([session.session.playerID], caller: session.session, device: session.device)
+        guard let profile = lookup.players.first else { throw APIError.notAuthenticated }
+        var points = 0
+        for game in registry.all where !game.achievements.isEmpty {
+            points += try await achievements.progress(device: session.device(for: game, locale: "en"), playerID: session.session.playerID).points
+        }
+        let recent = (profile.recentGames ?? []).filter { registry.game(bundleID: $0.bundleID) != nil }.map {
+            MePage.Played(bundleID: $0.bundleID, name: $0.name, lastPlayed: PageDates.day($0.lastPlayedAt))
+        }
+        let content = MePage(chrome: PageChrome(profile.alias, section: .home, for: page), status: profile.status,
+                             points: points, recentGames: recent, games: games())
+        return renderer.render("me", content)
+    }
+}
+
+/// A game of the server as the lists show it.
+struct GameCard {
+    let bundleID: String
+    let name: String
+    let leaderboards: Int
+    let achievements: Int
+}
+
+/// The signed-out home page's content.
+struct Welcome {
+    let chrome: PageChrome
+    let games: [GameCard]
+    let hasGames: Bool
+}
+
+/// The signed-in home page's content.
+struct MePage {
+    /// A game the player played recently.
+    struct Played {
+        let bundleID: String
+        let name: String
+        let lastPlayed: String
+    }
+
+    let chrome: PageChrome
+    let status: String?
+    /// Points of the completed achievements across every game of the server.
+    let points: Int
+    let recentGames: [Played]
+    let games: [GameCard]
+}

@@ -1,0 +1,148 @@
+import Foundation
+import GameCenterProtocol
+import Hummingbird
+
+/// A game's leaderboard page: a category picker with the manifest's titles, today / week / all time, everyone or
+/// friends, 25 ranks a page, the player's own entry highlighted with a link to the page holding it. Values are
+/// formatted by ``LeaderboardService`` for the reader's first language.
+struct LeaderboardPages: Sendable {
+    /// Ranks per page.
+    static let pageLength = 25
+
+    let registry: GameRegistry
+    let leaderboards: LeaderboardService
+    let players: PlayerService
+    let responder: PageResponder
+    let renderer: PageRenderer
+
+    /// Adds the route.
+    func add(to router: Router<AppRequestContext>) {
+        responder.get("games/{bundleID}/leaderboards", on: router, .signedIn) { page in try await leaderboardPage(page) }
+    }
+
+    private func leaderboardPage(_ page: PageRequest) async throws -> Response {
+        let session = try page.requireSession()
+        let bundleID = try page.context.parameters.require("bundleID")
+        guard let game = registry.game(bundleID: bundleID) else { throw APIError.gameUnrecognized(bundleID) }
+        let texts = page.locale.texts(of: game)
+        let title = { (text: LocalizedText) in Localization.text(text, locale: texts, fallback: game.defaultLocale) }
+        let boards = game.leaderboards.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
+            + game.aggregates.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
+        guard let fallback = boards.first(where: \.isDefault) ?? boards.first else {
+            return renderer.render("leaderboard", LeaderboardView.empty(game: game, chrome: PageChrome(game.name, for: page)))
+        }
+        let category = page.query("category") ?? fallback.category
+        let time = try Self.timeScope(page.query("time"))
+        let friendsOnly = try Self.friendsOnly(page.query("players"))
+        let start = try Self.start(page.query("start"))
+        let query = LeaderboardQuery(category: category, playerScope: friendsOnly ? .friendsOnly : .global, timeScope: time,
+                                     rangeStart: start, rangeLength: Self.pageLength)
+        let board = try await leaderboards.page(query, device: session.device(for: game, locale: page.locale.formatting), session: session.session)
+        let ids = Array(Set(board.scores.map(\.playerID)))
+        let aliases = Dictionary(try await players.loadPlayers(ids, caller: session.session, device: session.device).players.map {
+            ($0.playerID, $0.alias)
+        }) { a, _ in a }
+        let me = session.session.playerID
+        let link = { (start: Int?, time: LeaderboardTimeScope, friends: Bool) in
+            PageLinks.game(game.bundleID, "leaderboards", [("category", board.category), ("time", time.rawValue),
+                                                            ("players", friends ? "friends" : "everyone"), ("start", start.map(String.init))])
+        }
+        let entries = board.scores.map { score in
+            LeaderboardView.Entry(rank: score.rank, alias: aliases[score.playerID] ?? "", value: score.formattedValue,
+                                  date: PageDates.day(score.date), isMe: score.playerID == me)
+        }
+        // The picker's title: in the first language of the reader's that the manifest has.
+        let boardTitle = boards.first { $0.category == board.category }?.title ?? board.title
+        let mine = board.localPlayerScore
+        let myPageStart = mine.map { ($0.rank - 1) / Self.pageLength * Self.pageLength + 1 }
+        let content = LeaderboardView(
+            chrome: PageChrome("\(game.name): \(boardTitle)", for: page), bundleID: game.bundleID, gameName: game.name,
+            hasBoards: true,
+            categories: boards.map { .init(category: $0.category, title: $0.title, selected: $0.category == board.category) },
+            time: time.rawValue, players: friendsOnly ? "friends" : "everyone",
+            timeTabs: [("Today", LeaderboardTimeScope.today), ("This week", .week), ("All time", .allTime)].map {
+                .init(label: $0.0, link: link(nil, $0.1, friendsOnly), current: $0.1 == time)
+            },
+            playerTabs: [("Everyone", false), ("Friends", true)].map {
+                .init(label: $0.0, link: link(nil, time, $0.1), current: $0.1 == friendsOnly)
+            },
+            entries: entries, count: board.maxRange,
+            myRank: mine?.rank, myValue: mine?.formattedValue,
+            jumpToMe: myPageStart.flatMap { $0 == start ? nil : link($0, time, friendsOnly) },
+            previous: start > 1 ? link(max(start - Self.pageLength, 1), time, friendsOnly) : nil,
+            next: start + Self.pageLength <= board.maxRange ? link(start + Self.pageLength, time, friendsOnly) : nil,
+            achievementsLink: PageLinks.game(game.bundleID, "achievements"))
+        return renderer.render("leaderboard", content)
+    }
+
+    private static func timeScope(_ value: String?) throws -> LeaderboardTimeScope {
+        guard let value else { return .allTime }
+        guard let scope = LeaderboardTimeScope(rawValue: value) else {
+            throw APIError.invalidPageParameter("time", allowed: "today, week or allTime")
+        }
+        return scope
+    }
+
+    private static func friendsOnly(_ value: String?) throws -> Bool {
+        switch value {
+        case nil, "everyone": false
+        case "friends": true
+        default: throw APIError.invalidPageParameter("players", allowed: "everyone or friends")
+        }
+    }
+
+    private static func start(_ value: String?) throws -> Int {
+        guard let value else { return 1 }
+        guard let start = Int(value), start >= 1, start <= Int.max - pageLength else {
+            throw APIError.invalidPageParameter("start", allowed: "a rank from 1")
+        }
+        return start
+    }
+}
+
+/// The leaderboard page's content.
+struct LeaderboardView {
+    /// A category in the picker.
+    struct Category {
+        let category: String, title: String
+        let selected: Bool
+    }
+
+    /// A link among exclusive choices (time or players).
+    struct Tab {
+        let label: String, link: String
+        let current: Bool
+    }
+
+    /// A ranked score.
+    struct Entry {
+        let rank: Int
+        let alias: String
+        /// Formatted by the server for the reader's language.
+        let value: String
+        let date: String
+        /// The signed-in player's own entry.
+        let isMe: Bool
+    }
+
+    let chrome: PageChrome
+    let bundleID: String, gameName: String
+    /// False when the game has no leaderboards.
+    let hasBoards: Bool
+    let categories: [Category]
+    let time: String, players: String
+    let timeTabs: [Tab], playerTabs: [Tab]
+    let entries: [Entry]
+    /// Entries in this scope.
+    let count: Int
+    let myRank: Int?, myValue: String?
+    let jumpToMe: String?, previous: String?, next: String?
+    let achievementsLink: String
+
+    /// The page of a game without leaderboards.
+    static func empty(game: Game, chrome: PageChrome) -> LeaderboardView {
+        LeaderboardView(chrome: chrome, bundleID: game.bundleID, gameName: game.name, hasBoards: false, categories: [], time: "",
+                        players: "", timeTabs: [], playerTabs: [], entries: [], count: 0, myRank: nil, myValue: nil, jumpToMe: nil,
+                        previous: nil, next: nil, achievementsLink: PageLinks.game(game.bundleID, "achievements"))
+    }
+}

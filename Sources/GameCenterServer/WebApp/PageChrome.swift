@@ -1,0 +1,30 @@
+/// What every page shows around its content: the title, the navigation, the sandbox badge, and the token of the
+/// sign-out form.
+struct PageChrome: Sendable {
+    /// The page's title (also its `<h1>`).
+    let title: String
+    /// Whether a player is signed in (navigation and sign-out shown).
+    let signedIn: Bool
+    /// Shown as a badge when the player signed in to the sandbox environment.
+    let sandbox: Bool
+    /// The CSRF token of the forms in the chrome.
+    let csrf: String
+    /// Which navigation item is current, if any.
+    let isHome: Bool, isFriends: Bool, isAccount: Bool
+
+    /// The navigation's items.
+    enum Section {
+        case home, friends, account
+    }
+
+    /// The chrome of a page titled `title` in navigation `section`, for `request`'s reader.
+    init(_ title: String, section: Section? = nil, for request: PageRequest) {
+        self.title = title
+        self.signedIn = request.session != nil
+        self.sandbox = request.session?.environment == .sandbox
+        self.csrf = request.session?.csrfToken ?? request.signedOutFormToken
+        self.isHome = section == .home
+        self.isFriends = section == .friends
+        self.isAccount = section == .account
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import Hummingbird
+
+/// `GET /app.css`: the web app's one style sheet, shipped as a resource.
+struct StyleSheet {
+    /// The style sheet's text.
+    static let text: String = {
+        guard let url = Bundle.module.url(forResource: "app", withExtension: "css", subdirectory: "Resources/web"),
+              let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return "" }
+        return text
+    }()
+
+    /// Adds the route.
+    func add(to router: Router<AppRequestContext>) {
+        router.get("app.css") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=300"],
+                     body: .init(byteBuffer: ByteBuffer(string: Self.text)))
+        }
+    }
+}

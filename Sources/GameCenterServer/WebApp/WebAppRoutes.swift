@@ -1,0 +1,35 @@
+import Hummingbird
+
+/// The Game Center web app for players: server-rendered pages (swift-mustache) and one style sheet, on the same
+/// services as the JSON API, with cookie sessions and CSRF-checked forms. No page needs JavaScript.
+struct WebAppRoutes {
+    /// The page routes, as `METHOD /path`: pages are not part of the JSON API's `openapi.yaml` (but for `GET /`).
+    static let pageRoutes: Set<String> = [
+        "GET /app.css", "GET /sign-in", "POST /sign-in", "GET /sign-up", "POST /sign-up", "POST /sign-out",
+        "POST /sign-out-everywhere", "GET /account", "POST /account/profile", "POST /account/sessions/revoke",
+        "GET /friends", "POST /friends/request", "POST /friends/accept", "POST /friends/decline", "POST /friends/remove",
+        "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
+        "GET /games/{bundleID}/achievements/{identifier}/image",
+    ]
+
+    let services: GameCenterApp.Services
+    /// Whether every cookie is `Secure` (``GameCenterApp/Configuration/secureCookies``).
+    let secureCookies: Bool
+
+    /// Adds every page.
+    func add(to router: Router<AppRequestContext>) {
+        let renderer = PageRenderer.shipped
+        let cookies = SessionCookies(alwaysSecure: secureCookies)
+        let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
+        StyleSheet().add(to: router)
+        HomePage(registry: services.registry, players: services.players, achievements: services.achievements,
+                 responder: responder, renderer: renderer).add(to: router)
+        AccountPages(accounts: services.accounts, registry: services.registry, cookies: cookies, responder: responder,
+                     renderer: renderer).add(to: router)
+        FriendPages(friends: services.friends, players: services.players, responder: responder, renderer: renderer).add(to: router)
+        LeaderboardPages(registry: services.registry, leaderboards: services.leaderboards, players: services.players,
+                         responder: responder, renderer: renderer).add(to: router)
+        AchievementPages(registry: services.registry, achievements: services.achievements, friends: services.friends,
+                         players: services.players, responder: responder, renderer: renderer).add(to: router)
+    }
+}

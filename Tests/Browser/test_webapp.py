@@ -1,0 +1,306 @@
+"""The Game Center web app in real headless Chromium (Selenium), against the real `gamecenter` binary.
+
+Two players sign up through the forms, become friends by account name, one reports a score through the JSON API
+and sees it ranked on the leaderboard page. axe-core checks every page (serious and critical violations fail),
+and every page is saved as screenshots at 1280x800 and 390x844 (and full height) in $WEBAPP_ARTIFACTS
+(default Tests/Browser/artifacts, git-ignored).
+
+Needs GAMECENTER_BIN (scripts/test.sh exports it), Debian's chromium and chromium-driver, and the PyPI packages
+selenium, axe-selenium-python and pytest.
+"""
+
+import base64
+import json
+import os
+import re
+import subprocess
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("WEBAPP_ARTIFACTS", Path(__file__).parent / "artifacts"))
+SIZES = [(1280, 800), (390, 844)]
+GAME = "com.example.tapper"
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A real `gamecenter serve` on a free port, a temporary SQLite database and the repository's games folder."""
+    binary = os.environ.get("GAMECENTER_BIN")
+    if not binary:
+        pytest.fail("GAMECENTER_BIN must name the gamecenter binary (scripts/test.sh exports it)")
+    work = tempfile.mkdtemp(prefix="webapp-")
+    out = open(os.path.join(work, "out"), "w+")
+    process = subprocess.Popen(
+        [binary, "serve", "--port", "0", "--udp-port", "0", "--database", f"sqlite:{work}/db.sqlite",
+         "--games", str(ROOT / "games")],
+        stdout=out, stderr=subprocess.STDOUT)
+    url = None
+    for _ in range(200):
+        out.seek(0)
+        match = re.search(r"^listening on (\S+)", out.read(), re.MULTILINE)
+        if match:
+            url = match.group(1)
+            break
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    if url is None:
+        out.seek(0)
+        process.kill()
+        pytest.fail("the server did not start:\n" + out.read())
+    yield url
+    process.terminate()
+    process.wait(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium through Debian's chromedriver (no driver download)."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,800",
+                     "--lang=en-US"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")), options=options)
+    driver.set_script_timeout(30)
+    yield driver
+    driver.quit()
+
+
+class Pages:
+    """Opens pages, checks each with axe-core and saves its screenshots."""
+
+    def __init__(self, driver, url):
+        self.driver = driver
+        self.url = url
+        self.checked = []
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    def open(self, path):
+        self.driver.get(self.url + path)
+
+    def check(self, name):
+        """Runs axe-core on the current page (fails on serious/critical violations) and saves its screenshots."""
+        for width, height in SIZES:
+            self.screenshot(name, width, height)
+        axe = Axe(self.driver)
+        axe.inject()
+        results = axe.run()
+        severe = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+        (ARTIFACTS / f"{name}-axe.json").write_text(json.dumps(results["violations"], indent=2))
+        assert not severe, f"{name}: " + axe.report(severe)
+        self.checked.append(name)
+
+    def screenshot(self, name, width, height):
+        """The viewport at width x height, and the whole page at that width."""
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500}
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
+        (ARTIFACTS / f"{name}-{width}x{height}.png").write_bytes(base64.b64decode(shot["data"]))
+        page_height = self.driver.execute_script("return document.documentElement.scrollHeight")
+        overflow = self.driver.execute_script("return document.documentElement.scrollWidth") - width
+        assert overflow <= 0, f"{name} overflows {width} px wide by {overflow} px"
+        full = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": max(page_height, height), "scale": 1}})
+        (ARTIFACTS / f"{name}-{width}-full.png").write_bytes(base64.b64decode(full["data"]))
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def fill(self, fields):
+        for name, value in fields.items():
+            element = self.driver.find_element(By.NAME, name)
+            if element.get_attribute("type") == "radio":
+                self.driver.find_element(By.CSS_SELECTOR, f"input[name='{name}'][value='{value}']").click()
+            else:
+                element.clear()
+                element.send_keys(value)
+
+    def submit(self, form_action, button_text=None):
+        def button():
+            form = self.driver.find_element(By.CSS_SELECTOR, f"main form[action='{form_action}']")
+            buttons = form.find_elements(By.CSS_SELECTOR, "button[type=submit]")
+            return next(b for b in buttons if button_text is None or b.text == button_text)
+        self.click_and_wait(button)
+
+    def click_and_wait(self, find):
+        """Clicks what `find` returns and waits until the next page replaced this one.
+
+        Chromium's inspector now and then answers a click with "Node with given id does not belong to the
+        document" while a page is settling; the element is found again and clicked once more then.
+        """
+        html = self.driver.find_element(By.TAG_NAME, "html")
+        for attempt in range(3):
+            element = find()
+            self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            try:
+                element.click()
+                break
+            except WebDriverException as error:
+                if "does not belong to the document" not in str(error) or attempt == 2:
+                    raise
+                time.sleep(0.2)
+        wait_for_next_page(self.driver, html)
+
+    def main_text(self):
+        return self.driver.find_element(By.TAG_NAME, "main").text
+
+
+def wait_for_next_page(driver, html):
+    """Waits until `html`, the root of the page shown before, is gone. Chromium answers a question about a node of a
+    replaced document either as stale or with "Node with given id does not belong to the document": both mean gone."""
+    def gone(_):
+        try:
+            return expected_conditions.staleness_of(html)(driver)
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
+    WebDriverWait(driver, 10).until(gone)
+
+
+def api(url, method, path, body=None, token=None):
+    """A JSON API call as the Tapper game's device (sandbox)."""
+    headers = {"X-GameCenter-Bundle-ID": GAME, "X-GameCenter-Environment": "sandbox", "Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url + path, method=method, headers=headers,
+                                     data=json.dumps(body).encode() if body is not None else None)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, browser):
+    pages = Pages(browser, server)
+    ann, bob = f"ann-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
+
+    pages.open("/")
+    assert "Sign in" in browser.page_source and "Tapper" in pages.main_text()
+    assert browser.find_element(By.LINK_TEXT, "HTTP API (OpenAPI 3.1)").get_attribute("href").endswith("/openapi.yaml")
+    pages.check("welcome")
+
+    # Bob signs up, then signs out.
+    pages.open("/sign-up")
+    pages.check("sign-up")
+    pages.fill({"account": bob, "password": "password-1", "alias": "Bob", "environment": "sandbox"})
+    pages.submit("/sign-up")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Bob"
+    cookie = browser.get_cookie("gc_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax" and cookie["path"] == "/"
+    assert "gct_" not in browser.current_url
+    pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "header form[action='/sign-out'] button"))
+    assert browser.get_cookie("gc_session") is None
+
+    # A wrong password is told on the form.
+    pages.open("/sign-in")
+    pages.fill({"account": bob, "password": "wrong-password", "environment": "sandbox"})
+    pages.submit("/sign-in")
+    assert "the account name or password is wrong" in pages.main_text()
+    pages.check("sign-in-error")
+
+    # Ann signs up and asks Bob, by account name, to be friends.
+    pages.open("/sign-up")
+    pages.fill({"account": ann, "password": "password-1", "alias": "Ann", "environment": "sandbox"})
+    pages.submit("/sign-up")
+    assert "Sandbox" in browser.find_element(By.TAG_NAME, "header").text
+    pages.check("me")
+    pages.open("/friends")
+    pages.fill({"name": bob, "message": "Tap with me!"})
+    pages.submit("/friends/request")
+    assert "Your friend request was sent." in pages.main_text()
+    assert "Bob" in pages.main_text()
+    pages.check("friends-sent")
+
+    # Bob signs in and accepts.
+    browser.delete_all_cookies()
+    pages.open("/sign-in")
+    pages.check("sign-in")
+    pages.fill({"account": bob, "password": "password-1", "environment": "sandbox"})
+    pages.submit("/sign-in")
+    pages.open("/friends")
+    assert "Tap with me!" in pages.main_text()
+    pages.check("friends-request")
+    pages.click_and_wait(lambda: browser.find_element(By.XPATH, "//form[@action='/friends/accept']/button"))
+    assert "You are now friends." in pages.main_text()
+    friends = browser.find_element(By.XPATH, "//h2[text()='Your friends']/following-sibling::ul[1]").text
+    assert "Ann" in friends
+
+    # Both report scores through the JSON API, as their game would.
+    for account, value in [(ann, 1234), (bob, 900)]:
+        session = api(server, "POST", "/v1/sessions", {"account": account, "password": "password-1"})
+        api(server, "POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [{"category": "tapper.taps", "value": value, "context": 0}]},
+            token=session["token"])
+        api(server, "POST", "/v1/achievements", {"reportID": str(uuid.uuid4()), "achievements": [
+            {"identifier": "tapper.first", "percentComplete": 100}]}, token=session["token"])
+
+    # Bob sees the board, Ann first, himself highlighted.
+    pages.open(f"/games/{GAME}/leaderboards")
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.board tbody tr")
+    assert rows[0].text.startswith("1 Ann") and "1,234 taps" in rows[0].text
+    assert rows[1].text.startswith("2 Bob") and "900 taps" in rows[1].text
+    me = browser.find_element(By.CSS_SELECTOR, "table.board tr.me")
+    assert "Bob" in me.text and "900 taps" in me.text
+    assert "You are #2 of 2" in pages.main_text()
+    pages.check("leaderboard")
+    pages.open(f"/games/{GAME}/leaderboards?players=friends&time=week")
+    assert "Ann" in pages.main_text()
+    pages.check("leaderboard-friends-week")
+
+    # Ann's view: she is first and highlighted.
+    browser.delete_all_cookies()
+    pages.open("/sign-in")
+    pages.fill({"account": ann, "password": "password-1", "environment": "sandbox"})
+    pages.submit("/sign-in")
+    pages.open(f"/games/{GAME}/leaderboards")
+    me = browser.find_element(By.CSS_SELECTOR, "table.board tr.me")
+    assert me.text.startswith("1") and "Ann" in me.text and "1,234 taps" in me.text
+
+    pages.open(f"/games/{GAME}/achievements")
+    assert "First tap" in pages.main_text() and "100 % of players" in pages.main_text()
+    assert "Hidden achievement" in pages.main_text()
+    image = browser.find_element(By.CSS_SELECTOR, ".achievement img")
+    assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
+    pages.check("achievements")
+    Select(browser.find_element(By.ID, "compare")).select_by_visible_text("Bob")
+    pages.submit(f"/games/{GAME}/achievements", "Compare")
+    versus = browser.find_element(By.CSS_SELECTOR, ".achievement.done .versus").text.replace("\n", " ")
+    assert versus.startswith("You completed ") and " Bob completed " in versus
+    pages.check("achievements-compare")
+
+    pages.open("/account")
+    pages.check("account")
+    pages.open("/")
+    assert "10 achievement points" in pages.main_text().replace("\n", " ")
+    assert "Tapper" in pages.main_text()
+    pages.check("me-after")
+
+    # A form from elsewhere (no token) is refused.
+    html = browser.find_element(By.TAG_NAME, "html")
+    browser.execute_script("""
+        const form = document.createElement('form'); form.method = 'post'; form.action = '/sign-out-everywhere';
+        document.body.appendChild(form); form.submit();""")
+    wait_for_next_page(browser, html)
+    assert "this form expired or did not come from this site" in pages.main_text()
+    pages.check("error-403")
+
+    # Sign out everywhere ends the API sessions too.
+    pages.open("/account")
+    session = api(server, "POST", "/v1/sessions", {"account": ann, "password": "password-1"})
+    pages.submit("/sign-out-everywhere")
+    assert browser.get_cookie("gc_session") is None
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        api(server, "GET", "/v1/me", token=session["token"])
+    assert refused.value.code == 401
