@@ -185,7 +185,7 @@ struct TestServer {
 }
 
 /// A response body kept in memory.
-private struct CollectedBody: ResponseBodyWriter {
+struct CollectedBody: ResponseBodyWriter {
     let buffer = NIOLockedValueBox(ByteBuffer())
 
     func write(_ part: ByteBuffer) async throws {

@@ -63,7 +63,7 @@ import Testing
             let refused = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[4]], message: nil), token: sender.token)
             Self.expectLimited(refused)
             // 4 per hour: one comes back every 15 minutes, as Retry-After said.
-            #expect(refused.error?.retryAfterSeconds == 900)
+            #expect((890...900).contains(refused.error?.retryAfterSeconds ?? 0), "\(refused.error?.retryAfterSeconds ?? 0)")
             try await LeaderboardTests.advanceClock(client, hours: 0.25)
             #expect(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[4]], message: nil),
                                           token: sender.token).status == .created)

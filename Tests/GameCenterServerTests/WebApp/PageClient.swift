@@ -72,7 +72,7 @@ struct PageClient {
             let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
                                   body: RequestBody(buffer: ByteBuffer(string: body ?? "")))
             let response = try await server.responder.respond(to: request, context: context)
-            let collected = PageBody()
+            let collected = CollectedBody()
             try await response.body.write(collected)
             page = Page(status: response.status, headers: response.headers, html: String(buffer: collected.buffer.withLockedValue { $0 }))
         } else {
@@ -87,15 +87,4 @@ struct PageClient {
         }
         return page
     }
-}
-
-/// A response body kept in memory.
-private struct PageBody: ResponseBodyWriter {
-    let buffer = NIOLockedValueBox(ByteBuffer())
-
-    func write(_ part: ByteBuffer) async throws {
-        buffer.withLockedValue { $0.writeImmutableBuffer(part) }
-    }
-
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
