@@ -2,6 +2,7 @@ import Foundation
 import GameCenterProtocol
 
 /// A Game Center player as the local player may see them.
+/// `@unchecked Sendable`: immutable (one `let` of a Sendable struct), but open to subclassing, which the compiler cannot check.
 public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
     private let profile: PlayerProfile
 

@@ -9,6 +9,7 @@ import OpenGameKit
 /// Packets arrive on the SDK's network threads (``receive(_:)``) into per-channel receive pipelines; the engine's
 /// thread reads the microphone, sends, ticks the pipelines, mixes and plays. One lock guards all of it; handlers
 /// are called outside it.
+/// `@unchecked Sendable`: every mutable property is read and written only under `lock`.
 final class VoiceChatEngine: @unchecked Sendable {
     /// How often a missing microphone or speaker is looked for again.
     static let reopenInterval = Duration.seconds(2)
