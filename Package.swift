@@ -150,6 +150,7 @@ let package = Package(
                 "OpenGameKit",
                 "OpenGameKitLAN",
                 "OpenGameKitVoice",
+                "NetworkFaultProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -212,6 +213,7 @@ let package = Package(
             name: "GameCenterProtocolTests",
             dependencies: [
                 "GameCenterProtocol",
+                "NetworkFaultProxy",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -226,18 +228,19 @@ let package = Package(
             name: "GameCenterServerTests",
             dependencies: [
                 "GameCenterServer",
+                "NetworkFaultProxy",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenGameKitLANTests",
-            dependencies: ["OpenGameKitLAN", "LANTestSupport"],
+            dependencies: ["OpenGameKitLAN", "LANTestSupport", "NetworkFaultProxy"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenGameKitSessionTests",
-            dependencies: ["OpenGameKit", "OpenGameKitLAN", "LANTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["OpenGameKit", "OpenGameKitLAN", "LANTestSupport", "NetworkFaultProxy", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

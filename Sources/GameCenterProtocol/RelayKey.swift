@@ -47,6 +47,7 @@ public struct RelayKey: Sendable, Equatable {
 
 /// A ChaCha20-Poly1305 context for one key, kept for the key's lifetime: BoringSSL's, which swift-crypto bundles on
 /// Linux, where available; otherwise none, and `RelayDatagram` uses swift-crypto's `ChaChaPoly` per call.
+/// `@unchecked Sendable`: the C context is made in `init`, freed in `deinit`, and BoringSSL allows concurrent use between.
 final class RelayCipher: @unchecked Sendable {
     /// The context; BoringSSL allows concurrent seals and opens on one. Nil: use swift-crypto.
     let context: OpaquePointer?

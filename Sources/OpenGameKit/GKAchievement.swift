@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// `Codable`, so games can archive it; decoding attaches it to the device in
 /// `decoder.userInfo[GKGameCenter.codingUserInfoKey]`, or to `GKGameCenter.default`.
-public final class GKAchievement: Codable, @unchecked Sendable, CustomStringConvertible {
+public final class GKAchievement: Codable, Sendable, CustomStringConvertible {
     private struct State {
         var percentComplete: Double
         var completedAt: Date?

@@ -4,7 +4,7 @@ import Synchronization
 
 /// An achievement as the game's manifest describes it, localized for the device's locale (falling back to the
 /// game's default). A hidden achievement the player has not reported progress on has empty texts and no image.
-public final class GKAchievementDescription: @unchecked Sendable, CustomStringConvertible {
+public final class GKAchievementDescription: Sendable, CustomStringConvertible {
     private let info: AchievementDescriptionInfo
     private let gameCenter: GKGameCenter
     private let loadedImage = Mutex<Data?>(nil)

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// When a load fails, the error carries the last good result of the same query on this device, if there is
 /// one (`error.partialResult(as: [GKScore].self)`), and `localPlayerScore`, `maxRange` and `title` keep it too.
-public final class GKLeaderboard: @unchecked Sendable {
+public final class GKLeaderboard: Sendable {
     /// Which players are ranked.
     public enum PlayerScope: Sendable { case global, friendsOnly }
     /// Which reports count: rolling 24 hours, rolling 7 days, or all.

@@ -2,6 +2,7 @@ import Foundation
 import GameCenterProtocol
 
 /// A Game Center player as the local player may see them.
+/// `@unchecked Sendable`: immutable (one `let` of a Sendable struct); only non-final (GKLocalPlayer subclasses it).
 public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
     private let profile: PlayerProfile
 

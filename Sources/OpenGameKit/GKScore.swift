@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// `Codable` (the seed archived scores with `NSCoding`); decoding attaches the score to the device in
 /// `decoder.userInfo[GKGameCenter.codingUserInfoKey]`, or to `GKGameCenter.default`.
-public final class GKScore: Codable, @unchecked Sendable, CustomStringConvertible {
+public final class GKScore: Codable, Sendable, CustomStringConvertible {
     private struct State {
         var value: Int64 = 0
         var context: UInt64 = 0

@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import Synchronization
 
 /// Keeps a device's realtime channel open while its session lasts: connects with the device's event cursor,
 /// hands events to the game, answers heartbeats, and reconnects with back-off when the channel drops.
@@ -139,38 +140,44 @@ struct RealtimeClient: Sendable {
 }
 
 /// What one connection attempt ended with, written from inside the WebSocket handler.
-private final class OutcomeBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _connected = false
-    private var _reason: String?
+private final class OutcomeBox: Sendable {
+    private struct State {
+        var connected = false
+        var reason: String?
+    }
+
+    private let state = Mutex(State())
 
     var connected: Bool {
-        get { lock.withLock { _connected } }
-        set { lock.withLock { _connected = newValue } }
+        get { state.withLock { $0.connected } }
+        set { state.withLock { $0.connected = newValue } }
     }
 
     var sessionEndedReason: String? {
-        get { lock.withLock { _reason } }
-        set { lock.withLock { _reason = newValue } }
+        get { state.withLock { $0.reason } }
+        set { state.withLock { $0.reason = newValue } }
     }
 }
 
 /// When the server was last heard from.
-private final class LastHeard: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = ContinuousClock.now
-    private var _heartbeat = 15.0
+private final class LastHeard: Sendable {
+    private struct State {
+        var last = ContinuousClock.now
+        var heartbeat = 15.0
+    }
 
-    func touch() { lock.withLock { last = .now } }
+    private let state = Mutex(State())
+
+    func touch() { state.withLock { $0.last = .now } }
 
     var silentFor: Double {
-        let elapsed = lock.withLock { ContinuousClock.now - last }
+        let elapsed = ContinuousClock.now - state.withLock { $0.last }
         let (seconds, attoseconds) = elapsed.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     var heartbeatSeconds: Double {
-        get { lock.withLock { _heartbeat } }
-        set { lock.withLock { _heartbeat = newValue } }
+        get { state.withLock { $0.heartbeat } }
+        set { state.withLock { $0.heartbeat = newValue } }
     }
 }

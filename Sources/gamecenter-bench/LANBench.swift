@@ -71,6 +71,7 @@ struct LANBench: AsyncParsableCommand {
 }
 
 /// Records peer state changes and accepts every connection request.
+/// `@unchecked Sendable`: every mutable property is read and written only under `lock`.
 final class PeerObserver: GKSessionDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var states: [(String, GKPeerConnectionState)] = []

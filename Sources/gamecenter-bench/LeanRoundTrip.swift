@@ -17,6 +17,7 @@ enum LeanRoundTrip {
     }
 
     /// A member's socket and keys, used by one thread only.
+    /// `@unchecked Sendable`: not thread-safe: one owner thread at a time; it is Sendable only to move to that thread.
     final class Peer: @unchecked Sendable {
         let socket: Int32
         let welcome: RelayWelcome

@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterServer
 import OpenGameKitLAN
+import NetworkFaultProxy
 
 /// The in-process rank index on one core: bulk build, score updates, rank and range queries, memory per entry.
 enum RankIndexBenchmark {

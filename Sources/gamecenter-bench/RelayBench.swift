@@ -194,6 +194,7 @@ enum SDKRoundTrip {
     }
 
     /// Answers every message it receives with the same bytes.
+    /// `@unchecked Sendable`: no stored state.
     final class Echo: GKMatchDelegate, @unchecked Sendable {
         func match(_ match: GKMatch, didReceive data: Data, fromPlayer playerID: String) {
             try? match.sendData(toAllPlayers: data, with: .unreliable)
@@ -204,6 +205,7 @@ enum SDKRoundTrip {
 
     /// Sends the next message from its delegate call as soon as the echo of the last one is back (as the anchor's
     /// client sends from the thread its answer woke), and times each round trip.
+    /// `@unchecked Sendable`: its state is behind a Mutex and the rest is `let`.
     final class Pinger: GKMatchDelegate, @unchecked Sendable {
         struct State {
             var sentAt = ContinuousClock.now

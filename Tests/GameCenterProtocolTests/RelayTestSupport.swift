@@ -1,20 +1,17 @@
 import GameCenterProtocol
 import NIOCore
+import NetworkFaultProxy
 
-/// SplitMix64: a tiny seeded generator so random tests replay exactly.
+/// The shared SplitMix64 (from NetworkFaultProxy), with a fast way to draw many bytes, so random tests replay exactly.
 struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+    private var base: SplitMix64
 
     init(seed: UInt64) {
-        state = seed
+        base = SplitMix64(seed: seed)
     }
 
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        base.next()
     }
 
     /// Eight bytes per draw: the fuzz test needs millions, and a draw per byte is slow in debug builds.

@@ -3,6 +3,7 @@ import GameCenterProtocol
 import NIOCore
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// The answers that write their own JSON read back as the same values, and hold exactly the keys and values
 /// `JSONEncoder` would have written: a field added to one of these types and not to its writer fails here.

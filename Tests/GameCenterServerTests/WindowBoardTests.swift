@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// The rolling window against a brute-force model: a player's entry is their best report inside the window
 /// (earliest among equals), however reports arrive and however the window moves.

@@ -1,4 +1,5 @@
-/// A small seeded random number generator (SplitMix64), so a failing run of a proxy can be repeated with its seed.
+/// A small seeded random number generator (SplitMix64), so a failing run of a proxy or a random test can be repeated
+/// with its seed. The one definition: every test target (and the benchmarks) uses this one.
 ///
 /// Not cryptographically secure; the same seed always yields the same sequence.
 public struct SplitMix64: RandomNumberGenerator, Sendable {

@@ -1,5 +1,6 @@
 import Testing
 @testable import OpenGameKitLAN
+import NetworkFaultProxy
 
 @Suite("DNSMessage fuzzing")
 struct DNSMessageFuzzTests {

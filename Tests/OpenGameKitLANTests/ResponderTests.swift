@@ -1,5 +1,6 @@
 import Testing
 @testable import OpenGameKitLAN
+import NetworkFaultProxy
 
 @Suite("Responder")
 struct ResponderTests {

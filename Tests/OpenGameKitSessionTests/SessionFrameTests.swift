@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 @testable import OpenGameKit
 import OpenGameKitLAN
+import NetworkFaultProxy
 
 @Suite("Session framing")
 struct SessionFrameTests {

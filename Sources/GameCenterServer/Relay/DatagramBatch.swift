@@ -81,6 +81,7 @@ package final class DatagramBatch {
 ///
 /// Not thread-safe: one thread at a time fills and sends an outbox. It is marked `Sendable` only so that a match's
 /// state can seal into it while the match's lock is held; nothing keeps a reference to it past that.
+/// `@unchecked Sendable`: not thread-safe: one owner thread at a time; it is Sendable only to be used under a match's lock.
 package final class DatagramOutbox: @unchecked Sendable {
     private var bytes: UnsafeMutableRawPointer
     private var capacity: Int

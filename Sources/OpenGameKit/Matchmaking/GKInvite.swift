@@ -3,7 +3,7 @@ import GameCenterProtocol
 
 /// An invitation to join another player's match, handed to ``GKMatchmaker/inviteHandler``.
 /// Join with ``GKMatchmaker/match(for:)`` (or ``GKMatchmaker/findPlayers(for:)`` when hosted), or ``decline()``.
-public final class GKInvite: @unchecked Sendable {
+public final class GKInvite: Sendable {
     /// The inviting player's id.
     public var inviter: String { info.inviter }
     /// The inviting player's alias when the invitation was sent.

@@ -37,7 +37,7 @@ public enum GKMatchSendDataMode: Sendable {
 ///
 /// The match connects to the relay as soon as it exists; data can be sent at once (reliable messages wait for
 /// the connection). Delegate calls and `events` come from the SDK's network threads, in order per sender.
-public final class GKMatch: @unchecked Sendable {
+public final class GKMatch: Sendable {
     /// The server's id for the match.
     public let matchID: String
     /// The other members connected to the relay now, in the order they joined the match.
@@ -73,11 +73,11 @@ public final class GKMatch: @unchecked Sendable {
     private let state: Mutex<MatchState>
     private let relay: MatchRelayClient
 
-    private struct WeakDelegate: @unchecked Sendable {
+    private struct WeakDelegate: Sendable {
         weak var value: (any GKMatchDelegate)?
     }
 
-    private struct MatchState: @unchecked Sendable {
+    private struct MatchState: Sendable {
         var members: [String]
         var connected: Set<String> = []
         var left: Set<String> = []
@@ -214,6 +214,16 @@ public final class GKMatch: @unchecked Sendable {
 }
 
 /// Lets the relay client reach its match without keeping it alive.
-private final class WeakMatchBox: @unchecked Sendable {
-    weak var match: GKMatch?
+private final class WeakMatchBox: Sendable {
+    private struct Reference {
+        weak var match: GKMatch?
+    }
+
+    private let reference = Mutex(Reference())
+
+    /// The match, once it is made; `nil` after it is released.
+    var match: GKMatch? {
+        get { reference.withLock { $0.match } }
+        set { reference.withLock { $0.match = newValue } }
+    }
 }

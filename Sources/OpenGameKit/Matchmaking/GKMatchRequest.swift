@@ -1,26 +1,62 @@
 import GameCenterProtocol
+import Synchronization
 
 /// What kind of match a player wants: its size, group and role, and friends to invite.
 ///
 /// Sizes are 2…16 players for relayed and hosted matches alike (the seed's limit of 4 is gone); the server
 /// refuses anything else with `matchRequestInvalid`.
-public final class GKMatchRequest: @unchecked Sendable {
+///
+/// Safe to share between threads: every property is read and written under one lock.
+public final class GKMatchRequest: Sendable {
+    private struct State {
+        var minPlayers = 2
+        var maxPlayers = 2
+        var playerGroup: UInt32 = 0
+        var playerAttributes: UInt32 = 0
+        var playersToInvite: [String]?
+        var inviteMessage: String?
+        var inviteeResponseHandler: (@Sendable (String, GKInviteeState) -> Void)?
+    }
+
+    private let state = Mutex(State())
+
     /// The fewest players the match may start with, the local player included (default 2).
-    public var minPlayers = 2
+    public var minPlayers: Int {
+        get { state.withLock { $0.minPlayers } }
+        set { state.withLock { $0.minPlayers = newValue } }
+    }
     /// The most players the match may hold, the local player included (default 2).
-    public var maxPlayers = 2
+    public var maxPlayers: Int {
+        get { state.withLock { $0.maxPlayers } }
+        set { state.withLock { $0.maxPlayers = newValue } }
+    }
     /// Only requests with the same group are auto-matched; 0 is the default group.
-    public var playerGroup: UInt32 = 0
+    public var playerGroup: UInt32 {
+        get { state.withLock { $0.playerGroup } }
+        set { state.withLock { $0.playerGroup = newValue } }
+    }
     /// The role this player wants, as a bit mask (0: no role). Auto-matched players join only when their mask
     /// does not overlap the match's; a match of roles is complete when its mask is `0xFFFFFFFF`.
-    public var playerAttributes: UInt32 = 0
+    public var playerAttributes: UInt32 {
+        get { state.withLock { $0.playerAttributes } }
+        set { state.withLock { $0.playerAttributes = newValue } }
+    }
     /// Friends to invite (player ids); seats left over are filled by auto-match.
-    public var playersToInvite: [String]?
+    public var playersToInvite: [String]? {
+        get { state.withLock { $0.playersToInvite } }
+        set { state.withLock { $0.playersToInvite = newValue } }
+    }
     /// Shown to invitees with the invitation.
-    public var inviteMessage: String?
+    public var inviteMessage: String? {
+        get { state.withLock { $0.inviteMessage } }
+        set { state.withLock { $0.inviteMessage = newValue } }
+    }
     /// Called on the inviting device as each invitee answers (accepted, declined) and when the match starts
     /// with them (connected).
-    public var inviteeResponseHandler: (@Sendable (String, GKInviteeState) -> Void)?
+    public var inviteeResponseHandler: (@Sendable (String, GKInviteeState) -> Void)? {
+        get { state.withLock { $0.inviteeResponseHandler } }
+        set { state.withLock { $0.inviteeResponseHandler = newValue } }
+    }
 
     /// A request for a two-player match.
     public init() {}
@@ -34,6 +70,7 @@ public final class GKMatchRequest: @unchecked Sendable {
 
     /// The sizes checked before anything is sent (the server checks them again).
     func check() throws {
+        let (minPlayers, maxPlayers) = state.withLock { ($0.minPlayers, $0.maxPlayers) }
         let sizes = Limits.matchPlayers
         guard sizes.contains(minPlayers), sizes.contains(maxPlayers) else {
             throw GKError(.matchRequestInvalid,
@@ -45,8 +82,9 @@ public final class GKMatchRequest: @unchecked Sendable {
     }
 
     func body(requestID: String, hosted: Bool, matchID: String? = nil) -> MatchRequestBody {
-        MatchRequestBody(requestID: requestID, minPlayers: minPlayers, maxPlayers: maxPlayers, playerGroup: playerGroup,
-                         playerAttributes: playerAttributes, hosted: hosted, playersToInvite: playersToInvite ?? [],
-                         inviteMessage: inviteMessage, matchID: matchID)
+        let current = state.withLock { $0 }
+        return MatchRequestBody(requestID: requestID, minPlayers: current.minPlayers, maxPlayers: current.maxPlayers,
+                                playerGroup: current.playerGroup, playerAttributes: current.playerAttributes, hosted: hosted,
+                                playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID)
     }
 }

@@ -29,7 +29,7 @@ public enum GKInviteeState: String, Sendable {
 /// authenticates); if the channel drops while a request waits, the request fails with `communicationsFailure`
 /// and has left the server's queue. Matches and invitations arrive on the channel, so nothing is missed while
 /// the game runs; invitations sent while the game was not running are fetched when the channel opens.
-public final class GKMatchmaker: @unchecked Sendable {
+public final class GKMatchmaker: Sendable {
     /// The default device's matchmaker.
     public static func shared() -> GKMatchmaker { GKGameCenter.default.matchmaker }
 
@@ -407,7 +407,7 @@ public final class GKMatchmaker: @unchecked Sendable {
 }
 
 /// What the matchmaker tracks.
-private struct MatchmakerState: @unchecked Sendable {
+private struct MatchmakerState: Sendable {
     var device = WeakDevice(device: nil)
     var pending: [String: PendingRequest] = [:]
     var cancelling: Set<String> = []
@@ -436,6 +436,6 @@ private struct WeakController {
     weak var controller: GKMatchmakerViewController?
 }
 
-private struct WeakDevice: @unchecked Sendable {
+private struct WeakDevice: Sendable {
     weak var device: GKGameCenter?
 }

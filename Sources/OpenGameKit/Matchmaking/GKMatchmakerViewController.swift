@@ -59,7 +59,7 @@ public struct GKMatchmakerLobby: Sendable, Equatable {
 
 /// The standard matchmaking screen as a model a game can draw (no UIKit here): present it, show ``lobby``
 /// (or follow ``updates``), and hear the outcome on ``matchmakerDelegate`` — the seed's four calls.
-public final class GKMatchmakerViewController: @unchecked Sendable {
+public final class GKMatchmakerViewController: Sendable {
     /// Hears the outcome.
     public weak var matchmakerDelegate: (any GKMatchmakerViewControllerDelegate)? {
         get { state.withLock { $0.delegate.value } }
@@ -263,11 +263,11 @@ public final class GKMatchmakerViewController: @unchecked Sendable {
     }
 }
 
-private struct WeakDelegate: @unchecked Sendable {
+private struct WeakDelegate: Sendable {
     weak var value: (any GKMatchmakerViewControllerDelegate)?
 }
 
-private struct ControllerState: @unchecked Sendable {
+private struct ControllerState: Sendable {
     var lobby: GKMatchmakerLobby
     var hosted = false
     var delegate = WeakDelegate(value: nil)

@@ -370,31 +370,34 @@ private enum RelayConnectionOutcome {
 }
 
 /// How one connection attempt went, written from inside the WebSocket handler.
-private final class ConnectionResult: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _outcome: RelayConnectionOutcome = .failed(nil)
-    private var _welcomed = false
-    private var _finished = false
-    private var _abandoned = false
+private final class ConnectionResult: Sendable {
+    private struct State {
+        var outcome: RelayConnectionOutcome = .failed(nil)
+        var welcomed = false
+        var finished = false
+        var abandoned = false
+    }
+
+    private let state = Mutex(State())
 
     fileprivate var outcome: RelayConnectionOutcome {
-        get { lock.withLock { _outcome } }
-        set { lock.withLock { _outcome = newValue } }
+        get { state.withLock { $0.outcome } }
+        set { state.withLock { $0.outcome = newValue } }
     }
 
     var welcomed: Bool {
-        get { lock.withLock { _welcomed } }
-        set { lock.withLock { _welcomed = newValue } }
+        get { state.withLock { $0.welcomed } }
+        set { state.withLock { $0.welcomed = newValue } }
     }
 
     var finished: Bool {
-        get { lock.withLock { _finished } }
-        set { lock.withLock { _finished = newValue } }
+        get { state.withLock { $0.finished } }
+        set { state.withLock { $0.finished = newValue } }
     }
 
     var abandoned: Bool {
-        get { lock.withLock { _abandoned } }
-        set { lock.withLock { _abandoned = newValue } }
+        get { state.withLock { $0.abandoned } }
+        set { state.withLock { $0.abandoned = newValue } }
     }
 }
 

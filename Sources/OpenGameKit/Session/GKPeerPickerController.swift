@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Input and output are injectable, so the picker runs without a terminal; the default reads standard input
 /// and writes standard output. Delegate methods are called from the picker's own task.
-public final class GKPeerPickerController: @unchecked Sendable {
+public final class GKPeerPickerController: Sendable {
     private struct State {
         var mask: GKPeerPickerConnectionType = .nearby
         weak var delegate: (any GKPeerPickerControllerDelegate)?

@@ -18,7 +18,7 @@ import Synchronization
 /// Delegate methods and the data handler run on ``delegateQueue`` (the main queue unless changed).
 /// The multicast interface is the first non-loopback IPv4 interface with multicast, or the one named by the
 /// `OPENGAMEKIT_INTERFACE` environment variable (for example `lo` to play on one machine).
-public final class GKSession: @unchecked Sendable {
+public final class GKSession: Sendable {
     /// The session id shared by all peers of one game (the DNS-SD service name).
     public let sessionID: String
     /// This session's peer id, unique on the network.

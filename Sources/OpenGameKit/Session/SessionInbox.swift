@@ -1,5 +1,16 @@
+import Synchronization
+
 /// Lets channel handlers reach their ``GKSession`` without keeping it alive (set once the session exists).
-final class SessionInbox: @unchecked Sendable {
+final class SessionInbox: Sendable {
+    private struct Reference {
+        weak var session: GKSession?
+    }
+
+    private let reference = Mutex(Reference())
+
     /// The session, once initialized; `nil` after it is released.
-    weak var session: GKSession?
+    var session: GKSession? {
+        get { reference.withLock { $0.session } }
+        set { reference.withLock { $0.session = newValue } }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterProtocol
 import OpenGameKit
+import Synchronization
 
 /// One voice channel of a match: the members who joined it by name hear each other.
 ///
@@ -8,20 +9,23 @@ import OpenGameKit
 /// or received until ``start()``; the microphone feeds the channel only while ``isActive`` (one channel per
 /// device). Audio from every started channel is mixed into the match's one output (see
 /// ``OpenGameKit/GKMatch/setVoiceAudio(source:sink:)``). The update handler is called on the voice engine's thread.
-public final class GKVoiceChat: @unchecked Sendable {
+public final class GKVoiceChat: Sendable {
     /// The channel's name, the same on every device.
     public let name: String
 
+    private struct State {
+        var started = false
+        var volume: Float = 1
+        var muted: Set<String> = []
+        var positions: [String: SIMD3<Float>] = [:]
+        var listener = SIMD3<Float>(0, 0, 0)
+        var handler: (@Sendable (String, GKVoiceChatPlayerState) -> Void)?
+        var connected: Set<String> = []
+        var speaking: Set<String> = []
+    }
+
     private let engine: VoiceChatEngine
-    private let lock = NSLock()
-    private var _started = false
-    private var _volume: Float = 1
-    private var _muted: Set<String> = []
-    private var _positions: [String: SIMD3<Float>] = [:]
-    private var _listener = SIMD3<Float>(0, 0, 0)
-    private var _handler: (@Sendable (String, GKVoiceChatPlayerState) -> Void)?
-    private var _connected: Set<String> = []
-    private var _speaking: Set<String> = []
+    private let state = Mutex(State())
 
     init(name: String, engine: VoiceChatEngine) {
         self.name = name
@@ -29,24 +33,24 @@ public final class GKVoiceChat: @unchecked Sendable {
     }
 
     /// The other members who started the channel: those this device hears (and who hear it).
-    public var playerIDs: [String] { lock.withLock { _connected.sorted() } }
+    public var playerIDs: [String] { state.withLock { $0.connected.sorted() } }
 
     /// Starts receiving the channel's voice; the relay starts forwarding it to this device. Waits (and says so in
     /// ``waitingFor``) while the device has no microphone or speakers.
     public func start() {
-        lock.withLock { _started = true }
+        state.withLock { $0.started = true }
         engine.setMembership(.listening, of: self)
     }
 
     /// Stops receiving the channel: the relay stops sending its voice to this device (saving the bandwidth, unlike
     /// muting), and the microphone no longer feeds it.
     public func stop() {
-        lock.withLock { _started = false }
+        state.withLock { $0.started = false }
         engine.setMembership(.joined, of: self)
     }
 
     /// Whether the channel is started.
-    public var isStarted: Bool { lock.withLock { _started } }
+    public var isStarted: Bool { state.withLock { $0.started } }
 
     /// Whether this device's microphone feeds the channel. Only one channel of a device is active: making one
     /// active makes the previous one inactive. A channel that is not started sends nothing even when active.
@@ -57,34 +61,34 @@ public final class GKVoiceChat: @unchecked Sendable {
 
     /// The channel's volume, 0 (silent) to 1 (full); values outside are clamped.
     public var volume: Float {
-        get { lock.withLock { _volume } }
-        set { lock.withLock { _volume = min(max(newValue, 0), 1) } }
+        get { state.withLock { $0.volume } }
+        set { state.withLock { $0.volume = min(max(newValue, 0), 1) } }
     }
 
     /// Silences (or, with false, restores) `playerID` in this channel, on this device only.
     public func setMute(_ isMuted: Bool, forPlayer playerID: String) {
-        lock.withLock {
-            if isMuted { _muted.insert(playerID) } else { _muted.remove(playerID) }
+        state.withLock {
+            if isMuted { $0.muted.insert(playerID) } else { $0.muted.remove(playerID) }
         }
     }
 
     /// Called when a member starts or stops the channel (`connected`, `disconnected`) and starts or stops talking
     /// (`speaking`, `silent`).
     public var playerStateUpdateHandler: (@Sendable (String, GKVoiceChatPlayerState) -> Void)? {
-        get { lock.withLock { _handler } }
-        set { lock.withLock { _handler = newValue } }
+        get { state.withLock { $0.handler } }
+        set { state.withLock { $0.handler = newValue } }
     }
 
     /// Places `playerID` in the game's world (beyond the seed): farther is quieter, and left or right of the listener
     /// is panned there. A player with no position is heard centred at full level.
     public func setPosition(_ position: SIMD3<Float>, forPlayer playerID: String) {
-        lock.withLock { _positions[playerID] = position }
+        state.withLock { $0.positions[playerID] = position }
     }
 
     /// Where the local player listens from (facing −Z, up +Y).
     public var listenerPosition: SIMD3<Float> {
-        get { lock.withLock { _listener } }
-        set { lock.withLock { _listener = newValue } }
+        get { state.withLock { $0.listener } }
+        set { state.withLock { $0.listener = newValue } }
     }
 
     /// What the channel waits for before it can talk or play (no microphone, no speakers), or nil.
@@ -94,22 +98,22 @@ public final class GKVoiceChat: @unchecked Sendable {
 
     /// How the engine mixes `playerID` of this channel: muted, and the position if one is set.
     func mixing(_ playerID: String) -> (volume: Float, muted: Bool, position: SIMD3<Float>?, listener: SIMD3<Float>) {
-        lock.withLock { (_volume, _muted.contains(playerID), _positions[playerID], _listener) }
+        state.withLock { ($0.volume, $0.muted.contains(playerID), $0.positions[playerID], $0.listener) }
     }
 
     /// Records a member's state; returns the handler to call when the state is news.
     func update(_ playerID: String, _ state: GKVoiceChatPlayerState) -> (@Sendable (String, GKVoiceChatPlayerState) -> Void)? {
-        lock.withLock {
+        self.state.withLock { current in
             let changed: Bool
             switch state {
-            case .connected: changed = _connected.insert(playerID).inserted
+            case .connected: changed = current.connected.insert(playerID).inserted
             case .disconnected:
-                _speaking.remove(playerID)
-                changed = _connected.remove(playerID) != nil
-            case .speaking: changed = _connected.contains(playerID) && _speaking.insert(playerID).inserted
-            case .silent: changed = _speaking.remove(playerID) != nil
+                current.speaking.remove(playerID)
+                changed = current.connected.remove(playerID) != nil
+            case .speaking: changed = current.connected.contains(playerID) && current.speaking.insert(playerID).inserted
+            case .silent: changed = current.speaking.remove(playerID) != nil
             }
-            return changed ? _handler : nil
+            return changed ? current.handler : nil
         }
     }
 }

@@ -9,6 +9,7 @@ import OpenGameKit
 /// Packets arrive on the SDK's network threads (``receive(_:)``) into per-channel receive pipelines; the engine's
 /// thread reads the microphone, sends, ticks the pipelines, mixes and plays. One lock guards all of it; handlers
 /// are called outside it.
+/// `@unchecked Sendable`: state behind `lock`; the game's audio source and sink (not Sendable) are used only under it.
 final class VoiceChatEngine: @unchecked Sendable {
     /// How often a missing microphone or speaker is looked for again.
     static let reopenInterval = Duration.seconds(2)
@@ -35,7 +36,8 @@ final class VoiceChatEngine: @unchecked Sendable {
     init(transport: MatchVoice) {
         self.transport = transport
         self.logger = transport.logger
-        observation = transport.observe { [weak self] event in self?.receive(event) }
+        let observation = transport.observe { [weak self] event in self?.receive(event) }
+        lock.withLock { self.observation = observation }
     }
 
     // MARK: Channels
@@ -136,7 +138,10 @@ final class VoiceChatEngine: @unchecked Sendable {
             }
             for chat in all { chat.update(player, .disconnected)?(player, .disconnected) }
         case .ended:
-            lock.withLock { ended = true }
+            let observation = lock.withLock { () -> Int? in
+                ended = true
+                return self.observation
+            }
             if let observation { transport.stopObserving(observation) }
         }
     }

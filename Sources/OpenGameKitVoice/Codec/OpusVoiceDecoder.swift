@@ -2,8 +2,8 @@ import COpus
 
 /// Decodes Opus packets of 20 ms frames to 48 kHz mono, conceals lost frames, and recovers them from FEC.
 ///
-/// Owns a libopus decoder, freed on deinit. Not thread-safe: it is `@unchecked Sendable` so it may move
-/// between threads or tasks, but only one may use it at a time.
+/// Owns a libopus decoder, freed on deinit.
+/// `@unchecked Sendable`: not thread-safe (C state): one owner at a time; it is Sendable only to move between threads.
 public final class OpusVoiceDecoder: @unchecked Sendable {
     private let decoder: OpaquePointer
     private var pcm = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)

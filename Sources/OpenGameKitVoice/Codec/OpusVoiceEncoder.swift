@@ -2,8 +2,8 @@ import COpus
 
 /// Encodes 20 ms frames of 48 kHz mono speech to Opus (OPUS_APPLICATION_VOIP), with in-band FEC on.
 ///
-/// Owns a libopus encoder, freed on deinit. Not thread-safe: it is `@unchecked Sendable` so it may move
-/// between threads or tasks, but only one may use it at a time.
+/// Owns a libopus encoder, freed on deinit.
+/// `@unchecked Sendable`: not thread-safe (C state): one owner at a time; it is Sendable only to move between threads.
 public final class OpusVoiceEncoder: @unchecked Sendable {
     /// Bitrates libopus accepts, in bits per second.
     public static let bitrateRange = 6_000...510_000

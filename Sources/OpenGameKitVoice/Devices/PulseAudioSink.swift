@@ -4,8 +4,8 @@ import CPulseSimple
 ///
 /// ``writeFrame(_:)`` blocks while the server's buffer (about 60 ms) is full, so call it from a playback
 /// thread. Without a reachable server, or with an unknown device, the initializer throws
-/// ``VoiceError/Code/deviceUnavailable``. Owns the connection, closed on deinit; `@unchecked Sendable` so it may
-/// move between threads, but only one may use it at a time.
+/// ``VoiceError/Code/deviceUnavailable``. Owns the connection, closed on deinit.
+/// `@unchecked Sendable`: not thread-safe (a C connection): one owner at a time; it is Sendable only to move between threads.
 public final class PulseAudioSink: VoiceAudioSink, @unchecked Sendable {
     private let stream: OpaquePointer
 

@@ -4,8 +4,8 @@ import CPulseSimple
 ///
 /// ``readFrame()`` blocks until a frame has been recorded, so call it from a capture thread. Without a
 /// reachable server, or with an unknown device, the initializer throws ``VoiceError/Code/deviceUnavailable``.
-/// Owns the connection, closed on deinit; `@unchecked Sendable` so it may move between threads, but only one
-/// may use it at a time.
+/// Owns the connection, closed on deinit.
+/// `@unchecked Sendable`: not thread-safe (a C connection): one owner at a time; it is Sendable only to move between threads.
 public final class PulseAudioSource: VoiceAudioSource, @unchecked Sendable {
     private let stream: OpaquePointer
     private var frame = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)

@@ -2,8 +2,8 @@
 /// and an Opus decoder each, with loss concealment and FEC recovery.
 ///
 /// Call ``receive(_:from:)`` as packets arrive and ``tick()`` every 20 ms of playback. Holds at most
-/// ``maxSenders`` senders. Not thread-safe: `@unchecked Sendable` so it may move between threads, but only one
-/// may use it at a time.
+/// ``maxSenders`` senders.
+/// `@unchecked Sendable`: not thread-safe (decoder state): one owner at a time; it is Sendable only to move between threads.
 public final class VoiceReceivePipeline: @unchecked Sendable {
     /// One sender's audio for a tick.
     public struct Frame: Sendable, Equatable {

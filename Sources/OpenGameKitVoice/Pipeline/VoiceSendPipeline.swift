@@ -4,8 +4,8 @@
 /// While the detector hears no speech the frame is gated to silence, so Opus DTX takes over: most silent
 /// frames give no packet (``process(_:played:)`` returns nil) and a sparse keep-alive packet follows about
 /// every 400 ms. Timestamps still advance for frames not sent. Give a playback reference with every frame or
-/// with none. Not thread-safe: `@unchecked Sendable` so it may move between threads, but only one may use it
-/// at a time.
+/// with none.
+/// `@unchecked Sendable`: not thread-safe (codec and DSP state): one owner at a time; it is Sendable only to move between threads.
 public final class VoiceSendPipeline: @unchecked Sendable {
     /// Settings of the pipeline.
     public struct Configuration: Sendable, Equatable {

@@ -3,8 +3,8 @@ import CSpeexDSP
 /// Removes the far end's voice, played on the speakers, from the microphone signal (speexdsp's MDF echo canceller).
 ///
 /// Give it each 20 ms frame captured together with the frame played at the same time. The filter adapts over
-/// the first seconds. Owns C state, freed on deinit; `@unchecked Sendable` so it may move between threads,
-/// but only one may use it at a time.
+/// the first seconds. Owns C state, freed on deinit.
+/// `@unchecked Sendable`: not thread-safe (C state): one owner at a time; it is Sendable only to move between threads.
 public final class EchoCanceller: @unchecked Sendable {
     let state: OpaquePointer
     private var output = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)

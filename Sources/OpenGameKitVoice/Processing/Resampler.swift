@@ -3,8 +3,8 @@ import CSpeexDSP
 /// Converts mono Int16 audio between sample rates (e.g. a 22,050 Hz WAV to 48 kHz), on speexdsp's resampler.
 ///
 /// Keeps filter state between calls, so feed one stream's chunks in order. The output is aligned with the
-/// input (the filter's start-up delay is skipped), so call ``flush()`` at the end for the last samples. Owns C state, freed on deinit;
-/// `@unchecked Sendable` so it may move between threads, but only one may use it at a time.
+/// input (the filter's start-up delay is skipped), so call ``flush()`` at the end for the last samples. Owns C state, freed on deinit.
+/// `@unchecked Sendable`: not thread-safe (C state): one owner at a time; it is Sendable only to move between threads.
 public final class Resampler: @unchecked Sendable {
     /// Sample rates accepted, in Hz.
     public static let rateRange = 1_000...384_000

@@ -7,8 +7,8 @@ import Foundation
 /// Voice activity comes from ``VADMode/energy`` by default: an energy gate with a hangover on the cleaned
 /// frame. On espeak speech with pauses and −50 dBFS noise it found 99 % of speech frames and left 96 % of pause
 /// frames silent, where speex's detector found 100 % but left only 69 % silent (ProcessingTests).
-/// Owns C state, freed on deinit; `@unchecked Sendable` so it may move between threads, but only one may use it
-/// at a time.
+/// Owns C state, freed on deinit.
+/// `@unchecked Sendable`: not thread-safe (C state): one owner at a time; it is Sendable only to move between threads.
 public final class VoicePreprocessor: @unchecked Sendable {
     /// How speech is told from silence.
     public enum VADMode: Sendable, Equatable {

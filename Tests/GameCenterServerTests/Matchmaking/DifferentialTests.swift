@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// Random operation sequences run against the real queue and the brute-force model in lockstep.
 @Suite struct DifferentialTests {

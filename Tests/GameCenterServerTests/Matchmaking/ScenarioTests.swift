@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// Named scenarios from the spec and the Game Kit guide.
 @Suite struct RoleScenarioTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// Drives a `RankIndex` and a `NaiveRankModel` with the same random operations and
 /// compares every answer.

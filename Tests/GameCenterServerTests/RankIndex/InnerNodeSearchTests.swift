@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// The unrolled search of 64-slot internal nodes against the general loop.
 @Suite struct InnerNodeSearchTests {

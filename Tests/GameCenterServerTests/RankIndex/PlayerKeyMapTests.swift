@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// The open-addressing player → key table against `Dictionary`.
 @Suite struct PlayerKeyMapTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// Randomized differential tests of `RankIndex` against `NaiveRankModel`.
 @Suite struct RankIndexDifferentialTests {

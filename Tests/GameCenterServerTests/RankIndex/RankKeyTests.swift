@@ -1,5 +1,6 @@
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// Score ↔ order mapping and key ordering.
 @Suite struct RankKeyTests {

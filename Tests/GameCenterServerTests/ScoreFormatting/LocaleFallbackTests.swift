@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GameCenterServer
+import NetworkFaultProxy
 
 /// Locale identifiers from the network: regional variants, both separators, legacy codes and garbage.
 @Suite("Locale resolution and fallbacks")

@@ -1,23 +1,6 @@
 import Foundation
 @testable import GameCenterServer
-
-/// A small deterministic generator so that cross-check failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    /// The generator state.
-    var state: UInt64
-
-    /// Starts the sequence at `seed`.
-    init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import NetworkFaultProxy
 
 /// Values spread over every magnitude below `limit`, both signs, plus 0 and ±1.
 func spreadValues(count: Int, below limit: Int64, seed: UInt64) -> [Int64] {

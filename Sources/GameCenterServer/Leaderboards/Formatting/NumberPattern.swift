@@ -7,9 +7,9 @@ import Foundation
 /// properties such as `groupingSize`, which do not tell the minimum-grouping rule of `es` or `pl`), so the
 /// hand-rolled output matches the platform byte for byte, including bidi marks, U+202F and U+00A0.
 ///
-/// `@unchecked Sendable`: all bytes live in one buffer that is filled in `init` and never written again, so
-/// sharing across threads is safe; keeping them out of separate arrays spares the hot path a retain and
-/// release per affix.
+/// All bytes live in one raw buffer rather than separate arrays, which spares the hot path a retain and release
+/// per affix.
+/// `@unchecked Sendable`: immutable after `init`: the raw buffer is filled there and only read afterwards.
 final class NumberPattern: @unchecked Sendable {
     /// Where one piece of text sits in `storage`.
     private struct ByteRun {
