@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/postgres.sh
 
+# The layout check first: it needs nothing installed and fails in seconds.
+bash scripts/format.sh --check
+
 for module in schemathesis zeroconf; do
   if ! python3 -c "import $module" 2>/dev/null; then
     echo "installing $module from PyPI…"

@@ -11,7 +11,7 @@ me.authenticateHandler = { error in
 }
 
 do {
-    try await me.authenticate(.stored)          // the session saved at the last sign-in, if any
+    try await me.authenticate(.stored)  // the session saved at the last sign-in, if any
 } catch {
     try await me.authenticate(.signUp(account: "ann", password: "correct horse", alias: "Ann"))
 }
@@ -26,25 +26,29 @@ do { try await firstTap.report() } catch let error as GKError where error.queued
     // Offline: the report is kept on this device and sent when the server is back. Nothing to do.
 }
 
-let score = GKScore(category: "tapper.taps", in: gameCenter)   // nil category: the default leaderboard
+let score = GKScore(category: "tapper.taps", in: gameCenter)  // nil category: the default leaderboard
 score.value = 42
-try await score.report()                        // queued like achievements when offline
+try await score.report()  // queued like achievements when offline
 let board = GKLeaderboard(in: gameCenter)
-board.timeScope = .week                          // rolling 7 days; .today = rolling 24 hours
+board.timeScope = .week  // rolling 7 days; .today = rolling 24 hours
 board.range = 1...10
 for entry in try await board.loadScores() { print(entry.rank, entry.playerID, entry.formattedValue ?? "") }
 print("you:", board.localPlayerScore?.rank ?? 0, "of", board.maxRange)
 
-gameCenter.matchmaker.inviteHandler = { invite, friendIDs in   // set it right after authenticating
-    if let invite { Task { let match = try await gameCenter.matchmaker.match(for: invite); print(match.playerIDs) } }
+gameCenter.matchmaker.inviteHandler = { invite, friendIDs in  // set it right after authenticating
+    if let invite {
+        Task {
+            let match = try await gameCenter.matchmaker.match(for: invite); print(match.playerIDs)
+        }
+    }
 }
-let request = GKMatchRequest(minPlayers: 2, maxPlayers: 4)   // 2…16 players, relayed or hosted
+let request = GKMatchRequest(minPlayers: 2, maxPlayers: 4)  // 2…16 players, relayed or hosted
 let match = try await gameCenter.matchmaker.findMatch(for: request)
 print("in a match with", match.playerIDs)
-try match.sendData(toAllPlayers: Data("hello".utf8), with: .reliable)   // queued until the relay has it
+try match.sendData(toAllPlayers: Data("hello".utf8), with: .reliable)  // queued until the relay has it
 Task { for await event in match.events { if case .data(let data, let from) = event { print(from, data.count) } } }
 
-for await event in gameCenter.events {          // pushed by the server, replayed after a disconnect
+for await event in gameCenter.events {  // pushed by the server, replayed after a disconnect
     if case .friendRequestReceived(let request) = event {
         try await request.accept()
         print("friends with", request.fromAlias)

@@ -55,7 +55,8 @@ struct Battle: Sendable {
         guard winner == nil, message == nextAttack(), case .attack(_, let move, let damage) = message else { return false }
         let target = (turn + 1) % 2
         sides[target].hp = max(0, sides[target].hp - damage)
-        log.append("Turn \(turn + 1): \(sides[turn % 2].creature.name) uses \(move)! \(sides[target].creature.name) takes \(damage) damage (HP \(sides[target].hp)).")
+        log.append(
+            "Turn \(turn + 1): \(sides[turn % 2].creature.name) uses \(move)! \(sides[target].creature.name) takes \(damage) damage (HP \(sides[target].hp)).")
         turn += 1
         if let winner {
             log.append("\(sides[target].creature.name) fainted!")

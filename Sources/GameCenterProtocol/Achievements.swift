@@ -13,8 +13,10 @@ public struct AchievementDescriptionInfo: Codable, Sendable, Equatable {
     /// Whether the completed image can be loaded (it exists and the achievement is revealed).
     public var hasImage: Bool
 
-    public init(identifier: String, title: String, unachievedDescription: String, achievedDescription: String,
-                maximumPoints: Int, isHidden: Bool, hasImage: Bool) {
+    public init(
+        identifier: String, title: String, unachievedDescription: String, achievedDescription: String,
+        maximumPoints: Int, isHidden: Bool, hasImage: Bool
+    ) {
         self.identifier = identifier
         self.title = title
         self.unachievedDescription = unachievedDescription

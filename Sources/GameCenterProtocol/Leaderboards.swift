@@ -100,8 +100,10 @@ public struct LeaderboardQuery: Codable, Sendable, Hashable {
     /// At most 100 players; when set, the scope is these players.
     public var playerIDs: [String]?
 
-    public init(category: String?, playerScope: LeaderboardPlayerScope, timeScope: LeaderboardTimeScope,
-                rangeStart: Int, rangeLength: Int, playerIDs: [String]? = nil) {
+    public init(
+        category: String?, playerScope: LeaderboardPlayerScope, timeScope: LeaderboardTimeScope,
+        rangeStart: Int, rangeLength: Int, playerIDs: [String]? = nil
+    ) {
         self.category = category
         self.playerScope = playerScope
         self.timeScope = timeScope

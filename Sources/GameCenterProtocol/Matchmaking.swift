@@ -22,8 +22,10 @@ public struct MatchRequestBody: Codable, Sendable, Equatable {
     /// Adds players to this running match (the caller must be a member) instead of forming a new one.
     public var matchID: String?
 
-    public init(requestID: String, minPlayers: Int, maxPlayers: Int, playerGroup: UInt32 = 0, playerAttributes: UInt32 = 0,
-                hosted: Bool = false, playersToInvite: [String] = [], inviteMessage: String? = nil, matchID: String? = nil) {
+    public init(
+        requestID: String, minPlayers: Int, maxPlayers: Int, playerGroup: UInt32 = 0, playerAttributes: UInt32 = 0,
+        hosted: Bool = false, playersToInvite: [String] = [], inviteMessage: String? = nil, matchID: String? = nil
+    ) {
         self.requestID = requestID
         self.minPlayers = minPlayers
         self.maxPlayers = maxPlayers
@@ -105,8 +107,10 @@ public struct InvitationInfo: Codable, Sendable, Equatable {
     public var message: String?
     public var expiresAt: Date
 
-    public init(invitationID: String, matchID: String, bundleID: String, inviter: String, inviterAlias: String, hosted: Bool,
-                minPlayers: Int, maxPlayers: Int, message: String?, expiresAt: Date) {
+    public init(
+        invitationID: String, matchID: String, bundleID: String, inviter: String, inviterAlias: String, hosted: Bool,
+        minPlayers: Int, maxPlayers: Int, message: String?, expiresAt: Date
+    ) {
         self.invitationID = invitationID
         self.matchID = matchID
         self.bundleID = bundleID

@@ -9,8 +9,9 @@ extension RelayDatagram {
     /// body or of an unknown kind.
     public static func peekHeader(_ bytes: UnsafeRawBufferPointer) -> RelayDatagramHeader? {
         guard bytes.count >= headerSize + tagSize, let kind = RelayDatagramKind(rawValue: bytes[0]) else { return nil }
-        return RelayDatagramHeader(kind: kind, connectionID: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self)),
-                                   counter: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 9, as: UInt64.self)))
+        return RelayDatagramHeader(
+            kind: kind, connectionID: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self)),
+            counter: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 9, as: UInt64.self)))
     }
 
     /// Authenticates the datagram in `datagram` (whose header is `header`, from `peekHeader`) and decrypts its body

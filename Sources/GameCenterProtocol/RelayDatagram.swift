@@ -92,10 +92,10 @@ public enum RelayDatagram {
     /// result is trustworthy until `open` succeeds.
     public static func peekHeader(_ datagram: ByteBuffer) -> RelayDatagramHeader? {
         guard datagram.readableBytes >= headerSize + tagSize,
-              let kindByte = datagram.getInteger(at: datagram.readerIndex, as: UInt8.self),
-              let kind = RelayDatagramKind(rawValue: kindByte),
-              let connectionID = datagram.getInteger(at: datagram.readerIndex + 1, as: UInt64.self),
-              let counter = datagram.getInteger(at: datagram.readerIndex + 9, as: UInt64.self)
+            let kindByte = datagram.getInteger(at: datagram.readerIndex, as: UInt8.self),
+            let kind = RelayDatagramKind(rawValue: kindByte),
+            let connectionID = datagram.getInteger(at: datagram.readerIndex + 1, as: UInt64.self),
+            let counter = datagram.getInteger(at: datagram.readerIndex + 9, as: UInt64.self)
         else { return nil }
         return RelayDatagramHeader(kind: kind, connectionID: connectionID, counter: counter)
     }

@@ -78,8 +78,9 @@ extension RelayDatagram {
     /// when the name is malformed or outside `VoiceLimits`.
     public static func readClientVoiceBody(_ body: UnsafeRawBufferPointer) -> (channel: String, payload: UnsafeRawBufferPointer)? {
         guard let length = body.first.map(Int.init), body.count >= 1 + length,
-              let channel = String(validating: UnsafeRawBufferPointer(rebasing: body[1..<(1 + length)]), as: UTF8.self),
-              VoiceLimits.problem(withChannelName: channel) == nil else { return nil }
+            let channel = String(validating: UnsafeRawBufferPointer(rebasing: body[1..<(1 + length)]), as: UTF8.self),
+            VoiceLimits.problem(withChannelName: channel) == nil
+        else { return nil }
         return (channel, UnsafeRawBufferPointer(rebasing: body[(1 + length)...]))
     }
 

@@ -35,11 +35,12 @@ extension Database {
         do {
             return try await withThrowingTaskGroup(of: WorkOutcome<T>.self) { group in
                 group.addTask {
-                    .done(try await client.withConnection { connection in
-                        acquired.flag.store(true, ordering: .relaxed)
-                        lastConnection.record()
-                        return try await body(connection)
-                    })
+                    .done(
+                        try await client.withConnection { connection in
+                            acquired.flag.store(true, ordering: .relaxed)
+                            lastConnection.record()
+                            return try await body(connection)
+                        })
                 }
                 group.addTask {
                     while true {

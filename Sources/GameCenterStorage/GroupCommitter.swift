@@ -32,16 +32,18 @@ actor GroupCommitter {
     func write<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
         let result = Mutex<T?>(nil)
         return try await withCheckedThrowingContinuation { continuation in
-            let job = Job(run: { session in
-                let value = try await body(session)
-                result.withLock { $0 = value }
-            }, finish: { error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let value = result.withLock({ $0 }) {
-                    continuation.resume(returning: value)
-                }
-            })
+            let job = Job(
+                run: { session in
+                    let value = try await body(session)
+                    result.withLock { $0 = value }
+                },
+                finish: { error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let value = result.withLock({ $0 }) {
+                        continuation.resume(returning: value)
+                    }
+                })
             enqueue(job)
         }
     }

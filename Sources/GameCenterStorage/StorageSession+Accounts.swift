@@ -3,7 +3,8 @@ import SQLKit
 extension StorageSession {
     /// Inserts a new player; returns false when the account name is taken in that environment.
     public func insertPlayer(_ player: PlayerRecord) async throws -> Bool {
-        let inserted = try await sql.raw("""
+        let inserted = try await sql.raw(
+            """
             INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, status,
                                  event_seq, created_at, updated_at)
             VALUES (\(bind: player.playerID), \(bind: player.environment), \(bind: player.accountName),
@@ -11,25 +12,30 @@ extension StorageSession {
                     \(bind: player.status), \(bind: player.eventSeq), \(bind: player.createdAt), \(bind: player.createdAt))
             ON CONFLICT DO NOTHING
             RETURNING player_id
-            """).first()
+            """
+        ).first()
         return inserted != nil
     }
 
     /// The player with this account name in this environment.
     public func player(environment: String, accountName: String) async throws -> PlayerRecord? {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT * FROM players WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
-            """).first().map(Self.player(from:))
+            """
+        ).first().map(Self.player(from:))
     }
 
     /// The players of one environment whose account name is `name` lower-cased or whose alias is exactly `name`:
     /// at most one by account name, any number by alias (aliases need not be unique). Oldest account first.
     public func players(environment: String, accountNameOrAlias name: String) async throws -> [PlayerRecord] {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT * FROM players
             WHERE environment = \(bind: environment) AND (account_name = \(bind: name.lowercased()) OR alias = \(bind: name))
             ORDER BY created_at, player_id
-            """).all().map(Self.player(from:))
+            """
+        ).all().map(Self.player(from:))
     }
 
     /// The player with this id.
@@ -43,19 +49,23 @@ extension StorageSession {
         guard let environment else {
             return try await sql.raw("SELECT * FROM players WHERE player_id IN (\(binds: ids))").all().map(Self.player(from:))
         }
-        return try await sql.raw("""
+        return try await sql.raw(
+            """
             SELECT * FROM players WHERE environment = \(bind: environment) AND player_id IN (\(binds: ids))
-            """).all().map(Self.player(from:))
+            """
+        ).all().map(Self.player(from:))
     }
 
     /// The players with these ids in one environment, each with whether it is a friend of `viewer`; one query.
     public func players(ids: [String], environment: String, asSeenBy viewer: String) async throws -> [(player: PlayerRecord, isFriend: Bool)] {
         guard !ids.isEmpty else { return [] }
-        return try await sql.raw("""
+        return try await sql.raw(
+            """
             SELECT players.*, friendships.friend_id AS friendship FROM players
             LEFT JOIN friendships ON friendships.player_id = \(bind: viewer) AND friendships.friend_id = players.player_id
             WHERE players.environment = \(bind: environment) AND players.player_id IN (\(binds: ids))
-            """).all().map { row in (try Self.player(from: row), try row.optionalString("friendship") != nil) }
+            """
+        ).all().map { row in (try Self.player(from: row), try row.optionalString("friendship") != nil) }
     }
 
     /// Changes alias and/or status (nil leaves a field as it is); returns the updated player.
@@ -78,10 +88,12 @@ extension StorageSession {
 
     /// Failed sign-ins recorded for this account name.
     public func signInFailures(environment: String, accountName: String) async throws -> SignInFailures? {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT failures, window_start, locked_until FROM sign_in_failures
             WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
-            """).first().map(Self.signInFailures(from:))
+            """
+        ).first().map(Self.signInFailures(from:))
     }
 
     /// The failed sign-in state of this account name, created empty (window starting `now`) when there is none, and
@@ -89,49 +101,59 @@ extension StorageSession {
     /// between this read and the write that follows it (PostgreSQL: the upsert holds the row lock; SQLite
     /// serializes write transactions anyway).
     public func lockSignInFailures(environment: String, accountName: String, now: Int64) async throws -> SignInFailures {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO sign_in_failures (environment, account_name, failures, window_start, locked_until)
             VALUES (\(bind: environment), \(bind: accountName), 0, \(bind: now), 0)
             ON CONFLICT (environment, account_name) DO UPDATE SET failures = sign_in_failures.failures
             RETURNING failures, window_start, locked_until
-            """).first().map(Self.signInFailures(from:)) ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
+            """
+        ).first().map(Self.signInFailures(from:)) ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
     }
 
     /// Stores the failed sign-in state for this account name.
     public func setSignInFailures(environment: String, accountName: String, _ state: SignInFailures) async throws {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO sign_in_failures (environment, account_name, failures, window_start, locked_until)
             VALUES (\(bind: environment), \(bind: accountName), \(bind: state.failures), \(bind: state.windowStart), \(bind: state.lockedUntil))
             ON CONFLICT (environment, account_name) DO UPDATE
             SET failures = excluded.failures, window_start = excluded.window_start, locked_until = excluded.locked_until
-            """).run()
+            """
+        ).run()
     }
 
     /// Forgets the failed sign-ins of this account name (after a successful sign-in).
     public func clearSignInFailures(environment: String, accountName: String) async throws {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             DELETE FROM sign_in_failures WHERE environment = \(bind: environment) AND account_name = \(bind: accountName)
-            """).run()
+            """
+        ).run()
     }
 
     /// The failed sign-ins from one client address (an IPv4 address or an IPv6 /64), across accounts and
     /// environments, created empty and locked until the transaction ends as ``lockSignInFailures(environment:accountName:now:)``.
     public func lockAddressSignInFailures(address: String, now: Int64) async throws -> SignInFailures {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO sign_in_address_failures (address, failures, window_start, locked_until)
             VALUES (\(bind: address), 0, \(bind: now), 0)
             ON CONFLICT (address) DO UPDATE SET failures = sign_in_address_failures.failures
             RETURNING failures, window_start, locked_until
-            """).first().map(Self.signInFailures(from:)) ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
+            """
+        ).first().map(Self.signInFailures(from:)) ?? SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
     }
 
     /// Stores the failed sign-in state of this client address.
     public func setAddressSignInFailures(address: String, _ state: SignInFailures) async throws {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             UPDATE sign_in_address_failures
             SET failures = \(bind: state.failures), window_start = \(bind: state.windowStart), locked_until = \(bind: state.lockedUntil)
             WHERE address = \(bind: address)
-            """).run()
+            """
+        ).run()
     }
 
     static func signInFailures(from row: any SQLRow) throws -> SignInFailures {

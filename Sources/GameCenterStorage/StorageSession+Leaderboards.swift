@@ -11,26 +11,33 @@ extension StorageSession {
     ) async throws -> [ScoreRecord] {
         guard !scores.isEmpty else { return [] }
         let rows = scores.map { score in
-            SQLGroupExpression([SQLBind(bundleID), SQLBind(environment), SQLBind(score.category), SQLBind(playerID),
-                                SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(now)] as [any SQLExpression])
+            SQLGroupExpression(
+                [
+                    SQLBind(bundleID), SQLBind(environment), SQLBind(score.category), SQLBind(playerID),
+                    SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(now),
+                ] as [any SQLExpression])
         }
-        let returned = try await sql.raw("""
+        let returned = try await sql.raw(
+            """
             INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
             VALUES \(SQLList(rows)) RETURNING score_id, category, value, context
-            """).all()
+            """
+        ).all()
         // RETURNING promises no order: hand the ids out by content. Reports with equal content are interchangeable.
         var idsByContent: [ScoreContent: [Int64]] = [:]
         for row in returned {
-            let content = ScoreContent(category: try row.string("category"), value: try row.int("value"),
-                                       context: UInt64(bitPattern: try row.int("context")))
+            let content = ScoreContent(
+                category: try row.string("category"), value: try row.int("value"),
+                context: UInt64(bitPattern: try row.int("context")))
             idsByContent[content, default: []].append(try row.int("score_id"))
         }
         for key in idsByContent.keys { idsByContent[key]?.sort(by: >) }
         let records = try scores.map { score in
             let content = ScoreContent(category: score.category, value: score.value, context: score.context)
             guard let id = idsByContent[content]?.popLast() else { throw StorageError.notFound("a stored score went missing") }
-            return ScoreRecord(scoreID: id, category: score.category, playerID: playerID, value: score.value,
-                               context: score.context, reportedAt: now)
+            return ScoreRecord(
+                scoreID: id, category: score.category, playerID: playerID, value: score.value,
+                context: score.context, reportedAt: now)
         }
         try await updateBestScores(zip(scores, records).map { ($0.higherIsBetter, $1) }, bundleID: bundleID, environment: environment)
         return records
@@ -47,17 +54,22 @@ extension StorageSession {
         }
         for higherIsBetter in [true, false] {
             let rows = best.values.filter { $0.higherIsBetter == higherIsBetter }.sorted { $0.record.category < $1.record.category }.map { report in
-                SQLGroupExpression([SQLBind(bundleID), SQLBind(environment), SQLBind(report.record.category), SQLBind(report.record.playerID),
-                                    SQLBind(report.record.scoreID), SQLBind(report.record.value)] as [any SQLExpression])
+                SQLGroupExpression(
+                    [
+                        SQLBind(bundleID), SQLBind(environment), SQLBind(report.record.category), SQLBind(report.record.playerID),
+                        SQLBind(report.record.scoreID), SQLBind(report.record.value),
+                    ] as [any SQLExpression])
             }
             guard !rows.isEmpty else { continue }
             let better = SQLRaw(higherIsBetter ? ">" : "<")
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value) VALUES \(SQLList(rows))
                 ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
                 WHERE excluded.value \(better) best_scores.value
                    OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id)
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -72,23 +84,30 @@ extension StorageSession {
         if let connection = sqliteConnection {
             // Every leaderboard page reads these rows: taken by position, not decoded by name.
             let rows = Mutex<[ScoreRecord]>([])
-            try await connection.query("""
+            try await connection.query(
+                """
                 SELECT score_id, category, player_id, value, context, reported_at FROM scores WHERE score_id IN (\(Self.placeholders(ids.count)))
-                """, ids.map { .integer(SQLiteInt64($0)) }) { row in
+                """, ids.map { .integer(SQLiteInt64($0)) }
+            ) { row in
                 let columns = row.columns
                 guard columns.count == 6, case .integer(let id) = columns[0].data, case .text(let category) = columns[1].data,
-                      case .text(let player) = columns[2].data, case .integer(let value) = columns[3].data,
-                      case .integer(let context) = columns[4].data, case .integer(let reportedAt) = columns[5].data else { return }
+                    case .text(let player) = columns[2].data, case .integer(let value) = columns[3].data,
+                    case .integer(let context) = columns[4].data, case .integer(let reportedAt) = columns[5].data
+                else { return }
                 rows.withLock {
-                    $0.append(ScoreRecord(scoreID: Int64(id), category: category, playerID: player, value: Int64(value),
-                                          context: UInt64(bitPattern: Int64(context)), reportedAt: Int64(reportedAt)))
+                    $0.append(
+                        ScoreRecord(
+                            scoreID: Int64(id), category: category, playerID: player, value: Int64(value),
+                            context: UInt64(bitPattern: Int64(context)), reportedAt: Int64(reportedAt)))
                 }
             }
             return rows.withLock { $0 }
         }
-        return try await sql.raw("""
+        return try await sql.raw(
+            """
             SELECT score_id, category, player_id, value, context, reported_at FROM scores WHERE score_id IN (\(binds: ids))
-            """).all().map(Self.scoreRecord)
+            """
+        ).all().map(Self.scoreRecord)
     }
 
     /// Calls `body` with every player's all-time best on each of `categories` of one game and environment (a player
@@ -100,22 +119,27 @@ extension StorageSession {
         guard !categories.isEmpty else { return }
         if let connection = sqliteConnection {
             // A board of a million players is read at every start: SQLite's rows are taken as they come.
-            try await connection.query("""
+            try await connection.query(
+                """
                 SELECT player_id, score_id, value FROM best_scores
                 WHERE bundle_id = ? AND environment = ? AND category IN (\(Self.placeholders(categories.count)))
-                """, [.text(bundleID), .text(environment)] + categories.map { .text($0) }) { row in
+                """, [.text(bundleID), .text(environment)] + categories.map { .text($0) }
+            ) { row in
                 // By position: a lookup by name hashes the name, three times a row.
                 let columns = row.columns
                 guard columns.count == 3, case .text(let player) = columns[0].data,
-                      case .integer(let id) = columns[1].data, case .integer(let value) = columns[2].data else { return }
+                    case .integer(let id) = columns[1].data, case .integer(let value) = columns[2].data
+                else { return }
                 body(player, Int64(id), Int64(value))
             }
             return
         }
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT player_id, score_id, value FROM best_scores
             WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category IN (\(binds: categories))
-            """).run { row in
+            """
+        ).run { row in
             guard let player = try? row.string("player_id"), let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
             body(player, id, value)
         }
@@ -130,24 +154,30 @@ extension StorageSession {
     ) async throws {
         guard !categories.isEmpty else { return }
         if let connection = sqliteConnection {
-            try await connection.query("""
+            try await connection.query(
+                """
                 SELECT player_id, score_id, value, reported_at FROM scores INDEXED BY scores_by_time
                 WHERE bundle_id = ? AND environment = ? AND reported_at >= ? AND category IN (\(Self.placeholders(categories.count)))
-                """, [.text(bundleID), .text(environment), .integer(SQLiteInt64(since))] + categories.map { .text($0) }) { row in
+                """, [.text(bundleID), .text(environment), .integer(SQLiteInt64(since))] + categories.map { .text($0) }
+            ) { row in
                 let columns = row.columns
                 guard columns.count == 4, case .text(let player) = columns[0].data, case .integer(let id) = columns[1].data,
-                      case .integer(let value) = columns[2].data, case .integer(let reportedAt) = columns[3].data else { return }
+                    case .integer(let value) = columns[2].data, case .integer(let reportedAt) = columns[3].data
+                else { return }
                 body(player, Int64(id), Int64(value), Int64(reportedAt))
             }
             return
         }
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT player_id, score_id, value, reported_at FROM scores
             WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND reported_at >= \(bind: since)
               AND category IN (\(binds: categories))
-            """).run { row in
+            """
+        ).run { row in
             guard let player = try? row.string("player_id"), let id = try? row.int("score_id"),
-                  let value = try? row.int("value"), let reportedAt = try? row.int("reported_at") else { return }
+                let value = try? row.int("value"), let reportedAt = try? row.int("reported_at")
+            else { return }
             body(player, id, value, reportedAt)
         }
     }
@@ -156,9 +186,11 @@ extension StorageSession {
     @discardableResult
     public func deleteScores(bundleID: String, playerID: String) async throws -> Int {
         try await sql.raw("DELETE FROM best_scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID)").run()
-        return try await sql.raw("""
+        return try await sql.raw(
+            """
             DELETE FROM scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) RETURNING score_id
-            """).all().count
+            """
+        ).all().count
     }
 
     private static func placeholders(_ count: Int) -> String {
@@ -166,8 +198,9 @@ extension StorageSession {
     }
 
     private static func scoreRecord(_ row: any SQLRow) throws -> ScoreRecord {
-        ScoreRecord(scoreID: try row.int("score_id"), category: try row.string("category"), playerID: try row.string("player_id"),
-                    value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), reportedAt: try row.int("reported_at"))
+        ScoreRecord(
+            scoreID: try row.int("score_id"), category: try row.string("category"), playerID: try row.string("player_id"),
+            value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), reportedAt: try row.int("reported_at"))
     }
 }
 

@@ -61,8 +61,10 @@ public struct InvitationRecord: Sendable, Equatable {
     public var createdAt: Int64
     public var expiresAt: Int64
 
-    public init(invitationID: String, matchID: String, bundleID: String, environment: String, inviter: String, invitee: String,
-                hosted: Bool, minPlayers: Int, maxPlayers: Int, message: String?, state: State, createdAt: Int64, expiresAt: Int64) {
+    public init(
+        invitationID: String, matchID: String, bundleID: String, environment: String, inviter: String, invitee: String,
+        hosted: Bool, minPlayers: Int, maxPlayers: Int, message: String?, state: State, createdAt: Int64, expiresAt: Int64
+    ) {
         self.invitationID = invitationID
         self.matchID = matchID
         self.bundleID = bundleID
@@ -82,11 +84,13 @@ public struct InvitationRecord: Sendable, Equatable {
 extension StorageSession {
     /// Stores a new match.
     public func insertMatch(_ match: MatchRecord) async throws {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO matches (match_id, bundle_id, environment, hosted, state, created_at)
             VALUES (\(bind: match.matchID), \(bind: match.bundleID), \(bind: match.environment), \(bind: match.hosted ? 1 : 0),
                     \(bind: match.state.rawValue), \(bind: match.createdAt))
-            """).run()
+            """
+        ).run()
     }
 
     /// The match with this id, if any.
@@ -103,9 +107,11 @@ extension StorageSession {
     /// Changes a match's state (`started` also records the time).
     public func setMatchState(_ matchID: String, _ state: MatchRecord.State, now: Int64) async throws {
         if state == .started {
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE matches SET state = 'started', started_at = COALESCE(started_at, \(bind: now)) WHERE match_id = \(bind: matchID)
-                """).run()
+                """
+            ).run()
         } else {
             try await sql.raw("UPDATE matches SET state = \(bind: state.rawValue) WHERE match_id = \(bind: matchID)").run()
         }
@@ -117,41 +123,51 @@ extension StorageSession {
         let rows = members.map { member in
             SQLQueryString("(\(bind: matchID), \(bind: member.playerID), \(bind: member.requestID), \(bind: member.joinedAt))")
         }
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO match_members (match_id, player_id, request_id, joined_at)
             VALUES \(rows.joined(separator: ", ")) ON CONFLICT DO NOTHING
-            """).run()
+            """
+        ).run()
     }
 
     /// Every member a match ever had, in the order they joined.
     public func matchMembers(_ matchID: String) async throws -> [MatchMemberRecord] {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT * FROM match_members WHERE match_id = \(bind: matchID) ORDER BY joined_at, player_id
-            """).all().map { row in
-            MatchMemberRecord(playerID: try row.string("player_id"), requestID: try row.optionalString("request_id"),
-                              joinedAt: try row.int("joined_at"), leftAt: try row.optionalInt("left_at"))
+            """
+        ).all().map { row in
+            MatchMemberRecord(
+                playerID: try row.string("player_id"), requestID: try row.optionalString("request_id"),
+                joinedAt: try row.int("joined_at"), leftAt: try row.optionalInt("left_at"))
         }
     }
 
     /// The match a player's request put them in, if it did.
     public func matchID(playerID: String, requestID: String) async throws -> String? {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT match_id FROM match_members WHERE player_id = \(bind: playerID) AND request_id = \(bind: requestID)
-            """).first().map { try $0.string("match_id") }
+            """
+        ).first().map { try $0.string("match_id") }
     }
 
     /// Marks a member as gone; returns false when they were not a member or had already left.
     public func leaveMatch(_ matchID: String, playerID: String, now: Int64) async throws -> Bool {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             UPDATE match_members SET left_at = \(bind: now)
             WHERE match_id = \(bind: matchID) AND player_id = \(bind: playerID) AND left_at IS NULL
             RETURNING player_id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     /// Stores a pending invitation.
     public func insertInvitation(_ invitation: InvitationRecord) async throws {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO invitations (invitation_id, match_id, bundle_id, environment, inviter, invitee, hosted, min_players,
                                      max_players, message, state, created_at, expires_at)
             VALUES (\(bind: invitation.invitationID), \(bind: invitation.matchID), \(bind: invitation.bundleID),
@@ -159,7 +175,8 @@ extension StorageSession {
                     \(bind: invitation.hosted ? 1 : 0), \(bind: invitation.minPlayers), \(bind: invitation.maxPlayers),
                     \(bind: invitation.message), \(bind: invitation.state.rawValue), \(bind: invitation.createdAt),
                     \(bind: invitation.expiresAt))
-            """).run()
+            """
+        ).run()
     }
 
     /// The invitation with this id, if any.
@@ -169,41 +186,49 @@ extension StorageSession {
 
     /// A player's pending, unexpired invitations for one game and environment, oldest first.
     public func pendingInvitations(invitee: String, bundleID: String, environment: String, now: Int64) async throws -> [InvitationRecord] {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             SELECT * FROM invitations
             WHERE invitee = \(bind: invitee) AND state = 'pending' AND bundle_id = \(bind: bundleID)
               AND environment = \(bind: environment) AND expires_at > \(bind: now)
             ORDER BY created_at, invitation_id
-            """).all().map(Self.invitation(from:))
+            """
+        ).all().map(Self.invitation(from:))
     }
 
     /// Answers a pending, unexpired invitation; nil when it is not (any more) answerable.
     public func answerInvitation(id: String, state: InvitationRecord.State, now: Int64) async throws -> InvitationRecord? {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             UPDATE invitations SET state = \(bind: state.rawValue), answered_at = \(bind: now)
             WHERE invitation_id = \(bind: id) AND state = 'pending' AND expires_at > \(bind: now)
             RETURNING *
-            """).first().map(Self.invitation(from:))
+            """
+        ).first().map(Self.invitation(from:))
     }
 
     /// Cancels a match's pending invitations (all of them, or those of `invitees`); returns the ones cancelled.
     public func cancelInvitations(matchID: String, invitees: [String]? = nil, now: Int64) async throws -> [InvitationRecord] {
         let filter = invitees.map { SQLQueryString(" AND invitee IN (\(binds: $0))") } ?? ""
-        return try await sql.raw("""
+        return try await sql.raw(
+            """
             UPDATE invitations SET state = 'cancelled', answered_at = \(bind: now)
             WHERE match_id = \(bind: matchID) AND state = 'pending'\(filter)
             RETURNING *
-            """).all().map(Self.invitation(from:))
+            """
+        ).all().map(Self.invitation(from:))
     }
 
     /// At start: forming matches died with the previous process (their requests lived in its memory): mark them
     /// failed and cancel their pending invitations. Returns the invitations cancelled.
     public func abandonFormingMatches(now: Int64) async throws -> [InvitationRecord] {
-        let cancelled = try await sql.raw("""
+        let cancelled = try await sql.raw(
+            """
             UPDATE invitations SET state = 'cancelled', answered_at = \(bind: now)
             WHERE state = 'pending' AND match_id IN (SELECT match_id FROM matches WHERE state = 'forming')
             RETURNING *
-            """).all().map(Self.invitation(from:))
+            """
+        ).all().map(Self.invitation(from:))
         try await sql.raw("UPDATE matches SET state = 'failed' WHERE state = 'forming'").run()
         return cancelled
     }

@@ -53,7 +53,7 @@ public final class GKAchievementDescription: Sendable, CustomStringConvertible {
 
     private static func resource(_ name: String) -> Data {
         guard let url = Bundle.module.url(forResource: name, withExtension: "png", subdirectory: "Resources"),
-              let data = try? Data(contentsOf: url)
+            let data = try? Data(contentsOf: url)
         else { preconditionFailure("the SDK's resource \(name).png is missing from its bundle") }
         return data
     }

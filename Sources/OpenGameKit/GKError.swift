@@ -9,9 +9,9 @@ public struct GKError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kinds of failure, with the raw values of Apple's `GKErrorCode`.
     public enum Code: Int, Sendable {
         case unknown = 1, cancelled, communicationsFailure, userDenied, invalidCredentials,
-             notAuthenticated, authenticationInProgress, invalidPlayer, scoreNotSet,
-             parentalControlsBlocked, playerStatusExceedsMaximumLength, playerStatusInvalid,
-             matchRequestInvalid, underage, gameUnrecognized, notSupported, invalidParameter
+            notAuthenticated, authenticationInProgress, invalidPlayer, scoreNotSet,
+            parentalControlsBlocked, playerStatusExceedsMaximumLength, playerStatusInvalid,
+            matchRequestInvalid, underage, gameUnrecognized, notSupported, invalidParameter
     }
 
     /// What kind of failure this is.

@@ -27,8 +27,9 @@ public final class GKFriendRequest: Sendable, CustomStringConvertible {
     /// Asks each player to become the local player's friend: all are sent, or none (any unknown id, an existing
     /// friendship or a pending request fails the whole call). Underage players cannot send requests.
     public static func send(to playerIDs: [String], message: String?, in gameCenter: GKGameCenter = .default) async throws {
-        _ = try await gameCenter.authenticated(.post, "/v1/friend-requests", body: SendFriendRequests(playerIDs: playerIDs, message: message),
-                                               as: APIClient.Empty.self)
+        _ = try await gameCenter.authenticated(
+            .post, "/v1/friend-requests", body: SendFriendRequests(playerIDs: playerIDs, message: message),
+            as: APIClient.Empty.self)
     }
 
     /// Requests waiting for the local player's answer, oldest first.

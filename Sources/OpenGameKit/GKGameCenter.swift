@@ -36,8 +36,10 @@ public final class GKGameCenter: Sendable {
 
     /// Creates a device. `storageDirectory` defaults to `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT`
     /// (`~/.local/share/...`); devices sharing a folder share their saved session.
-    public init(server: URL, bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
-                storageDirectory: URL? = nil, locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-")) {
+    public init(
+        server: URL, bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
+        storageDirectory: URL? = nil, locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-")
+    ) {
         self.server = server
         self.bundleID = bundleID
         self.clientKey = clientKey
@@ -85,7 +87,8 @@ public final class GKGameCenter: Sendable {
 
     static func defaultStorageDirectory(bundleID: String, environment: GKEnvironment) -> URL {
         let variables = ProcessInfo.processInfo.environment
-        let base = variables["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+        let base =
+            variables["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
         return base.appendingPathComponent("opengamekit/\(bundleID)-\(environment.rawValue)", isDirectory: true)
     }

@@ -120,11 +120,12 @@ public final class GKLeaderboard: Sendable {
         if let playerIDs, playerIDs.count > Limits.maximumPlayerIDsPerRequest {
             throw GKError(.invalidParameter, "at most \(Limits.maximumPlayerIDsPerRequest) players per query; got \(playerIDs.count)")
         }
-        let timeScope: LeaderboardTimeScope = switch current.timeScope {
-        case .today: .today
-        case .week: .week
-        case .allTime: .allTime
-        }
+        let timeScope: LeaderboardTimeScope =
+            switch current.timeScope {
+            case .today: .today
+            case .week: .week
+            case .allTime: .allTime
+            }
         return LeaderboardQuery(
             category: current.category,
             playerScope: current.playerScope == .global ? .global : .friendsOnly,

@@ -96,11 +96,13 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         let response: SessionResponse
         switch credentials {
         case .signUp(let account, let password, let alias, let underage):
-            response = try await device.api.send(.POST, "/v1/accounts",
+            response = try await device.api.send(
+                .POST, "/v1/accounts",
                 body: SignUpRequest(account: account, password: password, alias: alias, underage: underage), as: SessionResponse.self)
         case .signIn(let account, let password):
-            response = try await device.api.send(.POST, "/v1/sessions", body: SignInRequest(account: account, password: password),
-                                                 as: SessionResponse.self)
+            response = try await device.api.send(
+                .POST, "/v1/sessions", body: SignInRequest(account: account, password: password),
+                as: SessionResponse.self)
         case .stored:
             return try await resumeSavedSession(device: device)
         }
@@ -113,7 +115,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
 
     private func resumeSavedSession(device: GKGameCenter) async throws -> SavedSession {
         guard var saved = device.sessionFile.load(), saved.server == device.server.absoluteString,
-              saved.bundleID == device.bundleID, saved.environment == device.environment
+            saved.bundleID == device.bundleID, saved.environment == device.environment
         else {
             throw GKError(.notAuthenticated, "this device has no saved session for this game; sign in or sign up")
         }

@@ -30,12 +30,14 @@ public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
     /// When some ids name no player, this throws ``GKError`` with code `invalidPlayer`, and the players that were
     /// found are in the error: `error.partialResult(as: [GKPlayer].self)`. The completion-handler form passes both.
     public static func loadPlayers(forIdentifiers ids: [String], in gameCenter: GKGameCenter = .default) async throws -> [GKPlayer] {
-        let response = try await gameCenter.authenticated(.post, "/v1/players/lookup", body: PlayerLookupRequest(playerIDs: ids),
-                                                           as: PlayerLookupResponse.self)
+        let response = try await gameCenter.authenticated(
+            .post, "/v1/players/lookup", body: PlayerLookupRequest(playerIDs: ids),
+            as: PlayerLookupResponse.self)
         let players = response.players.map(GKPlayer.init(profile:))
         guard response.unknownPlayerIDs.isEmpty else {
-            throw GKError(.invalidPlayer, "no player with id \(response.unknownPlayerIDs.joined(separator: ", "))",
-                          partialResult: players)
+            throw GKError(
+                .invalidPlayer, "no player with id \(response.unknownPlayerIDs.joined(separator: ", "))",
+                partialResult: players)
         }
         return players
     }

@@ -36,8 +36,10 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
 
     init(entry: ScoreEntry, in gameCenter: GKGameCenter) {
         self.playerID = entry.playerID
-        self.state = Mutex(State(value: entry.value, context: entry.context, date: entry.date, formattedValue: entry.formattedValue,
-                                 rank: entry.rank, category: entry.category))
+        self.state = Mutex(
+            State(
+                value: entry.value, context: entry.context, date: entry.date, formattedValue: entry.formattedValue,
+                rank: entry.rank, category: entry.category))
         self.gameCenter = gameCenter
     }
 
@@ -62,7 +64,8 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
 
     public var description: String {
         let current = state.withLock { $0 }
-        return "\(current.category ?? "(default)"): \(current.formattedValue ?? String(current.value)) by \(playerID)\(current.rank > 0 ? " #\(current.rank)" : "")"
+        return
+            "\(current.category ?? "(default)"): \(current.formattedValue ?? String(current.value)) by \(playerID)\(current.rank > 0 ? " #\(current.rank)" : "")"
     }
 
     /// Reports this score.
@@ -86,9 +89,11 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         if let foreign = scores.first(where: { $0.playerID != localPlayer }) {
             throw GKError(.invalidPlayer, "scores are always reported for the local player; this one belongs to '\(foreign.playerID)'")
         }
-        let batch = ScoreReportBatch(reportID: UUID().uuidString, scores: scores.map { score in
-            score.state.withLock { ScoreReport(category: $0.category, value: $0.value, context: $0.context, playerID: score.playerID) }
-        })
+        let batch = ScoreReportBatch(
+            reportID: UUID().uuidString,
+            scores: scores.map { score in
+                score.state.withLock { ScoreReport(category: $0.category, value: $0.value, context: $0.context, playerID: score.playerID) }
+            })
         let result = try await device.sendReport("/v1/scores", body: batch, reportID: batch.reportID, as: ScoreReportResult.self)
         // A re-sent batch the server had applied already answers no scores; the objects keep their own data.
         for (score, stored) in zip(scores, result.scores) {
@@ -109,14 +114,15 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.gameCenter = decoder.userInfo[GKGameCenter.codingUserInfoKey] as? GKGameCenter ?? .default
         self.playerID = try container.decode(String.self, forKey: .playerID)
-        self.state = Mutex(State(
-            value: try container.decode(Int64.self, forKey: .value),
-            context: try container.decode(UInt64.self, forKey: .context),
-            date: try container.decode(Date.self, forKey: .date),
-            formattedValue: try container.decodeIfPresent(String.self, forKey: .formattedValue),
-            rank: try container.decodeIfPresent(Int.self, forKey: .rank) ?? 0,
-            category: try container.decodeIfPresent(String.self, forKey: .category)
-        ))
+        self.state = Mutex(
+            State(
+                value: try container.decode(Int64.self, forKey: .value),
+                context: try container.decode(UInt64.self, forKey: .context),
+                date: try container.decode(Date.self, forKey: .date),
+                formattedValue: try container.decodeIfPresent(String.self, forKey: .formattedValue),
+                rank: try container.decodeIfPresent(Int.self, forKey: .rank) ?? 0,
+                category: try container.decodeIfPresent(String.self, forKey: .category)
+            ))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -145,7 +145,8 @@ public struct Browser: Sendable {
 
     private func resolve(_ instance: DNSName) -> DiscoveredService? {
         guard let srv = cache.lookup(instance, .srv).first, case .srv(_, _, let port, let target) = srv.record.data,
-              let txt = cache.lookup(instance, .txt).first, case .txt(let txtRecord) = txt.record.data else { return nil }
+            let txt = cache.lookup(instance, .txt).first, case .txt(let txtRecord) = txt.record.data
+        else { return nil }
         var addresses: [IPAddress] = []
         for entry in cache.lookup(target, .a) { if case .a(let address) = entry.record.data { addresses.append(.v4(address)) } }
         for entry in cache.lookup(target, .aaaa) { if case .aaaa(let address) = entry.record.data { addresses.append(.v6(address)) } }

@@ -15,7 +15,8 @@ public struct IPv4Address: Hashable, Sendable, Comparable, CustomStringConvertib
         var values: [UInt8] = []
         for part in parts {
             guard !part.isEmpty, part.count <= 3, part.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = UInt8(part) else { return nil }
+                let value = UInt8(part)
+            else { return nil }
             values.append(value)
         }
         self.init(values[0], values[1], values[2], values[3])

@@ -52,10 +52,12 @@ public final class MulticastSocket: Sendable {
             guard device.multicastSupported else { throw MulticastSocketError.multicastDisabled(name) }
             return device
         }
-        guard let device = devices.first(where: { device in
-            guard device.multicastSupported, case .v4(let address) = device.address else { return false }
-            return address.address.sin_addr.s_addr != 0 && UInt32(bigEndian: address.address.sin_addr.s_addr) >> 24 != 127
-        }) else { throw MulticastSocketError.noMulticastInterface }
+        guard
+            let device = devices.first(where: { device in
+                guard device.multicastSupported, case .v4(let address) = device.address else { return false }
+                return address.address.sin_addr.s_addr != 0 && UInt32(bigEndian: address.address.sin_addr.s_addr) >> 24 != 127
+            })
+        else { throw MulticastSocketError.noMulticastInterface }
         return device
     }
 

@@ -40,11 +40,13 @@ public struct RecordCache: Sendable {
     /// Adds or refreshes `record` received at `now`, applying the goodbye and cache-flush rules.
     public mutating func insert(_ record: DNSResourceRecord, now: ContinuousClock.Instant) {
         if record.cacheFlush {
-            for index in entries.indices where entries[index].record.name == record.name
+            for index in entries.indices
+            where entries[index].record.name == record.name
                 && entries[index].record.type == record.type
                 && entries[index].record.recordClass == record.recordClass
                 && entries[index].record.data != record.data
-                && now - entries[index].receivedAt > .seconds(1) {
+                && now - entries[index].receivedAt > .seconds(1)
+            {
                 entries[index].flushed = true
                 entries[index].expiresAt = min(entries[index].expiresAt, now + .seconds(1))
             }

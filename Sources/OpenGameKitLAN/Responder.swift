@@ -64,10 +64,12 @@ public struct Responder: Sendable {
     public init(registration: ServiceRegistration, randomSource: some RandomNumberGenerator & Sendable) {
         self.registration = registration
         var random = RandomSource(randomSource)
-        let hostBase = registration.hostLabel.map { Self.truncated($0, toBytes: 58) } ?? {
-            let hex = String(UInt32.random(in: .min ... .max, using: &random), radix: 16)
-            return "ogk-" + String(repeating: "0", count: 8 - hex.count) + hex
-        }()
+        let hostBase =
+            registration.hostLabel.map { Self.truncated($0, toBytes: 58) }
+            ?? {
+                let hex = String(UInt32.random(in: .min ... .max, using: &random), radix: 16)
+                return "ogk-" + String(repeating: "0", count: 8 - hex.count) + hex
+            }()
         self.random = random
         self.hostBase = hostBase
         self.hostName = DNSName.local.prepending(hostBase)
@@ -83,7 +85,8 @@ public struct Responder: Sendable {
 
     /// The SRV record `<instance> → 0 0 <port> <host>` (unique).
     public var srvRecord: DNSResourceRecord {
-        DNSResourceRecord(name: instanceName, data: .srv(priority: 0, weight: 0, port: registration.port, target: hostName), ttl: Self.hostRecordTTL, cacheFlush: true)
+        DNSResourceRecord(
+            name: instanceName, data: .srv(priority: 0, weight: 0, port: registration.port, target: hostName), ttl: Self.hostRecordTTL, cacheFlush: true)
     }
 
     /// The TXT record of the instance (unique).
@@ -189,11 +192,12 @@ public struct Responder: Sendable {
     }
 
     private func announcement(ttl: UInt32?) -> DNSMessage {
-        .response(answers: records.map { record in
-            var record = record
-            if let ttl { record.ttl = ttl }
-            return record
-        })
+        .response(
+            answers: records.map { record in
+                var record = record
+                if let ttl { record.ttl = ttl }
+                return record
+            })
     }
 
     /// Whether `record` claims one of our unique names with data we do not own.
@@ -249,8 +253,11 @@ public struct Responder: Sendable {
             var result: [[UInt8]] = []
             for record in records {
                 guard let data = try? record.data.canonicalBytes() else { return nil }
-                result.append([UInt8(record.recordClass >> 8), UInt8(record.recordClass & 0xFF),
-                               UInt8(record.type.rawValue >> 8), UInt8(record.type.rawValue & 0xFF)] + data)
+                result.append(
+                    [
+                        UInt8(record.recordClass >> 8), UInt8(record.recordClass & 0xFF),
+                        UInt8(record.type.rawValue >> 8), UInt8(record.type.rawValue & 0xFF),
+                    ] + data)
             }
             return result.sorted { $0.lexicographicallyPrecedes($1) }
         }

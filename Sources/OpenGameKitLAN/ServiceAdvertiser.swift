@@ -105,11 +105,12 @@ public actor ServiceAdvertiser {
                 if at <= .now {
                     sendTasks.append(Task { await self.send(message, to: target) })
                 } else {
-                    sendTasks.append(Task {
-                        try? await Task.sleep(until: at, clock: .continuous)
-                        guard !Task.isCancelled else { return }
-                        await self.send(message, to: target)
-                    })
+                    sendTasks.append(
+                        Task {
+                            try? await Task.sleep(until: at, clock: .continuous)
+                            guard !Task.isCancelled else { return }
+                            await self.send(message, to: target)
+                        })
                 }
             case .event(let event):
                 eventContinuation.yield(event)

@@ -50,14 +50,20 @@ struct APIBench: AsyncParsableCommand {
 
         print("gamecenter-bench api — \(concurrency) in flight, \(seconds) s each, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print("storage: \(database ?? "SQLite (temporary file)")")
-        let anchor = try await LoadRun(client: client, url: "http://127.0.0.1:\(barePort)/bare", headers: [], body: { _, _ in body },
-                                       concurrency: concurrency, seconds: seconds).measure()
-        let real = try await LoadRun(client: client, url: "http://127.0.0.1:\(gameCenterPort)/v1/players/lookup",
-                                     headers: setup.headers, body: { _, _ in body }, concurrency: concurrency, seconds: seconds).measure()
+        let anchor = try await LoadRun(
+            client: client, url: "http://127.0.0.1:\(barePort)/bare", headers: [], body: { _, _ in body },
+            concurrency: concurrency, seconds: seconds
+        ).measure()
+        let real = try await LoadRun(
+            client: client, url: "http://127.0.0.1:\(gameCenterPort)/v1/players/lookup",
+            headers: setup.headers, body: { _, _ in body }, concurrency: concurrency, seconds: seconds
+        ).measure()
         print(anchor.line(name: "bare Hummingbird route (\(bareBody.readableBytes) B)"))
         print(real.line(name: "loadPlayers(10 ids), authenticated"))
-        print(String(format: "ratio: %.1f %% of the bare route's throughput (goal ≥ 50 %%); p50 %.2fx, p99 %.2fx",
-                     real.requestsPerSecond / anchor.requestsPerSecond * 100, real.p50 / anchor.p50, real.p99 / anchor.p99))
+        print(
+            String(
+                format: "ratio: %.1f %% of the bare route's throughput (goal ≥ 50 %%); p50 %.2fx, p99 %.2fx",
+                real.requestsPerSecond / anchor.requestsPerSecond * 100, real.p50 / anchor.p50, real.p99 / anchor.p99))
     }
 
     private static func bareApplication(logger: Logger, onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
@@ -66,8 +72,9 @@ struct APIBench: AsyncParsableCommand {
             _ = try await request.body.collect(upTo: 65536)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: BarePayload.shared.buffer))
         }
-        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                           onServerRunning: { onPort($0.localAddress?.port ?? 0) }, logger: logger)
+        return Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { onPort($0.localAddress?.port ?? 0) }, logger: logger)
     }
 
     /// One real response, so the bare route answers with as many bytes.

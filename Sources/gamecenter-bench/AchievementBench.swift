@@ -21,7 +21,9 @@ struct AchievementBench: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
-        let achievements = (0..<100).map { "  - { identifier: a\($0), title: { en: A }, unachievedDescription: { en: U }, achievedDescription: { en: D }, points: 10 }" }
+        let achievements = (0..<100).map {
+            "  - { identifier: a\($0), title: { en: A }, unachievedDescription: { en: U }, achievedDescription: { en: D }, points: 10 }"
+        }
         let manifest = "bundleID: com.example.bench\nname: Bench\nachievements:\n" + achievements.joined(separator: "\n") + "\n"
         let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger)
         var clientConfiguration = HTTPClient.Configuration()
@@ -49,10 +51,14 @@ struct AchievementBench: AsyncParsableCommand {
         var results: [(String, LoadRun.Result, Int)] = []
         for size in [1, batchSize] {
             // Each worker is one player (its own token), with a new report id per request.
-            let run = LoadRun(client: client, url: url, headers: device, body: { worker, n in
-                let entries = (0..<size).map { AchievementReportBatch.Entry(identifier: "a\((n * size + $0) % 100)", percentComplete: Double(n % 101)) }
-                return (try? WireCoding.makeEncoder().encode(AchievementReportBatch(reportID: "w\(worker)-\(n)-\(UUID().uuidString)", achievements: entries))) ?? Data()
-            }, concurrency: concurrency, seconds: seconds, perWorkerHeaders: tokens.map { [("Authorization", "Bearer \($0)")] })
+            let run = LoadRun(
+                client: client, url: url, headers: device,
+                body: { worker, n in
+                    let entries = (0..<size).map { AchievementReportBatch.Entry(identifier: "a\((n * size + $0) % 100)", percentComplete: Double(n % 101)) }
+                    return
+                        (try? WireCoding.makeEncoder().encode(AchievementReportBatch(reportID: "w\(worker)-\(n)-\(UUID().uuidString)", achievements: entries)))
+                        ?? Data()
+                }, concurrency: concurrency, seconds: seconds, perWorkerHeaders: tokens.map { [("Authorization", "Bearer \($0)")] })
             results.append((size == 1 ? "unbatched (1 per request)" : "batched (\(size) per request)", try await run.measure(), size))
         }
         let anchorDatabase = database ?? "sqlite:\(server.folder.path)/anchor.sqlite"
@@ -63,8 +69,10 @@ struct AchievementBench: AsyncParsableCommand {
         print(String(format: "anchor: plain SQL upsert loop, one row per transaction: %.0f upserts/s", anchorRate))
         for (name, result, size) in results {
             let reports = result.requestsPerSecond * Double(size)
-            print(String(format: "%@: %.0f requests/s = %.0f achievement reports/s, p50 %.2f ms, p99 %.2f ms, %d errors; %.2fx the anchor",
-                         name, result.requestsPerSecond, reports, result.p50, result.p99, result.errors, reports / anchorRate))
+            print(
+                String(
+                    format: "%@: %.0f requests/s = %.0f achievement reports/s, p50 %.2f ms, p99 %.2f ms, %d errors; %.2fx the anchor",
+                    name, result.requestsPerSecond, reports, result.p50, result.p99, result.errors, reports / anchorRate))
         }
     }
 }

@@ -52,8 +52,9 @@ enum BatchedUDPRate {
         usleep(100_000)
         stop.store(true, ordering: .relaxed)
         while !done.load(ordering: .relaxed) { usleep(1000) }
-        return DatagramRate(delivered: Double(received.load(ordering: .relaxed)) / elapsed, sent: Double(sent) / elapsed,
-                            cpuSecondsPerSecond: (ProcessCPU.seconds() - startCPU) / elapsed)
+        return DatagramRate(
+            delivered: Double(received.load(ordering: .relaxed)) / elapsed, sent: Double(sent) / elapsed,
+            cpuSecondsPerSecond: (ProcessCPU.seconds() - startCPU) / elapsed)
     }
 }
 
@@ -66,9 +67,10 @@ enum ThreadCPU {
         var total = 0.0
         for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
             guard let comm = try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let stat = try? String(contentsOfFile: "\(tasks)/\(task)/stat", encoding: .utf8),
-                  let afterName = stat.range(of: ") ", options: .backwards) else { continue }
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                let stat = try? String(contentsOfFile: "\(tasks)/\(task)/stat", encoding: .utf8),
+                let afterName = stat.range(of: ") ", options: .backwards)
+            else { continue }
             // Fields after the name: state is field 3, utime field 14, stime field 15.
             let fields = stat[afterName.upperBound...].split(separator: " ")
             guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }

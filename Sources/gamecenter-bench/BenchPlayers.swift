@@ -20,8 +20,9 @@ struct BenchPlayers {
         let caller = sessions[0]
         let callerHeaders = device + [("Authorization", "Bearer \(caller.token)")]
         let friends = sessions[1...].prefix((count - 1) / 2)
-        try await sendNoContent(client, "POST", "\(base)/v1/friend-requests", callerHeaders,
-                                SendFriendRequests(playerIDs: friends.map(\.player.playerID), message: nil))
+        try await sendNoContent(
+            client, "POST", "\(base)/v1/friend-requests", callerHeaders,
+            SendFriendRequests(playerIDs: friends.map(\.player.playerID), message: nil))
         for friend in friends {
             let friendHeaders = device + [("Authorization", "Bearer \(friend.token)")]
             let pending = try await send(client, "GET", "\(base)/v1/friend-requests", friendHeaders, Optional<String>.none, as: FriendRequestList.self)

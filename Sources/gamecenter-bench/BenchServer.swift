@@ -13,8 +13,10 @@ struct BenchServer {
 
     /// Starts a server for `manifest` on `database` (default: a new SQLite file in a temporary folder); `prepare`
     /// seeds it between wiring and listening.
-    static func start(manifest: String, database: String?, logger: Logger,
-                      prepare: @escaping @Sendable (GameCenterApp.Services) async throws -> Void = { _ in }) async throws -> BenchServer {
+    static func start(
+        manifest: String, database: String?, logger: Logger,
+        prepare: @escaping @Sendable (GameCenterApp.Services) async throws -> Void = { _ in }
+    ) async throws -> BenchServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("bench.yaml")
@@ -23,7 +25,7 @@ struct BenchServer {
         configuration.port = 0
         configuration.udpPort = 0
         configuration.gamesPath = file.path
-        configuration.rateLimits = .none   // the load generators drive few players at full speed
+        configuration.rateLimits = .none  // the load generators drive few players at full speed
         configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
         let (ports, continuation) = AsyncStream.makeStream(of: (Int, Int).self)
         let task = Task {
@@ -32,7 +34,7 @@ struct BenchServer {
         }
         var iterator = ports.makeAsyncIterator()
         guard let (port, udpPort) = await iterator.next() else {
-            try await task.value   // the server's own error (a failed preload, a port in use)
+            try await task.value  // the server's own error (a failed preload, a port in use)
             throw ValidationError("the server stopped before listening")
         }
         return BenchServer(port: port, udpPort: udpPort, task: task, folder: folder, databaseURL: configuration.databaseURL)

@@ -12,10 +12,12 @@ extension Database {
             let key = "w\(worker)-\(count % 1000)", value = Double(count)
             // `read` hands out a plain pooled connection: each statement commits on its own.
             try await self.read { storage in
-                try await storage.sql.raw("""
+                try await storage.sql.raw(
+                    """
                     INSERT INTO anchor_upsert (k, v) VALUES (\(bind: key), \(bind: value))
                     ON CONFLICT (k) DO UPDATE SET v = excluded.v
-                    """).run()
+                    """
+                ).run()
             }
         }
         try await write { try await $0.sql.raw("DROP TABLE anchor_upsert").run() }

@@ -8,27 +8,33 @@ extension Database {
     func fillLeaderboard(bundleID: String, category: String, playerPrefix: String, count: Int, now: Int64) async throws {
         try await fillPlayers(prefix: playerPrefix, count: count, now: now)
         try await write { storage in
-            try await storage.sql.raw("""
+            try await storage.sql.raw(
+                """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
                 INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
                 SELECT \(bind: bundleID), 'sandbox', \(bind: category), \(bind: playerPrefix) || i, (i * 7919) % 1000003, 0, \(bind: now) - i % 1000 FROM n
-                """).run()
-            try await storage.sql.raw("""
+                """
+            ).run()
+            try await storage.sql.raw(
+                """
                 INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value)
                 SELECT bundle_id, environment, category, player_id, score_id, value FROM scores
                 WHERE bundle_id = \(bind: bundleID) AND category = \(bind: category)
-                """).run()
+                """
+            ).run()
         }
     }
 
     /// Stores `count` sandbox players with ids `PREFIX1…PREFIXn` (no password can sign them in), for benchmarks.
     func fillPlayers(prefix: String, count: Int, now: Int64) async throws {
         try await write { storage in
-            try await storage.sql.raw("""
+            try await storage.sql.raw(
+                """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
                 INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, event_seq, created_at, updated_at)
                 SELECT \(bind: prefix) || i, 'sandbox', \(bind: prefix) || i, '-', 'Bench ' || i, 0, 0, \(bind: now), \(bind: now) FROM n
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -38,10 +44,12 @@ extension Database {
         try await write { storage in
             try await storage.sql.raw("DROP TABLE IF EXISTS naive_leaderboard").run()
             try await storage.sql.raw("CREATE TABLE naive_leaderboard (player_id TEXT PRIMARY KEY, value BIGINT NOT NULL, reported_at BIGINT NOT NULL)").run()
-            try await storage.sql.raw("""
+            try await storage.sql.raw(
+                """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
                 INSERT INTO naive_leaderboard (player_id, value, reported_at) SELECT 'p' || i, (i * 7919) % 1000003, i FROM n
-                """).run()
+                """
+            ).run()
             try await storage.sql.raw("CREATE INDEX naive_by_value ON naive_leaderboard (value)").run()
         }
         if engine == .postgres { try await read { try await $0.sql.raw("ANALYZE naive_leaderboard").run() } }
@@ -53,11 +61,13 @@ extension Database {
         try await runLoops(seconds: seconds, concurrency: concurrency) { worker, n in
             let player = "p\((worker * 7_777_777 + n * 104_729) % count + 1)", value = Int64((n * 31 + worker) % 1_000_003)
             try await self.read { storage in
-                try await storage.sql.raw("""
+                try await storage.sql.raw(
+                    """
                     INSERT INTO naive_leaderboard (player_id, value, reported_at) VALUES (\(bind: player), \(bind: value), \(bind: Int64(n)))
                     ON CONFLICT (player_id) DO UPDATE SET value = excluded.value, reported_at = excluded.reported_at
                     WHERE excluded.value > naive_leaderboard.value
-                    """).run()
+                    """
+                ).run()
             }
         }
     }
@@ -70,10 +80,12 @@ extension Database {
             let player = "p\((n * 104_729) % count + 1)"
             let started = ContinuousClock.now
             _ = try await read { storage in
-                try await storage.sql.raw("""
+                try await storage.sql.raw(
+                    """
                     SELECT COUNT(*) AS better FROM naive_leaderboard
                     WHERE value > (SELECT value FROM naive_leaderboard WHERE player_id = \(bind: player))
-                    """).first()
+                    """
+                ).first()
             }
             let (s, atto) = (ContinuousClock.now - started).components
             latencies.append(Double(s) * 1000 + Double(atto) / 1e15)

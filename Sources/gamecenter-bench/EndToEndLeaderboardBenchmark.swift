@@ -41,16 +41,20 @@ struct EndToEndLeaderboardBenchmark {
         let (players, concurrency, seconds) = (players, concurrency, seconds)
         let fillStarted = ContinuousClock.now
         let naive = try await Database.withDatabase(url: databaseURL, logger: logger) { db in
-            try await db.fillLeaderboard(bundleID: bundleID, category: "bench.points", playerPrefix: "B\(run):", count: players,
-                                         now: Int64(Date().timeIntervalSince1970 * 1000))
+            try await db.fillLeaderboard(
+                bundleID: bundleID, category: "bench.points", playerPrefix: "B\(run):", count: players,
+                now: Int64(Date().timeIntervalSince1970 * 1000))
             try await db.createNaiveLeaderboard(count: players)
             let upserts = try await db.runNaiveReports(seconds: seconds, concurrency: concurrency, count: players)
             let ranks = try await db.naiveRankLatencies(queries: 300, count: players).sorted()
             return (Double(upserts.upserts) / upserts.elapsed, percentile(ranks, 0.5), percentile(ranks, 0.99))
         }
         lines.append(String(format: "filled %d players, reports and bests in %.1f s", players, secondsSince(fillStarted)))
-        lines.append(String(format: "anchor: naive SQL leaderboard, %d rows: upsert-if-better loop %.0f/s (one transaction each, %d loops); COUNT(*) rank p50 %.3f ms, p99 %.3f ms",
-                            players, naive.0, concurrency, naive.1, naive.2))
+        lines.append(
+            String(
+                format:
+                    "anchor: naive SQL leaderboard, %d rows: upsert-if-better loop %.0f/s (one transaction each, %d loops); COUNT(*) rank p50 %.3f ms, p99 %.3f ms",
+                players, naive.0, concurrency, naive.1, naive.2))
 
         let manifest = """
             bundleID: \(bundleID)
@@ -80,10 +84,11 @@ struct EndToEndLeaderboardBenchmark {
         lines.append(batched.line(name: "report \(batch) scores per request") + String(format: " = %.0f scores/s", batched.requestsPerSecond * Double(batch)))
         lines.append(pages.line(name: "leaderboard page (25 entries at a random rank) + caller's rank, \(concurrency) in flight"))
         lines.append(onePage.line(name: "the same, one request at a time"))
-        return Figures(startSeconds: startSeconds, singleReportsPerSecond: single.requestsPerSecond,
-                       batchedReportsPerSecond: batched.requestsPerSecond * Double(batch),
-                       rankP50Milliseconds: onePage.p50, rankP99Milliseconds: onePage.p99,
-                       naiveUpsertsPerSecond: naive.0, naiveRankP50Milliseconds: naive.1, naiveRankP99Milliseconds: naive.2, lines: lines)
+        return Figures(
+            startSeconds: startSeconds, singleReportsPerSecond: single.requestsPerSecond,
+            batchedReportsPerSecond: batched.requestsPerSecond * Double(batch),
+            rankP50Milliseconds: onePage.p50, rankP99Milliseconds: onePage.p99,
+            naiveUpsertsPerSecond: naive.0, naiveRankP50Milliseconds: naive.1, naiveRankP99Milliseconds: naive.2, lines: lines)
     }
 
     private func measure(client: HTTPClient, port: Int, bundleID: String) async throws -> [LoadRun.Result] {
@@ -93,20 +98,24 @@ struct EndToEndLeaderboardBenchmark {
         let base = "http://127.0.0.1:\(port)"
         var results: [LoadRun.Result] = []
         for size in [1, batch] {
-            let run = LoadRun(client: client, url: "\(base)/v1/scores", headers: device, body: { worker, n in
-                let scores = (0..<size).map { ScoreReport(category: nil, value: Int64((worker * 7_919 + n * 104_729 + $0 * 31) % 2_000_003), context: 0) }
-                return (try? WireCoding.makeEncoder().encode(ScoreReportBatch(reportID: "w\(worker)-\(n)-\(UUID().uuidString)", scores: scores))) ?? Data()
-            }, concurrency: concurrency, seconds: seconds, perWorkerHeaders: perWorker)
+            let run = LoadRun(
+                client: client, url: "\(base)/v1/scores", headers: device,
+                body: { worker, n in
+                    let scores = (0..<size).map { ScoreReport(category: nil, value: Int64((worker * 7_919 + n * 104_729 + $0 * 31) % 2_000_003), context: 0) }
+                    return (try? WireCoding.makeEncoder().encode(ScoreReportBatch(reportID: "w\(worker)-\(n)-\(UUID().uuidString)", scores: scores))) ?? Data()
+                }, concurrency: concurrency, seconds: seconds, perWorkerHeaders: perWorker)
             results.append(try await run.measure())
         }
         let players = players
         // Pages at full load (throughput), then one request at a time (the latency a player sees).
         for inFlight in [concurrency, 1] {
-            let pages = LoadRun(client: client, url: "\(base)/v1/leaderboards/query", headers: device, body: { worker, n in
-                let start = (worker * 7_777 + n * 104_729) % (players - 25) + 1
-                let query = LeaderboardQuery(category: nil, playerScope: .global, timeScope: .allTime, rangeStart: start, rangeLength: 25)
-                return (try? WireCoding.makeEncoder().encode(query)) ?? Data()
-            }, concurrency: inFlight, seconds: seconds, perWorkerHeaders: perWorker)
+            let pages = LoadRun(
+                client: client, url: "\(base)/v1/leaderboards/query", headers: device,
+                body: { worker, n in
+                    let start = (worker * 7_777 + n * 104_729) % (players - 25) + 1
+                    let query = LeaderboardQuery(category: nil, playerScope: .global, timeScope: .allTime, rangeStart: start, rangeLength: 25)
+                    return (try? WireCoding.makeEncoder().encode(query)) ?? Data()
+                }, concurrency: inFlight, seconds: seconds, perWorkerHeaders: perWorker)
             results.append(try await pages.measure())
         }
         return results

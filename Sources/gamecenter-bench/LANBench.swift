@@ -31,8 +31,10 @@ struct LANBench: AsyncParsableCommand {
             discovery.append(try await Self.discoveryTime(sessionID: "lanbench\(round % 5)x\(Int.random(in: 0..<1000))"))
         }
         discovery.sort()
-        print(String(format: "discovery (advertise → .available): p50 %.0f ms, p99 %.0f ms over %d rounds (goal: p50 < 1000 ms)",
-                     discovery[discovery.count / 2] * 1000, discovery[min(discovery.count - 1, discovery.count * 99 / 100)] * 1000, rounds))
+        print(
+            String(
+                format: "discovery (advertise → .available): p50 %.0f ms, p99 %.0f ms over %d rounds (goal: p50 < 1000 ms)",
+                discovery[discovery.count / 2] * 1000, discovery[min(discovery.count - 1, discovery.count * 99 / 100)] * 1000, rounds))
 
         let pair = try await ConnectedPair.make()
         let unreliable = try await pair.unreliableRate(seconds: seconds)
@@ -40,13 +42,18 @@ struct LANBench: AsyncParsableCommand {
         let unreliableAfterBurst = try await pair.unreliableRate(seconds: seconds)
         let rawTCP = RawSockets.tcpThroughput(seconds: seconds)
         let rawUDP = RawSockets.udpRate(seconds: seconds)
-        print(String(format: "reliable, 64 KB messages: %.1f MB/s (%.2f CPU ms/MB); raw TCP %.1f MB/s (%.2f CPU ms/MB); %.1f %% of raw (goal ≥ 50 %%)",
-                     reliable.bytesPerSecond / 1e6, reliable.cpuMillisecondsPerMB, rawTCP.bytesPerSecond / 1e6, rawTCP.cpuMillisecondsPerMB,
-                     reliable.bytesPerSecond / rawTCP.bytesPerSecond * 100))
+        print(
+            String(
+                format: "reliable, 64 KB messages: %.1f MB/s (%.2f CPU ms/MB); raw TCP %.1f MB/s (%.2f CPU ms/MB); %.1f %% of raw (goal ≥ 50 %%)",
+                reliable.bytesPerSecond / 1e6, reliable.cpuMillisecondsPerMB, rawTCP.bytesPerSecond / 1e6, rawTCP.cpuMillisecondsPerMB,
+                reliable.bytesPerSecond / rawTCP.bytesPerSecond * 100))
         for (label, rate) in [("", unreliable), (" after the reliable burst", unreliableAfterBurst)] {
-            print(String(format: "unreliable%@, 100 B messages: %.0f delivered/s (%.1f %% lost, %.1f CPU µs each); raw UDP %.0f delivered/s (%.1f %% lost, %.1f CPU µs each); %.1f %% of raw",
-                         label, rate.delivered, rate.lossPercent, rate.cpuMicrosecondsPerDelivered, rawUDP.delivered, rawUDP.lossPercent,
-                         rawUDP.cpuMicrosecondsPerDelivered, rate.delivered / rawUDP.delivered * 100))
+            print(
+                String(
+                    format:
+                        "unreliable%@, 100 B messages: %.0f delivered/s (%.1f %% lost, %.1f CPU µs each); raw UDP %.0f delivered/s (%.1f %% lost, %.1f CPU µs each); %.1f %% of raw",
+                    label, rate.delivered, rate.lossPercent, rate.cpuMicrosecondsPerDelivered, rawUDP.delivered, rawUDP.lossPercent,
+                    rawUDP.cpuMicrosecondsPerDelivered, rate.delivered / rawUDP.delivered * 100))
         }
         pair.end()
     }
@@ -164,10 +171,12 @@ struct ConnectedPair {
         try await Task.sleep(for: .milliseconds(200))  // in flight
         let (s, atto) = (ContinuousClock.now - start).components
         let elapsed = Double(s) + Double(atto) / 1e18
-        return (Double(received.bytes.load(ordering: .relaxed) - startBytes) / elapsed,
-                Double(received.messages.load(ordering: .relaxed) - startMessages) / elapsed,
-                Double(sent) / elapsed,
-                (ProcessCPU.seconds() - startCPU) / elapsed)
+        return (
+            Double(received.bytes.load(ordering: .relaxed) - startBytes) / elapsed,
+            Double(received.messages.load(ordering: .relaxed) - startMessages) / elapsed,
+            Double(sent) / elapsed,
+            (ProcessCPU.seconds() - startCPU) / elapsed
+        )
     }
 
     func end() {
@@ -212,9 +221,14 @@ enum RawSockets {
     static func tcpThroughput(seconds: Double) -> Throughput {
         let startCPU = ProcessCPU.seconds()
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(listener, $0, length); _ = getsockname(listener, $0, &length) } }
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(listener, $0, length); _ = getsockname(listener, $0, &length)
+            }
+        }
         listen(listener, 1)
         let received = Atomic<Int>(0)
         let done = Atomic<Bool>(false)
@@ -241,17 +255,23 @@ enum RawSockets {
         while !done.load(ordering: .relaxed) { usleep(1000) }
         close(listener)
         let elapsed = Double(s) + Double(atto) / 1e18
-        return Throughput(bytesPerSecond: Double(received.load(ordering: .relaxed)) / elapsed,
-                          cpuSecondsPerSecond: (ProcessCPU.seconds() - startCPU) / elapsed)
+        return Throughput(
+            bytesPerSecond: Double(received.load(ordering: .relaxed)) / elapsed,
+            cpuSecondsPerSecond: (ProcessCPU.seconds() - startCPU) / elapsed)
     }
 
     /// 100-byte UDP datagrams received per second of sending, and how many of those sent were lost.
     static func udpRate(seconds: Double) -> DatagramRate {
         let startCPU = ProcessCPU.seconds()
         let receiver = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(receiver, $0, length); _ = getsockname(receiver, $0, &length) } }
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(receiver, $0, length); _ = getsockname(receiver, $0, &length)
+            }
+        }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let received = Atomic<Int>(0)
@@ -271,7 +291,9 @@ enum RawSockets {
         let deadline = start + .milliseconds(Int64(seconds * 1000))
         var sent = 0
         while ContinuousClock.now < deadline {
-            let n = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(sender, message, message.count, 0, $0, length) } }
+            let n = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(sender, message, message.count, 0, $0, length) }
+            }
             if n > 0 { sent += 1 }
         }
         let (s, atto) = (ContinuousClock.now - start).components
@@ -281,7 +303,8 @@ enum RawSockets {
         close(sender)
         close(receiver)
         let elapsed = Double(s) + Double(atto) / 1e18
-        return DatagramRate(delivered: Double(received.load(ordering: .relaxed)) / elapsed, sent: Double(sent) / elapsed,
-                            cpuSecondsPerSecond: (ProcessCPU.seconds() - startCPU) / elapsed)
+        return DatagramRate(
+            delivered: Double(received.load(ordering: .relaxed)) / elapsed, sent: Double(sent) / elapsed,
+            cpuSecondsPerSecond: (ProcessCPU.seconds() - startCPU) / elapsed)
     }
 }

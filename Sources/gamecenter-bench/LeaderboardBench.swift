@@ -34,7 +34,9 @@ struct LeaderboardBench: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
-        print("gamecenter-bench leaderboard — \(ProcessInfo.processInfo.activeProcessorCount) cores, storage: \(database ?? "SQLite (temporary file), synchronous=FULL")")
+        print(
+            "gamecenter-bench leaderboard — \(ProcessInfo.processInfo.activeProcessorCount) cores, storage: \(database ?? "SQLite (temporary file), synchronous=FULL")"
+        )
 
         print("\n## In-process rank index")
         var indexFigures: [RankIndexBenchmark.Figures] = []
@@ -51,30 +53,43 @@ struct LeaderboardBench: AsyncParsableCommand {
 
         print("\n## End to end: gamecenter over HTTP, durable storage (\(players) players on the board)")
         let endToEnd = try await EndToEndLeaderboardBenchmark(
-            players: players, seconds: seconds, concurrency: concurrency, batch: batch, database: database, logger: logger).run()
+            players: players, seconds: seconds, concurrency: concurrency, batch: batch, database: database, logger: logger
+        ).run()
         print(endToEnd.summary)
 
         print("\n## Ratios and goals")
         let small = indexFigures[0], large = indexFigures[1]
-        print(String(format: "index updates/s vs Redis ZADD (pipelined): %.2fx; goal ≥ 1,000,000/s: %@ (%.0f/s at %d entries)",
-                     small.updatesPerSecond / redis.updatesPerSecond, large.updatesPerSecond >= 1_000_000 ? "met" : "NOT met",
-                     large.updatesPerSecond, large.entries))
-        print(String(format: "index rank vs Redis ZREVRANK round trip (p50): %.0fx faster; goal ≤ 1 µs at %d entries: %@ (mean %.3f µs)",
-                     redis.rankP50Milliseconds * 1000 / small.rankMeanMicroseconds, large.entries,
-                     large.rankMeanMicroseconds <= 1 ? "met" : "NOT met", large.rankMeanMicroseconds))
-        print(String(format: "memory per entry: %.1f B at %d, %.1f B at %d; goal ≤ 64 B: %@",
-                     small.bytesPerEntry, small.entries, large.bytesPerEntry, large.entries,
-                     max(small.bytesPerEntry, large.bytesPerEntry) <= 64 ? "met" : "NOT met"))
-        print(String(format: "rebuild of %d entries from storage at start: %.2f s (bulk index build alone %.3f s); goal ≤ 2 s: %@",
-                     players, endToEnd.startSeconds, small.buildSeconds, endToEnd.startSeconds <= 2 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "index updates/s vs Redis ZADD (pipelined): %.2fx; goal ≥ 1,000,000/s: %@ (%.0f/s at %d entries)",
+                small.updatesPerSecond / redis.updatesPerSecond, large.updatesPerSecond >= 1_000_000 ? "met" : "NOT met",
+                large.updatesPerSecond, large.entries))
+        print(
+            String(
+                format: "index rank vs Redis ZREVRANK round trip (p50): %.0fx faster; goal ≤ 1 µs at %d entries: %@ (mean %.3f µs)",
+                redis.rankP50Milliseconds * 1000 / small.rankMeanMicroseconds, large.entries,
+                large.rankMeanMicroseconds <= 1 ? "met" : "NOT met", large.rankMeanMicroseconds))
+        print(
+            String(
+                format: "memory per entry: %.1f B at %d, %.1f B at %d; goal ≤ 64 B: %@",
+                small.bytesPerEntry, small.entries, large.bytesPerEntry, large.entries,
+                max(small.bytesPerEntry, large.bytesPerEntry) <= 64 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "rebuild of %d entries from storage at start: %.2f s (bulk index build alone %.3f s); goal ≤ 2 s: %@",
+                players, endToEnd.startSeconds, small.buildSeconds, endToEnd.startSeconds <= 2 ? "met" : "NOT met"))
         let bestReports = max(endToEnd.singleReportsPerSecond, endToEnd.batchedReportsPerSecond)
-        print(String(format: "durable reports/s: %.0f single, %.0f batched — %.2fx / %.2fx the naive SQL upsert loop; goal ≥ 20,000/s: %@",
-                     endToEnd.singleReportsPerSecond, endToEnd.batchedReportsPerSecond,
-                     endToEnd.singleReportsPerSecond / endToEnd.naiveUpsertsPerSecond, endToEnd.batchedReportsPerSecond / endToEnd.naiveUpsertsPerSecond,
-                     bestReports >= 20_000 ? "met" : "NOT met"))
-        print(String(format: "rank over HTTP (one request at a time) p99 %.3f ms vs naive SQL COUNT(*) rank p99 %.3f ms (%.0fx faster); goal ≤ 1 ms: %@",
-                     endToEnd.rankP99Milliseconds, endToEnd.naiveRankP99Milliseconds,
-                     endToEnd.naiveRankP99Milliseconds / endToEnd.rankP99Milliseconds, endToEnd.rankP99Milliseconds <= 1 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "durable reports/s: %.0f single, %.0f batched — %.2fx / %.2fx the naive SQL upsert loop; goal ≥ 20,000/s: %@",
+                endToEnd.singleReportsPerSecond, endToEnd.batchedReportsPerSecond,
+                endToEnd.singleReportsPerSecond / endToEnd.naiveUpsertsPerSecond, endToEnd.batchedReportsPerSecond / endToEnd.naiveUpsertsPerSecond,
+                bestReports >= 20_000 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "rank over HTTP (one request at a time) p99 %.3f ms vs naive SQL COUNT(*) rank p99 %.3f ms (%.0fx faster); goal ≤ 1 ms: %@",
+                endToEnd.rankP99Milliseconds, endToEnd.naiveRankP99Milliseconds,
+                endToEnd.naiveRankP99Milliseconds / endToEnd.rankP99Milliseconds, endToEnd.rankP99Milliseconds <= 1 ? "met" : "NOT met"))
     }
 }
 

@@ -29,17 +29,21 @@ enum LeanRoundTrip {
             var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
             setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             self.welcome = welcome
-            relay = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: in_port_t(UInt16(relayPort).bigEndian),
-                                sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+            relay = sockaddr_in(
+                sin_family: sa_family_t(AF_INET), sin_port: in_port_t(UInt16(relayPort).bigEndian),
+                sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         }
 
         func send(_ kind: RelayDatagramKind, body: ByteBuffer) {
             counter += 1
             var datagram = ByteBuffer()
-            RelayDatagram.seal(RelayDatagramHeader(kind: kind, connectionID: welcome.connectionID, counter: counter), body: body, key: welcome.key, into: &datagram)
+            RelayDatagram.seal(
+                RelayDatagramHeader(kind: kind, connectionID: welcome.connectionID, counter: counter), body: body, key: welcome.key, into: &datagram)
             datagram.withUnsafeReadableBytes { bytes in
                 _ = withUnsafePointer(to: &relay) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
             }
         }

@@ -62,7 +62,8 @@ struct LoadRun {
         }
         let (s, atto) = (ContinuousClock.now - start).components
         let latencies = perWorker.flatMap(\.0)
-        return Result(requests: latencies.count, errors: perWorker.reduce(0) { $0 + $1.1 },
-                      elapsed: Double(s) + Double(atto) / 1e18, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
+        return Result(
+            requests: latencies.count, errors: perWorker.reduce(0) { $0 + $1.1 },
+            elapsed: Double(s) + Double(atto) / 1e18, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
     }
 }

@@ -39,8 +39,10 @@ struct MatchmakingBench: AsyncParsableCommand {
 
         print("\n## In-process queue (\(waiting) waiting requests over \(groups) groups, four roles)")
         let queue = MatchmakingQueueBenchmark.run(waiting: waiting, groups: groups, arrivals: arrivals)
-        print(String(format: "%d arrivals: %.0f placements/s, p50 %.1f µs, p99 %.1f µs, %d matches started",
-                     queue.arrivals, queue.operationsPerSecond, Double(queue.p50Nanoseconds) / 1000, Double(queue.p99Nanoseconds) / 1000, queue.matches))
+        print(
+            String(
+                format: "%d arrivals: %.0f placements/s, p50 %.1f µs, p99 %.1f µs, %d matches started",
+                queue.arrivals, queue.operationsPerSecond, Double(queue.p50Nanoseconds) / 1000, Double(queue.p99Nanoseconds) / 1000, queue.matches))
 
         print("\n## End to end: gamecenter with \(waiting) waiting requests, \(workers) × 3 SDK devices completing matches")
         let run = UUID().uuidString.prefix(8).lowercased()
@@ -50,8 +52,9 @@ struct MatchmakingBench: AsyncParsableCommand {
             name: Matchmaking bench
             matchmaking: { rolesRequired: true }
             """
-        let preload = MatchmakingPreload(bundleID: bundleID, playerPrefix: "MMB\(run):", requests: waiting, groups: groups,
-                                         playerAttributes: Self.fighter, minPlayers: 4, maxPlayers: 4)
+        let preload = MatchmakingPreload(
+            bundleID: bundleID, playerPrefix: "MMB\(run):", requests: waiting, groups: groups,
+            playerAttributes: Self.fighter, minPlayers: 4, maxPlayers: 4)
         let started = ContinuousClock.now
         let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger, prepare: preload.apply)
         print(String(format: "server start with %d requests stored and queued: %.2f s", waiting, secondsSince(started)))
@@ -65,13 +68,19 @@ struct MatchmakingBench: AsyncParsableCommand {
         let endToEnd = try result.get()
         let sorted = endToEnd.latencies.sorted()
         let p50 = percentile(sorted, 0.5), p99 = percentile(sorted, 0.99)
-        print(String(format: "%d matches in %.1f s: %.0f requests/s (%.0f matches/s); completing request → all 3 connected members told: p50 %.1f ms, p99 %.1f ms; %d errors",
-                     sorted.count, endToEnd.elapsed, Double(sorted.count * 3) / endToEnd.elapsed, Double(sorted.count) / endToEnd.elapsed,
-                     p50, p99, endToEnd.errors))
+        print(
+            String(
+                format:
+                    "%d matches in %.1f s: %.0f requests/s (%.0f matches/s); completing request → all 3 connected members told: p50 %.1f ms, p99 %.1f ms; %d errors",
+                sorted.count, endToEnd.elapsed, Double(sorted.count * 3) / endToEnd.elapsed, Double(sorted.count) / endToEnd.elapsed,
+                p50, p99, endToEnd.errors))
         print("\n## Goal and anchor")
         print(String(format: "goal p99 < 50 ms end to end on one node: %@ (p99 %.1f ms)", p99 < 50 ? "met" : "NOT met", p99))
-        print(String(format: "anchor: an interval matchmaker (Nakama, interval_sec 15) answers a completing request after up to 15 s, 7.5 s on average: %.0fx our p50",
-                     7500 / max(p50, 0.001)))
+        print(
+            String(
+                format:
+                    "anchor: an interval matchmaker (Nakama, interval_sec 15) answers a completing request after up to 15 s, 7.5 s on average: %.0fx our p50",
+                7500 / max(p50, 0.001)))
     }
 
     struct EndToEnd {
@@ -91,8 +100,10 @@ struct MatchmakingBench: AsyncParsableCommand {
             var team: [GKGameCenter] = []
             for role in 0..<3 {
                 let device = GKGameCenter(server: server, bundleID: bundleID, storageDirectory: folder.appendingPathComponent("w\(worker)r\(role)"))
-                try await device.localPlayer.authenticate(.signUp(account: "mmbench-\(worker)-\(role)-\(UUID().uuidString.prefix(6).lowercased())",
-                                                                 password: "bench-password", alias: "Bench \(worker).\(role)", underage: false))
+                try await device.localPlayer.authenticate(
+                    .signUp(
+                        account: "mmbench-\(worker)-\(role)-\(UUID().uuidString.prefix(6).lowercased())",
+                        password: "bench-password", alias: "Bench \(worker).\(role)", underage: false))
                 team.append(device)
             }
             teams.append(team)

@@ -26,8 +26,9 @@ struct MatchmakingPreload: Sendable {
         services.matchmaking.channelOpened(sessionID: Self.sessionID)
         let device = DeviceIdentity(game: game, environment: .sandbox, locale: game.defaultLocale)
         for index in 1...requests {
-            let body = MatchRequestBody(requestID: "preload-\(index)", minPlayers: minPlayers, maxPlayers: maxPlayers,
-                                        playerGroup: UInt32(index % groups), playerAttributes: playerAttributes)
+            let body = MatchRequestBody(
+                requestID: "preload-\(index)", minPlayers: minPlayers, maxPlayers: maxPlayers,
+                playerGroup: UInt32(index % groups), playerAttributes: playerAttributes)
             let session = AuthenticatedSession(sessionID: Self.sessionID, playerID: "\(playerPrefix)\(index)", expiresAt: .max)
             _ = try await services.matchmaking.request(body, device: device, session: session)
         }

@@ -32,7 +32,8 @@ enum MatchmakingQueueBenchmark {
         for offset in 0..<arrivals {
             let group = Int.random(in: 0..<groups, using: &generator)
             let dominant = group % 4
-            let role = Int.random(in: 0..<4, using: &generator) == 0
+            let role =
+                Int.random(in: 0..<4, using: &generator) == 0
                 ? roles[dominant] : roles[(dominant + Int.random(in: 1...3, using: &generator)) % 4]
             let arrival = ticket(waiting + offset, group: group, role: role)
             let before = clock.now
@@ -40,14 +41,16 @@ enum MatchmakingQueueBenchmark {
             _ = latencies.record(UInt64(nanoseconds(clock.now - before)))
         }
         let total = nanoseconds(clock.now - start)
-        return Figures(waiting: waiting, arrivals: arrivals, operationsPerSecond: Double(arrivals) / (Double(total) / 1e9),
-                       p50Nanoseconds: Int64(latencies.valueAtPercentile(50)), p99Nanoseconds: Int64(latencies.valueAtPercentile(99)),
-                       matches: matches)
+        return Figures(
+            waiting: waiting, arrivals: arrivals, operationsPerSecond: Double(arrivals) / (Double(total) / 1e9),
+            p50Nanoseconds: Int64(latencies.valueAtPercentile(50)), p99Nanoseconds: Int64(latencies.valueAtPercentile(99)),
+            matches: matches)
     }
 
     private static func ticket(_ id: Int, group: Int, role: UInt32) -> Ticket {
-        Ticket(id: TicketID(UInt64(id)), playerID: "p\(id)", key: QueueKey(game: "bench", hosted: false, playerGroup: UInt32(group)),
-               minPlayers: 4, maxPlayers: 4, playerAttributes: role, fillTime: 10_000)
+        Ticket(
+            id: TicketID(UInt64(id)), playerID: "p\(id)", key: QueueKey(game: "bench", hosted: false, playerGroup: UInt32(group)),
+            minPlayers: 4, maxPlayers: 4, playerAttributes: role, fillTime: 10_000)
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -27,9 +27,11 @@ enum OpusAnchor {
             throw ValidationError("opus_decoder_create failed: \(error)")
         }
         defer { opus_decoder_destroy(decoder) }
-        for (request, value) in [(OPUS_SET_BITRATE_REQUEST, configuration.bitrate), (OPUS_SET_INBAND_FEC_REQUEST, configuration.fec ? 1 : 0),
-                                 (OPUS_SET_PACKET_LOSS_PERC_REQUEST, configuration.expectedPacketLoss), (OPUS_SET_DTX_REQUEST, configuration.dtx ? 1 : 0),
-                                 (OPUS_SET_SIGNAL_REQUEST, Int(OPUS_SIGNAL_VOICE))] {
+        for (request, value) in [
+            (OPUS_SET_BITRATE_REQUEST, configuration.bitrate), (OPUS_SET_INBAND_FEC_REQUEST, configuration.fec ? 1 : 0),
+            (OPUS_SET_PACKET_LOSS_PERC_REQUEST, configuration.expectedPacketLoss), (OPUS_SET_DTX_REQUEST, configuration.dtx ? 1 : 0),
+            (OPUS_SET_SIGNAL_REQUEST, Int(OPUS_SIGNAL_VOICE)),
+        ] {
             guard ogk_opus_encoder_set(encoder, request, Int32(value)) == OPUS_OK else { throw ValidationError("Opus refused request \(request) = \(value)") }
         }
 
@@ -56,8 +58,9 @@ enum OpusAnchor {
             guard decoded == samples else { throw ValidationError("opus_decode failed: \(decoded)") }
         }
         let decodeSeconds = ThreadClock.seconds() - decodeStart
-        return Figures(encodeMicroseconds: encodeSeconds / Double(frames.count) * 1e6,
-                       decodeMicroseconds: decodeSeconds / Double(packets.count) * 1e6,
-                       meanBytes: Double(packets.reduce(0) { $0 + $1.count }) / Double(packets.count))
+        return Figures(
+            encodeMicroseconds: encodeSeconds / Double(frames.count) * 1e6,
+            decodeMicroseconds: decodeSeconds / Double(packets.count) * 1e6,
+            meanBytes: Double(packets.reduce(0) { $0 + $1.count }) / Double(packets.count))
     }
 }

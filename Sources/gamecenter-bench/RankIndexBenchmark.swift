@@ -16,11 +16,12 @@ enum RankIndexBenchmark {
         var residentBytesPerEntry: Double
 
         var summary: String {
-            String(format: """
-                %d entries: bulk build %.3f s; %.0f updates/s; rank mean %.3f µs (p99 of 1000-query batches %.3f µs); \
-                range of 100 mean %.2f µs; %.1f B/entry allocated (%.1f B/entry resident)
-                """, entries, buildSeconds, updatesPerSecond, rankMeanMicroseconds, rankP99Microseconds, rangeMeanMicroseconds,
-                   bytesPerEntry, residentBytesPerEntry)
+            String(
+                format: """
+                    %d entries: bulk build %.3f s; %.0f updates/s; rank mean %.3f µs (p99 of 1000-query batches %.3f µs); \
+                    range of 100 mean %.2f µs; %.1f B/entry allocated (%.1f B/entry resident)
+                    """, entries, buildSeconds, updatesPerSecond, rankMeanMicroseconds, rankP99Microseconds, rangeMeanMicroseconds,
+                bytesPerEntry, residentBytesPerEntry)
         }
     }
 
@@ -71,7 +72,8 @@ enum RankIndexBenchmark {
     /// Resident memory of this process, from /proc/self/statm.
     private static func residentBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = Int(text.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+            let pages = Int(text.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }

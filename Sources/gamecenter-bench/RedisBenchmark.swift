@@ -13,11 +13,12 @@ struct RedisBenchmark {
         var rangeP99Milliseconds: Double
 
         var summary: String {
-            String(format: """
-                fill %d members: %.2f s; ZADD updates (pipelined 1000): %.0f/s; ZREVRANK pipelined: %.0f/s
-                ZREVRANK one round trip: p50 %.3f ms, p99 %.3f ms; ZREVRANGE 100: p50 %.3f ms, p99 %.3f ms
-                """, members, fillSeconds, updatesPerSecond, ranksPerSecond, rankP50Milliseconds, rankP99Milliseconds,
-                   rangeP50Milliseconds, rangeP99Milliseconds)
+            String(
+                format: """
+                    fill %d members: %.2f s; ZADD updates (pipelined 1000): %.0f/s; ZREVRANK pipelined: %.0f/s
+                    ZREVRANK one round trip: p50 %.3f ms, p99 %.3f ms; ZREVRANGE 100: p50 %.3f ms, p99 %.3f ms
+                    """, members, fillSeconds, updatesPerSecond, ranksPerSecond, rankP50Milliseconds, rankP99Milliseconds,
+                rangeP50Milliseconds, rangeP99Milliseconds)
         }
     }
 
@@ -38,9 +39,10 @@ struct RedisBenchmark {
         started = ContinuousClock.now
         var updates = 0
         while secondsSince(started) < 2 {
-            try redis.pipeline((0..<batch).map { _ in
-                ["ZADD", "board", "GT", "\(Int.random(in: 0..<2_000_000, using: &generator))", "p\(Int.random(in: 0..<members, using: &generator))"]
-            })
+            try redis.pipeline(
+                (0..<batch).map { _ in
+                    ["ZADD", "board", "GT", "\(Int.random(in: 0..<2_000_000, using: &generator))", "p\(Int.random(in: 0..<members, using: &generator))"]
+                })
             updates += batch
         }
         let updatesPerSecond = Double(updates) / secondsSince(started)
@@ -65,8 +67,9 @@ struct RedisBenchmark {
         }
         rankLatencies.sort()
         rangeLatencies.sort()
-        return Figures(members: members, fillSeconds: fillSeconds, updatesPerSecond: updatesPerSecond, ranksPerSecond: ranksPerSecond,
-                       rankP50Milliseconds: percentile(rankLatencies, 0.5), rankP99Milliseconds: percentile(rankLatencies, 0.99),
-                       rangeP50Milliseconds: percentile(rangeLatencies, 0.5), rangeP99Milliseconds: percentile(rangeLatencies, 0.99))
+        return Figures(
+            members: members, fillSeconds: fillSeconds, updatesPerSecond: updatesPerSecond, ranksPerSecond: ranksPerSecond,
+            rankP50Milliseconds: percentile(rankLatencies, 0.5), rankP99Milliseconds: percentile(rankLatencies, 0.99),
+            rangeP50Milliseconds: percentile(rangeLatencies, 0.5), rangeP99Milliseconds: percentile(rangeLatencies, 0.99))
     }
 }

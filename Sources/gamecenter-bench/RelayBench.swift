@@ -47,11 +47,15 @@ struct RelayBench: AsyncParsableCommand {
         let rawRTT = RawUDPPingPong.measure(roundTrips: roundTrips)
         print(String(format: "100 B ping-pong RTT: p50 %.1f µs, p99 %.1f µs", rawRTT.p50 * 1e6, rawRTT.p99 * 1e6))
         let rawRate = RawSockets.udpRate(seconds: 3)
-        print(String(format: "one-way 100 B: %.0f packets/s delivered (%.1f %% lost, %.1f CPU µs each)",
-                     rawRate.delivered, rawRate.lossPercent, rawRate.cpuMicrosecondsPerDelivered))
+        print(
+            String(
+                format: "one-way 100 B: %.0f packets/s delivered (%.1f %% lost, %.1f CPU µs each)",
+                rawRate.delivered, rawRate.lossPercent, rawRate.cpuMicrosecondsPerDelivered))
         let batched = try BatchedUDPRate.measure(seconds: 3)
-        print(String(format: "one-way 100 B, %d per sendmmsg/recvmmsg: %.0f packets/s delivered (%.1f %% lost, %.1f CPU µs each)",
-                     BatchedUDPRate.batch, batched.delivered, batched.lossPercent, batched.cpuMicrosecondsPerDelivered))
+        print(
+            String(
+                format: "one-way 100 B, %d per sendmmsg/recvmmsg: %.0f packets/s delivered (%.1f %% lost, %.1f CPU µs each)",
+                BatchedUDPRate.batch, batched.delivered, batched.lossPercent, batched.cpuMicrosecondsPerDelivered))
 
         let codec = DatagramCodecCost.measure()
         print(String(format: "sealing + opening one 100 B relay datagram: %.2f µs", codec * 1e6))
@@ -70,30 +74,45 @@ struct RelayBench: AsyncParsableCommand {
         do {
             print("\n## Relay round trip without the SDK: two protocol clients on blocking sockets, 100 B unreliable")
             let lean = try await LeanRoundTrip.measure(server: server, preload: preload, roundTrips: roundTrips)
-            print(String(format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP",
-                         lean.p50 * 1e6, lean.p99 * 1e6, lean.lost, roundTrips, lean.p50 / rawRTT.p50))
+            print(
+                String(
+                    format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP",
+                    lean.p50 * 1e6, lean.p99 * 1e6, lean.lost, roundTrips, lean.p50 / rawRTT.p50))
 
             print("\n## Relay round trip: SDK player → relay → SDK player → relay → SDK player, 100 B unreliable")
             let rtt = try await SDKRoundTrip.measure(server: server, bundleID: bundleID, roundTrips: roundTrips)
-            print(String(format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP (goal ≤ 3×)",
-                         rtt.p50 * 1e6, rtt.p99 * 1e6, rtt.lost, roundTrips, rtt.p50 / rawRTT.p50))
+            print(
+                String(
+                    format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP (goal ≤ 3×)",
+                    rtt.p50 * 1e6, rtt.p99 * 1e6, rtt.lost, roundTrips, rtt.p50 / rawRTT.p50))
             // The VM's speed drifts within a run: the anchor again, right after, brackets the relay figures.
             let rawAfter = RawUDPPingPong.measure(roundTrips: roundTrips)
-            print(String(format: "raw UDP ping-pong again: p50 %.1f µs; against the mean of both anchors: without the SDK %.1f×, SDK %.1f×",
-                         rawAfter.p50 * 1e6, lean.p50 * 2 / (rawRTT.p50 + rawAfter.p50), rtt.p50 * 2 / (rawRTT.p50 + rawAfter.p50)))
+            print(
+                String(
+                    format: "raw UDP ping-pong again: p50 %.1f µs; against the mean of both anchors: without the SDK %.1f×, SDK %.1f×",
+                    rawAfter.p50 * 1e6, lean.p50 * 2 / (rawRTT.p50 + rawAfter.p50), rtt.p50 * 2 / (rawRTT.p50 + rawAfter.p50)))
 
             print("\n## Load: \(matches) matches × \(players) players × \(hertz) Hz, 100 B unreliable to all, UDP")
             let load = try await RelayLoad.run(server: server, preload: preload, hertz: hertz, seconds: seconds)
-            print(String(format: "sent %.0f/s, forwarded %.0f/s (%.0f expected), loss %.3f %%, latency p50 %.2f ms, p99 %.2f ms (goal: p99 < 5 ms, no loss)",
-                         load.sentPerSecond, load.deliveredPerSecond, load.sentPerSecond * Double(players - 1), load.lossPercent,
-                         load.p50 * 1000, load.p99 * 1000))
-            print(String(format: "forwarded/s is %.1f %% of raw one-way UDP packets/s; process CPU %.2f cores (server and load generator together)",
-                         load.deliveredPerSecond / rawRate.delivered * 100, load.cpuCores))
+            print(
+                String(
+                    format: "sent %.0f/s, forwarded %.0f/s (%.0f expected), loss %.3f %%, latency p50 %.2f ms, p99 %.2f ms (goal: p99 < 5 ms, no loss)",
+                    load.sentPerSecond, load.deliveredPerSecond, load.sentPerSecond * Double(players - 1), load.lossPercent,
+                    load.p50 * 1000, load.p99 * 1000))
+            print(
+                String(
+                    format: "forwarded/s is %.1f %% of raw one-way UDP packets/s; process CPU %.2f cores (server and load generator together)",
+                    load.deliveredPerSecond / rawRate.delivered * 100, load.cpuCores))
             let perForwarded = load.relayCores / max(load.deliveredPerSecond, 1) * 1e6
-            print(String(format: "relay UDP threads %.2f cores = %.1f CPU µs per forwarded message (raw batched UDP: %.1f per packet); load generator threads %.2f cores",
-                         load.relayCores, perForwarded, batched.cpuMicrosecondsPerDelivered, load.generatorCores))
-            print(String(format: "arithmetic: %.0f forwarded/s expected × %.1f µs = %.2f cores for the relay threads alone",
-                         load.sentPerSecond * Double(players - 1), perForwarded, load.sentPerSecond * Double(players - 1) * perForwarded / 1e6))
+            print(
+                String(
+                    format:
+                        "relay UDP threads %.2f cores = %.1f CPU µs per forwarded message (raw batched UDP: %.1f per packet); load generator threads %.2f cores",
+                    load.relayCores, perForwarded, batched.cpuMicrosecondsPerDelivered, load.generatorCores))
+            print(
+                String(
+                    format: "arithmetic: %.0f forwarded/s expected × %.1f µs = %.2f cores for the relay threads alone",
+                    load.sentPerSecond * Double(players - 1), perForwarded, load.sentPerSecond * Double(players - 1) * perForwarded / 1e6))
         } catch {
             await server.stop()
             throw error
@@ -152,7 +171,9 @@ enum RawUDPPingPong {
         for i in 0..<(roundTrips + 1000) {
             let start = ContinuousClock.now
             _ = withUnsafePointer(to: &target) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(client, message, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(client, message, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard recv(client, &buffer, buffer.count, 0) > 0 else { continue }
             if i >= 1000 { samples.append(secondsSince(start)) }
@@ -170,7 +191,8 @@ enum RawUDPPingPong {
 
     private static func boundSocket() -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -243,10 +265,13 @@ enum SDKRoundTrip {
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
         var devices: [GKGameCenter] = []
         for name in ["Ping", "Pong"] {
-            let device = GKGameCenter(server: url, bundleID: bundleID, environment: .sandbox,
-                                      storageDirectory: server.folder.appendingPathComponent("device-\(name)"))
-            try await device.localPlayer.authenticate(.signUp(account: "rtt-\(name.lowercased())-\(UUID().uuidString.prefix(6).lowercased())",
-                                                              password: "password-\(name)", alias: name, underage: false))
+            let device = GKGameCenter(
+                server: url, bundleID: bundleID, environment: .sandbox,
+                storageDirectory: server.folder.appendingPathComponent("device-\(name)"))
+            try await device.localPlayer.authenticate(
+                .signUp(
+                    account: "rtt-\(name.lowercased())-\(UUID().uuidString.prefix(6).lowercased())",
+                    password: "password-\(name)", alias: name, underage: false))
             devices.append(device)
         }
         let request = GKMatchRequest(minPlayers: 2, maxPlayers: 2)

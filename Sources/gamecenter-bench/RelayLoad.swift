@@ -68,11 +68,12 @@ enum RelayLoad {
         let delivered = snapshots.reduce(0) { $0 + $1.delivered }
         let latencies = snapshots.flatMap(\.latencies).sorted()
         let expected = Double(sent * (preload.playersPerMatch - 1))
-        return Figures(sentPerSecond: Double(sent) / elapsed, deliveredPerSecond: Double(delivered) / elapsed,
-                       lossPercent: expected > 0 ? max(0, 1 - Double(delivered) / expected) * 100 : 0,
-                       p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuCores: cpu / elapsed,
-                       relayCores: (threadsEnd.relay - threadsStart.relay) / elapsed,
-                       generatorCores: (threadsEnd.generator - threadsStart.generator) / elapsed)
+        return Figures(
+            sentPerSecond: Double(sent) / elapsed, deliveredPerSecond: Double(delivered) / elapsed,
+            lossPercent: expected > 0 ? max(0, 1 - Double(delivered) / expected) * 100 : 0,
+            p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuCores: cpu / elapsed,
+            relayCores: (threadsEnd.relay - threadsStart.relay) / elapsed,
+            generatorCores: (threadsEnd.generator - threadsStart.generator) / elapsed)
     }
 
     /// Opens every player's relay WebSocket (kept open until the process ends) and returns the welcomes in player order.
@@ -100,8 +101,10 @@ enum RelayLoad {
         let url = "ws://127.0.0.1:\(server.port)/v1/matches/\(preload.matchID(match))/relay"
         let (welcomes, welcome) = AsyncStream.makeStream(of: RelayWelcome.self)
         Task {
-            _ = try? await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
-                                                   logger: Logger(label: "relay-load")) { inbound, _, _ in
+            _ = try? await WebSocketClient.connect(
+                url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
+                logger: Logger(label: "relay-load")
+            ) { inbound, _, _ in
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     if case .binary(let buffer) = message, case .welcome(let received)? = try? RelayServerFrame.read(from: buffer) {
                         welcome.yield(received)
@@ -162,8 +165,9 @@ final class LoadSocket: Sendable {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<CInt>.size))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<CInt>.size))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
-                                  sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+            sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
@@ -255,10 +259,10 @@ final class LoadSocket: Sendable {
             latencies.removeAll(keepingCapacity: true)
             for slot in 0..<count {
                 guard let (datagram, _) = batch.slot(slot), let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)),
-                      header.kind == .serverData, let member = slotOf[header.connectionID],
-                      let body = RelayDatagram.openInPlace(datagram, header: header, key: receiving[member].key),
-                      receiving[member].replay.accept(header.counter),
-                      let (_, payload) = RelayDatagram.readServerDataBody(UnsafeRawBufferPointer(body)), payload.count >= 8
+                    header.kind == .serverData, let member = slotOf[header.connectionID],
+                    let body = RelayDatagram.openInPlace(datagram, header: header, key: receiving[member].key),
+                    receiving[member].replay.accept(header.counter),
+                    let (_, payload) = RelayDatagram.readServerDataBody(UnsafeRawBufferPointer(body)), payload.count >= 8
                 else { continue }
                 latencies.append(Double(now &- UInt64(bigEndian: payload.loadUnaligned(as: UInt64.self))) / 1e9)
             }
@@ -273,8 +277,9 @@ final class LoadSocket: Sendable {
         member.counter += 1
         var datagram = ByteBuffer()
         datagram.reserveCapacity(body.readableBytes + RelayDatagram.headerSize + RelayDatagram.tagSize)
-        RelayDatagram.seal(RelayDatagramHeader(kind: kind, connectionID: member.connectionID, counter: member.counter),
-                           body: body, key: member.key, into: &datagram)
+        RelayDatagram.seal(
+            RelayDatagramHeader(kind: kind, connectionID: member.connectionID, counter: member.counter),
+            body: body, key: member.key, into: &datagram)
         return datagram
     }
 

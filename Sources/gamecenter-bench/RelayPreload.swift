@@ -40,19 +40,24 @@ struct RelayPreload: Sendable {
         let tokenHashes = tokens.map(Credentials.tokenHash)
         try await services.database.write { [self] storage in
             for index in 1...players {
-                try await storage.insertSession(SessionRecord(
-                    sessionID: "\(playerPrefix)-session-\(index)", tokenHash: tokenHashes[index - 1],
-                    playerID: playerID(index), bundleID: bundleID, environment: Environment.sandbox.rawValue,
-                    createdAt: now, expiresAt: now + 86_400_000
-                ))
+                try await storage.insertSession(
+                    SessionRecord(
+                        sessionID: "\(playerPrefix)-session-\(index)", tokenHash: tokenHashes[index - 1],
+                        playerID: playerID(index), bundleID: bundleID, environment: Environment.sandbox.rawValue,
+                        createdAt: now, expiresAt: now + 86_400_000
+                    ))
             }
             for match in 1...matches {
-                try await storage.insertMatch(MatchRecord(matchID: matchID(match), bundleID: bundleID, environment: Environment.sandbox.rawValue,
-                                                          hosted: false, state: .started, createdAt: now))
+                try await storage.insertMatch(
+                    MatchRecord(
+                        matchID: matchID(match), bundleID: bundleID, environment: Environment.sandbox.rawValue,
+                        hosted: false, state: .started, createdAt: now))
                 let first = (match - 1) * playersPerMatch + 1
-                try await storage.insertMatchMembers(matchID(match), (first..<first + playersPerMatch).map {
-                    MatchMemberRecord(playerID: playerID($0), requestID: nil, joinedAt: now)
-                })
+                try await storage.insertMatchMembers(
+                    matchID(match),
+                    (first..<first + playersPerMatch).map {
+                        MatchMemberRecord(playerID: playerID($0), requestID: nil, joinedAt: now)
+                    })
             }
         }
     }

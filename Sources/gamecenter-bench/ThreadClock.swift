@@ -20,9 +20,10 @@ enum ThreadClock {
         var total = 0.0
         for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
             guard let comm = try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let stat = try? String(contentsOfFile: "\(tasks)/\(task)/schedstat", encoding: .utf8),
-                  let onCPU = stat.split(separator: " ").first.flatMap({ Double($0) }) else { continue }
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                let stat = try? String(contentsOfFile: "\(tasks)/\(task)/schedstat", encoding: .utf8),
+                let onCPU = stat.split(separator: " ").first.flatMap({ Double($0) })
+            else { continue }
             total += onCPU / 1e9
         }
         return total

@@ -9,7 +9,8 @@ import OpenGameKitVoice
 struct VoiceBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice",
-        abstract: "Voice pipeline CPU vs bare libopus, mouth-to-ear latency through the relay, relay CPU per voice packet vs data, 4-player voice matches per core.",
+        abstract:
+            "Voice pipeline CPU vs bare libopus, mouth-to-ear latency through the relay, relay CPU per voice packet vs data, 4-player voice matches per core.",
         discussion: """
             Anchors: libopus encoding and decoding the same espeak-ng speech with nothing around it (thread CPU time), \
             raw loopback UDP ping-pong and one-way packets. The server and every SDK device run in this one process, on \
@@ -27,8 +28,11 @@ struct VoiceBench: AsyncParsableCommand {
     @Option(help: "Database (default: a new SQLite file in a temporary folder).") var database: String?
 
     func validate() throws {
-        guard frames >= 100, latencyPackets >= 100, costHertz > 0, costHertz <= VoiceLimits.packetsPerSecond, costSeconds > 0, matches >= 1, loadSeconds > 0 else {
-            throw ValidationError("need --frames ≥ 100, --latency-packets ≥ 100, --cost-hertz 0…\(Int(VoiceLimits.packetsPerSecond)) (the relay's voice limit), --cost-seconds > 0, --matches ≥ 1, --load-seconds > 0")
+        guard frames >= 100, latencyPackets >= 100, costHertz > 0, costHertz <= VoiceLimits.packetsPerSecond, costSeconds > 0, matches >= 1, loadSeconds > 0
+        else {
+            throw ValidationError(
+                "need --frames ≥ 100, --latency-packets ≥ 100, --cost-hertz 0…\(Int(VoiceLimits.packetsPerSecond)) (the relay's voice limit), --cost-seconds > 0, --matches ≥ 1, --load-seconds > 0"
+            )
         }
     }
 
@@ -42,30 +46,46 @@ struct VoiceBench: AsyncParsableCommand {
         let speech = try SpeechFrames.render(count: frames, into: folder, executable: espeak)
         let settings = VoiceSendPipeline.Configuration()
 
-        print("\n## Anchor: bare libopus, \(frames) frames of espeak-ng speech (48 kHz mono, 20 ms, \(settings.bitrate / 1000) kbit/s, VOIP, FEC for \(settings.expectedPacketLoss) % loss, DTX; thread CPU time)")
+        print(
+            "\n## Anchor: bare libopus, \(frames) frames of espeak-ng speech (48 kHz mono, 20 ms, \(settings.bitrate / 1000) kbit/s, VOIP, FEC for \(settings.expectedPacketLoss) % loss, DTX; thread CPU time)"
+        )
         let opus = try OpusAnchor.measure(frames: speech, configuration: settings)
-        print(String(format: "encode %.1f CPU µs per frame, decode %.1f CPU µs per packet (mean packet %.0f B)",
-                     opus.encodeMicroseconds, opus.decodeMicroseconds, opus.meanBytes))
+        print(
+            String(
+                format: "encode %.1f CPU µs per frame, decode %.1f CPU µs per packet (mean packet %.0f B)",
+                opus.encodeMicroseconds, opus.decodeMicroseconds, opus.meanBytes))
         print("\n## Anchor: raw loopback UDP (blocking sockets)")
         let rawRTT = RawUDPPingPong.measure(roundTrips: 4_000)
         print(String(format: "100 B ping-pong RTT: p50 %.1f µs, p99 %.1f µs", rawRTT.p50 * 1e6, rawRTT.p99 * 1e6))
         let rawRate = RawSockets.udpRate(seconds: 2)
-        print(String(format: "one-way 100 B: %.0f packets/s delivered, %.1f CPU µs each (sender and receiver)", rawRate.delivered, rawRate.cpuMicrosecondsPerDelivered))
+        print(
+            String(
+                format: "one-way 100 B: %.0f packets/s delivered, %.1f CPU µs each (sender and receiver)", rawRate.delivered,
+                rawRate.cpuMicrosecondsPerDelivered))
 
         print("\n## Ours: the pipelines, CPU per 20 ms frame (thread CPU time, same speech)")
         let pipelines = try VoicePipelineCost.measure(frames: speech)
         let talkers = Double(VoicePipelineCost.talkers.count)
         let perStream = pipelines.receiveMicroseconds / talkers
-        print(String(format: "send, VoiceSendPipeline.process (preprocess + VAD + encode): %.1f µs = %.2f× bare encode (speech heard in %.0f %% of frames, a packet sent for %.0f %%)",
-                     pipelines.sendMicroseconds, pipelines.sendMicroseconds / opus.encodeMicroseconds, pipelines.speakingShare * 100, pipelines.packetShare * 100))
-        print(String(format: "receive, VoiceReceivePipeline receive + tick (jitter buffer + decode), per stream: %.1f µs = %.2f× bare decode",
-                     perStream, perStream / opus.decodeMicroseconds))
-        print(String(format: "VoiceMixer.mix of %d streams: %.1f µs per frame; receive side for %d talkers with the mix: %.1f µs = %.2f× %d bare decodes",
-                     Int(talkers), pipelines.mixMicroseconds, Int(talkers), pipelines.receiveMicroseconds + pipelines.mixMicroseconds,
-                     (pipelines.receiveMicroseconds + pipelines.mixMicroseconds) / (talkers * opus.decodeMicroseconds), Int(talkers)))
+        print(
+            String(
+                format:
+                    "send, VoiceSendPipeline.process (preprocess + VAD + encode): %.1f µs = %.2f× bare encode (speech heard in %.0f %% of frames, a packet sent for %.0f %%)",
+                pipelines.sendMicroseconds, pipelines.sendMicroseconds / opus.encodeMicroseconds, pipelines.speakingShare * 100, pipelines.packetShare * 100))
+        print(
+            String(
+                format: "receive, VoiceReceivePipeline receive + tick (jitter buffer + decode), per stream: %.1f µs = %.2f× bare decode",
+                perStream, perStream / opus.decodeMicroseconds))
+        print(
+            String(
+                format: "VoiceMixer.mix of %d streams: %.1f µs per frame; receive side for %d talkers with the mix: %.1f µs = %.2f× %d bare decodes",
+                Int(talkers), pipelines.mixMicroseconds, Int(talkers), pipelines.receiveMicroseconds + pipelines.mixMicroseconds,
+                (pipelines.receiveMicroseconds + pipelines.mixMicroseconds) / (talkers * opus.decodeMicroseconds), Int(talkers)))
         let oneStream = pipelines.sendMicroseconds + perStream
-        print(String(format: "one stream end to end (send + receive): %.1f µs per frame = %.2f× bare encode + decode, %.2f %% of a core",
-                     oneStream, oneStream / (opus.encodeMicroseconds + opus.decodeMicroseconds), oneStream / Double(VoiceFormat.frameMilliseconds * 1000) * 100))
+        print(
+            String(
+                format: "one stream end to end (send + receive): %.1f µs per frame = %.2f× bare encode + decode, %.2f %% of a core",
+                oneStream, oneStream / (opus.encodeMicroseconds + opus.decodeMicroseconds), oneStream / Double(VoiceFormat.frameMilliseconds * 1000) * 100))
         guard !pipelines.medianPacket.isEmpty else { throw ValidationError("the detector heard no speech in the espeak-ng output") }
 
         let run = UUID().uuidString.prefix(8).lowercased()
@@ -85,62 +105,91 @@ struct VoiceBench: AsyncParsableCommand {
         await server.stop()
     }
 
-    private func relayParts(server: BenchServer, bundleID: String, pipelines: VoicePipelineCost.Figures,
-                            rawRTT: RawUDPPingPong.Figures, rawRate: DatagramRate) async throws {
+    private func relayParts(
+        server: BenchServer, bundleID: String, pipelines: VoicePipelineCost.Figures,
+        rawRTT: RawUDPPingPong.Figures, rawRate: DatagramRate
+    ) async throws {
         let packet = pipelines.medianPacket
         let payload = VoiceArrivals.stamped(packet)
-        print("\n## Ours: mouth-to-ear through the relay, 2 SDK devices, one \(payload.count) B voice packet (8 B send time + a median speech packet) per 20 ms")
+        print(
+            "\n## Ours: mouth-to-ear through the relay, 2 SDK devices, one \(payload.count) B voice packet (8 B send time + a median speech packet) per 20 ms")
         let pair = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: 1, players: 2, tag: "pair")
         let latency = try await VoiceRelayLatency.measure(pair: pair, packet: packet, packets: latencyPackets)
         pair.disconnect()
         let rawOneWay = rawRTT.p50 / 2
-        print(String(format: "send → arrive: p50 %.3f ms, p99 %.3f ms (%d of %d arrived); p50 %.1f× half the raw UDP RTT",
-                     latency.p50 * 1000, latency.p99 * 1000, latency.received, latency.sent, latency.p50 / rawOneWay))
+        print(
+            String(
+                format: "send → arrive: p50 %.3f ms, p99 %.3f ms (%d of %d arrived); p50 %.1f× half the raw UDP RTT",
+                latency.p50 * 1000, latency.p99 * 1000, latency.received, latency.sent, latency.p50 / rawOneWay))
         let frameMilliseconds = Double(VoiceFormat.frameMilliseconds)
         let lookahead = Double(pipelines.codecDelaySamples) / Double(VoiceFormat.sampleRate) * 1000
         let jitterFrames = VoiceJitterBuffer.Configuration().initialDelay
         let jitter = Double(jitterFrames) * frameMilliseconds
         let processing = (pipelines.sendMicroseconds + pipelines.receiveMicroseconds / Double(VoicePipelineCost.talkers.count)) / 1000
-        print(String(format: "pipeline's own delay: one frame %.0f ms + encoder look-ahead %d samples = %.1f ms + jitter buffer initial delay %d frames = %.0f ms; CPU per frame (send + receive) %.2f ms",
-                     frameMilliseconds, pipelines.codecDelaySamples, lookahead, jitterFrames, jitter, processing))
+        print(
+            String(
+                format:
+                    "pipeline's own delay: one frame %.0f ms + encoder look-ahead %d samples = %.1f ms + jitter buffer initial delay %d frames = %.0f ms; CPU per frame (send + receive) %.2f ms",
+                frameMilliseconds, pipelines.codecDelaySamples, lookahead, jitterFrames, jitter, processing))
         for (name, network) in [("p50", latency.p50), ("p99", latency.p99)] {
             let total = frameMilliseconds + lookahead + jitter + processing + network * 1000
-            print(String(format: "mouth-to-ear without device buffers, relay at %@: %.1f ms; goal ≤ 60 ms with 20 ms frames: %@",
-                         name, total, total <= 60 ? "met" : "NOT met"))
+            print(
+                String(
+                    format: "mouth-to-ear without device buffers, relay at %@: %.1f ms; goal ≤ 60 ms with 20 ms frames: %@",
+                    name, total, total <= 60 ? "met" : "NOT met"))
         }
         let budget = 60 - (frameMilliseconds + lookahead + processing + latency.p99 * 1000)
-        print(String(format: "left for the jitter buffer under the goal (relay at p99): %.1f ms, room for %d of its 20 ms frames; it starts with %d",
-                     budget, Int(max(0, budget) / frameMilliseconds), jitterFrames))
+        print(
+            String(
+                format: "left for the jitter buffer under the goal (relay at p99): %.1f ms, room for %d of its 20 ms frames; it starts with %d",
+                budget, Int(max(0, budget) / frameMilliseconds), jitterFrames))
 
-        print("\n## Ours: relay CPU per forwarded packet, 4 SDK devices in one match, each sending \(Int(costHertz))/s for \(costSeconds) s, \(payload.count) B payloads")
+        print(
+            "\n## Ours: relay CPU per forwarded packet, 4 SDK devices in one match, each sending \(Int(costHertz))/s for \(costSeconds) s, \(payload.count) B payloads"
+        )
         let quad = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: 1, players: 4, tag: "quad")
         let cost = try await VoiceRelayCost.measure(quad: quad, payload: payload, hertz: costHertz, seconds: costSeconds)
         quad.disconnect()
         for (name, phase) in [("data, unreliable", cost.data), ("voice", cost.voice)] {
-            print(String(format: "%@: %d sent (%d refused), %d delivered of %d expected; relay UDP threads %.2f CPU µs per forwarded packet = %.1f× raw UDP's %.1f; process less the SDK's UDP threads and the sending thread %.2f µs",
-                         name, phase.sent, phase.refused, phase.delivered, phase.sent * 3, phase.relayMicrosecondsPerForwarded,
-                         phase.relayMicrosecondsPerForwarded / rawRate.cpuMicrosecondsPerDelivered, rawRate.cpuMicrosecondsPerDelivered,
-                         phase.processMicrosecondsPerForwarded))
+            print(
+                String(
+                    format:
+                        "%@: %d sent (%d refused), %d delivered of %d expected; relay UDP threads %.2f CPU µs per forwarded packet = %.1f× raw UDP's %.1f; process less the SDK's UDP threads and the sending thread %.2f µs",
+                    name, phase.sent, phase.refused, phase.delivered, phase.sent * 3, phase.relayMicrosecondsPerForwarded,
+                    phase.relayMicrosecondsPerForwarded / rawRate.cpuMicrosecondsPerDelivered, rawRate.cpuMicrosecondsPerDelivered,
+                    phase.processMicrosecondsPerForwarded))
         }
-        print(String(format: "voice / data per forwarded packet: %.2f× (relay UDP threads), %.2f× (process less clients; it also holds the server's and the SDK devices' event loops and timers)",
-                     cost.voice.relayMicrosecondsPerForwarded / cost.data.relayMicrosecondsPerForwarded,
-                     cost.voice.processMicrosecondsPerForwarded / cost.data.processMicrosecondsPerForwarded))
+        print(
+            String(
+                format:
+                    "voice / data per forwarded packet: %.2f× (relay UDP threads), %.2f× (process less clients; it also holds the server's and the SDK devices' event loops and timers)",
+                cost.voice.relayMicrosecondsPerForwarded / cost.data.relayMicrosecondsPerForwarded,
+                cost.voice.processMicrosecondsPerForwarded / cost.data.processMicrosecondsPerForwarded))
 
         print("\n## Ours: 4-player voice matches one server core carries, everyone talking")
         let perMatch = 4.0 * 1000 / frameMilliseconds * 3
         let matchCore = perMatch * cost.voice.relayMicrosecondsPerForwarded / 1e6
-        print(String(format: "extrapolated from the voice phase: 4 talkers × %.0f packets/s × 3 receivers = %.0f forwarded/s per match × %.2f µs = %.2f %% of a core → %.0f matches per core (relay UDP threads only)",
-                     1000 / frameMilliseconds, perMatch, cost.voice.relayMicrosecondsPerForwarded, matchCore * 100, 1 / matchCore))
+        print(
+            String(
+                format:
+                    "extrapolated from the voice phase: 4 talkers × %.0f packets/s × 3 receivers = %.0f forwarded/s per match × %.2f µs = %.2f %% of a core → %.0f matches per core (relay UDP threads only)",
+                1000 / frameMilliseconds, perMatch, cost.voice.relayMicrosecondsPerForwarded, matchCore * 100, 1 / matchCore))
         let load = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: matches, players: 4, tag: "load")
         let figures = await VoiceRelayLoad.run(load: load, packet: packet, seconds: loadSeconds)
         load.disconnect()
         // The devices' leave requests reach the server before it stops.
         try await Task.sleep(for: .seconds(1))
-        print(String(format: "measured, %d matches × 4 SDK devices × %.0f packets/s for %.0f s: sent %.0f/s (%d refused), forwarded %.0f/s of %.0f expected, send → arrive p50 %.2f ms, p99 %.2f ms",
-                     matches, 1000 / frameMilliseconds, loadSeconds, figures.sentPerSecond, figures.refused, figures.deliveredPerSecond,
-                     figures.expectedPerSecond, figures.p50 * 1000, figures.p99 * 1000))
-        print(String(format: "relay UDP threads %.3f cores = %.1f %% of a core per match → %.0f matches per core; whole process %.2f cores, of which the SDK devices' UDP threads and the sending thread %.2f",
-                     figures.relayCores, figures.relayCores / Double(matches) * 100, Double(matches) / figures.relayCores,
-                     figures.processCores, figures.clientCores))
+        print(
+            String(
+                format:
+                    "measured, %d matches × 4 SDK devices × %.0f packets/s for %.0f s: sent %.0f/s (%d refused), forwarded %.0f/s of %.0f expected, send → arrive p50 %.2f ms, p99 %.2f ms",
+                matches, 1000 / frameMilliseconds, loadSeconds, figures.sentPerSecond, figures.refused, figures.deliveredPerSecond,
+                figures.expectedPerSecond, figures.p50 * 1000, figures.p99 * 1000))
+        print(
+            String(
+                format:
+                    "relay UDP threads %.3f cores = %.1f %% of a core per match → %.0f matches per core; whole process %.2f cores, of which the SDK devices' UDP threads and the sending thread %.2f",
+                figures.relayCores, figures.relayCores / Double(matches) * 100, Double(matches) / figures.relayCores,
+                figures.processCores, figures.clientCores))
     }
 }

@@ -21,10 +21,13 @@ struct VoiceMatches {
         let devices = try await withThrowingTaskGroup(of: GKGameCenter.self) { group in
             for index in 0..<count * players {
                 group.addTask {
-                    let device = GKGameCenter(server: url, bundleID: bundleID, environment: .sandbox,
-                                              storageDirectory: server.folder.appendingPathComponent("voice-\(tag)-\(index)"))
-                    try await device.localPlayer.authenticate(.signUp(account: "voice-\(tag)-\(index)-\(run)", password: "password-\(index)",
-                                                                      alias: "Voice \(index)", underage: false))
+                    let device = GKGameCenter(
+                        server: url, bundleID: bundleID, environment: .sandbox,
+                        storageDirectory: server.folder.appendingPathComponent("voice-\(tag)-\(index)"))
+                    try await device.localPlayer.authenticate(
+                        .signUp(
+                            account: "voice-\(tag)-\(index)-\(run)", password: "password-\(index)",
+                            alias: "Voice \(index)", underage: false))
                     return device
                 }
             }

@@ -57,9 +57,10 @@ enum VoicePipelineCost {
 
         let spoken = packets.compactMap { $0 }.filter(\.speaking).sorted { $0.bytes.count < $1.bytes.count }
         let count = Double(frames.count)
-        return Figures(sendMicroseconds: sendSeconds / count * 1e6, receiveMicroseconds: receiveSeconds / count * 1e6,
-                       mixMicroseconds: mixSeconds / count * 1e6, packetShare: Double(packets.compactMap { $0 }.count) / count,
-                       speakingShare: Double(speaking) / count, codecDelaySamples: sender.codecDelay,
-                       medianPacket: spoken.isEmpty ? [] : spoken[spoken.count / 2].bytes)
+        return Figures(
+            sendMicroseconds: sendSeconds / count * 1e6, receiveMicroseconds: receiveSeconds / count * 1e6,
+            mixMicroseconds: mixSeconds / count * 1e6, packetShare: Double(packets.compactMap { $0 }.count) / count,
+            speakingShare: Double(speaking) / count, codecDelaySamples: sender.codecDelay,
+            medianPacket: spoken.isEmpty ? [] : spoken[spoken.count / 2].bytes)
     }
 }

@@ -42,7 +42,9 @@ enum VoiceRelayCost {
         let members = quad.matches[0]
         let counters = members.map { _ in DataCounter() }
         for (member, counter) in zip(members, counters) { member.delegate = counter }
-        let data = await phase(senders: members.count, hertz: hertz, seconds: seconds, delivered: { counters.reduce(0) { $0 + $1.count.load(ordering: .relaxed) } }) {
+        let data = await phase(
+            senders: members.count, hertz: hertz, seconds: seconds, delivered: { counters.reduce(0) { $0 + $1.count.load(ordering: .relaxed) } }
+        ) {
             try members[$0].sendData(toAllPlayers: payload, with: .unreliable)
         }
         for member in members { member.delegate = nil }
@@ -56,17 +58,22 @@ enum VoiceRelayCost {
         return (data, voice)
     }
 
-    private static func phase(senders: Int, hertz: Double, seconds: Double, delivered: () -> Int,
-                              send: @escaping @Sendable (Int) throws -> Void) async -> Phase {
-        let before = (relay: ThreadClock.seconds(named: "gamecenter UDP"), clients: ThreadClock.seconds(named: "OGK relay UDP"),
-                      process: ProcessCPU.seconds(), delivered: delivered())
+    private static func phase(
+        senders: Int, hertz: Double, seconds: Double, delivered: () -> Int,
+        send: @escaping @Sendable (Int) throws -> Void
+    ) async -> Phase {
+        let before = (
+            relay: ThreadClock.seconds(named: "gamecenter UDP"), clients: ThreadClock.seconds(named: "OGK relay UDP"),
+            process: ProcessCPU.seconds(), delivered: delivered()
+        )
         let run = await PacedSender.run(senders: senders, hertz: hertz, seconds: seconds, send: send)
         // The last packets in flight arrive.
         try? await Task.sleep(for: .milliseconds(200))
         let relay = ThreadClock.seconds(named: "gamecenter UDP") - before.relay
         let clients = ThreadClock.seconds(named: "OGK relay UDP") - before.clients
         let process = ProcessCPU.seconds() - before.process
-        return Phase(sent: run.sent, refused: run.refused, delivered: delivered() - before.delivered, elapsed: run.elapsed,
-                     relayCPU: relay, processLessClientsCPU: process - clients - run.cpu)
+        return Phase(
+            sent: run.sent, refused: run.refused, delivered: delivered() - before.delivered, elapsed: run.elapsed,
+            relayCPU: relay, processLessClientsCPU: process - clients - run.cpu)
     }
 }

@@ -46,9 +46,10 @@ enum VoiceRelayLoad {
         let samples = arrivals.sorted
         let elapsed = sending.elapsed
         let receivers = Double(load.matches[0].count - 1)
-        return Figures(sentPerSecond: Double(sending.sent) / elapsed, deliveredPerSecond: Double(samples.count) / elapsed,
-                       expectedPerSecond: Double(sending.sent) * receivers / elapsed, refused: sending.refused,
-                       p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), relayCores: relay / elapsed,
-                       processCores: process / elapsed, clientCores: (clients + sending.cpu) / elapsed)
+        return Figures(
+            sentPerSecond: Double(sending.sent) / elapsed, deliveredPerSecond: Double(samples.count) / elapsed,
+            expectedPerSecond: Double(sending.sent) * receivers / elapsed, refused: sending.refused,
+            p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), relayCores: relay / elapsed,
+            processCores: process / elapsed, clientCores: (clients + sending.cpu) / elapsed)
     }
 }

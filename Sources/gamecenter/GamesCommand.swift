@@ -16,7 +16,9 @@ struct GamesCommand: ParsableCommand {
         func run() throws {
             do {
                 for game in try ManifestLoader.loadGames(at: path) {
-                    print("ok \(game.bundleID) (\(game.name)): \(game.leaderboards.count + game.aggregates.count) leaderboards, \(game.achievements.count) achievements")
+                    print(
+                        "ok \(game.bundleID) (\(game.name)): \(game.leaderboards.count + game.aggregates.count) leaderboards, \(game.achievements.count) achievements"
+                    )
                 }
             } catch let error as ManifestError {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))

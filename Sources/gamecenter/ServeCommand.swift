@@ -37,13 +37,19 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout = 60.0
     @Option(name: .customLong("max-connections"), help: "Most open connections (default: the file descriptor limit less an eighth, at least 64, for the rest).")
     var maxConnections: Int?
-    @Option(name: .customLong("max-connections-per-address"), help: "Most open connections from one client address (default: a quarter of --max-connections, at most 256).")
+    @Option(
+        name: .customLong("max-connections-per-address"),
+        help: "Most open connections from one client address (default: a quarter of --max-connections, at most 256).")
     var maxConnectionsPerAddress: Int?
-    @Option(name: .customLong("rate-limit"), help: ArgumentHelp(
-        "NAME=COUNT/SECONDS: at most COUNT actions per SECONDS (0/1 turns it off); repeatable. Names: \(RateLimits.Name.allCases.map(\.rawValue).joined(separator: ", ")).",
-        valueName: "name=count/seconds"))
+    @Option(
+        name: .customLong("rate-limit"),
+        help: ArgumentHelp(
+            "NAME=COUNT/SECONDS: at most COUNT actions per SECONDS (0/1 turns it off); repeatable. Names: \(RateLimits.Name.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "name=count/seconds"))
     var rateLimit: [String] = []
-    @Option(name: .customLong("metrics-port"), help: "Also serve GET /metrics on this port of --host, without the admin key (for a Prometheus scraper on a private network).")
+    @Option(
+        name: .customLong("metrics-port"),
+        help: "Also serve GET /metrics on this port of --host, without the admin key (for a Prometheus scraper on a private network).")
     var metricsPort: Int?
     @Option(name: .customLong("realtime-channels-per-session"), help: "Realtime channels one session may have open at once; 0 for no cap (default: 4).")
     var realtimeChannelsPerSession = 4
@@ -115,7 +121,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimits = try rateLimits()
         configuration.metricsPort = metricsPort
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
-        logger.info("file descriptor limit \(descriptors.after) (was \(descriptors.before)); at most \(configuration.connections.maxConnections) connections, \(configuration.connections.maxConnectionsPerAddress) per address")
+        logger.info(
+            "file descriptor limit \(descriptors.after) (was \(descriptors.before)); at most \(configuration.connections.maxConnections) connections, \(configuration.connections.maxConnectionsPerAddress) per address"
+        )
         if configuration.connections.maxConnections > descriptors.after - 64 {
             logger.warning("--max-connections leaves fewer than 64 file descriptors for the database, the UDP socket and files")
         }

@@ -55,8 +55,10 @@ import Testing
 @Suite struct RelayFrameLayoutTests {
     static let serverGolden: [([UInt8], RelayServerFrame)] = [
         ([0x02, 2, 2, 2, 0xC3, 0xA9], .memberState(RelayMember(index: 2, playerID: "é", state: .left))),
-        ([0x03, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xAA, 0xBB],
-         .reliable(seq: 0x0102_0304_0506_0708, sender: 9, payload: ByteBuffer(bytes: [0xAA, 0xBB]))),
+        (
+            [0x03, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xAA, 0xBB],
+            .reliable(seq: 0x0102_0304_0506_0708, sender: 9, payload: ByteBuffer(bytes: [0xAA, 0xBB]))
+        ),
         ([0x04, 7], .unreliable(sender: 7, payload: ByteBuffer())),
         ([0x05, 0, 0, 0, 0, 0, 0, 1, 0], .ack(256)),
         ([0x06], .heartbeat),
@@ -66,8 +68,10 @@ import Testing
     ]
 
     static let clientGolden: [([UInt8], RelayClientFrame)] = [
-        ([0x11, 0, 0, 0, 0, 0, 0, 0, 5, 3, 1, 1, 3, 0xEE],
-         .reliable(seq: 5, recipients: [1, 1, 3], payload: ByteBuffer(bytes: [0xEE]))),
+        (
+            [0x11, 0, 0, 0, 0, 0, 0, 0, 5, 3, 1, 1, 3, 0xEE],
+            .reliable(seq: 5, recipients: [1, 1, 3], payload: ByteBuffer(bytes: [0xEE]))
+        ),
         ([0x12, 0, 1, 2], .unreliable(recipients: [], payload: ByteBuffer(bytes: [1, 2]))),
         ([0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE], .ack(UInt64.max - 1)),
         ([0x14], .heartbeat),
@@ -87,23 +91,24 @@ import Testing
     }
 
     @Test func welcomeMatchesLayout() throws {
-        let frame = RelayServerFrame.welcome(RelayWelcome(
-            connectionID: 0x1122_3344_5566_7788,
-            key: fixedKey,
-            udpHost: "h",
-            udpPort: 0x1E61,
-            memberIndex: 1,
-            acceptedSeq: 3,
-            receiverStream: 0x0A0B,
-            heartbeatMillis: 0x0102_0304,
-            timeoutMillis: 0x0506_0708,
-            maxMessagesPerSecond: 60,
-            burstMessages: 600,
-            members: [
-                RelayMember(index: 0, playerID: "a", state: .connected),
-                RelayMember(index: 1, playerID: "bc", state: .expected),
-            ]
-        ))
+        let frame = RelayServerFrame.welcome(
+            RelayWelcome(
+                connectionID: 0x1122_3344_5566_7788,
+                key: fixedKey,
+                udpHost: "h",
+                udpPort: 0x1E61,
+                memberIndex: 1,
+                acceptedSeq: 3,
+                receiverStream: 0x0A0B,
+                heartbeatMillis: 0x0102_0304,
+                timeoutMillis: 0x0506_0708,
+                maxMessagesPerSecond: 60,
+                burstMessages: 600,
+                members: [
+                    RelayMember(index: 0, playerID: "a", state: .connected),
+                    RelayMember(index: 1, playerID: "bc", state: .expected),
+                ]
+            ))
         var expected: [UInt8] = [0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]
         expected += (0..<32).map { UInt8($0) }
         expected += [0, 1, 0x68, 0x1E, 0x61, 1, 0, 0, 0, 0, 0, 0, 0, 3]
@@ -305,13 +310,14 @@ import Testing
 
 /// Voice frames carry a channel name within `VoiceLimits` and a known membership, or are refused.
 @Suite struct VoiceFrameRejectionTests {
-    @Test(arguments: [
-        ([0x16, 3, 4] + Array("team".utf8), "membership 3"),
-        ([0x16, 1, 0], "an empty channel name"),
-        ([0x16, 1, 33] + [UInt8](repeating: 0x61, count: 33), "a 33-byte channel name"),
-        ([0x16, 1, 3, 0x61, 0x0A, 0x62], "a control character in the name"),
-        ([0x17, 0] + [1, 2, 3], "voice on an empty channel name"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0x16, 3, 4] + Array("team".utf8), "membership 3"),
+            ([0x16, 1, 0], "an empty channel name"),
+            ([0x16, 1, 33] + [UInt8](repeating: 0x61, count: 33), "a 33-byte channel name"),
+            ([0x16, 1, 3, 0x61, 0x0A, 0x62], "a control character in the name"),
+            ([0x17, 0] + [1, 2, 3], "voice on an empty channel name"),
+        ] as [([UInt8], String)])
     func clientVoiceFramesOutsideTheLimitsAreRefused(_ bytes: [UInt8], _ what: String) {
         #expect(throws: RelayWireError.self, "\(what)") { try RelayClientFrame.read(from: ByteBuffer(bytes: bytes)) }
     }

@@ -37,7 +37,8 @@ import Testing
             if let header = RelayDatagram.peekHeader(datagram) {
                 if header.kind.rawValue != datagram.getInteger(at: 0, as: UInt8.self)
                     || header.connectionID != datagram.getInteger(at: 1, as: UInt64.self)
-                    || header.counter != datagram.getInteger(at: 9, as: UInt64.self) {
+                    || header.counter != datagram.getInteger(at: 9, as: UInt64.self)
+                {
                     Issue.record("round \(round): peekHeader misread \(header)")
                 }
             }
@@ -47,11 +48,13 @@ import Testing
             }
 
             if let (recipients, payload) = try? RelayDatagram.readClientDataBody(buffer),
-               RelayDatagram.clientDataBody(recipients: recipients, payload: payload) != buffer {
+                RelayDatagram.clientDataBody(recipients: recipients, payload: payload) != buffer
+            {
                 Issue.record("round \(round): client data body re-encodes differently")
             }
             if let (sender, payload) = try? RelayDatagram.readServerDataBody(buffer),
-               RelayDatagram.serverDataBody(sender: sender, payload: payload) != buffer {
+                RelayDatagram.serverDataBody(sender: sender, payload: payload) != buffer
+            {
                 Issue.record("round \(round): server data body re-encodes differently")
             }
         }

@@ -69,9 +69,11 @@ private func expectAnswers(
         let top = 1024 + jump
         expectAnswers(&window, [(top, true)])
         #expect(window.highest == top)
-        expectAnswers(&window, (UInt64(1)...top).map { counter in
-            (counter, counter > 1024 && counter < top && top - counter <= 1023)
-        })
+        expectAnswers(
+            &window,
+            (UInt64(1)...top).map { counter in
+                (counter, counter > 1024 && counter < top && top - counter <= 1023)
+            })
         expectAnswers(&window, (UInt64(1)...top).map { ($0, false) })
     }
 
@@ -79,9 +81,11 @@ private func expectAnswers(
         var window = ReplayWindow()
         expectAnswers(&window, [(.max, true), (.max, false)])
         #expect(window.highest == .max)
-        expectAnswers(&window, [
-            (.max - 1023, true), (.max - 1024, false), (.max - 1, true), (.max - 1, false), (1, false), (0, false),
-        ])
+        expectAnswers(
+            &window,
+            [
+                (.max - 1023, true), (.max - 1024, false), (.max - 1, true), (.max - 1, false), (1, false), (0, false),
+            ])
     }
 
     @Test func matchesTheReferenceOnRandomTraffic() {

@@ -17,7 +17,8 @@ import Testing
             expectError(try await signUp(String(repeating: "a", count: 65), "password-1", "A"), .badRequest, "account.invalid_name", .invalidParameter)
             expectError(try await signUp("valid-name", "short", "A"), .badRequest, "account.invalid_password", .invalidParameter)
             expectError(try await signUp("valid-name", "password-1", "   "), .badRequest, "account.invalid_alias", .invalidParameter)
-            expectError(try await signUp("valid-name", "password-1", String(repeating: "x", count: 33)), .badRequest, "account.invalid_alias", .invalidParameter)
+            expectError(
+                try await signUp("valid-name", "password-1", String(repeating: "x", count: 33)), .badRequest, "account.invalid_alias", .invalidParameter)
             expectError(try await signUp("valid-name", "password-1", "bad\u{7}"), .badRequest, "account.invalid_alias", .invalidParameter)
             // Nothing above was stored: the name is still free.
             #expect(try await signUp("valid-name", "password-1", "  Valid  ").status == .created)
@@ -26,12 +27,17 @@ import Testing
 
     /// Aliases refuse what renders as nothing or turns text around (U+200B, U+200F and U+2066–2069 passed before),
     /// and keep every script.
-    @Test(arguments: ["Bob\u{200B}", "\u{200F}Bob", "Bob\u{2066}", "Bob\u{2067}x", "Bob\u{2068}", "Bob\u{2069}", "\u{202E}boB",
-                      "B\u{00AD}ob", "Bob\u{FEFF}", "Bob\u{3164}", "Bo\u{00A0}b", "Bo\u{2028}b", "Bo\u{E000}b", "Bo\u{0378}b"])
+    @Test(arguments: [
+        "Bob\u{200B}", "\u{200F}Bob", "Bob\u{2066}", "Bob\u{2067}x", "Bob\u{2068}", "Bob\u{2069}", "\u{202E}boB",
+        "B\u{00AD}ob", "Bob\u{FEFF}", "Bob\u{3164}", "Bo\u{00A0}b", "Bo\u{2028}b", "Bo\u{E000}b", "Bo\u{0378}b",
+    ])
     func aliasesRefuseInvisibleAndDirectionCharacters(_ alias: String) async throws {
         try await TestServer.run { client in
-            let answer = try await client.send(.post, "/v1/accounts", SignUpRequest(account: "hidden-\(UUID().uuidString.prefix(6).lowercased())",
-                                                                                    password: "password-1", alias: alias))
+            let answer = try await client.send(
+                .post, "/v1/accounts",
+                SignUpRequest(
+                    account: "hidden-\(UUID().uuidString.prefix(6).lowercased())",
+                    password: "password-1", alias: alias))
             expectError(answer, .badRequest, "account.invalid_alias", .invalidParameter)
             #expect(answer.error?.message.contains("invisible") == true)
         }
@@ -53,7 +59,8 @@ import Testing
             let live = try await client.signUp(environment: "live", account: "alice")
             #expect(live.player.playerID != first.player.playerID)
             // The sandbox token is not valid in live.
-            expectError(try await client.call(.get, "/v1/me", token: first.token, environment: "live"), .unauthorized, "account.session_other_game", .notAuthenticated)
+            expectError(
+                try await client.call(.get, "/v1/me", token: first.token, environment: "live"), .unauthorized, "account.session_other_game", .notAuthenticated)
         }
     }
 
@@ -75,11 +82,13 @@ import Testing
         try await TestServer.run { client in
             _ = try await client.signUp(account: "carol")
             for _ in 0..<4 {
-                expectError(try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "wrong-pass")),
-                            .unauthorized, "account.invalid_credentials", .invalidCredentials)
+                expectError(
+                    try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "wrong-pass")),
+                    .unauthorized, "account.invalid_credentials", .invalidCredentials)
             }
-            expectError(try await client.send(.post, "/v1/sessions", SignInRequest(account: "nobody", password: "wrong-pass")),
-                        .unauthorized, "account.invalid_credentials", .invalidCredentials)
+            expectError(
+                try await client.send(.post, "/v1/sessions", SignInRequest(account: "nobody", password: "wrong-pass")),
+                .unauthorized, "account.invalid_credentials", .invalidCredentials)
             // The fifth failure locks the account; then even the right password waits.
             _ = try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "wrong-pass"))
             let locked = try await client.send(.post, "/v1/sessions", SignInRequest(account: "carol", password: "password-1"))
@@ -133,8 +142,9 @@ import Testing
             // The same IPv6 /64 is the same address; another network is not throttled.
             let sameNetwork = try client.from("2001:db8:0:1::5")
             for n in 0..<allowed { _ = try await sameNetwork.send(.post, "/v1/sessions", SignInRequest(account: "nobody-\(n)", password: "wrong-pass")) }
-            expectError(try await client.from("2001:db8:0:1::6").send(.post, "/v1/sessions", SignInRequest(account: "victim-0", password: "password-1")),
-                        .tooManyRequests, "account.address_throttled", .invalidCredentials)
+            expectError(
+                try await client.from("2001:db8:0:1::6").send(.post, "/v1/sessions", SignInRequest(account: "victim-0", password: "password-1")),
+                .tooManyRequests, "account.address_throttled", .invalidCredentials)
             // The players sign in from their own addresses: the attacker's locked address blocked only itself (the
             // accounts it guessed at kept fewer failures than lock one), and signing in costs an address nothing.
             let player = try client.from("198.51.100.9")
@@ -180,7 +190,8 @@ import Testing
             #expect(try await client.call(.delete, "/v1/sessions/others", token: first.token).status == .noContent)
             expectError(try await client.call(.get, "/v1/me", token: third.token), .unauthorized, "account.session_revoked", .notAuthenticated)
             #expect(try await client.call(.get, "/v1/me", token: first.token).status == .ok)
-            expectError(try await client.call(.delete, "/v1/sessions/\(third.sessionID)", token: first.token), .notFound, "account.no_such_session", .invalidParameter)
+            expectError(
+                try await client.call(.delete, "/v1/sessions/\(third.sessionID)", token: first.token), .notFound, "account.no_such_session", .invalidParameter)
         }
     }
 

@@ -6,9 +6,13 @@ import Testing
 
 /// The seed's achievement rules, enforced by the server through its HTTP routes.
 @Suite struct AchievementTests {
-    func report(_ client: TestServer.Client, _ token: String, _ entries: [(String, Double)], reportID: String = UUID().uuidString) async throws -> TestServer.Client.Answer {
-        try await client.send(.post, "/v1/achievements", AchievementReportBatch(
-            reportID: reportID, achievements: entries.map { .init(identifier: $0.0, percentComplete: $0.1) }), token: token)
+    func report(_ client: TestServer.Client, _ token: String, _ entries: [(String, Double)], reportID: String = UUID().uuidString) async throws
+        -> TestServer.Client.Answer
+    {
+        try await client.send(
+            .post, "/v1/achievements",
+            AchievementReportBatch(
+                reportID: reportID, achievements: entries.map { .init(identifier: $0.0, percentComplete: $0.1) }), token: token)
     }
 
     func descriptions(_ client: TestServer.Client, _ token: String, locale: String? = nil) async throws -> [String: AchievementDescriptionInfo] {
@@ -40,8 +44,9 @@ import Testing
             let before = try #require(try await descriptions(client, player.token)["open.secret"])
             #expect(before.isHidden)
             #expect(before.title.isEmpty && before.achievedDescription.isEmpty && before.maximumPoints == 0 && !before.hasImage)
-            expectError(try await client.call(.get, "/v1/achievement-descriptions/open.secret/image", token: player.token),
-                        .notFound, "achievement.unknown", .invalidParameter)
+            expectError(
+                try await client.call(.get, "/v1/achievement-descriptions/open.secret/image", token: player.token),
+                .notFound, "achievement.unknown", .invalidParameter)
             #expect(try await report(client, player.token, [("open.secret", 0)]).status == .ok)
             let after = try #require(try await descriptions(client, player.token)["open.secret"])
             #expect(after.title == "Secret")
@@ -78,17 +83,24 @@ import Testing
         try await TestServer.run { client in
             let player = try await client.signUp()
             _ = try await report(client, player.token, [("open.many", 10)])
-            expectError(try await report(client, player.token, [("open.many", 60), ("open.first", 101)]), .badRequest, "achievement.invalid_percent", .invalidParameter)
+            expectError(
+                try await report(client, player.token, [("open.many", 60), ("open.first", 101)]), .badRequest, "achievement.invalid_percent", .invalidParameter)
             expectError(try await report(client, player.token, [("open.many", -0.5)]), .badRequest, "achievement.invalid_percent", .invalidParameter)
             let unknown = try await report(client, player.token, [("open.many", 60), ("open.nope", 10)])
             expectError(unknown, .notFound, "achievement.unknown", .invalidParameter)
             #expect(unknown.error?.message.contains("open.nope") == true)
-            let nan = try await client.call(.post, "/v1/achievements", json: #"{"reportID":"abcdefgh-1","achievements":[{"identifier":"open.many","percentComplete":NaN}]}"#, token: player.token)
+            let nan = try await client.call(
+                .post, "/v1/achievements", json: #"{"reportID":"abcdefgh-1","achievements":[{"identifier":"open.many","percentComplete":NaN}]}"#,
+                token: player.token)
             expectError(nan, .badRequest, "request.malformed_body", .invalidParameter)
             expectError(try await report(client, player.token, []), .badRequest, "request.invalid_parameter", .invalidParameter)
-            expectError(try await report(client, player.token, [("open.many", 60)], reportID: "short"), .badRequest, "request.invalid_parameter", .invalidParameter)
-            expectError(try await client.send(.post, "/v1/achievements", AchievementReportBatch(reportID: "abcdefgh-2", achievements: [.init(identifier: "open.many", percentComplete: 60)])),
-                        .unauthorized, "account.not_authenticated", .notAuthenticated)
+            expectError(
+                try await report(client, player.token, [("open.many", 60)], reportID: "short"), .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(
+                try await client.send(
+                    .post, "/v1/achievements",
+                    AchievementReportBatch(reportID: "abcdefgh-2", achievements: [.init(identifier: "open.many", percentComplete: 60)])),
+                .unauthorized, "account.not_authenticated", .notAuthenticated)
             // Nothing of the refused batches was stored: still 10.
             #expect(try await progress(client, player.token).achievements.map(\.percentComplete) == [10])
         }
@@ -157,8 +169,9 @@ import Testing
             let seen = try await client.call(.get, "/v1/players/\(alice.player.playerID)/achievements", token: bob.token).decode(AchievementList.self)
             #expect(seen.achievements.map(\.identifier) == ["open.first"])
             #expect(seen.points == 10)
-            expectError(try await client.call(.get, "/v1/players/\(alice.player.playerID)/achievements", token: eve.token),
-                        .forbidden, "achievement.not_a_friend", .invalidPlayer)
+            expectError(
+                try await client.call(.get, "/v1/players/\(alice.player.playerID)/achievements", token: eve.token),
+                .forbidden, "achievement.not_a_friend", .invalidPlayer)
         }
     }
 
@@ -173,7 +186,9 @@ import Testing
             let etag = try #require(image.headers[.eTag])
             let cached = try await client.call(.get, "/v1/achievement-descriptions/open.first/image", token: player.token, extraHeaders: [.ifNoneMatch: etag])
             #expect(cached.status == .notModified)
-            expectError(try await client.call(.get, "/v1/achievement-descriptions/open.many/image", token: player.token), .notFound, "achievement.no_image", .invalidParameter)
+            expectError(
+                try await client.call(.get, "/v1/achievement-descriptions/open.many/image", token: player.token), .notFound, "achievement.no_image",
+                .invalidParameter)
         }
     }
 

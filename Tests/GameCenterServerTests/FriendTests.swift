@@ -12,7 +12,8 @@ import Testing
     @Test func aRequestAcceptedMakesFriendsBothWays() async throws {
         try await TestServer.run { client in
             let alice = try await client.signUp(alias: "Alice"), bob = try await client.signUp(alias: "Bob")
-            let sent = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: "Play?"), token: alice.token)
+            let sent = try await client.send(
+                .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: "Play?"), token: alice.token)
             #expect(sent.status == .created)
             let requests = try await pending(client, bob.token)
             #expect(requests.count == 1)
@@ -23,16 +24,20 @@ import Testing
             #expect(try await client.call(.get, "/v1/friends", token: alice.token).decode(FriendList.self).playerIDs == [bob.player.playerID])
             #expect(try await client.call(.get, "/v1/friends", token: bob.token).decode(FriendList.self).playerIDs == [alice.player.playerID])
             // Replaying the accept is refused and changes nothing.
-            expectError(try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/accept", token: bob.token),
-                        .conflict, "friend.request_answered", .invalidParameter)
-            expectError(try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/decline", token: bob.token),
-                        .conflict, "friend.request_answered", .invalidParameter)
+            expectError(
+                try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/accept", token: bob.token),
+                .conflict, "friend.request_answered", .invalidParameter)
+            expectError(
+                try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/decline", token: bob.token),
+                .conflict, "friend.request_answered", .invalidParameter)
             // Only the recipient can answer.
-            expectError(try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/accept", token: alice.token),
-                        .notFound, "friend.no_such_request", .invalidParameter)
+            expectError(
+                try await client.call(.post, "/v1/friend-requests/\(requests[0].requestID)/accept", token: alice.token),
+                .notFound, "friend.no_such_request", .invalidParameter)
             // Already friends: a new request is refused.
-            expectError(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [alice.player.playerID], message: nil), token: bob.token),
-                        .conflict, "friend.already_friends", .invalidParameter)
+            expectError(
+                try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [alice.player.playerID], message: nil), token: bob.token),
+                .conflict, "friend.already_friends", .invalidParameter)
         }
     }
 
@@ -42,7 +47,8 @@ import Testing
             let body = SendFriendRequests(playerIDs: [bob.player.playerID], message: nil)
             _ = try await client.send(.post, "/v1/friend-requests", body, token: alice.token)
             expectError(try await client.send(.post, "/v1/friend-requests", body, token: alice.token), .conflict, "friend.request_pending", .invalidParameter)
-            let reverse = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [alice.player.playerID], message: nil), token: bob.token)
+            let reverse = try await client.send(
+                .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [alice.player.playerID], message: nil), token: bob.token)
             expectError(reverse, .conflict, "friend.request_from_recipient", .invalidParameter)
             let request = try #require(try await pending(client, bob.token).first)
             #expect(try await client.call(.post, "/v1/friend-requests/\(request.requestID)/decline", token: bob.token).status == .noContent)
@@ -61,8 +67,9 @@ import Testing
             expectError(try await send([alice.player.playerID], alice.token), .badRequest, "friend.to_self", .invalidParameter)
             expectError(try await send([bob.player.playerID, "G:nobody"], alice.token), .notFound, "player.unknown", .invalidPlayer)
             expectError(try await send([], alice.token), .badRequest, "request.invalid_parameter", .invalidParameter)
-            expectError(try await send([bob.player.playerID], alice.token, message: String(repeating: "m", count: 281)),
-                        .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(
+                try await send([bob.player.playerID], alice.token, message: String(repeating: "m", count: 281)),
+                .badRequest, "request.invalid_parameter", .invalidParameter)
             expectError(try await send([bob.player.playerID], kid.token), .forbidden, "friend.underage", .underage)
             expectError(try await send([bob.player.playerID, kid.player.playerID], alice.token), .forbidden, "friend.recipient_underage", .underage)
             // None of the refused batches reached Bob.
@@ -79,7 +86,9 @@ import Testing
             let kid = try await client.signUp(underage: true)
             // Requests cannot even reach an underage player, so there is nothing to accept: a forged id is refused too.
             expectError(try await client.call(.post, "/v1/friend-requests/fr_forged/accept", token: kid.token), .forbidden, "friend.underage", .underage)
-            expectError(try await client.call(.post, "/v1/friend-requests/fr_forged/accept", token: alice.token), .notFound, "friend.no_such_request", .invalidParameter)
+            expectError(
+                try await client.call(.post, "/v1/friend-requests/fr_forged/accept", token: alice.token), .notFound, "friend.no_such_request", .invalidParameter
+            )
         }
     }
 
@@ -92,7 +101,8 @@ import Testing
             _ = try await client.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: bob.token)
 
             let ids = [alice.player.playerID, "G:unknown", eve.player.playerID]
-            let byBob = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: ids), token: bob.token).decode(PlayerLookupResponse.self)
+            let byBob = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: ids), token: bob.token).decode(
+                PlayerLookupResponse.self)
             #expect(byBob.unknownPlayerIDs == ["G:unknown"])
             #expect(byBob.players.map(\.alias) == ["Alice", "Eve"])
             #expect(byBob.players[0].isFriend)
@@ -109,7 +119,8 @@ import Testing
 
             // Removing the friend hides it again, for both.
             #expect(try await client.call(.delete, "/v1/friends/\(alice.player.playerID)", token: bob.token).status == .noContent)
-            expectError(try await client.call(.delete, "/v1/friends/\(alice.player.playerID)", token: bob.token), .notFound, "friend.not_a_friend", .invalidPlayer)
+            expectError(
+                try await client.call(.delete, "/v1/friends/\(alice.player.playerID)", token: bob.token), .notFound, "friend.not_a_friend", .invalidPlayer)
             let after = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: [bob.player.playerID]), token: alice.token)
                 .decode(PlayerLookupResponse.self)
             #expect(after.players[0].isFriend == false)
@@ -161,8 +172,9 @@ import Testing
             let empty = try none.decode(PlayerLookupResponse.self)
             #expect(empty.players.isEmpty && empty.unknownPlayerIDs.isEmpty)
             let tooMany = (0...100).map { "G:\($0)" }
-            expectError(try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: tooMany), token: alice.token),
-                        .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(
+                try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: tooMany), token: alice.token),
+                .badRequest, "request.invalid_parameter", .invalidParameter)
         }
     }
 }

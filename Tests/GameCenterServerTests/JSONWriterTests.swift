@@ -9,28 +9,34 @@ import NetworkFaultProxy
 /// `JSONEncoder` would have written: a field added to one of these types and not to its writer fails here.
 @Suite struct JSONWriterTests {
     /// Strings a player or a studio can choose: quotes, backslashes, control characters, any Unicode.
-    static let strings = ["", "plain", "quote \" and \\ backslash", "line\nbreak\ttab\r", "\u{0}\u{1}\u{1f}\u{7f}", "émoji 🎮 日本語",
-                          "/slash/", "{\"json\":[1,2]}", String(repeating: "long ", count: 200)]
+    static let strings = [
+        "", "plain", "quote \" and \\ backslash", "line\nbreak\ttab\r", "\u{0}\u{1}\u{1f}\u{7f}", "émoji 🎮 日本語",
+        "/slash/", "{\"json\":[1,2]}", String(repeating: "long ", count: 200),
+    ]
 
     static func string(_ random: inout SplitMix64) -> String { strings[Int(random.next() % UInt64(strings.count))] }
 
     static func date(_ random: inout SplitMix64) -> Date {
-        [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_732_301_234.567), Date(timeIntervalSince1970: -86_400.25),
-         Date(timeIntervalSince1970: Double(random.next() % 4_000_000_000_000) / 1000)][Int(random.next() % 4)]
+        [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_732_301_234.567), Date(timeIntervalSince1970: -86_400.25),
+            Date(timeIntervalSince1970: Double(random.next() % 4_000_000_000_000) / 1000),
+        ][Int(random.next() % 4)]
     }
 
     static func score(_ random: inout SplitMix64) -> ScoreEntry {
         let values: [Int64] = [0, -1, 1, .min, .max, Int64(bitPattern: random.next())]
         let contexts: [UInt64] = [0, .max, random.next()]
-        return ScoreEntry(category: string(&random), playerID: string(&random), value: values[Int(random.next() % 6)],
-                          context: contexts[Int(random.next() % 3)], date: date(&random), formattedValue: string(&random),
-                          rank: Int(random.next() % 1_000_000))
+        return ScoreEntry(
+            category: string(&random), playerID: string(&random), value: values[Int(random.next() % 6)],
+            context: contexts[Int(random.next() % 3)], date: date(&random), formattedValue: string(&random),
+            rank: Int(random.next() % 1_000_000))
     }
 
     static func profile(_ random: inout SplitMix64) -> PlayerProfile {
         let games = (0..<Int(random.next() % 3)).map { _ in RecentGame(bundleID: string(&random), name: string(&random), lastPlayedAt: date(&random)) }
-        return PlayerProfile(playerID: string(&random), alias: string(&random), isFriend: random.next() % 2 == 0,
-                             status: random.next() % 2 == 0 ? string(&random) : nil, recentGames: random.next() % 3 == 0 ? nil : games)
+        return PlayerProfile(
+            playerID: string(&random), alias: string(&random), isFriend: random.next() % 2 == 0,
+            status: random.next() % 2 == 0 ? string(&random) : nil, recentGames: random.next() % 3 == 0 ? nil : games)
     }
 
     /// Both encodings parsed into plain objects compare equal.
@@ -52,8 +58,9 @@ import NetworkFaultProxy
     func leaderboardPagesAndReportAnswers(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let scores = (0..<Int(random.next() % 30)).map { _ in Self.score(&random) }
-        let page = LeaderboardPage(category: Self.string(&random), title: Self.string(&random), scores: scores,
-                                   localPlayerScore: seed % 2 == 0 ? Self.score(&random) : nil, maxRange: Int(random.next() % 10_000_000))
+        let page = LeaderboardPage(
+            category: Self.string(&random), title: Self.string(&random), scores: scores,
+            localPlayerScore: seed % 2 == 0 ? Self.score(&random) : nil, maxRange: Int(random.next() % 10_000_000))
         #expect(try Self.decoded(page, as: LeaderboardPage.self) == page)
         #expect(try Self.sameAsJSONEncoder(page))
         let result = ScoreReportResult(scores: scores)
@@ -64,8 +71,9 @@ import NetworkFaultProxy
     @Test(arguments: 1...40 as ClosedRange<UInt64>)
     func playerLookups(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
-        let response = PlayerLookupResponse(players: (0..<Int(random.next() % 12)).map { _ in Self.profile(&random) },
-                                            unknownPlayerIDs: (0..<Int(random.next() % 4)).map { _ in Self.string(&random) })
+        let response = PlayerLookupResponse(
+            players: (0..<Int(random.next() % 12)).map { _ in Self.profile(&random) },
+            unknownPlayerIDs: (0..<Int(random.next() % 4)).map { _ in Self.string(&random) })
         let decoded = try Self.decoded(response, as: PlayerLookupResponse.self)
         #expect(decoded.players == response.players)
         #expect(decoded.unknownPlayerIDs == response.unknownPlayerIDs)

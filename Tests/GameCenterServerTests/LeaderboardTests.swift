@@ -21,15 +21,18 @@ import Testing
         _ client: Client, _ token: String, category: String? = "open.points", scope: LeaderboardPlayerScope = .global,
         time: LeaderboardTimeScope = .allTime, start: Int = 1, length: Int = 25, playerIDs: [String]? = nil
     ) async throws -> LeaderboardPage {
-        let answer = try await client.send(.post, "/v1/leaderboards/query", LeaderboardQuery(
-            category: category, playerScope: scope, timeScope: time, rangeStart: start, rangeLength: length, playerIDs: playerIDs), token: token)
+        let answer = try await client.send(
+            .post, "/v1/leaderboards/query",
+            LeaderboardQuery(
+                category: category, playerScope: scope, timeScope: time, rangeStart: start, rangeLength: length, playerIDs: playerIDs), token: token)
         #expect(answer.status == .ok, "\(String(decoding: answer.body, as: UTF8.self))")
         return try answer.decode(LeaderboardPage.self)
     }
 
     static func advanceClock(_ client: Client, hours: Double) async throws {
-        let answer = try await client.call(.post, "/admin/v1/clock", json: #"{"seconds": \#(hours * 3600)}"#,
-                                           extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"])
+        let answer = try await client.call(
+            .post, "/admin/v1/clock", json: #"{"seconds": \#(hours * 3600)}"#,
+            extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"])
         #expect(answer.status == .ok)
     }
 
@@ -119,20 +122,27 @@ import Testing
         try await TestServer.run { client in
             let player = try await client.signUp()
             let other = try await client.signUp()
-            expectError(try await Self.report(client, player.token, [Self.score(5), Self.score(1, "open.nope")]),
-                        .notFound, "leaderboard.unknown_category", .invalidParameter)
-            expectError(try await Self.report(client, player.token, [Self.score(5), Self.score(1, "open.maps")]),
-                        .badRequest, "leaderboard.aggregate", .invalidParameter)
-            expectError(try await Self.report(client, player.token, [Self.score(5), ScoreReport(category: nil, value: 1, context: 0, playerID: other.player.playerID)]),
-                        .forbidden, "leaderboard.not_local_player", .invalidPlayer)
+            expectError(
+                try await Self.report(client, player.token, [Self.score(5), Self.score(1, "open.nope")]),
+                .notFound, "leaderboard.unknown_category", .invalidParameter)
+            expectError(
+                try await Self.report(client, player.token, [Self.score(5), Self.score(1, "open.maps")]),
+                .badRequest, "leaderboard.aggregate", .invalidParameter)
+            expectError(
+                try await Self.report(
+                    client, player.token, [Self.score(5), ScoreReport(category: nil, value: 1, context: 0, playerID: other.player.playerID)]),
+                .forbidden, "leaderboard.not_local_player", .invalidPlayer)
             expectError(try await Self.report(client, player.token, []), .badRequest, "request.invalid_parameter", .invalidParameter)
-            expectError(try await Self.report(client, player.token, Array(repeating: Self.score(1), count: 101)),
-                        .badRequest, "request.invalid_parameter", .invalidParameter)
-            expectError(try await Self.report(client, player.token, [Self.score(1)], reportID: "short"),
-                        .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(
+                try await Self.report(client, player.token, Array(repeating: Self.score(1), count: 101)),
+                .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(
+                try await Self.report(client, player.token, [Self.score(1)], reportID: "short"),
+                .badRequest, "request.invalid_parameter", .invalidParameter)
             for reportID in ["report\u{1}id-01", "report\u{7F}id-01", "report id 0001", "report\tid-0001", "réport-id-0001"] {
-                expectError(try await Self.report(client, player.token, [Self.score(1)], reportID: reportID),
-                            .badRequest, "request.invalid_parameter", .invalidParameter)
+                expectError(
+                    try await Self.report(client, player.token, [Self.score(1)], reportID: reportID),
+                    .badRequest, "request.invalid_parameter", .invalidParameter)
             }
             // Bounds: the manifest's (open.bounded takes 0…1000), no negative elapsed time, and never −2⁶³ (it ranked first
             // on an ascending board).
@@ -143,13 +153,16 @@ import Testing
             }
             #expect(try await Self.report(client, player.token, [Self.score(1000, "open.bounded"), Self.score(0, "open.time")]).status == .ok)
             let tooLarge = #"{"reportID": "0123456789", "scores": [{"value": 9223372036854775808, "context": 0}]}"#
-            expectError(try await client.call(.post, "/v1/scores", json: tooLarge, token: player.token),
-                        .badRequest, "request.malformed_body", .invalidParameter)
+            expectError(
+                try await client.call(.post, "/v1/scores", json: tooLarge, token: player.token),
+                .badRequest, "request.malformed_body", .invalidParameter)
             let negativeContext = #"{"reportID": "0123456789", "scores": [{"value": 1, "context": -1}]}"#
-            expectError(try await client.call(.post, "/v1/scores", json: negativeContext, token: player.token),
-                        .badRequest, "request.malformed_body", .invalidParameter)
-            expectError(try await client.send(.post, "/v1/scores", ScoreReportBatch(reportID: UUID().uuidString, scores: [Self.score(1)])),
-                        .unauthorized, "account.not_authenticated", .notAuthenticated)
+            expectError(
+                try await client.call(.post, "/v1/scores", json: negativeContext, token: player.token),
+                .badRequest, "request.malformed_body", .invalidParameter)
+            expectError(
+                try await client.send(.post, "/v1/scores", ScoreReportBatch(reportID: UUID().uuidString, scores: [Self.score(1)])),
+                .unauthorized, "account.not_authenticated", .notAuthenticated)
 
             let page = try await Self.page(client, player.token)
             #expect(page.maxRange == 0 && page.scores.isEmpty && page.localPlayerScore == nil)
@@ -162,8 +175,10 @@ import Testing
             let id = UUID().uuidString
             #expect(try await Self.report(client, player.token, [Self.score(5)], reportID: id).decode(ScoreReportResult.self).scores.count == 1)
             #expect(try await Self.report(client, player.token, [Self.score(5)], reportID: id).decode(ScoreReportResult.self).scores.isEmpty)
-            let admin = try await client.call(.get, "/admin/v1/games/com.example.open/leaderboards/open.points",
-                                              extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"]).decode(AdminLeaderboardPage.self)
+            let admin = try await client.call(
+                .get, "/admin/v1/games/com.example.open/leaderboards/open.points",
+                extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"]
+            ).decode(AdminLeaderboardPage.self)
             #expect(admin.entries.count == 1)
         }
     }
@@ -172,8 +187,10 @@ import Testing
     func rangesOutsideTheRulesAreRefused(start: Int, length: Int, message: String) async throws {
         try await TestServer.run { client in
             let player = try await client.signUp()
-            let answer = try await client.send(.post, "/v1/leaderboards/query", LeaderboardQuery(
-                category: nil, playerScope: .global, timeScope: .allTime, rangeStart: start, rangeLength: length), token: player.token)
+            let answer = try await client.send(
+                .post, "/v1/leaderboards/query",
+                LeaderboardQuery(
+                    category: nil, playerScope: .global, timeScope: .allTime, rangeStart: start, rangeLength: length), token: player.token)
             expectError(answer, .badRequest, "leaderboard.invalid_range", .invalidParameter)
             #expect(answer.error?.message.contains(message) == true)
         }
@@ -204,7 +221,8 @@ import Testing
             let alice = try await client.signUp(alias: "Alice")
             let bob = try await client.signUp(alias: "Bob")
             let stranger = try await client.signUp(alias: "Stranger")
-            let requests = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil), token: alice.token)
+            let requests = try await client.send(
+                .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil), token: alice.token)
             #expect(requests.status == .created || requests.status == .ok)
             let pending = try await client.call(.get, "/v1/friend-requests", token: bob.token).decode(FriendRequestList.self).requests
             #expect(try await client.call(.post, "/v1/friend-requests/\(pending[0].requestID)/accept", token: bob.token).status == .noContent)
@@ -253,17 +271,17 @@ import Testing
             _ = try await Self.report(client, rival.token, [Self.score(70)])
             #expect(try await Self.page(client, player.token, time: .today).scores.map(\.value) == [100, 70])
 
-            try await Self.advanceClock(client, hours: 13)   // the 100 is 25 hours old
+            try await Self.advanceClock(client, hours: 13)  // the 100 is 25 hours old
             let today = try await Self.page(client, player.token, time: .today)
             #expect(today.scores.map(\.value) == [70, 50])
             #expect(today.localPlayerScore?.rank == 2)
             #expect(try await Self.page(client, player.token, time: .week).scores.map(\.value) == [100, 70])
 
-            try await Self.advanceClock(client, hours: 6 * 24)   // 7 days and 1 hour after the 100
+            try await Self.advanceClock(client, hours: 6 * 24)  // 7 days and 1 hour after the 100
             #expect(try await Self.page(client, player.token, time: .week).scores.map(\.value) == [70, 50])
             #expect(try await Self.page(client, player.token, time: .today).maxRange == 0)
 
-            try await Self.advanceClock(client, hours: 12)   // everything is older than a week
+            try await Self.advanceClock(client, hours: 12)  // everything is older than a week
             let week = try await Self.page(client, player.token, time: .week)
             #expect(week.maxRange == 0 && week.localPlayerScore == nil)
             #expect(try await Self.page(client, player.token).scores.map(\.value) == [100, 70])
@@ -275,12 +293,15 @@ import Testing
             let sandbox = try await client.signUp(environment: "sandbox")
             let live = try await client.signUp(environment: "live")
             _ = try await Self.report(client, sandbox.token, [Self.score(5)])
-            let answer = try await client.send(.post, "/v1/scores", ScoreReportBatch(reportID: UUID().uuidString, scores: [Self.score(9)]),
-                                               token: live.token, environment: "live")
+            let answer = try await client.send(
+                .post, "/v1/scores", ScoreReportBatch(reportID: UUID().uuidString, scores: [Self.score(9)]),
+                token: live.token, environment: "live")
             #expect(answer.status == .ok)
             #expect(try await Self.page(client, sandbox.token).scores.map(\.value) == [5])
-            let livePage = try await client.send(.post, "/v1/leaderboards/query", LeaderboardQuery(
-                category: nil, playerScope: .global, timeScope: .allTime, rangeStart: 1, rangeLength: 10), token: live.token, environment: "live")
+            let livePage = try await client.send(
+                .post, "/v1/leaderboards/query",
+                LeaderboardQuery(
+                    category: nil, playerScope: .global, timeScope: .allTime, rangeStart: 1, rangeLength: 10), token: live.token, environment: "live")
             #expect(try livePage.decode(LeaderboardPage.self).scores.map(\.value) == [9])
         }
     }
@@ -291,8 +312,9 @@ import Testing
             let many = try await client.signUp(), one = try await client.signUp()
             _ = try await Self.report(client, many.token, [Self.score(1234)])
             _ = try await Self.report(client, one.token, [Self.score(1)])
-            let answer = try await client.call(.post, "/v1/leaderboards/query", json: #"{"playerScope": "global", "timeScope": "allTime", "rangeStart": 1, "rangeLength": 10}"#,
-                                               token: one.token, extraHeaders: [HTTPField.Name(DeviceHeader.locale)!: locale])
+            let answer = try await client.call(
+                .post, "/v1/leaderboards/query", json: #"{"playerScope": "global", "timeScope": "allTime", "rangeStart": 1, "rangeLength": 10}"#,
+                token: one.token, extraHeaders: [HTTPField.Name(DeviceHeader.locale)!: locale])
             #expect(try answer.decode(LeaderboardPage.self).scores.map(\.formattedValue) == expected)
         }
     }
@@ -327,25 +349,33 @@ import Testing
             }
             #expect(try await Self.page(client, cheater.token).localPlayerScore == nil)
 
-            expectError(try await client.call(.get, "/admin/v1/games/com.example.open/leaderboards/open.points"),
-                        .unauthorized, "admin.key_required", .notAuthenticated)
-            expectError(try await client.call(.get, "/admin/v1/games/com.example.open/leaderboards/open.points",
-                                              extraHeaders: [.authorization: "Bearer wrong-key-0123456789"]),
-                        .unauthorized, "admin.key_required", .notAuthenticated)
-            expectError(try await client.call(.get, "/admin/v1/games/com.example.nope/leaderboards/x", extraHeaders: key),
-                        .notFound, "admin.unknown_game", .gameUnrecognized)
-            expectError(try await client.call(.get, "/admin/v1/games/com.example.open/leaderboards/open.points?rangeLength=500", extraHeaders: key),
-                        .badRequest, "leaderboard.invalid_range", .invalidParameter)
+            expectError(
+                try await client.call(.get, "/admin/v1/games/com.example.open/leaderboards/open.points"),
+                .unauthorized, "admin.key_required", .notAuthenticated)
+            expectError(
+                try await client.call(
+                    .get, "/admin/v1/games/com.example.open/leaderboards/open.points",
+                    extraHeaders: [.authorization: "Bearer wrong-key-0123456789"]),
+                .unauthorized, "admin.key_required", .notAuthenticated)
+            expectError(
+                try await client.call(.get, "/admin/v1/games/com.example.nope/leaderboards/x", extraHeaders: key),
+                .notFound, "admin.unknown_game", .gameUnrecognized)
+            expectError(
+                try await client.call(.get, "/admin/v1/games/com.example.open/leaderboards/open.points?rangeLength=500", extraHeaders: key),
+                .badRequest, "leaderboard.invalid_range", .invalidParameter)
         }
     }
 
     @Test func adminRoutesAndTheClockAreOffByDefault() async throws {
         try await TestServer.run { client in
-            expectError(try await client.call(.get, "/admin/v1/games/com.example.open/leaderboards/open.points",
-                                              extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"]),
-                        .forbidden, "admin.disabled", .notSupported)
-            expectError(try await client.call(.post, "/admin/v1/clock", json: #"{"seconds": 60}"#),
-                        .forbidden, "admin.disabled", .notSupported)
+            expectError(
+                try await client.call(
+                    .get, "/admin/v1/games/com.example.open/leaderboards/open.points",
+                    extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"]),
+                .forbidden, "admin.disabled", .notSupported)
+            expectError(
+                try await client.call(.post, "/admin/v1/clock", json: #"{"seconds": 60}"#),
+                .forbidden, "admin.disabled", .notSupported)
         }
     }
 }

@@ -53,7 +53,8 @@ import Testing
         let defaults = try Self.load(Self.valid).matchmaking
         #expect(defaults == MatchmakingSettings())
         #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == 120 && !defaults.rolesRequired)
-        let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5 }").matchmaking
+        let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5 }")
+            .matchmaking
         #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30 && set.timeoutMilliseconds == 2500)
         #expect(defaults.timeoutMilliseconds == 10_000)
     }
@@ -79,8 +80,10 @@ import Testing
     }
 
     static func achievements(_ points: [Int]) -> String {
-        points.enumerated().map { "  - { identifier: a\($0), title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: \($1) }" }
-            .joined(separator: "\n")
+        points.enumerated().map {
+            "  - { identifier: a\($0), title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: \($1) }"
+        }
+        .joined(separator: "\n")
     }
 
     static let head = "bundleID: com.example.test\nname: Test\n"
@@ -91,94 +94,136 @@ import Testing
         Case(name: "name is required", yaml: "bundleID: com.example.x\n", field: "name", rule: "is required"),
         Case(name: "unknown keys are refused", yaml: head + "colour: red\n", field: "colour", rule: "unknown key"),
         Case(name: "at most 25 leaderboards", yaml: head + "leaderboards:\n" + leaderboards(26), field: "leaderboards", rule: "at most 25"),
-        Case(name: "aggregates count towards 25", yaml: head + "leaderboards:\n" + leaderboards(25)
-             + "\naggregates:\n  - { category: ag, title: { en: A }, members: [l1] }", field: "leaderboards", rule: "at most 25"),
+        Case(
+            name: "aggregates count towards 25",
+            yaml: head + "leaderboards:\n" + leaderboards(25)
+                + "\naggregates:\n  - { category: ag, title: { en: A }, members: [l1] }", field: "leaderboards", rule: "at most 25"),
         Case(name: "exactly one default, not zero", yaml: head + "leaderboards:\n" + leaderboards(2, defaults: 0), field: "leaderboards", rule: "exactly one"),
         Case(name: "exactly one default, not two", yaml: head + "leaderboards:\n" + leaderboards(2, defaults: 2), field: "leaderboards", rule: "exactly one"),
-        Case(name: "categories are unique", yaml: head + "leaderboards:\n" + leaderboards(1)
-             + "\n  - { category: l0, title: { en: L }, format: integer }", field: "leaderboards[1].category", rule: "used twice"),
-        Case(name: "formats are known", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: float }",
-             field: "leaderboards[0].format", rule: "not a format"),
-        Case(name: "orders are known", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, order: up }",
-             field: "leaderboards[0].order", rule: "not an order"),
-        Case(name: "titles exist for the default locale", yaml: head + "defaultLocale: de\nleaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer }",
-             field: "leaderboards[0].title", rule: "default locale 'de'"),
-        Case(name: "maxValue below minValue", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: 10, maxValue: 9 }",
-             field: "leaderboards[0].maxValue", rule: "is below minValue"),
-        Case(name: "minValue at -2^63", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: -9223372036854775808 }",
-             field: "leaderboards[0].minValue", rule: "must be above"),
-        Case(name: "currency only for money", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, currency: EUR }",
-             field: "leaderboards[0].currency", rule: "only money formats"),
-        Case(name: "aggregate members share a format", yaml: head + """
-            leaderboards:
-              - { category: a, default: true, title: { en: A }, format: integer }
-              - { category: b, title: { en: B }, format: money2 }
-            aggregates:
-              - { category: ab, title: { en: AB }, members: [a, b] }
-            """, field: "aggregates[0].members", rule: "one format"),
-        Case(name: "aggregate members share an order", yaml: head + """
-            leaderboards:
-              - { category: a, default: true, title: { en: A }, format: integer }
-              - { category: b, title: { en: B }, format: integer, order: ascending }
-            aggregates:
-              - { category: ab, title: { en: AB }, members: [a, b] }
-            """, field: "aggregates[0].members", rule: "one order"),
-        Case(name: "a leaderboard belongs to one aggregate", yaml: head + """
-            leaderboards:
-              - { category: a, default: true, title: { en: A }, format: integer }
-              - { category: b, title: { en: B }, format: integer }
-            aggregates:
-              - { category: ab, title: { en: AB }, members: [a, b] }
-              - { category: ba, title: { en: BA }, members: [b] }
-            """, field: "aggregates[1].members", rule: "at most one aggregate"),
-        Case(name: "aggregates do not contain aggregates", yaml: head + """
-            leaderboards:
-              - { category: a, default: true, title: { en: A }, format: integer }
-            aggregates:
-              - { category: x, title: { en: X }, members: [a] }
-              - { category: y, title: { en: Y }, members: [x] }
-            """, field: "aggregates[1].members", rule: "cannot contain aggregates"),
-        Case(name: "aggregate members exist", yaml: head + """
-            leaderboards:
-              - { category: a, default: true, title: { en: A }, format: integer }
-            aggregates:
-              - { category: x, title: { en: X }, members: [nope] }
-            """, field: "aggregates[0].members", rule: "not a leaderboard"),
+        Case(
+            name: "categories are unique",
+            yaml: head + "leaderboards:\n" + leaderboards(1)
+                + "\n  - { category: l0, title: { en: L }, format: integer }", field: "leaderboards[1].category", rule: "used twice"),
+        Case(
+            name: "formats are known", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: float }",
+            field: "leaderboards[0].format", rule: "not a format"),
+        Case(
+            name: "orders are known", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, order: up }",
+            field: "leaderboards[0].order", rule: "not an order"),
+        Case(
+            name: "titles exist for the default locale",
+            yaml: head + "defaultLocale: de\nleaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer }",
+            field: "leaderboards[0].title", rule: "default locale 'de'"),
+        Case(
+            name: "maxValue below minValue",
+            yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: 10, maxValue: 9 }",
+            field: "leaderboards[0].maxValue", rule: "is below minValue"),
+        Case(
+            name: "minValue at -2^63",
+            yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: -9223372036854775808 }",
+            field: "leaderboards[0].minValue", rule: "must be above"),
+        Case(
+            name: "currency only for money", yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, currency: EUR }",
+            field: "leaderboards[0].currency", rule: "only money formats"),
+        Case(
+            name: "aggregate members share a format",
+            yaml: head + """
+                leaderboards:
+                  - { category: a, default: true, title: { en: A }, format: integer }
+                  - { category: b, title: { en: B }, format: money2 }
+                aggregates:
+                  - { category: ab, title: { en: AB }, members: [a, b] }
+                """, field: "aggregates[0].members", rule: "one format"),
+        Case(
+            name: "aggregate members share an order",
+            yaml: head + """
+                leaderboards:
+                  - { category: a, default: true, title: { en: A }, format: integer }
+                  - { category: b, title: { en: B }, format: integer, order: ascending }
+                aggregates:
+                  - { category: ab, title: { en: AB }, members: [a, b] }
+                """, field: "aggregates[0].members", rule: "one order"),
+        Case(
+            name: "a leaderboard belongs to one aggregate",
+            yaml: head + """
+                leaderboards:
+                  - { category: a, default: true, title: { en: A }, format: integer }
+                  - { category: b, title: { en: B }, format: integer }
+                aggregates:
+                  - { category: ab, title: { en: AB }, members: [a, b] }
+                  - { category: ba, title: { en: BA }, members: [b] }
+                """, field: "aggregates[1].members", rule: "at most one aggregate"),
+        Case(
+            name: "aggregates do not contain aggregates",
+            yaml: head + """
+                leaderboards:
+                  - { category: a, default: true, title: { en: A }, format: integer }
+                aggregates:
+                  - { category: x, title: { en: X }, members: [a] }
+                  - { category: y, title: { en: Y }, members: [x] }
+                """, field: "aggregates[1].members", rule: "cannot contain aggregates"),
+        Case(
+            name: "aggregate members exist",
+            yaml: head + """
+                leaderboards:
+                  - { category: a, default: true, title: { en: A }, format: integer }
+                aggregates:
+                  - { category: x, title: { en: X }, members: [nope] }
+                """, field: "aggregates[0].members", rule: "not a leaderboard"),
         Case(name: "points are at least 1", yaml: head + "achievements:\n" + achievements([0]), field: "achievements[0].points", rule: "1 to 100"),
         Case(name: "points are at most 100", yaml: head + "achievements:\n" + achievements([101]), field: "achievements[0].points", rule: "1 to 100"),
-        Case(name: "at most 1000 points per game", yaml: head + "achievements:\n" + achievements(Array(repeating: 100, count: 10) + [1]),
-             field: "achievements", rule: "1001 points"),
-        Case(name: "achievement identifiers are unique", yaml: head + "achievements:\n" + achievements([1])
-             + "\n  - { identifier: a0, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1 }",
-             field: "achievements[1].identifier", rule: "used twice"),
-        Case(name: "achievement texts need the default locale", yaml: head
-             + "achievements:\n  - { identifier: a, title: { fr: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1 }",
-             field: "achievements[0].title", rule: "default locale"),
-        Case(name: "images must exist", yaml: head
-             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: missing.png }",
-             field: "achievements[0].image", rule: "does not exist"),
-        Case(name: "images must be PNG", yaml: head
-             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: bad.png }",
-             field: "achievements[0].image", rule: "not a PNG"),
-        Case(name: "images stay inside the folder", yaml: head
-             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: ../ok.png }",
-             field: "achievements[0].image", rule: "inside the manifest's folder"),
-        Case(name: "points must be numbers", yaml: head
-             + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: many }",
-             field: "achievements[0].points", rule: "whole number"),
+        Case(
+            name: "at most 1000 points per game", yaml: head + "achievements:\n" + achievements(Array(repeating: 100, count: 10) + [1]),
+            field: "achievements", rule: "1001 points"),
+        Case(
+            name: "achievement identifiers are unique",
+            yaml: head + "achievements:\n" + achievements([1])
+                + "\n  - { identifier: a0, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1 }",
+            field: "achievements[1].identifier", rule: "used twice"),
+        Case(
+            name: "achievement texts need the default locale",
+            yaml: head
+                + "achievements:\n  - { identifier: a, title: { fr: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1 }",
+            field: "achievements[0].title", rule: "default locale"),
+        Case(
+            name: "images must exist",
+            yaml: head
+                + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: missing.png }",
+            field: "achievements[0].image", rule: "does not exist"),
+        Case(
+            name: "images must be PNG",
+            yaml: head
+                + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: bad.png }",
+            field: "achievements[0].image", rule: "not a PNG"),
+        Case(
+            name: "images stay inside the folder",
+            yaml: head
+                + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: ../ok.png }",
+            field: "achievements[0].image", rule: "inside the manifest's folder"),
+        Case(
+            name: "points must be numbers",
+            yaml: head
+                + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: many }",
+            field: "achievements[0].points", rule: "whole number"),
         Case(name: "YAML must parse", yaml: "bundleID: [unclosed\n", field: "", rule: "not valid YAML"),
-        Case(name: "fill time is 0 to 30 seconds", yaml: head + "matchmaking: { fillSeconds: 31 }",
-             field: "matchmaking.fillSeconds", rule: "from 0.0 to 30.0"),
-        Case(name: "fill time is a number", yaml: head + "matchmaking: { fillSeconds: soon }",
-             field: "matchmaking.fillSeconds", rule: "number of seconds"),
-        Case(name: "relay timeout is 0.5 to 300 seconds", yaml: head + "matchmaking: { timeoutSeconds: 0.1 }",
-             field: "matchmaking.timeoutSeconds", rule: "from 0.5 to 300.0"),
-        Case(name: "invitations live 10 to 3600 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
-             field: "matchmaking.invitationSeconds", rule: "from 10 to 3600"),
-        Case(name: "roles are on or off", yaml: head + "matchmaking: { rolesRequired: maybe }",
-             field: "matchmaking.rolesRequired", rule: "true or false"),
-        Case(name: "matchmaking has known keys only", yaml: head + "matchmaking: { fillTime: 2 }",
-             field: "matchmaking.fillTime", rule: "unknown key"),
+        Case(
+            name: "fill time is 0 to 30 seconds", yaml: head + "matchmaking: { fillSeconds: 31 }",
+            field: "matchmaking.fillSeconds", rule: "from 0.0 to 30.0"),
+        Case(
+            name: "fill time is a number", yaml: head + "matchmaking: { fillSeconds: soon }",
+            field: "matchmaking.fillSeconds", rule: "number of seconds"),
+        Case(
+            name: "relay timeout is 0.5 to 300 seconds", yaml: head + "matchmaking: { timeoutSeconds: 0.1 }",
+            field: "matchmaking.timeoutSeconds", rule: "from 0.5 to 300.0"),
+        Case(
+            name: "invitations live 10 to 3600 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
+            field: "matchmaking.invitationSeconds", rule: "from 10 to 3600"),
+        Case(
+            name: "roles are on or off", yaml: head + "matchmaking: { rolesRequired: maybe }",
+            field: "matchmaking.rolesRequired", rule: "true or false"),
+        Case(
+            name: "matchmaking has known keys only", yaml: head + "matchmaking: { fillTime: 2 }",
+            field: "matchmaking.fillTime", rule: "unknown key"),
     ]
 
     @Test(arguments: cases)
@@ -190,8 +235,10 @@ import Testing
     }
 
     @Test func imagesThatArePNGLoad() throws {
-        let game = try Self.load(Self.head
-            + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: ok.png }")
+        let game = try Self.load(
+            Self.head
+                + "achievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 1, image: ok.png }"
+        )
         #expect(game.achievements[0].image?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
     }
 

@@ -31,8 +31,9 @@ import Yams
         try await TestServer.run { client in
             expectError(try await client.call(.get, "/v1/game", bundleID: "com.example.keyed"), .forbidden, "game.client_key_rejected", .gameUnrecognized)
             let wrong: HTTPFields = [HTTPField.Name(DeviceHeader.clientKey)!: "wrong-key-123"]
-            expectError(try await client.call(.get, "/v1/game", bundleID: "com.example.keyed", extraHeaders: wrong),
-                        .forbidden, "game.client_key_rejected", .gameUnrecognized)
+            expectError(
+                try await client.call(.get, "/v1/game", bundleID: "com.example.keyed", extraHeaders: wrong),
+                .forbidden, "game.client_key_rejected", .gameUnrecognized)
             let right: HTTPFields = [HTTPField.Name(DeviceHeader.clientKey)!: "secret-key-1"]
             #expect(try await client.call(.get, "/v1/game", bundleID: "com.example.keyed", extraHeaders: right).status == .ok)
         }
@@ -55,18 +56,25 @@ import Yams
     /// Decoding failures are told in the project's words: the field, what was wrong, what is allowed (they reached
     /// clients as Foundation's wording: "Value not found for `` key.", "Cannot initialize LeaderboardPlayerScope
     /// from invalid String value everyone", and 5.5 or 2⁶³ for an integer as "not valid JSON").
-    @Test(arguments: [
-        (#"{"playerScope":"everyone","timeScope":"allTime","rangeStart":1,"rangeLength":10}"#,
-         "playerScope: 'everyone' is not one of: global, friendsOnly"),
-        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":1.5,"rangeLength":10}"#,
-         "rangeStart must be a whole number from -9223372036854775808 to 9223372036854775807"),
-        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":9223372036854775808,"rangeLength":10}"#,
-         "rangeStart must be a whole number from -9223372036854775808 to 9223372036854775807"),
-        (#"{"playerScope":"global","timeScope":null,"rangeStart":1,"rangeLength":10}"#, "timeScope must be a string, not null"),
-        (#"{"playerScope":"global","rangeStart":1,"rangeLength":10}"#, "timeScope is required"),
-        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":"1","rangeLength":10}"#, "rangeStart must be a whole number"),
-        (#"{"playerScope":"global","timeScope":"allTime","rangeStart":1,"rangeLength":10,"playerIDs":[1]}"#, "playerIDs[0] must be a string"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            (
+                #"{"playerScope":"everyone","timeScope":"allTime","rangeStart":1,"rangeLength":10}"#,
+                "playerScope: 'everyone' is not one of: global, friendsOnly"
+            ),
+            (
+                #"{"playerScope":"global","timeScope":"allTime","rangeStart":1.5,"rangeLength":10}"#,
+                "rangeStart must be a whole number from -9223372036854775808 to 9223372036854775807"
+            ),
+            (
+                #"{"playerScope":"global","timeScope":"allTime","rangeStart":9223372036854775808,"rangeLength":10}"#,
+                "rangeStart must be a whole number from -9223372036854775808 to 9223372036854775807"
+            ),
+            (#"{"playerScope":"global","timeScope":null,"rangeStart":1,"rangeLength":10}"#, "timeScope must be a string, not null"),
+            (#"{"playerScope":"global","rangeStart":1,"rangeLength":10}"#, "timeScope is required"),
+            (#"{"playerScope":"global","timeScope":"allTime","rangeStart":"1","rangeLength":10}"#, "rangeStart must be a whole number"),
+            (#"{"playerScope":"global","timeScope":"allTime","rangeStart":1,"rangeLength":10,"playerIDs":[1]}"#, "playerIDs[0] must be a string"),
+        ] as [(String, String)])
     func decodingErrorsNameTheFieldAndWhatIsAllowed(_ body: String, _ message: String) async throws {
         try await TestServer.run { client in
             let player = try await client.signUp()
@@ -95,11 +103,14 @@ import Yams
         let configuration = GameCenterApp.Configuration()
         let registry = try GameRegistry(path: nil)
         try await Database.withDatabase(url: "sqlite::memory:") { database in
-            let router = GameCenterApp.makeRouter(try await .init(database: database, registry: registry, configuration: configuration, logger: Logger(label: "test")), configuration: configuration)
-            let routes = Set(router.routes.map { route in
-                "\(route.method) \(route.path.description.hasPrefix("/") ? "" : "/")\(route.path.description)"
-                    .replacingOccurrences(of: "{", with: "{").replacingOccurrences(of: ":", with: "")
-            })
+            let router = GameCenterApp.makeRouter(
+                try await .init(database: database, registry: registry, configuration: configuration, logger: Logger(label: "test")),
+                configuration: configuration)
+            let routes = Set(
+                router.routes.map { route in
+                    "\(route.method) \(route.path.description.hasPrefix("/") ? "" : "/")\(route.path.description)"
+                        .replacingOccurrences(of: "{", with: "{").replacingOccurrences(of: ":", with: "")
+                })
             #expect(!routes.isEmpty)
             // The web app's pages are HTML for browsers, not part of the JSON API (but for `GET /`).
             #expect(WebAppRoutes.pageRoutes.isSubset(of: routes), "a page route listed in WebAppRoutes.pageRoutes does not exist")

@@ -82,7 +82,8 @@ struct TestServer {
 
     /// Runs `body` against a fresh server; `admin` turns on the admin routes (``adminKey``) and the movable clock.
     static func run(
-        policy: AccountPolicy = TestServer.fastPolicy, rateLimits: RateLimits = RateLimits(), admin: Bool = false, _ body: @Sendable @escaping (Client) async throws -> Void
+        policy: AccountPolicy = TestServer.fastPolicy, rateLimits: RateLimits = RateLimits(), admin: Bool = false,
+        _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -153,31 +154,39 @@ struct TestServer {
         }
 
         /// Runs a request through the routes with a connection whose peer is `address`.
-        private func call(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?,
-                          from address: SocketAddress) async throws -> Answer {
+        private func call(
+            _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?,
+            from address: SocketAddress
+        ) async throws -> Answer {
             let channel = NIOAsyncTestingChannel()
             channel.remoteAddress = address
             let context = AppRequestContext(source: .init(channel: channel, logger: Logger(label: "test")))
-            let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
-                                  body: RequestBody(buffer: body ?? ByteBuffer()))
+            let request = Request(
+                head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+                body: RequestBody(buffer: body ?? ByteBuffer()))
             let response = try await responder.respond(to: request, context: context)
             let collected = CollectedBody()
             try await response.body.write(collected)
             return Answer(status: response.status, headers: response.headers, body: Data(collected.buffer.withLockedValue { $0.readableBytesView }))
         }
 
-        func send<T: Encodable>(_ method: HTTPRequest.Method, _ path: String, _ value: T, token: String? = nil,
-                                bundleID: String = "com.example.open", environment: String = "sandbox") async throws -> Answer {
+        func send<T: Encodable>(
+            _ method: HTTPRequest.Method, _ path: String, _ value: T, token: String? = nil,
+            bundleID: String = "com.example.open", environment: String = "sandbox"
+        ) async throws -> Answer {
             let json = String(decoding: try WireCoding.makeEncoder().encode(value), as: UTF8.self)
             return try await call(method, path, json: json, token: token, bundleID: bundleID, environment: environment)
         }
 
         /// Signs up a new account with a unique name and returns its session.
-        func signUp(alias: String = "Player", underage: Bool = false, environment: String = "sandbox",
-                    account: String? = nil, password: String = "password-1") async throws -> SessionResponse {
+        func signUp(
+            alias: String = "Player", underage: Bool = false, environment: String = "sandbox",
+            account: String? = nil, password: String = "password-1"
+        ) async throws -> SessionResponse {
             let name = account ?? "user-\(UUID().uuidString.prefix(8).lowercased())"
-            let answer = try await send(.post, "/v1/accounts", SignUpRequest(account: name, password: password, alias: alias, underage: underage),
-                                        environment: environment)
+            let answer = try await send(
+                .post, "/v1/accounts", SignUpRequest(account: name, password: password, alias: alias, underage: underage),
+                environment: environment)
             #expect(answer.status == .created, "\(String(decoding: answer.body, as: UTF8.self))")
             return try answer.decode(SessionResponse.self)
         }
@@ -196,8 +205,10 @@ struct CollectedBody: ResponseBodyWriter {
 }
 
 /// Asserts an error answer: status, specific code and GK code.
-func expectError(_ answer: TestServer.Client.Answer, _ status: HTTPResponse.Status, _ code: String, _ gkCode: ErrorCode,
-                 sourceLocation: SourceLocation = #_sourceLocation) {
+func expectError(
+    _ answer: TestServer.Client.Answer, _ status: HTTPResponse.Status, _ code: String, _ gkCode: ErrorCode,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(answer.status == status, "body: \(String(decoding: answer.body, as: UTF8.self))", sourceLocation: sourceLocation)
     #expect(answer.error?.code == code, sourceLocation: sourceLocation)
     #expect(answer.error?.gkCode == gkCode.rawValue, sourceLocation: sourceLocation)

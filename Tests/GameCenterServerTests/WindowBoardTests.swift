@@ -59,8 +59,9 @@ import NetworkFaultProxy
             var bulk = WindowBoard(length: length, higherIsBetter: higherIsBetter, reports: stored, now: now)
             var bulkShorter = WindowBoard(length: length / 3, higherIsBetter: higherIsBetter, reports: stored, now: now)
             #expect(Self.ranked(bulk).elementsEqual(expected, by: ==), "bulk at \(now)")
-            #expect(Self.ranked(bulkShorter).elementsEqual(Self.model(reports, now: now, length: length / 3, higherIsBetter: higherIsBetter), by: ==),
-                    "bulk, shorter window, at \(now)")
+            #expect(
+                Self.ranked(bulkShorter).elementsEqual(Self.model(reports, now: now, length: length / 3, higherIsBetter: higherIsBetter), by: ==),
+                "bulk, shorter window, at \(now)")
             // A built window then follows new reports and time like one that saw every report.
             let later = now + length / 2
             for (player, report) in reports where report.reportedAt > now && report.reportedAt <= later {
@@ -69,10 +70,12 @@ import NetworkFaultProxy
             }
             bulk.advance(to: later)
             bulkShorter.advance(to: later)
-            #expect(Self.ranked(bulk).elementsEqual(Self.model(reports, now: later, length: length, higherIsBetter: higherIsBetter), by: ==),
-                    "bulk after more reports, at \(later)")
-            #expect(Self.ranked(bulkShorter).elementsEqual(Self.model(reports, now: later, length: length / 3, higherIsBetter: higherIsBetter), by: ==),
-                    "bulk, shorter window, after more reports, at \(later)")
+            #expect(
+                Self.ranked(bulk).elementsEqual(Self.model(reports, now: later, length: length, higherIsBetter: higherIsBetter), by: ==),
+                "bulk after more reports, at \(later)")
+            #expect(
+                Self.ranked(bulkShorter).elementsEqual(Self.model(reports, now: later, length: length / 3, higherIsBetter: higherIsBetter), by: ==),
+                "bulk, shorter window, after more reports, at \(later)")
         }
         // Reports arriving out of order (and twice) end in the same board.
         for (player, report) in reports.shuffled(using: &random) + reports.prefix(50) { shuffledOnce.add(report, player: player) }

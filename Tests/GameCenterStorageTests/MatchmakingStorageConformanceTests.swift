@@ -6,23 +6,28 @@ import Testing
 @Suite struct MatchmakingStorageConformanceTests {
     func players(_ count: Int, in db: Database) async throws -> [String] {
         let records = (0..<count).map { _ in
-            PlayerRecord(playerID: TestDatabases.unique("G"), environment: "sandbox", accountName: TestDatabases.unique("acct"),
-                         passwordHash: "hash", alias: "Alias", underage: false, createdAt: 1_000)
+            PlayerRecord(
+                playerID: TestDatabases.unique("G"), environment: "sandbox", accountName: TestDatabases.unique("acct"),
+                passwordHash: "hash", alias: "Alias", underage: false, createdAt: 1_000)
         }
         try await db.write { storage in for record in records { _ = try await storage.insertPlayer(record) } }
         return records.map(\.playerID)
     }
 
     func match(_ state: MatchRecord.State = .forming) -> MatchRecord {
-        MatchRecord(matchID: TestDatabases.unique("m"), bundleID: "com.example.game", environment: "sandbox", hosted: false,
-                    state: state, createdAt: 1_000)
+        MatchRecord(
+            matchID: TestDatabases.unique("m"), bundleID: "com.example.game", environment: "sandbox", hosted: false,
+            state: state, createdAt: 1_000)
     }
 
-    func invitation(_ match: MatchRecord, from inviter: String, to invitee: String, expiresAt: Int64 = 100_000,
-                    bundleID: String = "com.example.game") -> InvitationRecord {
-        InvitationRecord(invitationID: TestDatabases.unique("inv"), matchID: match.matchID, bundleID: bundleID, environment: "sandbox",
-                         inviter: inviter, invitee: invitee, hosted: false, minPlayers: 2, maxPlayers: 4, message: "Play?",
-                         state: .pending, createdAt: 1_000, expiresAt: expiresAt)
+    func invitation(
+        _ match: MatchRecord, from inviter: String, to invitee: String, expiresAt: Int64 = 100_000,
+        bundleID: String = "com.example.game"
+    ) -> InvitationRecord {
+        InvitationRecord(
+            invitationID: TestDatabases.unique("inv"), matchID: match.matchID, bundleID: bundleID, environment: "sandbox",
+            inviter: inviter, invitee: invitee, hosted: false, minPlayers: 2, maxPlayers: 4, message: "Play?",
+            state: .pending, createdAt: 1_000, expiresAt: expiresAt)
     }
 
     @Test(arguments: TestDatabases.all)
@@ -36,9 +41,11 @@ import Testing
             try await db.write { try await $0.setMatchState(match.matchID, .started, now: 2_000) }
             #expect(try await db.read { try await $0.match(id: match.matchID) }?.state == .started)
 
-            let members = [MatchMemberRecord(playerID: ids[1], requestID: "r1", joinedAt: 2_000),
-                           MatchMemberRecord(playerID: ids[0], requestID: "r0", joinedAt: 2_000),
-                           MatchMemberRecord(playerID: ids[2], requestID: nil, joinedAt: 3_000)]
+            let members = [
+                MatchMemberRecord(playerID: ids[1], requestID: "r1", joinedAt: 2_000),
+                MatchMemberRecord(playerID: ids[0], requestID: "r0", joinedAt: 2_000),
+                MatchMemberRecord(playerID: ids[2], requestID: nil, joinedAt: 3_000),
+            ]
             try await db.write { try await $0.insertMatchMembers(match.matchID, members) }
             // A member added again is left as they were (same request, same join time).
             try await db.write {
@@ -126,5 +133,3 @@ import Testing
         }
     }
 }
-
-

@@ -13,17 +13,21 @@ import Testing
         let url = "sqlite:\(folder.path)/upgrade.sqlite"
         let bundle = "com.example.upgrade"
         let players = (0..<50).map { n in
-            PlayerRecord(playerID: "G:upgrade-\(n)", environment: "sandbox", accountName: "upgrade-\(n)", passwordHash: "hash",
-                         alias: "Player \(n)", underage: false, createdAt: 1_000)
+            PlayerRecord(
+                playerID: "G:upgrade-\(n)", environment: "sandbox", accountName: "upgrade-\(n)", passwordHash: "hash",
+                alias: "Player \(n)", underage: false, createdAt: 1_000)
         }
         let before = try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 4 }) { db in
             var stored: [ScoreRecord] = []
             for (n, player) in players.enumerated() {
                 _ = try await db.write { try await $0.insertPlayer(player) }
                 stored += try await db.write { storage in
-                    try await storage.insertScores([NewScore(category: "points", value: Int64(n % 7), context: UInt64(n), higherIsBetter: true),
-                                                    NewScore(category: "points", value: Int64(n % 5), context: 0, higherIsBetter: true)],
-                                                   bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: 10_000 + Int64(n))
+                    try await storage.insertScores(
+                        [
+                            NewScore(category: "points", value: Int64(n % 7), context: UInt64(n), higherIsBetter: true),
+                            NewScore(category: "points", value: Int64(n % 5), context: 0, higherIsBetter: true),
+                        ],
+                        bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: 10_000 + Int64(n))
                 }
             }
             return stored
@@ -39,10 +43,12 @@ import Testing
                 }
                 let schema = try await storage.sql.raw("SELECT sql FROM sqlite_master WHERE name = 'best_scores'").all()
                     .map { try $0.decode(column: "sql", as: String.self) }
-                let plan = try await storage.sql.raw("""
+                let plan = try await storage.sql.raw(
+                    """
                     EXPLAIN QUERY PLAN SELECT player_id, score_id, value, reported_at FROM scores INDEXED BY scores_by_time
                     WHERE bundle_id = 'b' AND environment = 'sandbox' AND reported_at >= 0 AND category IN ('points')
-                    """).all().map { try $0.decode(column: "detail", as: String.self) }
+                    """
+                ).all().map { try $0.decode(column: "detail", as: String.self) }
                 return (schema, plan)
             }
             // Every player's best: the highest value, the earlier report among equals.
@@ -66,15 +72,18 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-migration-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = "sqlite:\(folder.path)/upgrade.sqlite"
-        let player = PlayerRecord(playerID: "G:reports", environment: "sandbox", accountName: "reports", passwordHash: "hash",
-                                  alias: "Reporter", underage: false, createdAt: 1_000)
+        let player = PlayerRecord(
+            playerID: "G:reports", environment: "sandbox", accountName: "reports", passwordHash: "hash",
+            alias: "Reporter", underage: false, createdAt: 1_000)
         try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 5 }) { db in
             _ = try await db.write { try await $0.insertPlayer(player) }
             #expect(try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "scores", now: 1) })
         }
         let (repeated, otherKind) = try await Database.withDatabase(url: url) { db in
-            (try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "scores", now: 2) },
-             try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "achievements", now: 3) })
+            (
+                try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "scores", now: 2) },
+                try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "achievements", now: 3) }
+            )
         }
         #expect(repeated == false, "the report applied before the upgrade is still applied")
         #expect(otherKind, "the same id of another kind is another report")

@@ -8,10 +8,16 @@ extension StorageConformanceTests {
     func playersAreFoundByAccountNameOrExactAliasInTheirEnvironment(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let alias = TestDatabases.unique("Twin")
-            let first = { var player = newPlayer(); player.alias = alias; return player }()
-            let second = { var player = newPlayer(); player.alias = alias; player.createdAt = 2_000; return player }()
+            let first = {
+                var player = newPlayer(); player.alias = alias; return player
+            }()
+            let second = {
+                var player = newPlayer(); player.alias = alias; player.createdAt = 2_000; return player
+            }()
             let named = newPlayer()
-            let live = { var player = newPlayer("live"); player.alias = alias; return player }()
+            let live = {
+                var player = newPlayer("live"); player.alias = alias; return player
+            }()
             try await db.write { storage in
                 for player in [first, second, named, live] { _ = try await storage.insertPlayer(player) }
             }
@@ -32,10 +38,12 @@ extension StorageConformanceTests {
             try await db.write { storage in
                 for player in [a, b, c] { _ = try await storage.insertPlayer(player) }
             }
-            let toB = FriendRequestRecord(requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
-                                          message: nil, status: .pending, createdAt: 1_000)
-            let toC = FriendRequestRecord(requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: c.playerID,
-                                          message: nil, status: .pending, createdAt: 2_000)
+            let toB = FriendRequestRecord(
+                requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
+                message: nil, status: .pending, createdAt: 1_000)
+            let toC = FriendRequestRecord(
+                requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: c.playerID,
+                message: nil, status: .pending, createdAt: 2_000)
             try await db.write { storage in
                 _ = try await storage.insertFriendRequest(toB)
                 _ = try await storage.insertFriendRequest(toC)

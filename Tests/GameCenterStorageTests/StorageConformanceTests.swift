@@ -91,8 +91,9 @@ import Testing
             let player = newPlayer()
             _ = try await db.write { try await $0.insertPlayer(player) }
             let sessions = (0..<3).map { index in
-                SessionRecord(sessionID: TestDatabases.unique("s"), tokenHash: TestDatabases.unique("h"), playerID: player.playerID,
-                              bundleID: "com.example.game", environment: "sandbox", createdAt: 1_000 + Int64(index), expiresAt: 10_000)
+                SessionRecord(
+                    sessionID: TestDatabases.unique("s"), tokenHash: TestDatabases.unique("h"), playerID: player.playerID,
+                    bundleID: "com.example.game", environment: "sandbox", createdAt: 1_000 + Int64(index), expiresAt: 10_000)
             }
             try await db.write { storage in
                 for session in sessions { try await storage.insertSession(session) }
@@ -115,8 +116,12 @@ import Testing
             let name = TestDatabases.unique("n")
             #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == nil)
             try await db.write { try await $0.setSignInFailures(environment: "sandbox", accountName: name, .init(failures: 1, windowStart: 5, lockedUntil: 0)) }
-            try await db.write { try await $0.setSignInFailures(environment: "sandbox", accountName: name, .init(failures: 6, windowStart: 5, lockedUntil: 99)) }
-            #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == .init(failures: 6, windowStart: 5, lockedUntil: 99))
+            try await db.write {
+                try await $0.setSignInFailures(environment: "sandbox", accountName: name, .init(failures: 6, windowStart: 5, lockedUntil: 99))
+            }
+            #expect(
+                try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) }
+                    == .init(failures: 6, windowStart: 5, lockedUntil: 99))
             #expect(try await db.read { try await $0.signInFailures(environment: "live", accountName: name) } == nil)
             try await db.write { try await $0.clearSignInFailures(environment: "sandbox", accountName: name) }
             #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == nil)
@@ -131,11 +136,13 @@ import Testing
                 _ = try await storage.insertPlayer(a)
                 _ = try await storage.insertPlayer(b)
             }
-            let request = FriendRequestRecord(requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
-                                              message: "hi", status: .pending, createdAt: 1_000)
+            let request = FriendRequestRecord(
+                requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
+                message: "hi", status: .pending, createdAt: 1_000)
             #expect(try await db.write { try await $0.insertFriendRequest(request) })
-            let duplicate = FriendRequestRecord(requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
-                                                message: "hi", status: .pending, createdAt: 1_000)
+            let duplicate = FriendRequestRecord(
+                requestID: TestDatabases.unique("fr"), fromPlayer: a.playerID, toPlayer: b.playerID,
+                message: "hi", status: .pending, createdAt: 1_000)
             #expect(try await db.write { try await $0.insertFriendRequest(duplicate) } == false)
             #expect(try await db.read { try await $0.pendingFriendRequests(to: b.playerID) } == [request])
             #expect(try await db.read { try await $0.pendingFriendRequest(from: a.playerID, to: b.playerID) } == request)
@@ -181,8 +188,11 @@ import Testing
             let seqs = try await withThrowingTaskGroup(of: Int64.self) { group in
                 for index in 0..<40 {
                     group.addTask {
-                        try await db.write { try await $0.appendEvent(playerID: index.isMultiple(of: 2) ? a.playerID : b.playerID,
-                                                                      kind: "test", payload: "{\"n\":\(index)}", now: 1_000) }
+                        try await db.write {
+                            try await $0.appendEvent(
+                                playerID: index.isMultiple(of: 2) ? a.playerID : b.playerID,
+                                kind: "test", payload: "{\"n\":\(index)}", now: 1_000)
+                        }
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -219,12 +229,18 @@ import Testing
             let a = newPlayer()
             _ = try await db.write { try await $0.insertPlayer(a) }
             func report(_ percent: Double, at now: Int64) async throws -> (AchievementProgressRecord, Bool) {
-                try await db.write { try await $0.reportAchievement(bundleID: "com.example.g", playerID: a.playerID, identifier: "x", percent: percent, now: now) }
+                try await db.write {
+                    try await $0.reportAchievement(bundleID: "com.example.g", playerID: a.playerID, identifier: "x", percent: percent, now: now)
+                }
             }
-            #expect(try await report(50, at: 1_000) == (AchievementProgressRecord(identifier: "x", percent: 50, completedAt: nil, lastReportedAt: 1_000), false))
+            #expect(
+                try await report(50, at: 1_000) == (AchievementProgressRecord(identifier: "x", percent: 50, completedAt: nil, lastReportedAt: 1_000), false))
             #expect(try await report(30, at: 2_000).0.percent == 50)
-            #expect(try await report(100, at: 3_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 3_000), true))
-            #expect(try await report(100, at: 4_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 4_000), false))
+            #expect(
+                try await report(100, at: 3_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 3_000), true))
+            #expect(
+                try await report(100, at: 4_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 4_000), false)
+            )
             #expect(try await db.read { try await $0.achievementProgress(bundleID: "com.example.other", playerID: a.playerID) }.isEmpty)
             #expect(try await db.write { try await $0.resetAchievements(bundleID: "com.example.g", playerID: a.playerID) } == 1)
             #expect(try await db.read { try await $0.achievementProgress(bundleID: "com.example.g", playerID: a.playerID) }.isEmpty)
@@ -254,9 +270,14 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            #expect(try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) } == .init(failures: 50, windowStart: 7, lockedUntil: 0))
-            #expect(try await db.write { try await $0.lockAddressSignInFailures(address: address, now: 99) } == .init(failures: 50, windowStart: 9, lockedUntil: 0))
-            #expect(try await db.write { try await $0.lockAddressSignInFailures(address: "other-\(address)", now: 99) } == .init(failures: 0, windowStart: 99, lockedUntil: 0))
+            #expect(
+                try await db.read { try await $0.signInFailures(environment: "sandbox", accountName: name) }
+                    == .init(failures: 50, windowStart: 7, lockedUntil: 0))
+            #expect(
+                try await db.write { try await $0.lockAddressSignInFailures(address: address, now: 99) } == .init(failures: 50, windowStart: 9, lockedUntil: 0))
+            #expect(
+                try await db.write { try await $0.lockAddressSignInFailures(address: "other-\(address)", now: 99) }
+                    == .init(failures: 0, windowStart: 99, lockedUntil: 0))
         }
     }
 
@@ -287,17 +308,21 @@ import Testing
                 try await db.write { try await $0.insertScores(scores, bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: now) }
             }
             // A batch with duplicates: each gets its own id, in the order sent.
-            let first = try await report([
-                NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
-                NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
-                NewScore(category: "low", value: 500, context: UInt64.max, higherIsBetter: false),
-                NewScore(category: "high", value: 30, context: 2, higherIsBetter: true),
-            ], at: 100)
+            let first = try await report(
+                [
+                    NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
+                    NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
+                    NewScore(category: "low", value: 500, context: UInt64.max, higherIsBetter: false),
+                    NewScore(category: "high", value: 30, context: 2, higherIsBetter: true),
+                ], at: 100)
             #expect(first.map(\.value) == [10, 10, 500, 30])
             #expect(Set(first.map(\.scoreID)).count == 4)
             #expect(first[2].context == UInt64.max)
-            _ = try await report([NewScore(category: "high", value: 20, context: 3, higherIsBetter: true),
-                                  NewScore(category: "low", value: 400, context: 4, higherIsBetter: false)], at: 200)
+            _ = try await report(
+                [
+                    NewScore(category: "high", value: 20, context: 3, higherIsBetter: true),
+                    NewScore(category: "low", value: 400, context: 4, higherIsBetter: false),
+                ], at: 200)
             let equal = try await report([NewScore(category: "high", value: 30, context: 5, higherIsBetter: true)], at: 300)
 
             let best = BestRows()
@@ -322,7 +347,8 @@ import Testing
 
             let recent = RecentRows()
             try await db.read { storage in
-                try await storage.forEachRecentScore(bundleID: bundle, environment: "sandbox", categories: ["high"], since: 200) { playerID, id, value, reportedAt in
+                try await storage.forEachRecentScore(bundleID: bundle, environment: "sandbox", categories: ["high"], since: 200) {
+                    playerID, id, value, reportedAt in
                     recent.add(RecentRow(playerID: playerID, scoreID: id, value: value, reportedAt: reportedAt))
                 }
             }

@@ -137,10 +137,12 @@ final class Probe: GKSessionDelegate, Sendable {
         switch newState {
         case .available:
             LANSessionProbe.say("found \(peerID) named \(session.displayName(forPeer: peerID) ?? "?")")
-            let connect = options.connect && state.withLock { state in
-                defer { state.connectRequested = true }
-                return !state.connectRequested
-            }
+            let connect =
+                options.connect
+                && state.withLock { state in
+                    defer { state.connectRequested = true }
+                    return !state.connectRequested
+                }
             if connect { session.connect(toPeer: peerID, withTimeout: 20) }
         case .connected:
             LANSessionProbe.say("connected to \(session.displayName(forPeer: peerID) ?? peerID)")

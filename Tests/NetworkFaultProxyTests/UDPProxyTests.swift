@@ -214,11 +214,12 @@ struct UDPProxyTests {
             for index in 0..<64 {
                 try await client.send(Self.numbered(index), to: proxy.port)
             }
-            #expect(await eventually {
-                let statistics = proxy.statistics
-                return statistics.forwarded + statistics.dropped == 64
-                    && server.received.count == statistics.forwarded
-            })
+            #expect(
+                await eventually {
+                    let statistics = proxy.statistics
+                    return statistics.forwarded + statistics.dropped == 64
+                        && server.received.count == statistics.forwarded
+                })
             survivors.append(Set(server.received.map { Self.number(of: $0.bytes) }))
             await client.close()
             await proxy.stop()

@@ -9,9 +9,15 @@ struct BrowserTests {
     let t0 = ContinuousClock.now
 
     static func ptr(ttl: UInt32 = 4500) -> DNSResourceRecord { DNSResourceRecord(name: type.domainName, data: .ptr(instance), ttl: ttl) }
-    static func srv(port: UInt16 = 5000, ttl: UInt32 = 120) -> DNSResourceRecord { DNSResourceRecord(name: instance, data: .srv(priority: 0, weight: 0, port: port, target: host), ttl: ttl, cacheFlush: true) }
-    static func txt(peer: String = "B", ttl: UInt32 = 4500) -> DNSResourceRecord { DNSResourceRecord(name: instance, data: .txt(TXTRecord(["peer": peer, "v": "1"])), ttl: ttl, cacheFlush: true) }
-    static func a(_ last: UInt8 = 7, ttl: UInt32 = 120, flush: Bool = true) -> DNSResourceRecord { DNSResourceRecord(name: host, data: .a(IPv4Address(10, 0, 0, last)), ttl: ttl, cacheFlush: flush) }
+    static func srv(port: UInt16 = 5000, ttl: UInt32 = 120) -> DNSResourceRecord {
+        DNSResourceRecord(name: instance, data: .srv(priority: 0, weight: 0, port: port, target: host), ttl: ttl, cacheFlush: true)
+    }
+    static func txt(peer: String = "B", ttl: UInt32 = 4500) -> DNSResourceRecord {
+        DNSResourceRecord(name: instance, data: .txt(TXTRecord(["peer": peer, "v": "1"])), ttl: ttl, cacheFlush: true)
+    }
+    static func a(_ last: UInt8 = 7, ttl: UInt32 = 120, flush: Bool = true) -> DNSResourceRecord {
+        DNSResourceRecord(name: host, data: .a(IPv4Address(10, 0, 0, last)), ttl: ttl, cacheFlush: flush)
+    }
     static var fullResponse: DNSMessage { .response(answers: [ptr()], additionals: [srv(), txt(), a()]) }
 
     func sends(_ actions: [BrowserAction]) -> [(DNSMessage, ContinuousClock.Instant)] {
@@ -44,7 +50,8 @@ struct BrowserTests {
         var browser = Browser(serviceType: Self.type)
         _ = browser.start(now: t0)
         let found = events(browser.receive(Self.fullResponse, now: t0))
-        let expected = DiscoveredService(instance: Self.instance, host: Self.host, port: 5000, txt: ["peer": "B", "v": "1"], addresses: [.v4(IPv4Address(10, 0, 0, 7))])
+        let expected = DiscoveredService(
+            instance: Self.instance, host: Self.host, port: 5000, txt: ["peer": "B", "v": "1"], addresses: [.v4(IPv4Address(10, 0, 0, 7))])
         #expect(found == [.found(expected)])
         #expect(expected.name == "Bob" && expected.peerID == "B")
         // The same packet again changes nothing.
@@ -129,7 +136,9 @@ struct BrowserTests {
         #expect(events(browser.tick(now: bye + .milliseconds(999))).isEmpty)
         #expect(events(browser.tick(now: bye + .seconds(1))) == [.lost(instance: Self.instance)])
         // A goodbye for a record we never had is ignored.
-        #expect(events(browser.receive(.response(answers: [DNSResourceRecord(name: Self.type.domainName, data: .ptr("X._ogk._tcp.local."), ttl: 0)]), now: bye)).isEmpty)
+        #expect(
+            events(browser.receive(.response(answers: [DNSResourceRecord(name: Self.type.domainName, data: .ptr("X._ogk._tcp.local."), ttl: 0)]), now: bye))
+                .isEmpty)
         #expect(browser.cache.lookup(Self.type.domainName, .ptr).isEmpty)
     }
 
@@ -140,7 +149,8 @@ struct BrowserTests {
         // Two seconds later the host announces a new address and port with the cache-flush bit.
         let later = t0 + .seconds(2)
         let changed = events(browser.receive(.response(answers: [Self.srv(port: 6000), Self.a(9)]), now: later))
-        let expected = DiscoveredService(instance: Self.instance, host: Self.host, port: 6000, txt: ["peer": "B", "v": "1"], addresses: [.v4(IPv4Address(10, 0, 0, 9))])
+        let expected = DiscoveredService(
+            instance: Self.instance, host: Self.host, port: 6000, txt: ["peer": "B", "v": "1"], addresses: [.v4(IPv4Address(10, 0, 0, 9))])
         #expect(changed == [.updated(expected)])
         // The flushed records linger hidden for one second, then are gone.
         #expect(browser.cache.entries.count == 6)

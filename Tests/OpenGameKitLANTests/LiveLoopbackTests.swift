@@ -37,10 +37,14 @@ struct LiveLoopbackTests {
     @Test(.timeLimit(.minutes(1)))
     func secondAdvertiserWithSameNameIsRenamed() async throws {
         let type = try ServiceType(sessionID: "ogk-dup\(UInt16.random(in: 100...999))")
-        let first = ServiceAdvertiser(registration: ServiceRegistration(serviceType: type, displayName: "Same", port: 47002, peerID: "one", ipv4Addresses: []), interfaceName: LoopbackMulticast.interface)
+        let first = ServiceAdvertiser(
+            registration: ServiceRegistration(serviceType: type, displayName: "Same", port: 47002, peerID: "one", ipv4Addresses: []),
+            interfaceName: LoopbackMulticast.interface)
         try await first.start()
         _ = await firstEvent(first.events, timeout: .seconds(20)) { if case .registered = $0 { true } else { false } }
-        let second = ServiceAdvertiser(registration: ServiceRegistration(serviceType: type, displayName: "Same", port: 47003, peerID: "two", ipv4Addresses: []), interfaceName: LoopbackMulticast.interface)
+        let second = ServiceAdvertiser(
+            registration: ServiceRegistration(serviceType: type, displayName: "Same", port: 47003, peerID: "two", ipv4Addresses: []),
+            interfaceName: LoopbackMulticast.interface)
         try await second.start()
         let registered = await firstEvent(second.events, timeout: .seconds(8)) { if case .registered = $0 { true } else { false } }
         #expect(registered == .registered(instanceName: type.domainName.prepending("Same (2)")))

@@ -41,7 +41,9 @@ struct ResponderTests {
         guard case .txt(let txt) = responder.txtRecord.data else { Issue.record("no TXT"); return }
         #expect(txt.dictionary == ["peer": "peer-A", "v": "1"])
         #expect(responder.addressRecords.map(\.ttl) == [120])
-        let generated = Responder(registration: ServiceRegistration(serviceType: Self.type, displayName: String(repeating: "é", count: 40), port: 1, peerID: "p", ipv4Addresses: []), randomSource: SplitMix64(seed: 2))
+        let generated = Responder(
+            registration: ServiceRegistration(serviceType: Self.type, displayName: String(repeating: "é", count: 40), port: 1, peerID: "p", ipv4Addresses: []),
+            randomSource: SplitMix64(seed: 2))
         #expect(generated.hostName.labels[0].hasPrefix("ogk-") && generated.hostName.labels[0].count == 12)
         #expect(generated.instanceName.labels[0].utf8.count <= 63)
         #expect(Responder.instanceLabel(String(repeating: "x", count: 70), number: 12).utf8.count == 63)
@@ -113,7 +115,7 @@ struct ResponderTests {
         var responder = Responder(registration: Self.registration, randomSource: SplitMix64(seed: 5))
         _ = responder.start(now: t0)
         var now = responder.nextDeadline!
-        _ = responder.tick(now: now) // first probe
+        _ = responder.tick(now: now)  // first probe
         let original = responder.instanceName
         // Our own probe/announcement echoed back is not a conflict.
         #expect(responder.receive(.response(answers: responder.records), sourcePort: 5353, now: now).isEmpty)
@@ -153,14 +155,16 @@ struct ResponderTests {
         #expect(responder.state == .probing(sent: 2))
         // A probe with lexicographically smaller data (same TXT, SRV port 1 < 4242): we win and carry on.
         let weaker = DNSResourceRecord(name: responder.instanceName, data: .srv(priority: 0, weight: 0, port: 1, target: "alicehost.local."), ttl: 120)
-        _ = responder.receive(.query([DNSQuestion(name: responder.instanceName, type: .any)], authorities: [weaker, responder.txtRecord]), sourcePort: 5353, now: now)
+        _ = responder.receive(
+            .query([DNSQuestion(name: responder.instanceName, type: .any)], authorities: [weaker, responder.txtRecord]), sourcePort: 5353, now: now)
         #expect(responder.state == .probing(sent: 2))
         // A probe with greater data (port 60000): we lose, wait 1 s and probe again under the same name.
         let stronger = DNSResourceRecord(name: responder.instanceName, data: .srv(priority: 0, weight: 0, port: 60000, target: "alicehost.local."), ttl: 120)
         let name = responder.instanceName
         // Records are compared sorted by class, type, rdata: a lone SRV (type 33) beats our TXT (type 16).
         #expect(Responder.compareForTieBreak([responder.srvRecord, responder.txtRecord], [weaker]) == -1)
-        _ = responder.receive(.query([DNSQuestion(name: responder.instanceName, type: .any)], authorities: [responder.txtRecord, stronger]), sourcePort: 5353, now: now)
+        _ = responder.receive(
+            .query([DNSQuestion(name: responder.instanceName, type: .any)], authorities: [responder.txtRecord, stronger]), sourcePort: 5353, now: now)
         #expect(responder.state == .probing(sent: 0))
         #expect(responder.nextDeadline == now + .seconds(1))
         #expect(responder.instanceName == name)
@@ -197,7 +201,8 @@ struct ResponderTests {
         // Unrelated names get nothing.
         #expect(responder.receive(.query([DNSQuestion(name: "_other._tcp.local.", type: .ptr)]), sourcePort: 5353, now: now).isEmpty)
         // Service type enumeration.
-        let enumeration = try #require(sends(responder.receive(.query([DNSQuestion(name: Responder.serviceEnumerationName, type: .ptr)]), sourcePort: 5353, now: now)).first?.0)
+        let enumeration = try #require(
+            sends(responder.receive(.query([DNSQuestion(name: Responder.serviceEnumerationName, type: .ptr)]), sourcePort: 5353, now: now)).first?.0)
         #expect(enumeration.answers.first?.data == .ptr(Self.type.domainName))
     }
 
@@ -206,9 +211,9 @@ struct ResponderTests {
         let now = register(&responder)
         let question = DNSQuestion(name: Self.type.domainName, type: .ptr)
         var known = responder.ptrRecord
-        known.ttl = 2250 // exactly half of 4500: still suppresses
+        known.ttl = 2250  // exactly half of 4500: still suppresses
         #expect(responder.receive(.query([question], knownAnswers: [known]), sourcePort: 5353, now: now).isEmpty)
-        known.ttl = 2249 // less than half: we must answer
+        known.ttl = 2249  // less than half: we must answer
         #expect(sends(responder.receive(.query([question], knownAnswers: [known]), sourcePort: 5353, now: now)).count == 1)
         // A known answer for somebody else's instance does not suppress ours.
         let foreign = DNSResourceRecord(name: Self.type.domainName, data: .ptr("Bob._ogk._tcp.local."), ttl: 4500)
@@ -250,7 +255,15 @@ struct ResponderTests {
         #expect(goodbye.isResponse)
         #expect(goodbye.answers.count == responder.records.count)
         #expect(goodbye.answers.allSatisfy { $0.ttl == 0 })
-        #expect(Set(goodbye.answers.map { var r = $0; r.ttl = 0; return r }) == Set(responder.records.map { var r = $0; r.ttl = 0; return r }))
+        #expect(
+            Set(
+                goodbye.answers.map {
+                    var r = $0; r.ttl = 0; return r
+                })
+                == Set(
+                    responder.records.map {
+                        var r = $0; r.ttl = 0; return r
+                    }))
         #expect(events(actions) == [.stopped])
         #expect(responder.state == .stopped)
         #expect(responder.stop(now: now).isEmpty)

@@ -50,7 +50,9 @@ struct PeerPickerTests {
         #expect(model.peerGone("b") == [.show("Nearby players:\n  1) Carol\nType a number to connect, or q to cancel.")])
         #expect(model.line("7") == [.show("Type a number from 1 to 1, or q to cancel.")])
         #expect(model.line("1") == [.show("Connecting to Carol…"), .connect("c")])
-        #expect(model.failed("c", name: "Carol", reason: "Carol declined the connection.").first == .show("Could not connect to Carol: Carol declined the connection."))
+        #expect(
+            model.failed("c", name: "Carol", reason: "Carol declined the connection.").first
+                == .show("Could not connect to Carol: Carol declined the connection."))
         #expect(model.request(from: "d", name: "Dave") == [.show("Dave wants to connect. Accept? [y/n]")])
         #expect(model.line("1") == [.show("Dave wants to connect. Accept? [y/n]")])
         #expect(model.line("y") == [.show("Accepting Dave…"), .accept("d")])

@@ -6,8 +6,9 @@ import Testing
 /// from the list of nearby players, the other accepts, and both play the battle to the end.
 @Suite(
     "Peer picker driven in tmux",
-    .enabled(if: (TmuxServer() != nil && LoopbackMulticast.isAvailable) || lanPeersRequired,
-             Comment(rawValue: "\(TmuxServer.skipMessage), or \(LoopbackMulticast.skipMessage)"))
+    .enabled(
+        if: (TmuxServer() != nil && LoopbackMulticast.isAvailable) || lanPeersRequired,
+        Comment(rawValue: "\(TmuxServer.skipMessage), or \(LoopbackMulticast.skipMessage)"))
 )
 struct PeerPickerTmuxTests {
     @Test(.timeLimit(.minutes(2)))

@@ -107,8 +107,10 @@ struct SessionCoreTests {
         network.on(1) { core, now in core.connect(to: CoreNetwork.peerID(0), timeout: .seconds(5), now: now) }
         network.paused = []
         // Deliver both hellos now.
-        let helloA = SessionFrame.hello(SessionHello(version: 1, peerID: alice, displayName: "Node 0", token: network.nodes[0].connections.values.first!.localToken, udpPort: 40000))
-        let helloB = SessionFrame.hello(SessionHello(version: 1, peerID: bob, displayName: "Node 1", token: network.nodes[1].connections.values.first!.localToken, udpPort: 40001))
+        let helloA = SessionFrame.hello(
+            SessionHello(version: 1, peerID: alice, displayName: "Node 0", token: network.nodes[0].connections.values.first!.localToken, udpPort: 40000))
+        let helloB = SessionFrame.hello(
+            SessionHello(version: 1, peerID: bob, displayName: "Node 1", token: network.nodes[1].connections.values.first!.localToken, udpPort: 40001))
         // Node 0 (smaller id) refuses node 1's hello; node 1 drops its own request and reports node 0's.
         let inboundAtZero = network.nodes[0].inboundAccepted(remoteHost: "node-1", now: network.now)
         let refusal = network.nodes[0].received(helloB, on: inboundAtZero, now: network.now)

@@ -25,7 +25,9 @@ struct SessionFrameTests {
     }
 
     @Test func bytesArrivingOneAtATimeAreReassembled() throws {
-        let frames: [SessionFrame] = [.data(Data(0..<200)), .heartbeat, .hello(SessionHello(version: 1, peerID: "p", displayName: "", token: token, udpPort: 1))]
+        let frames: [SessionFrame] = [
+            .data(Data(0..<200)), .heartbeat, .hello(SessionHello(version: 1, peerID: "p", displayName: "", token: token, udpPort: 1)),
+        ]
         var decoder = SessionFrameDecoder()
         var decoded: [SessionFrame] = []
         for byte in frames.flatMap({ $0.encoded() }) {

@@ -76,8 +76,9 @@ func uniqueSessionID(_ prefix: String) -> String {
 
 /// Creates a session on `lo` with a recorder attached; on `eventLoop` if given.
 func makeSession(_ sessionID: String, _ name: String, _ mode: GKSessionMode, eventLoop: (any EventLoop)? = nil) throws -> (GKSession, SessionRecorder) {
-    let session = try GKSession(sessionID: sessionID, displayName: name, sessionMode: mode, interfaceName: LoopbackMulticast.interface,
-                                eventLoop: eventLoop)
+    let session = try GKSession(
+        sessionID: sessionID, displayName: name, sessionMode: mode, interfaceName: LoopbackMulticast.interface,
+        eventLoop: eventLoop)
     let recorder = SessionRecorder()
     recorder.attach(to: session)
     return (session, recorder)

@@ -40,10 +40,12 @@ final class TmuxServer: Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             do {
-                try await command(["new-session", "-d", "-s", "main", "-n", "idle", "-x", "160", "-y", "50",
-                                   "sleep 600; '\(tmux)' -L '\(socket)' kill-server"])
+                try await command([
+                    "new-session", "-d", "-s", "main", "-n", "idle", "-x", "160", "-y", "50",
+                    "sleep 600; '\(tmux)' -L '\(socket)' kill-server",
+                ])
                 break
-            } catch where ContinuousClock.now < deadline {
+            } catch  where ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))  // the server is not listening yet
             }
         }

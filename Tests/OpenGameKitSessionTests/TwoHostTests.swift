@@ -15,8 +15,12 @@ struct TwoHostTests {
         try #require(FileManager.default.isExecutableFile(atPath: probe), "LANSessionProbe not built at \(probe); run `swift build` first")
         let session = uniqueSessionID("twohost")
         func run(_ host: TwoHosts.Host, _ name: String, _ extra: [String]) async throws -> (status: Int32, output: String) {
-            try await ChildProcess.run(ip, ["netns", "exec", host.namespace, env, "OPENGAMEKIT_INTERFACE=\(host.interface)", probe,
-                                            "--name", name, "--session", session, "--timeout", "75"] + extra, timeout: .seconds(90))
+            try await ChildProcess.run(
+                ip,
+                [
+                    "netns", "exec", host.namespace, env, "OPENGAMEKIT_INTERFACE=\(host.interface)", probe,
+                    "--name", name, "--session", session, "--timeout", "75",
+                ] + extra, timeout: .seconds(90))
         }
         async let first = run(hosts.a, "HostA", ["--connect"])
         async let second = run(hosts.b, "HostB", [])
@@ -50,6 +54,7 @@ enum TwoHosts {
         return hosts.count == 2 ? (hosts[0], hosts[1]) : nil
     }()
 
-    static let skipMessage = "no network namespaces for the two-host test: OPENGAMEKIT_TEST_NETNS is unset "
+    static let skipMessage =
+        "no network namespaces for the two-host test: OPENGAMEKIT_TEST_NETNS is unset "
         + "(scripts/test.sh creates them with scripts/lan-netns.sh when run as root)"
 }

@@ -129,8 +129,9 @@ import Testing
     }
 
     @Test func achievementsArchiveAndRestore() throws {
-        let device = GKGameCenter(server: URL(string: "http://127.0.0.1:1")!, bundleID: "com.example.tapper",
-                                  storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("arch-\(UUID().uuidString)"))
+        let device = GKGameCenter(
+            server: URL(string: "http://127.0.0.1:1")!, bundleID: "com.example.tapper",
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("arch-\(UUID().uuidString)"))
         let achievement = GKAchievement(identifier: "tapper.first", in: device)
         achievement.percentComplete = 42.5
         let data = try JSONEncoder().encode(achievement)

@@ -169,7 +169,8 @@ import Testing
     @Test func anInvalidManifestStopsTheServerFromStarting() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bad-games-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try "bundleID: com.example.bad\nname: Bad\nachievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 500 }\n"
+        try
+            "bundleID: com.example.bad\nname: Bad\nachievements:\n  - { identifier: a, title: { en: T }, unachievedDescription: { en: U }, achievedDescription: { en: A }, points: 500 }\n"
             .write(to: folder.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
         let server = try LiveServer(engine: "sqlite", games: folder.path)
         await #expect(throws: LiveServerError.self) { try await server.start() }

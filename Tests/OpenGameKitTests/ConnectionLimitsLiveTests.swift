@@ -23,19 +23,31 @@ import Testing
         let server = try LiveServer(engine: "sqlite")
         try await server.start()
         let cases: [(name: String, request: [UInt8], status: Int, code: String)] = [
-            ("1 MB of headers", Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "a", count: 1 << 20))\r\n\r\n".utf8),
-             431, "request.headers_too_large"),
-            ("a 100 KB URL", Array("GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
-             431, "request.headers_too_large"),
-            ("10,000 headers", Array("GET /healthz HTTP/1.1\r\n\((0..<10_000).map { "X-H\($0): v\r\n" }.joined())\r\n".utf8),
-             431, "request.headers_too_large"),
-            ("invalid UTF-8 in the path", Array("GET /".utf8) + [0xFF, 0xFE, 0xC3] + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
-             400, "request.malformed"),
-            ("non-HTTP bytes", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x00, 0x00] + Array("\r\n\r\n".utf8),
-             400, "request.malformed"),
-            ("Content-Length with Transfer-Encoding",
-             Array("POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".utf8),
-             400, "request.malformed"),
+            (
+                "1 MB of headers", Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "a", count: 1 << 20))\r\n\r\n".utf8),
+                431, "request.headers_too_large"
+            ),
+            (
+                "a 100 KB URL", Array("GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
+                431, "request.headers_too_large"
+            ),
+            (
+                "10,000 headers", Array("GET /healthz HTTP/1.1\r\n\((0..<10_000).map { "X-H\($0): v\r\n" }.joined())\r\n".utf8),
+                431, "request.headers_too_large"
+            ),
+            (
+                "invalid UTF-8 in the path", Array("GET /".utf8) + [0xFF, 0xFE, 0xC3] + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
+                400, "request.malformed"
+            ),
+            (
+                "non-HTTP bytes", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x00, 0x00] + Array("\r\n\r\n".utf8),
+                400, "request.malformed"
+            ),
+            (
+                "Content-Length with Transfer-Encoding",
+                Array("POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".utf8),
+                400, "request.malformed"
+            ),
         ]
         for (name, request, status, code) in cases {
             let (answer, closed) = try Self.exchange(server, request)

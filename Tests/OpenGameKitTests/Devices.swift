@@ -5,8 +5,9 @@ import Testing
 /// Test devices: each a separate `GKGameCenter` with its own storage folder, as separate phones would be.
 enum Devices {
     static func make(_ server: LiveServer, storage: URL? = nil, bundleID: String = "com.example.tapper") -> GKGameCenter {
-        GKGameCenter(server: server.url, bundleID: bundleID, environment: .sandbox,
-                     storageDirectory: storage ?? FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        GKGameCenter(
+            server: server.url, bundleID: bundleID, environment: .sandbox,
+            storageDirectory: storage ?? FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
     }
 
     /// A device with a new account signed up on it.

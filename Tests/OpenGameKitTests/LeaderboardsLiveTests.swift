@@ -136,7 +136,7 @@ import Testing
         #expect(before.count > 9 * 5)
         try await server.stop()
         try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
-        try await Self.advanceClock(server, hours: 30)   // the clock starts from the system's again
+        try await Self.advanceClock(server, hours: 30)  // the clock starts from the system's again
         let after = try await snapshot()
         #expect(after == before)
         try await server.stop()
@@ -246,8 +246,10 @@ import Testing
     @Test func categoriesAndTitlesFollowTheDevicesLocale() async throws {
         let server = try LiveServer(engine: "sqlite")
         try await server.start()
-        let device = GKGameCenter(server: server.url, bundleID: "com.example.tapper", storageDirectory:
-            FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"), locale: "ja-JP")
+        let device = GKGameCenter(
+            server: server.url, bundleID: "com.example.tapper",
+            storageDirectory:
+                FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"), locale: "ja-JP")
         try await device.localPlayer.authenticate(.signUp(account: "ja-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "Ja"))
         let (categories, titles) = try await GKLeaderboard.loadCategories(in: device)
         #expect(categories == ["tapper.taps", "tapper.sprint", "tapper.map1", "tapper.map2", "tapper.anymap"])
@@ -257,8 +259,9 @@ import Testing
     }
 
     @Test func scoresArchiveAndRestore() throws {
-        let device = GKGameCenter(server: URL(string: "http://127.0.0.1:1")!, bundleID: "com.example.tapper",
-                                  storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("arch-\(UUID().uuidString)"))
+        let device = GKGameCenter(
+            server: URL(string: "http://127.0.0.1:1")!, bundleID: "com.example.tapper",
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("arch-\(UUID().uuidString)"))
         let score = GKScore(category: "tapper.sprint", in: device)
         score.value = Int64.min
         score.context = UInt64.max

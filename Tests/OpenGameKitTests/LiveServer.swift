@@ -93,8 +93,11 @@ final class LiveServer: @unchecked Sendable {
     func start(extraArguments: [String] = []) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--port", "\(port)", "--udp-port", "\(udpPort)", "--database", database, "--games", games,
-                             "--heartbeat-seconds", "1", "--log-level", "debug"] + extraArguments
+        process.arguments =
+            [
+                "serve", "--port", "\(port)", "--udp-port", "\(udpPort)", "--database", database, "--games", games,
+                "--heartbeat-seconds", "1", "--log-level", "debug",
+            ] + extraArguments
         if let descriptorLimit {
             // The hard limit too, so the server cannot raise its soft limit back.
             process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Self.binary] + (process.arguments ?? [])
@@ -118,8 +121,9 @@ final class LiveServer: @unchecked Sendable {
         for _ in 0..<300 {
             let text = output.text.withLock { $0 }
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
-               let udpLine = text.split(separator: "\n").first(where: { $0.hasPrefix("udp ") }),
-               let parsed = Int(line.split(separator: ":").last ?? "") {
+                let udpLine = text.split(separator: "\n").first(where: { $0.hasPrefix("udp ") }),
+                let parsed = Int(line.split(separator: ":").last ?? "")
+            {
                 port = parsed
                 boundUDPPort = Int(udpLine.split(separator: ":").last ?? "") ?? 0
                 return
@@ -151,11 +155,13 @@ final class LiveServer: @unchecked Sendable {
             let log = errorOutput.split(separator: "\n").filter {
                 $0.hasPrefix("20") && !$0.contains("Executing query") && !$0.contains("[PostgresNIO]")
             }
-            FileHandle.standardError.write(Data("""
-                warning: server did not stop within 30 s of SIGTERM; killed. Its log without database statements:
-                \(log.suffix(80).joined(separator: "\n"))
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    warning: server did not stop within 30 s of SIGTERM; killed. Its log without database statements:
+                    \(log.suffix(80).joined(separator: "\n"))
 
-                """.utf8))
+                    """.utf8))
             kill(process.processIdentifier, SIGKILL)
             // Reap it here: after a kill, Foundation's waitUntilExit() was seen spinning forever on the zombie
             // (swift-testing's exit-test monitor also waits on children).

@@ -18,15 +18,15 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mm-games-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
-            bundleID: \(arena)
-            name: Arena
-            matchmaking: { fillSeconds: 1, invitationSeconds: 30 }
-            """.write(to: folder.appendingPathComponent("arena.yaml"), atomically: true, encoding: .utf8)
+        bundleID: \(arena)
+        name: Arena
+        matchmaking: { fillSeconds: 1, invitationSeconds: 30 }
+        """.write(to: folder.appendingPathComponent("arena.yaml"), atomically: true, encoding: .utf8)
         try """
-            bundleID: \(quest)
-            name: Quest
-            matchmaking: { rolesRequired: true }
-            """.write(to: folder.appendingPathComponent("quest.yaml"), atomically: true, encoding: .utf8)
+        bundleID: \(quest)
+        name: Quest
+        matchmaking: { rolesRequired: true }
+        """.write(to: folder.appendingPathComponent("quest.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }
 
@@ -242,7 +242,7 @@ import Testing
             alice.matchmaker.cancel()
             let error = await #expect(throws: GKError.self) { try await task.value }
             #expect(error?.code == .cancelled)
-            alice.matchmaker.cancel()   // nothing waits: nothing happens
+            alice.matchmaker.cancel()  // nothing waits: nothing happens
         }
         // Bob's request finds nobody left from Alice's thousand cancelled ones…
         let bobTask = Self.find(bob, Self.request(2, 2))
@@ -424,15 +424,19 @@ import Testing
         let token = try await Self.signIn(server, account: account, password: "password-Dana")
 
         // A session without an open realtime channel could not be told of its match: refused, nothing queued.
-        let offline = try await Self.send(server, "POST", "/v1/matchmaking/requests", token: token, body: """
-            {"requestID": "r1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": false, "playersToInvite": []}
-            """)
+        let offline = try await Self.send(
+            server, "POST", "/v1/matchmaking/requests", token: token,
+            body: """
+                {"requestID": "r1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": false, "playersToInvite": []}
+                """)
         #expect(offline.status == 409 && offline.code == "matchmaking.offline")
         // The server checks sizes itself (the SDK checks first, so only a raw request reaches this rule).
         for (min, max) in [(1, 2), (2, 17), (3, 2)] {
-            let invalid = try await Self.send(server, "POST", "/v1/matchmaking/requests", token: token, body: """
-                {"requestID": "r0", "minPlayers": \(min), "maxPlayers": \(max), "playerGroup": 0, "playerAttributes": 0, "hosted": false, "playersToInvite": []}
-                """)
+            let invalid = try await Self.send(
+                server, "POST", "/v1/matchmaking/requests", token: token,
+                body: """
+                    {"requestID": "r0", "minPlayers": \(min), "maxPlayers": \(max), "playerGroup": 0, "playerAttributes": 0, "hosted": false, "playersToInvite": []}
+                    """)
             #expect(invalid.status == 400 && invalid.code == "matchmaking.invalid_request")
         }
         // Cancelling what does not wait is a clear error, every time.
@@ -452,8 +456,9 @@ import Testing
         let aliceTask = Self.find(alice, Self.request(2, 2, invite: [bob.localPlayer.playerID]))
         let invite = try await bobInvites.next()
         for verb in ["accept", "decline"] {
-            let answer = try await Self.send(server, "POST", "/v1/invitations/\(invite.invitationID)/\(verb)", token: token,
-                                             body: verb == "accept" ? #"{"requestID": "r2"}"# : nil)
+            let answer = try await Self.send(
+                server, "POST", "/v1/invitations/\(invite.invitationID)/\(verb)", token: token,
+                body: verb == "accept" ? #"{"requestID": "r2"}"# : nil)
             #expect(answer.status == 404 && answer.code == "matchmaking.no_such_invitation")
         }
         // The inviter leaving cancels the invitation: Bob can no longer join.
@@ -501,15 +506,18 @@ import Testing
 
         // The Game Center app (here: plain HTTP with the player's own session) picks Bob.
         let token = try await Self.signIn(server, account: account, password: "password-Alice")
-        let status = try await Self.post(server, "/v1/matchmaking/play-with-friends", token: token,
-                                         body: #"{"playerIDs": ["\#(bob.localPlayer.playerID)"]}"#)
+        let status = try await Self.post(
+            server, "/v1/matchmaking/play-with-friends", token: token,
+            body: #"{"playerIDs": ["\#(bob.localPlayer.playerID)"]}"#)
         #expect(status == 204)
         let players = try await inbox.nextPlayers()
         #expect(players == [bob.localPlayer.playerID])
         // Strangers cannot be chosen.
         let stranger = try await Self.player(server, "Stranger")
-        #expect(try await Self.post(server, "/v1/matchmaking/play-with-friends", token: token,
-                                    body: #"{"playerIDs": ["\#(stranger.localPlayer.playerID)"]}"#) == 403)
+        #expect(
+            try await Self.post(
+                server, "/v1/matchmaking/play-with-friends", token: token,
+                body: #"{"playerIDs": ["\#(stranger.localPlayer.playerID)"]}"#) == 403)
         try await server.stop()
     }
 

@@ -29,8 +29,12 @@ final class PrivatePostgres: @unchecked Sendable {
 
     /// Starts the server (again) on its port and waits until it accepts connections.
     func start() throws {
-        try asPostgres("pg_ctl", ["-D", "\(folder.path)/data", "-l", "\(folder.path)/log", "-w",
-                                  "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
+        try asPostgres(
+            "pg_ctl",
+            [
+                "-D", "\(folder.path)/data", "-l", "\(folder.path)/log", "-w",
+                "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+            ])
     }
 
     /// Stops the server at once, closing every client connection (`pg_ctl -m fast`).

@@ -87,7 +87,8 @@ import Testing
     /// Asks to open a realtime channel over a raw connection; the connection stays open when it was upgraded.
     static func upgrade(_ server: LiveServer, token: String) throws -> (status: Int, response: String, connection: RawTCPConnection) {
         let connection = try RawTCPConnection(port: server.port)
-        _ = connection.send("""
+        _ = connection.send(
+            """
             GET /v1/realtime HTTP/1.1\r
             Host: 127.0.0.1\r
             Upgrade: websocket\r

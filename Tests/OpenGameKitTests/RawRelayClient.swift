@@ -41,8 +41,10 @@ final class RawRelayClient: @unchecked Sendable {
         let (outgoingStream, outgoing) = AsyncStream.makeStream(of: ByteBuffer.self)
         let inbox = Inbox()
         Task {
-            _ = try? await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
-                                                   logger: Logger(label: "raw-relay")) { inbound, outbound, _ in
+            _ = try? await WebSocketClient.connect(
+                url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
+                logger: Logger(label: "raw-relay")
+            ) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await frame in outgoingStream { try await outbound.write(.binary(frame)) }
@@ -63,8 +65,9 @@ final class RawRelayClient: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         let udp = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        return RawRelayClient(welcome: inbox.welcome.withLock { $0! }, outgoing: outgoing, inbox: inbox, udp: udp,
-                              relayAddress: try SocketAddress(ipAddress: "127.0.0.1", port: udpPort))
+        return RawRelayClient(
+            welcome: inbox.welcome.withLock { $0! }, outgoing: outgoing, inbox: inbox, udp: udp,
+            relayAddress: try SocketAddress(ipAddress: "127.0.0.1", port: udpPort))
     }
 
     /// The member index of `playerID`.
@@ -87,9 +90,10 @@ final class RawRelayClient: @unchecked Sendable {
     func sealedData(_ text: String, to recipients: [UInt8], key: RelayKey? = nil) -> ByteBuffer {
         counter += 1
         var datagram = ByteBuffer()
-        RelayDatagram.seal(RelayDatagramHeader(kind: .clientData, connectionID: welcome.connectionID, counter: counter),
-                           body: RelayDatagram.clientDataBody(recipients: recipients, payload: ByteBuffer(string: text)),
-                           key: key ?? welcome.key, into: &datagram)
+        RelayDatagram.seal(
+            RelayDatagramHeader(kind: .clientData, connectionID: welcome.connectionID, counter: counter),
+            body: RelayDatagram.clientDataBody(recipients: recipients, payload: ByteBuffer(string: text)),
+            key: key ?? welcome.key, into: &datagram)
         return datagram
     }
 

@@ -58,7 +58,8 @@ import Testing
         let (device, token) = try await signedUpToken(server)
         await device.close()
         let stuck = try RawTCPConnection(port: server.port, receiveBuffer: 4096)
-        _ = stuck.send("""
+        _ = stuck.send(
+            """
             GET /v1/realtime HTTP/1.1\r
             Host: 127.0.0.1\r
             Upgrade: websocket\r

@@ -20,15 +20,15 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-games-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
-            bundleID: \(game)
-            name: Relay
-            matchmaking: { fillSeconds: 0 }
-            """.write(to: folder.appendingPathComponent("relay.yaml"), atomically: true, encoding: .utf8)
+        bundleID: \(game)
+        name: Relay
+        matchmaking: { fillSeconds: 0 }
+        """.write(to: folder.appendingPathComponent("relay.yaml"), atomically: true, encoding: .utf8)
         try """
-            bundleID: \(briefGame)
-            name: Relay (brief timeout)
-            matchmaking: { fillSeconds: 0, timeoutSeconds: 1.5 }
-            """.write(to: folder.appendingPathComponent("brief.yaml"), atomically: true, encoding: .utf8)
+        bundleID: \(briefGame)
+        name: Relay (brief timeout)
+        matchmaking: { fillSeconds: 0, timeoutSeconds: 1.5 }
+        """.write(to: folder.appendingPathComponent("brief.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }
 
@@ -41,8 +41,9 @@ import Testing
 
     /// A signed-up device talking to `url` (the server, or a proxy in front of it).
     static func player(_ url: URL, _ alias: String, game: String = game) async throws -> GKGameCenter {
-        let device = GKGameCenter(server: url, bundleID: game, environment: .sandbox,
-                                  storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        let device = GKGameCenter(
+            server: url, bundleID: game, environment: .sandbox,
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
         let account = "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())"
         try await device.localPlayer.authenticate(.signUp(account: account, password: "password-\(alias)", alias: alias, underage: false))
         return device
@@ -274,8 +275,8 @@ import Testing
         let a = Self.id(devices[0])
         // Both sides' connections break every 20–200 KB (losing what was in flight), with 0–3 ms of delay.
         for proxy in [senderProxy, receiverProxy] {
-            proxy.setDelay(Duration.zero ... Duration.milliseconds(3))
-            proxy.setCutAfterBytes(20_000 ... 200_000)
+            proxy.setDelay(Duration.zero...Duration.milliseconds(3))
+            proxy.setCutAfterBytes(20_000...200_000)
             // Limits are drawn per connection: break the current ones so that their successors get one.
             proxy.cutAllConnections()
         }

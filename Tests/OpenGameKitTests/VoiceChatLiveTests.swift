@@ -60,7 +60,9 @@ import VoiceTestSupport
 
         let listened = try Self.samples(outputs[1])
         let similarity = TestAudio.similarity(input: input, output: listened, maxDelay: 48_000)
-        print("voice chat live: B's output against A's speech: envelope \(similarity.envelope), waveform \(similarity.waveform), delay \(similarity.delay) samples")
+        print(
+            "voice chat live: B's output against A's speech: envelope \(similarity.envelope), waveform \(similarity.waveform), delay \(similarity.delay) samples"
+        )
         #expect(similarity.envelope >= 0.8, "B's output does not follow A's speech (envelope correlation \(similarity.envelope))")
 
         let rms = Self.rms

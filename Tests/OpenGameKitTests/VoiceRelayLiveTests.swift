@@ -111,10 +111,13 @@ import Testing
     @Test func anUnderagePlayerIsRefusedVoiceByParentalControls() async throws {
         let server = try await RelayLiveTests.server()
         let adult = try await RelayLiveTests.player(server.url, "Adult")
-        let child = GKGameCenter(server: server.url, bundleID: RelayLiveTests.game, environment: .sandbox,
-                                 storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
-        try await child.localPlayer.authenticate(.signUp(account: "child-\(UUID().uuidString.prefix(8).lowercased())", password: "password-child",
-                                                         alias: "Child", underage: true))
+        let child = GKGameCenter(
+            server: server.url, bundleID: RelayLiveTests.game, environment: .sandbox,
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        try await child.localPlayer.authenticate(
+            .signUp(
+                account: "child-\(UUID().uuidString.prefix(8).lowercased())", password: "password-child",
+                alias: "Child", underage: true))
         let request = GKMatchRequest(minPlayers: 2, maxPlayers: 2)
         async let adultMatch = adult.matchmaker.findMatch(for: request)
         async let childMatch = child.matchmaker.findMatch(for: request)

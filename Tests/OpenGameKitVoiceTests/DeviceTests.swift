@@ -20,7 +20,9 @@ import VoiceTestSupport
         let interleaved: [Int16] = tone.flatMap { [$0, Int16(0)] }
         let pipe = Pipe()
         let bytes = Self.wav(rate: 44_100, channels: 2, samples: interleaved, dataSize: 0xFFFF_FFFF)
-        let writer = Thread { pipe.fileHandleForWriting.write(Data(bytes)); try? pipe.fileHandleForWriting.close() }
+        let writer = Thread {
+            pipe.fileHandleForWriting.write(Data(bytes)); try? pipe.fileHandleForWriting.close()
+        }
         writer.start()
         let source = try WAVFileSource(handle: pipe.fileHandleForReading)
         #expect(source.fileSampleRate == 44_100 && source.fileChannels == 2)

@@ -41,7 +41,9 @@ import VoiceTestSupport
             let hit = Double(speechFrames.filter { decisions[$0] }.count) / Double(speechFrames.count)
             let quiet = Double(silentFrames.filter { !decisions[$0] }.count) / Double(silentFrames.count)
             results[mode] = (hit, quiet)
-            print("VAD \(mode): speech frames detected \(String(format: "%.2f", hit)), silent frames left silent \(String(format: "%.2f", quiet)) (\(speechFrames.count) speech, \(silentFrames.count) silent)")
+            print(
+                "VAD \(mode): speech frames detected \(String(format: "%.2f", hit)), silent frames left silent \(String(format: "%.2f", quiet)) (\(speechFrames.count) speech, \(silentFrames.count) silent)"
+            )
         }
         let energy = results[.energy]!, speex = results[.speex]!
         #expect(energy.speech >= 0.9, "energy VAD missed speech: \(energy.speech)")

@@ -44,8 +44,9 @@ import VoiceTestSupport
         }
         try sink.close()
         let output = try TestAudio.readAll(WAVFileSource(path: outPath))
-        return Run(input: input, output: output, packets: packets, statistics: receive.statistics(for: "alice")!,
-                   speakingTicks: speakingTicks, silentTicks: silentTicks)
+        return Run(
+            input: input, output: output, packets: packets, statistics: receive.statistics(for: "alice")!,
+            speakingTicks: speakingTicks, silentTicks: silentTicks)
     }
 
     @Test(.enabled(if: TestAudio.hasEspeak, "espeak-ng is missing: apt-get install espeak-ng"))
@@ -55,7 +56,9 @@ import VoiceTestSupport
         let run = try Self.run(speech: speech, loss: 0, fec: true)
         let s = TestAudio.similarity(input: run.input, output: run.output)
         let frames = run.input.count / 960
-        print("clean: delay \(s.delay) samples, envelope correlation \(String(format: "%.3f", s.envelope)), waveform \(String(format: "%.3f", s.waveform)); \(run.packets.count) packets for \(frames) frames")
+        print(
+            "clean: delay \(s.delay) samples, envelope correlation \(String(format: "%.3f", s.envelope)), waveform \(String(format: "%.3f", s.waveform)); \(run.packets.count) packets for \(frames) frames"
+        )
         #expect(s.envelope >= 0.9, "envelope correlation \(s.envelope) is below 0.9")
         #expect(s.waveform >= 0.8, "waveform correlation \(s.waveform) is below 0.8")
         // DTX: the pauses (about 3 s of the speech) send few packets; the speaking flag follows the voice.
@@ -75,8 +78,12 @@ import VoiceTestSupport
         let withoutFEC = try Self.run(speech: speech, loss: 0.10, fec: false)
         let a = TestAudio.similarity(input: withFEC.input, output: withFEC.output)
         let b = TestAudio.similarity(input: withoutFEC.input, output: withoutFEC.output)
-        print("10 % loss, FEC on: envelope \(String(format: "%.3f", a.envelope)), waveform \(String(format: "%.3f", a.waveform)), \(withFEC.statistics.lost) frames lost")
-        print("10 % loss, FEC off: envelope \(String(format: "%.3f", b.envelope)), waveform \(String(format: "%.3f", b.waveform)), \(withoutFEC.statistics.lost) frames lost")
+        print(
+            "10 % loss, FEC on: envelope \(String(format: "%.3f", a.envelope)), waveform \(String(format: "%.3f", a.waveform)), \(withFEC.statistics.lost) frames lost"
+        )
+        print(
+            "10 % loss, FEC off: envelope \(String(format: "%.3f", b.envelope)), waveform \(String(format: "%.3f", b.waveform)), \(withoutFEC.statistics.lost) frames lost"
+        )
         #expect(withFEC.statistics.lost > 0, "the loss pattern dropped nothing")
         #expect(a.envelope >= 0.85, "with FEC, envelope correlation \(a.envelope) is below 0.85")
         #expect(a.waveform >= 0.75, "with FEC, waveform correlation \(a.waveform) is below 0.75")
@@ -160,7 +167,9 @@ import VoiceTestSupport
         try TestAudio.run(TestAudio.opusdec, ["--quiet", "--rate", "48000", ogg, decoded])
         let output = try TestAudio.readAll(WAVFileSource(path: decoded))
         let s = TestAudio.similarity(input: input, output: output)
-        print("opusdec: \(output.count) samples for \(input.count) in, delay \(s.delay), envelope \(String(format: "%.3f", s.envelope)), waveform \(String(format: "%.3f", s.waveform))")
+        print(
+            "opusdec: \(output.count) samples for \(input.count) in, delay \(s.delay), envelope \(String(format: "%.3f", s.envelope)), waveform \(String(format: "%.3f", s.waveform))"
+        )
         #expect(abs(output.count - input.count) <= 960, "opusdec gave \(output.count) samples for \(input.count)")
         #expect(s.envelope >= 0.9, "envelope correlation \(s.envelope) is below 0.9")
         #expect(s.waveform >= 0.65, "waveform correlation \(s.waveform) is below 0.65")

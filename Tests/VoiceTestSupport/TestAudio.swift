@@ -76,7 +76,9 @@ public enum TestAudio {
     /// The jitter buffer may shift its delay by a frame in a pause, so each 2 s segment of the input finds its own
     /// delay: first on the 10 ms envelope, then to the sample within ±10 ms on the waveform. The figures are
     /// the segments' correlations weighted by their energy; `delay` is the first segment's.
-    public static func similarity(input: [Int16], output: [Int16], maxDelay: Int = 9_600, segment: Int = 96_000) -> (delay: Int, envelope: Double, waveform: Double) {
+    public static func similarity(input: [Int16], output: [Int16], maxDelay: Int = 9_600, segment: Int = 96_000) -> (
+        delay: Int, envelope: Double, waveform: Double
+    ) {
         let block = 480
         let a = input.map(Float.init), b = output.map(Float.init)
         func pearson(_ x: ArraySlice<Double>, _ y: ArraySlice<Double>) -> Double {
@@ -84,14 +86,16 @@ public enum TestAudio {
         }
         func wave(_ start: Int, _ length: Int, _ delay: Int) -> Double {
             guard start + delay + length <= b.count else { return 0 }
-            return a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in
-                var sab: Float = 0, saa: Float = 0, sbb: Float = 0
-                for i in start..<start + length {
-                    let x = a[i], y = b[i + delay]
-                    sab += x * y; saa += x * x; sbb += y * y
+            return a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    var sab: Float = 0, saa: Float = 0, sbb: Float = 0
+                    for i in start..<start + length {
+                        let x = a[i], y = b[i + delay]
+                        sab += x * y; saa += x * x; sbb += y * y
+                    }
+                    return saa > 0 && sbb > 0 ? Double(sab / (saa * sbb).squareRoot()) : 0
                 }
-                return saa > 0 && sbb > 0 ? Double(sab / (saa * sbb).squareRoot()) : 0
-            } }
+            }
         }
         let ea = envelope(input, block: block), eb = envelope(output, block: block)
         var weightSum = 0.0, envelopeSum = 0.0, waveSum = 0.0
@@ -99,7 +103,7 @@ public enum TestAudio {
         for start in stride(from: 0, to: input.count - segment / 2, by: segment) {
             let length = min(segment, input.count - start)
             let weight = a[start..<start + length].reduce(0.0) { $0 + Double($1) * Double($1) }
-            let blocks = start / block ..< (start + length) / block
+            let blocks = start / block..<(start + length) / block
             guard weight > 0, blocks.upperBound <= ea.count else { continue }
             var bestLag = 0, bestEnvelope = -1.0
             for lag in 0...(maxDelay / block) where blocks.upperBound + lag <= eb.count {

@@ -9,7 +9,8 @@ struct AccountRoutes {
     func addPublic(to group: RouterGroup<AppRequestContext>) {
         group.post("accounts") { request, context -> EditedResponse<SessionResponse> in
             let body = try await request.decode(as: SignUpRequest.self, context: context)
-            return EditedResponse(status: .created, response: try await accounts.signUp(body, device: context.requireDevice(), from: ClientAddress(context.remoteAddress)))
+            return EditedResponse(
+                status: .created, response: try await accounts.signUp(body, device: context.requireDevice(), from: ClientAddress(context.remoteAddress)))
         }
         group.post("sessions") { request, context -> SessionResponse in
             let body = try await request.decode(as: SignInRequest.self, context: context)

@@ -82,8 +82,9 @@ extension APIError {
     }
     /// An alias holding a character that renders as nothing or moves other text.
     static func hiddenCharacterInAlias(_ scalar: Unicode.Scalar) -> APIError {
-        APIError(.accountInvalidAlias,
-                 "aliases cannot contain control, invisible or text-direction characters (U+\(String(scalar.value, radix: 16, uppercase: true)) here)")
+        APIError(
+            .accountInvalidAlias,
+            "aliases cannot contain control, invisible or text-direction characters (U+\(String(scalar.value, radix: 16, uppercase: true)) here)")
     }
     /// A status message of `count` characters.
     static func statusTooLong(_ count: Int) -> APIError {

@@ -14,8 +14,10 @@ struct AccountService: Sendable {
     let clock: ServerClock
     let limiter: RateLimiter
 
-    init(database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache, limiter: RateLimiter,
-         clock: ServerClock) {
+    init(
+        database: Database, bus: any EventBus, configuration: AccountPolicy, players: PlayerCache, limiter: RateLimiter,
+        clock: ServerClock
+    ) {
         self.limiter = limiter
         self.database = database
         self.bus = bus
@@ -69,15 +71,17 @@ struct AccountService: Sendable {
             try await storage.clearSignInFailures(environment: environment, accountName: account)
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
-        players.playerChanged(player.playerID)   // the game is now among their recently played
+        players.playerChanged(player.playerID)  // the game is now among their recently played
         return opened
     }
 
     /// Counts an attempt against the address and the account, or throws the throttle error when either is locked;
     /// returns the player with that name and the lock the count put on the address, if it put one. The address row
     /// is locked first: every transaction takes the two in this order, so two nodes never wait on each other.
-    private func countAttempt(environment: String, account: String, address: ClientAddress?, now: Int64,
-                              in storage: StorageSession) async throws -> (PlayerRecord?, addressLock: Int64?) {
+    private func countAttempt(
+        environment: String, account: String, address: ClientAddress?, now: Int64,
+        in storage: StorageSession
+    ) async throws -> (PlayerRecord?, addressLock: Int64?) {
         var addressFailures: SignInFailures?
         if let address {
             let failures = try await storage.lockAddressSignInFailures(address: address.key, now: now)
@@ -86,8 +90,9 @@ struct AccountService: Sendable {
         }
         let failures = try await storage.lockSignInFailures(environment: environment, accountName: account, now: now)
         if failures.lockedUntil > now { throw APIError.signInThrottled(retryAfterSeconds: Self.seconds(until: failures.lockedUntil, now: now)) }
-        try await storage.setSignInFailures(environment: environment, accountName: account,
-                                            counting(failures, allowed: configuration.allowedFailures, now: now))
+        try await storage.setSignInFailures(
+            environment: environment, accountName: account,
+            counting(failures, allowed: configuration.allowedFailures, now: now))
         var addressLock: Int64?
         if let address, let addressFailures {
             let counted = counting(addressFailures, allowed: configuration.allowedAddressFailures, now: now)
@@ -203,8 +208,9 @@ struct AccountService: Sendable {
     func sessions(_ session: AuthenticatedSession) async throws -> [SessionInfo] {
         let now = clock.nowMillis()
         return try await database.read { try await $0.activeSessions(playerID: session.playerID, now: now) }.map {
-            SessionInfo(sessionID: $0.sessionID, bundleID: $0.bundleID, createdAt: StoredTime.date($0.createdAt),
-                        expiresAt: StoredTime.date($0.expiresAt), current: $0.sessionID == session.sessionID)
+            SessionInfo(
+                sessionID: $0.sessionID, bundleID: $0.bundleID, createdAt: StoredTime.date($0.createdAt),
+                expiresAt: StoredTime.date($0.expiresAt), current: $0.sessionID == session.sessionID)
         }
     }
 
@@ -243,11 +249,14 @@ extension APIError {
     static let sessionForOtherGame = APIError(.accountSessionOtherGame, "this session belongs to another game or environment; sign in on this one")
     static let invalidCredentials = APIError(.accountInvalidCredentials, "the account name or password is wrong")
     static func signInThrottled(retryAfterSeconds: Int) -> APIError {
-        APIError(.accountSignInThrottled, "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)
+        APIError(
+            .accountSignInThrottled, "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)
     }
     /// The client's address failed too often across accounts; only that address waits.
     static func addressThrottled(retryAfterSeconds: Int) -> APIError {
-        APIError(.accountAddressThrottled, "too many failed sign-ins from this network address; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)
+        APIError(
+            .accountAddressThrottled, "too many failed sign-ins from this network address; try again in \(retryAfterSeconds) s",
+            retryAfterSeconds: retryAfterSeconds)
     }
     static func accountNameTaken(_ name: String) -> APIError {
         APIError(.accountNameTaken, "the account name '\(name)' is taken in this environment; choose another")

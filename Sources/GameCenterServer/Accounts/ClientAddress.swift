@@ -22,7 +22,7 @@ struct ClientAddress: Hashable, Sendable {
             guard bytes != [UInt8](repeating: 0, count: 15) + [1] else { return nil }
             if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
                 guard bytes[12] != 127 else { return nil }
-                self.key = Self.dotted(Array(bytes[12..<16]))   // an IPv4 client of a dual-stack socket
+                self.key = Self.dotted(Array(bytes[12..<16]))  // an IPv4 client of a dual-stack socket
             } else {
                 let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
                 self.key = groups.joined(separator: ":") + "::/64"

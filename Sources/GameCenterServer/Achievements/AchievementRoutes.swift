@@ -14,8 +14,9 @@ struct AchievementRoutes {
             AchievementDescriptionList(descriptions: try await achievements.descriptions(device: context.requireDevice(), session: context.requireSession()))
         }
         group.get("achievement-descriptions/{identifier}/image") { request, context -> Response in
-            let image = try await achievements.image(identifier: context.parameters.require("identifier"),
-                                                     device: context.requireDevice(), session: context.requireSession())
+            let image = try await achievements.image(
+                identifier: context.parameters.require("identifier"),
+                device: context.requireDevice(), session: context.requireSession())
             let etag = "\"" + Credentials.hex(SHA256.hash(data: image).prefix(12)) + "\""
             var headers: HTTPFields = [.cacheControl: "private, max-age=86400", .eTag: etag]
             if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
@@ -34,8 +35,9 @@ struct AchievementRoutes {
             return .noContent
         }
         group.get("players/{playerID}/achievements") { _, context -> AchievementList in
-            try await achievements.friendAchievements(of: context.parameters.require("playerID"),
-                                                      device: context.requireDevice(), session: context.requireSession())
+            try await achievements.friendAchievements(
+                of: context.parameters.require("playerID"),
+                device: context.requireDevice(), session: context.requireSession())
         }
     }
 }

@@ -10,8 +10,9 @@ extension AchievementService {
             try await $0.achievementRarity(bundleID: device.game.bundleID, environment: device.environment.rawValue)
         }
         guard counts.players > 0 else { return nil }
-        return Dictionary(uniqueKeysWithValues: device.game.achievements.map {
-            ($0.identifier, Double(counts.completions[$0.identifier] ?? 0) / Double(counts.players))
-        })
+        return Dictionary(
+            uniqueKeysWithValues: device.game.achievements.map {
+                ($0.identifier, Double(counts.completions[$0.identifier] ?? 0) / Double(counts.players))
+            })
     }
 }

@@ -14,13 +14,15 @@ struct AchievementService: Sendable {
     /// The game's achievements localized for the device; hidden ones stay blank until the player reports on them.
     func descriptions(device: DeviceIdentity, session: AuthenticatedSession) async throws -> [AchievementDescriptionInfo] {
         let game = device.game
-        let reported = Set(try await database.read {
-            try await $0.achievementProgress(bundleID: game.bundleID, playerID: session.playerID)
-        }.map(\.identifier))
+        let reported = Set(
+            try await database.read {
+                try await $0.achievementProgress(bundleID: game.bundleID, playerID: session.playerID)
+            }.map(\.identifier))
         return game.achievements.map { achievement in
             guard !achievement.hidden || reported.contains(achievement.identifier) else {
-                return AchievementDescriptionInfo(identifier: achievement.identifier, title: "", unachievedDescription: "",
-                                                  achievedDescription: "", maximumPoints: 0, isHidden: true, hasImage: false)
+                return AchievementDescriptionInfo(
+                    identifier: achievement.identifier, title: "", unachievedDescription: "",
+                    achievedDescription: "", maximumPoints: 0, isHidden: true, hasImage: false)
             }
             let locale = device.locale
             return AchievementDescriptionInfo(
@@ -119,8 +121,9 @@ struct AchievementService: Sendable {
         let points = Dictionary(uniqueKeysWithValues: game.achievements.map { ($0.identifier, $0.points) })
         return AchievementList(
             achievements: records.map {
-                AchievementProgress(identifier: $0.identifier, percentComplete: $0.percent,
-                                    completedAt: $0.completedAt.map(StoredTime.date), lastReportedAt: StoredTime.date($0.lastReportedAt))
+                AchievementProgress(
+                    identifier: $0.identifier, percentComplete: $0.percent,
+                    completedAt: $0.completedAt.map(StoredTime.date), lastReportedAt: StoredTime.date($0.lastReportedAt))
             },
             // Achievements removed from the manifest since they were completed are worth nothing now.
             points: records.filter { $0.completedAt != nil }.reduce(0) { $0 + (points[$1.identifier] ?? 0) }

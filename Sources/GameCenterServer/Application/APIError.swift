@@ -40,14 +40,15 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// The whole HTTP/1.1 response, saying it closes the connection: for answers written before any HTTP handling.
     var closingHTTPResponse: ByteBuffer {
         let body = encodedBody
-        var response = ByteBuffer(string: """
-            HTTP/1.1 \(status.code) \(status.reasonPhrase)\r
-            Content-Type: application/json; charset=utf-8\r
-            Content-Length: \(body.readableBytes)\r
-            Connection: close\r
-            \(retryAfterSeconds.map { "Retry-After: \($0)\r\n" } ?? "")\r
+        var response = ByteBuffer(
+            string: """
+                HTTP/1.1 \(status.code) \(status.reasonPhrase)\r
+                Content-Type: application/json; charset=utf-8\r
+                Content-Length: \(body.readableBytes)\r
+                Connection: close\r
+                \(retryAfterSeconds.map { "Retry-After: \($0)\r\n" } ?? "")\r
 
-            """)
+                """)
         response.writeImmutableBuffer(body)
         return response
     }
@@ -82,11 +83,16 @@ extension APIError {
     static let malformedRequest = APIError(.requestMalformed, "the request is not valid HTTP/1.1")
 
     /// The request line and headers are too large, or too many headers.
-    static let headersTooLarge = APIError(.requestHeadersTooLarge, "the request line and headers must fit in \(GameCenterApp.ConnectionLimits.maximumHeaderBytes / 1024) KiB, with at most \(GameCenterApp.ConnectionLimits.maximumHeaderCount) headers")
+    static let headersTooLarge = APIError(
+        .requestHeadersTooLarge,
+        "the request line and headers must fit in \(GameCenterApp.ConnectionLimits.maximumHeaderBytes / 1024) KiB, with at most \(GameCenterApp.ConnectionLimits.maximumHeaderCount) headers"
+    )
 
     /// The server, or the caller's address, has as many connections open as allowed.
-    static let tooManyConnections = APIError(.serverTooManyConnections, "the server has too many open connections, or too many from your address; try again later", retryAfterSeconds: 1)
+    static let tooManyConnections = APIError(
+        .serverTooManyConnections, "the server has too many open connections, or too many from your address; try again later", retryAfterSeconds: 1)
 
     /// The database cannot be reached.
-    static let storageUnavailable = APIError(.serverStorageUnavailable, "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5)
+    static let storageUnavailable = APIError(
+        .serverStorageUnavailable, "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5)
 }

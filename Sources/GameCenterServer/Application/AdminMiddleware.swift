@@ -12,7 +12,7 @@ struct AdminMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let adminKey else { throw APIError.adminDisabled }
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              Self.equalInConstantTime(Data(header.dropFirst("Bearer ".count).utf8), Data(adminKey.utf8))
+            Self.equalInConstantTime(Data(header.dropFirst("Bearer ".count).utf8), Data(adminKey.utf8))
         else { throw APIError.adminKeyRequired }
         return try await next(request, context)
     }

@@ -92,19 +92,23 @@ public enum GameCenterApp {
             let playerCache = PlayerCache()
             let limiter = RateLimiter(limits: configuration.rateLimits, metrics: metrics, clock: clock)
             self.limiter = limiter
-            self.accounts = AccountService(database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
-                                           limiter: limiter, clock: clock)
+            self.accounts = AccountService(
+                database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
+                limiter: limiter, clock: clock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
             self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock, limiter: limiter)
             self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics, limiter: limiter)
             let index = LeaderboardIndex(database: database, logger: logger)
-            self.leaderboards = LeaderboardService(database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
-                                                   limiter: limiter)
-            self.relay = RelayService(database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
-                                      publicAddress: configuration.udpPublicAddress, logger: logger)
+            self.leaderboards = LeaderboardService(
+                database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
+                limiter: limiter)
+            self.relay = RelayService(
+                database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
+                publicAddress: configuration.udpPublicAddress, logger: logger)
             self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics)
-            self.matchmaking = MatchmakingService(database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
-                                                 limiter: limiter, logger: logger)
+            self.matchmaking = MatchmakingService(
+                database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
+                limiter: limiter, logger: logger)
             self.realtime = RealtimeService(
                 database: database, bus: bus, presence: matchmaking, heartbeatInterval: configuration.heartbeatInterval, metrics: metrics,
                 limiter: limiter, channels: RealtimeChannelCap(allowed: configuration.rateLimits.realtimeChannelsOpenPerSession), clock: clock)
@@ -155,13 +159,16 @@ public enum GameCenterApp {
     }
 
     /// The `--metrics-port` server: `GET /metrics` alone, without the admin key.
-    static func makeMetricsApplication(_ services: Services, host: String, port: Int, logger: Logger,
-                                       onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some ApplicationProtocol {
+    static func makeMetricsApplication(
+        _ services: Services, host: String, port: Int, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void
+    ) -> some ApplicationProtocol {
         let router = Router(context: AppRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         services.metricsRoutes.add(to: router.group())
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "gamecenter"),
-                           onServerRunning: onServerRunning, logger: logger)
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "gamecenter"),
+            onServerRunning: onServerRunning, logger: logger)
     }
 
     /// Builds the application on an open database (used by `serve` and by in-process tests).
@@ -216,9 +223,10 @@ public enum GameCenterApp {
             let reloader = ManifestReloader(registry: registry, logger: logger)
             var extraServices: [any Service] = [udp, reloader]
             if let metricsPort = configuration.metricsPort {
-                extraServices.append(makeMetricsApplication(services, host: configuration.host, port: metricsPort, logger: logger) { channel in
-                    logger.info("metrics on http://\(configuration.host):\(channel.localAddress?.port ?? metricsPort)/metrics")
-                })
+                extraServices.append(
+                    makeMetricsApplication(services, host: configuration.host, port: metricsPort, logger: logger) { channel in
+                        logger.info("metrics on http://\(configuration.host):\(channel.localAddress?.port ?? metricsPort)/metrics")
+                    })
             }
             let app = makeApplication(services, configuration: configuration, extraServices: extraServices, logger: logger) { channel in
                 onReady(channel.localAddress?.port ?? configuration.port, udp.port)

@@ -7,8 +7,10 @@ import Hummingbird
 /// could not tell why. This middleware sees the error first and hands it to the connection's ``RequestGuard``,
 /// which writes it in place of the bare `400`.
 struct UpgradeRefusalMiddleware: RouterMiddleware {
-    func handle(_ request: Request, context: AppRequestContext,
-                next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: AppRequestContext,
+        next: (Request, AppRequestContext) async throws -> Response
+    ) async throws -> Response {
         guard request.headers[.upgrade]?.lowercased() == "websocket" else { return try await next(request, context) }
         do {
             return try await next(request, context)

@@ -19,7 +19,8 @@ public struct WireRequestDecoder: RequestDecoder {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let fields = Self.numbersNotWhole(in: body) {
                 // Foundation says "not valid JSON" for 5.5 or 2⁶³ where an integer is expected, naming no field;
                 // when the body is valid JSON, those numbers are the only candidates.
-                throw APIError.malformedBody("\(fields.count == 1 ? fields[0] : "one of \(fields.joined(separator: ", "))") must be a whole number from \(Int64.min) to \(Int64.max)")
+                throw APIError.malformedBody(
+                    "\(fields.count == 1 ? fields[0] : "one of \(fields.joined(separator: ", "))") must be a whole number from \(Int64.min) to \(Int64.max)")
             }
             throw APIError.malformedBody(Self.describe(error))
         }
@@ -48,8 +49,10 @@ public struct WireRequestDecoder: RequestDecoder {
     /// What was wrong, in the project's words: the field's path, the problem, what is allowed.
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
-            keys.isEmpty ? "the body" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-                .replacingOccurrences(of: ".[", with: "[")
+            keys.isEmpty
+                ? "the body"
+                : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+                    .replacingOccurrences(of: ".[", with: "[")
         }
         switch error {
         case .keyNotFound(let key, let context):

@@ -21,8 +21,9 @@ struct FriendService: Sendable {
     func send(_ request: SendFriendRequests, from session: AuthenticatedSession, device: DeviceIdentity) async throws {
         let recipients = try PlayerIDRules.list(request.playerIDs)
         let message = try request.message.map(Self.message)
-        try limiter.take([.init(name: .friendRequests, subject: session.playerID, cost: recipients.count)]
-            + recipients.map { .init(name: .friendRequestsToOnePlayer, subject: "\(session.playerID) \($0)") })
+        try limiter.take(
+            [.init(name: .friendRequests, subject: session.playerID, cost: recipients.count)]
+                + recipients.map { .init(name: .friendRequestsToOnePlayer, subject: "\(session.playerID) \($0)") })
         let now = clock.nowMillis()
         try await database.write { storage in
             guard let sender = try await storage.player(id: session.playerID) else { throw APIError.notAuthenticated }
@@ -43,8 +44,9 @@ struct FriendService: Sendable {
                     message: message, status: .pending, createdAt: now
                 )
                 guard try await storage.insertFriendRequest(record) else { throw APIError.requestAlreadyPending(recipient) }
-                let info = FriendRequestInfo(requestID: record.requestID, from: sender.playerID, fromAlias: sender.alias,
-                                             message: message, createdAt: StoredTime.date(now))
+                let info = FriendRequestInfo(
+                    requestID: record.requestID, from: sender.playerID, fromAlias: sender.alias,
+                    message: message, createdAt: StoredTime.date(now))
                 _ = try await EventLog.append(.friendRequestReceived, info, to: recipient, now: now, in: storage)
             }
         }
@@ -58,8 +60,9 @@ struct FriendService: Sendable {
             let senders = try await storage.players(ids: Array(Set(requests.map(\.fromPlayer))), environment: nil)
             let aliases = Dictionary(uniqueKeysWithValues: senders.map { ($0.playerID, $0.alias) })
             return requests.map {
-                FriendRequestInfo(requestID: $0.requestID, from: $0.fromPlayer, fromAlias: aliases[$0.fromPlayer] ?? "",
-                                  message: $0.message, createdAt: StoredTime.date($0.createdAt))
+                FriendRequestInfo(
+                    requestID: $0.requestID, from: $0.fromPlayer, fromAlias: aliases[$0.fromPlayer] ?? "",
+                    message: $0.message, createdAt: StoredTime.date($0.createdAt))
             }
         }
     }
@@ -72,8 +75,9 @@ struct FriendService: Sendable {
             guard !me.underage else { throw APIError.underageCannotBefriend }
             let request = try await answer(requestID, as: .accepted, by: session.playerID, now: now, in: storage)
             try await storage.insertFriendship(request.fromPlayer, request.toPlayer, now: now)
-            _ = try await EventLog.append(.friendRequestAccepted, FriendRequestAccepted(requestID: requestID, playerID: me.playerID),
-                                          to: request.fromPlayer, now: now, in: storage)
+            _ = try await EventLog.append(
+                .friendRequestAccepted, FriendRequestAccepted(requestID: requestID, playerID: me.playerID),
+                to: request.fromPlayer, now: now, in: storage)
             return request.fromPlayer
         }
         players.friendshipChanged(sender, session.playerID)

@@ -45,7 +45,8 @@ struct DeviceMiddleware: RouterMiddleware {
         }
         var locale = game.defaultLocale
         if let requested = headers[HTTPField.Name.locale], requested.count <= 35,
-           requested.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            requested.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        {
             locale = requested
         }
         return DeviceIdentity(game: game, environment: environment, locale: locale)

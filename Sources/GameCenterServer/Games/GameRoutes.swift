@@ -6,8 +6,9 @@ struct GameRoutes {
     func addPublic(to group: RouterGroup<AppRequestContext>) {
         group.get("game") { _, context -> GameSummary in
             let device = try context.requireDevice()
-            return GameSummary(bundleID: device.game.bundleID, name: device.game.name, environment: device.environment,
-                               defaultLocale: device.game.defaultLocale)
+            return GameSummary(
+                bundleID: device.game.bundleID, name: device.game.name, environment: device.environment,
+                defaultLocale: device.game.defaultLocale)
         }
     }
 }

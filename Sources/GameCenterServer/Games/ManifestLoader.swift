@@ -189,7 +189,9 @@ private struct ManifestChecker {
         if let currencyNode = fields["currency"] {
             guard format == .moneyWhole || format == .money2 else { throw currencyNode.fail("only money formats (moneyWhole, money2) take a currency") }
             currency = try currencyNode.string()
-            guard currency.wholeMatch(of: Self.currencyPattern) != nil else { throw currencyNode.fail("'\(currency)' is not an ISO 4217 code such as USD or EUR") }
+            guard currency.wholeMatch(of: Self.currencyPattern) != nil else {
+                throw currencyNode.fail("'\(currency)' is not an ISO 4217 code such as USD or EUR")
+            }
         }
         let defaults = LeaderboardDefinition.defaultValueRange(for: format)
         let minValue = try fields["minValue"].map { Int64(try $0.int()) } ?? defaults.lowerBound
@@ -226,7 +228,8 @@ private struct ManifestChecker {
         for (index, category) in (leaderboards.map(\.category) + aggregates.map(\.category)).enumerated() {
             guard seen.insert(category).inserted else {
                 let (list, position) = index < leaderboards.count ? ("leaderboards", index) : ("aggregates", index - leaderboards.count)
-                throw ManifestError(file: root.file, field: "\(list)[\(position)].category", rule: "'\(category)' is used twice; categories are unique in a game")
+                throw ManifestError(
+                    file: root.file, field: "\(list)[\(position)].category", rule: "'\(category)' is used twice; categories are unique in a game")
             }
         }
         let defaults = leaderboards.filter(\.isDefault).count + aggregates.filter(\.isDefault).count
@@ -290,11 +293,14 @@ private struct ManifestChecker {
     private func checkAchievementRules(_ achievements: [AchievementDefinition], fields: [String: ManifestNode]) throws {
         var seen = Set<String>()
         for (index, achievement) in achievements.enumerated() where !seen.insert(achievement.identifier).inserted {
-            throw ManifestError(file: root.file, field: "achievements[\(index)].identifier", rule: "'\(achievement.identifier)' is used twice; identifiers are unique in a game")
+            throw ManifestError(
+                file: root.file, field: "achievements[\(index)].identifier", rule: "'\(achievement.identifier)' is used twice; identifiers are unique in a game"
+            )
         }
         let total = achievements.reduce(0) { $0 + $1.points }
         if total > Limits.maximumAchievementPointsPerGame {
-            throw (fields["achievements"] ?? root).fail("achievements are worth \(total) points in all; a game may have at most \(Limits.maximumAchievementPointsPerGame)")
+            throw (fields["achievements"] ?? root).fail(
+                "achievements are worth \(total) points in all; a game may have at most \(Limits.maximumAchievementPointsPerGame)")
         }
     }
 }

@@ -38,8 +38,10 @@ final class Board: Sendable {
     init(higherIsBetter: Bool, categories: [String]) {
         self.higherIsBetter = higherIsBetter
         self.categories = categories
-        self.state = Mutex(State(today: WindowBoard(length: Self.dayMillis, higherIsBetter: higherIsBetter),
-                                 week: WindowBoard(length: Self.weekMillis, higherIsBetter: higherIsBetter)))
+        self.state = Mutex(
+            State(
+                today: WindowBoard(length: Self.dayMillis, higherIsBetter: higherIsBetter),
+                week: WindowBoard(length: Self.weekMillis, higherIsBetter: higherIsBetter)))
     }
 
     /// Applies an accepted report. Idempotent: a report applied twice changes nothing the second time.

@@ -47,9 +47,11 @@ final class LeaderboardIndex: Sendable {
         let slot = slots.withLock { slots in
             if let slot = slots[id], slot.spec == spec { return slot }
             let board = Board(higherIsBetter: spec.higherIsBetter, categories: spec.categories)
-            let slot = Slot(spec: spec, board: board, built: Task { [self] in
-                try await build(board, id: id, now: now)
-            })
+            let slot = Slot(
+                spec: spec, board: board,
+                built: Task { [self] in
+                    try await build(board, id: id, now: now)
+                })
             slots[id] = slot
             return slot
         }
@@ -72,8 +74,9 @@ final class LeaderboardIndex: Sendable {
             slots.filter { $0.key.bundleID == bundleID && $0.key.environment == environment }.map(\.value.board)
         }
         for record in records {
-            let report = Board.Report(player: players.number(for: record.playerID), value: record.value,
-                                      scoreID: record.scoreID, reportedAt: record.reportedAt)
+            let report = Board.Report(
+                player: players.number(for: record.playerID), value: record.value,
+                scoreID: record.scoreID, reportedAt: record.reportedAt)
             for board in boards where board.categories.contains(record.category) {
                 board.apply(report)
             }
@@ -98,10 +101,12 @@ final class LeaderboardIndex: Sendable {
         let (built, recent) = try await (allTime, windows)
         let (entries, playersThisWeek) = (built.value.count, recent.value.week.index.count)
         board.finishBuilding(allTime: built, windows: recent)
-        logger.debug("built leaderboard index", metadata: [
-            LogKey.bundleID: "\(id.bundleID)", LogKey.category: "\(id.category)", LogKey.environment: "\(id.environment)",
-            LogKey.entries: "\(entries)", LogKey.playersThisWeek: "\(playersThisWeek)", LogKey.duration: "\(ContinuousClock.now - started)",
-        ])
+        logger.debug(
+            "built leaderboard index",
+            metadata: [
+                LogKey.bundleID: "\(id.bundleID)", LogKey.category: "\(id.category)", LogKey.environment: "\(id.environment)",
+                LogKey.entries: "\(entries)", LogKey.playersThisWeek: "\(playersThisWeek)", LogKey.duration: "\(ContinuousClock.now - started)",
+            ])
     }
 
     /// The all-time index: each player's best on the board (an aggregate has a row per member leaderboard: the best
@@ -127,10 +132,12 @@ final class LeaderboardIndex: Sendable {
 
     /// The day's and the week's windows, from the reports of the last week.
     private func windows(id: BoardID, categories: [String], higherIsBetter: Bool, since: Int64, now: Int64) async throws
-        -> Handover<(today: WindowBoard, week: WindowBoard)> {
+        -> Handover<(today: WindowBoard, week: WindowBoard)>
+    {
         let rows = Rows<(player: PlayerNumbers.Key, report: WindowBoard.Report)>()
         try await database.read { storage in
-            try await storage.forEachRecentScore(bundleID: id.bundleID, environment: id.environment, categories: categories, since: since) { playerID, scoreID, value, reportedAt in
+            try await storage.forEachRecentScore(bundleID: id.bundleID, environment: id.environment, categories: categories, since: since) {
+                playerID, scoreID, value, reportedAt in
                 rows.append((PlayerNumbers.Key(playerID), WindowBoard.Report(value: value, scoreID: scoreID, reportedAt: reportedAt)))
             }
         }

@@ -21,9 +21,10 @@ struct LeaderboardService: Sendable {
     func list(device: DeviceIdentity) -> LeaderboardList {
         let game = device.game
         let title = { (text: LocalizedText) in Localization.text(text, locale: device.locale, fallback: game.defaultLocale) }
-        return LeaderboardList(leaderboards:
-            game.leaderboards.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: []) }
-            + game.aggregates.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: $0.members) })
+        return LeaderboardList(
+            leaderboards:
+                game.leaderboards.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: []) }
+                + game.aggregates.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: $0.members) })
     }
 
     /// Stores a batch of the signed-in player's scores (all or none) and ranks them. A batch whose `reportID` was
@@ -38,8 +39,9 @@ struct LeaderboardService: Sendable {
             if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
             let definition = try Self.reportable(score.category, in: game)
             guard definition.valueRange.contains(score.value) else { throw APIError.valueOutOfRange(score.value, definition) }
-            return NewScore(category: definition.category, value: score.value, context: score.context,
-                            higherIsBetter: definition.order == .descending)
+            return NewScore(
+                category: definition.category, value: score.value, context: score.context,
+                higherIsBetter: definition.order == .descending)
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
         let now = clock.nowMillis()
@@ -110,8 +112,9 @@ struct LeaderboardService: Sendable {
             throw APIError.invalidRange("rangeStart must be 1 or more and rangeLength 1 to \(Limits.maximumLeaderboardRange)")
         }
         let (_, _, spec) = try Self.queryable(category, in: game, locale: locale)
-        let board = try await index.board(.init(bundleID: game.bundleID, environment: environment.rawValue, category: category), spec: spec,
-                                          now: { [clock] in clock.nowMillis() })
+        let board = try await index.board(
+            .init(bundleID: game.bundleID, environment: environment.rawValue, category: category), spec: spec,
+            now: { [clock] in clock.nowMillis() })
         let (page, count) = board.withIndex(Self.scope(timeScope), now: clock.nowMillis()) { index in
             (index.entries(in: rangeStart...(rangeStart + rangeLength - 1)), index.count)
         }
@@ -159,12 +162,15 @@ struct LeaderboardService: Sendable {
     /// A stored score as the wire shows it, formatted by its leaderboard's format for `locale`.
     func entry(_ record: ScoreRecord, rank: Int, game: Game, locale: String) -> ScoreEntry {
         let definition = game.leaderboards.first { $0.category == record.category }
-        let formatted = definition.map { definition in
-            formatter.format(record.value, format: definition.format, currency: definition.currency,
-                             suffix: Localization.value(definition.suffix, locale: locale, fallback: game.defaultLocale), locale: locale)
-        } ?? String(record.value)
-        return ScoreEntry(category: record.category, playerID: record.playerID, value: record.value, context: record.context,
-                          date: StoredTime.date(record.reportedAt), formattedValue: formatted, rank: rank)
+        let formatted =
+            definition.map { definition in
+                formatter.format(
+                    record.value, format: definition.format, currency: definition.currency,
+                    suffix: Localization.value(definition.suffix, locale: locale, fallback: game.defaultLocale), locale: locale)
+            } ?? String(record.value)
+        return ScoreEntry(
+            category: record.category, playerID: record.playerID, value: record.value, context: record.context,
+            date: StoredTime.date(record.reportedAt), formattedValue: formatted, rank: rank)
     }
 
     static func scope(_ timeScope: LeaderboardTimeScope) -> Board.Scope {
@@ -214,7 +220,9 @@ struct LeaderboardService: Sendable {
 extension APIError {
     /// A score outside its leaderboard's bounds.
     static func valueOutOfRange(_ value: Int64, _ leaderboard: LeaderboardDefinition) -> APIError {
-        APIError(.leaderboardValueOutOfRange, "\(leaderboard.category) takes values from \(leaderboard.valueRange.lowerBound) to \(leaderboard.valueRange.upperBound); \(value) is outside")
+        APIError(
+            .leaderboardValueOutOfRange,
+            "\(leaderboard.category) takes values from \(leaderboard.valueRange.lowerBound) to \(leaderboard.valueRange.upperBound); \(value) is outside")
     }
 
     static func unknownCategory(_ category: String, game: Game) -> APIError {
@@ -223,7 +231,9 @@ extension APIError {
         return APIError(.leaderboardUnknownCategory, "this game has no leaderboard '\(shown)'; its leaderboards are: \(known.isEmpty ? "none" : known)")
     }
     static func reportToAggregate(_ aggregate: AggregateDefinition) -> APIError {
-        APIError(.leaderboardAggregate, "'\(aggregate.category)' is an aggregate leaderboard; report to one of its members: \(aggregate.members.joined(separator: ", "))")
+        APIError(
+            .leaderboardAggregate,
+            "'\(aggregate.category)' is an aggregate leaderboard; report to one of its members: \(aggregate.members.joined(separator: ", "))")
     }
     static func scoreForAnotherPlayer(_ playerID: String) -> APIError {
         APIError(.leaderboardNotLocalPlayer, "scores are always reported for the signed-in player; this one names \(playerID.prefix(64))")
@@ -243,8 +253,9 @@ extension LeaderboardService {
             for environment in Environment.allCases {
                 for category in categories {
                     let (_, _, spec) = try Self.queryable(category, in: game, locale: game.defaultLocale)
-                    _ = try await index.board(.init(bundleID: game.bundleID, environment: environment.rawValue, category: category),
-                                              spec: spec, now: { [clock] in clock.nowMillis() })
+                    _ = try await index.board(
+                        .init(bundleID: game.bundleID, environment: environment.rawValue, category: category),
+                        spec: spec, now: { [clock] in clock.nowMillis() })
                     boards += 1
                 }
             }

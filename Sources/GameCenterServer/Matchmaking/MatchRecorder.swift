@@ -48,8 +48,9 @@ struct MatchRecorder: Sendable {
             try await storage.insertMatch(match)
             for invitation in invitations {
                 try await storage.insertInvitation(invitation)
-                _ = try await EventLog.append(.matchInvitation, Self.info(invitation, inviterAlias: inviterAlias),
-                                              to: invitation.invitee, now: invitation.createdAt, in: storage)
+                _ = try await EventLog.append(
+                    .matchInvitation, Self.info(invitation, inviterAlias: inviterAlias),
+                    to: invitation.invitee, now: invitation.createdAt, in: storage)
             }
         }
         publish(invitations.map(\.invitee))
@@ -57,8 +58,9 @@ struct MatchRecorder: Sendable {
 
     /// Tells the inviter how an invitee answered.
     func answered(_ invitation: InvitationRecord, creatorRequestID: String, state: InviteeState, now: Int64) async throws {
-        let event = InviteeAnswered(matchID: invitation.matchID, bundleID: invitation.bundleID, requestID: creatorRequestID,
-                                    playerID: invitation.invitee, state: state)
+        let event = InviteeAnswered(
+            matchID: invitation.matchID, bundleID: invitation.bundleID, requestID: creatorRequestID,
+            playerID: invitation.invitee, state: state)
         try await database.write { storage in
             _ = try await EventLog.append(.inviteeAnswered, event, to: invitation.inviter, now: now, in: storage)
         }
@@ -71,28 +73,35 @@ struct MatchRecorder: Sendable {
         let newcomers = lobby.participants.filter { $0.kind != .existing }
         try await database.write { storage in
             if !lobby.isStored {
-                try await storage.insertMatch(MatchRecord(matchID: lobby.matchID, bundleID: lobby.bundleID, environment: lobby.environment,
-                                                          hosted: lobby.hosted, state: .started, createdAt: now))
+                try await storage.insertMatch(
+                    MatchRecord(
+                        matchID: lobby.matchID, bundleID: lobby.bundleID, environment: lobby.environment,
+                        hosted: lobby.hosted, state: .started, createdAt: now))
             }
             try await storage.setMatchState(lobby.matchID, .started, now: now)
-            try await storage.insertMatchMembers(lobby.matchID, newcomers.enumerated().map { index, participant in
-                MatchMemberRecord(playerID: participant.playerID, requestID: participant.requestID, joinedAt: now + Int64(index))
-            })
+            try await storage.insertMatchMembers(
+                lobby.matchID,
+                newcomers.enumerated().map { index, participant in
+                    MatchMemberRecord(playerID: participant.playerID, requestID: participant.requestID, joinedAt: now + Int64(index))
+                })
             for invitation in try await storage.cancelInvitations(matchID: lobby.matchID, now: now) {
-                _ = try await EventLog.append(.invitationCancelled, Self.cancelled(invitation, reason: "the match started without you"),
-                                              to: invitation.invitee, now: now, in: storage)
+                _ = try await EventLog.append(
+                    .invitationCancelled, Self.cancelled(invitation, reason: "the match started without you"),
+                    to: invitation.invitee, now: now, in: storage)
             }
             // The inviter hears "connected" before the match itself, while its request still waits for it.
             if let creatorRequestID {
                 for invitee in lobby.participants where invitee.kind == .invited {
-                    let event = InviteeAnswered(matchID: lobby.matchID, bundleID: lobby.bundleID, requestID: creatorRequestID,
-                                                playerID: invitee.playerID, state: .connected)
+                    let event = InviteeAnswered(
+                        matchID: lobby.matchID, bundleID: lobby.bundleID, requestID: creatorRequestID,
+                        playerID: invitee.playerID, state: .connected)
                     _ = try await EventLog.append(.inviteeAnswered, event, to: lobby.creator, now: now, in: storage)
                 }
             }
             for participant in lobby.participants {
-                let info = MatchInfo(matchID: lobby.matchID, bundleID: lobby.bundleID, hosted: lobby.hosted, players: players,
-                                     requestID: participant.requestID)
+                let info = MatchInfo(
+                    matchID: lobby.matchID, bundleID: lobby.bundleID, hosted: lobby.hosted, players: players,
+                    requestID: participant.requestID)
                 _ = try await EventLog.append(.matchFound, info, to: participant.playerID, now: now, in: storage)
             }
         }
@@ -108,8 +117,9 @@ struct MatchRecorder: Sendable {
                 try await storage.setMatchState(lobby.matchID, .failed, now: now)
             }
             for invitation in try await storage.cancelInvitations(matchID: lobby.matchID, invitees: lobby.unansweredInvitees, now: now) {
-                _ = try await EventLog.append(.invitationCancelled, Self.cancelled(invitation, reason: reason),
-                                              to: invitation.invitee, now: now, in: storage)
+                _ = try await EventLog.append(
+                    .invitationCancelled, Self.cancelled(invitation, reason: reason),
+                    to: invitation.invitee, now: now, in: storage)
             }
             for participant in requesters {
                 let event = MatchRequestFailed(requestID: participant.requestID ?? "", bundleID: lobby.bundleID, reason: reason)
@@ -123,12 +133,14 @@ struct MatchRecorder: Sendable {
     func left(matchID: String, playerID: String, now: Int64) async throws {
         let others = try await database.write { storage -> [String] in
             guard let match = try await storage.match(id: matchID), match.state == .started,
-                  try await storage.leaveMatch(matchID, playerID: playerID, now: now) else { throw APIError.noSuchMatch }
+                try await storage.leaveMatch(matchID, playerID: playerID, now: now)
+            else { throw APIError.noSuchMatch }
             let remaining = try await storage.matchMembers(matchID).filter { $0.leftAt == nil }.map(\.playerID)
             if remaining.isEmpty { try await storage.setMatchState(matchID, .ended, now: now) }
             for other in remaining {
-                _ = try await EventLog.append(.matchPlayerLeft, MatchPlayerLeft(matchID: matchID, bundleID: match.bundleID, playerID: playerID),
-                                              to: other, now: now, in: storage)
+                _ = try await EventLog.append(
+                    .matchPlayerLeft, MatchPlayerLeft(matchID: matchID, bundleID: match.bundleID, playerID: playerID),
+                    to: other, now: now, in: storage)
             }
             return remaining
         }
@@ -139,8 +151,9 @@ struct MatchRecorder: Sendable {
     func playWithFriends(_ friends: [String], bundleID: String, environment: String, playerID: String, now: Int64) async throws {
         try await database.write { storage in
             try await MatchRequestRules.checkInvitees(friends, of: playerID, environment: environment, in: storage)
-            _ = try await EventLog.append(.playWithFriends, PlayWithFriends(bundleID: bundleID, playerIDs: friends),
-                                          to: playerID, now: now, in: storage)
+            _ = try await EventLog.append(
+                .playWithFriends, PlayWithFriends(bundleID: bundleID, playerIDs: friends),
+                to: playerID, now: now, in: storage)
         }
         publish([playerID])
     }
@@ -150,8 +163,9 @@ struct MatchRecorder: Sendable {
         let cancelled = try await database.write { storage in
             let cancelled = try await storage.abandonFormingMatches(now: now)
             for invitation in cancelled {
-                _ = try await EventLog.append(.invitationCancelled, Self.cancelled(invitation, reason: "the server restarted"),
-                                              to: invitation.invitee, now: now, in: storage)
+                _ = try await EventLog.append(
+                    .invitationCancelled, Self.cancelled(invitation, reason: "the server restarted"),
+                    to: invitation.invitee, now: now, in: storage)
             }
             return cancelled
         }
@@ -160,10 +174,11 @@ struct MatchRecorder: Sendable {
 
     /// The wire form of an invitation.
     static func info(_ invitation: InvitationRecord, inviterAlias: String) -> InvitationInfo {
-        InvitationInfo(invitationID: invitation.invitationID, matchID: invitation.matchID, bundleID: invitation.bundleID,
-                       inviter: invitation.inviter, inviterAlias: inviterAlias, hosted: invitation.hosted,
-                       minPlayers: invitation.minPlayers, maxPlayers: invitation.maxPlayers, message: invitation.message,
-                       expiresAt: StoredTime.date(invitation.expiresAt))
+        InvitationInfo(
+            invitationID: invitation.invitationID, matchID: invitation.matchID, bundleID: invitation.bundleID,
+            inviter: invitation.inviter, inviterAlias: inviterAlias, hosted: invitation.hosted,
+            minPlayers: invitation.minPlayers, maxPlayers: invitation.maxPlayers, message: invitation.message,
+            expiresAt: StoredTime.date(invitation.expiresAt))
     }
 
     private static func cancelled(_ invitation: InvitationRecord, reason: String) -> InvitationCancelled {

@@ -91,7 +91,9 @@ extension APIError {
     static let noSuchRequest = APIError(.matchmakingNoSuchRequest, "no waiting match request with this id is yours (it was matched, cancelled, or never made)")
     static let requestIDReused = APIError(.matchmakingRequestIDReused, "this requestID was already used; make a new one for each request")
     static let alreadyWaiting = APIError(.matchmakingAlreadyWaiting, "this player already has a waiting match request; cancel it before making another")
-    static let channelClosed = APIError(.matchmakingOffline, "open the realtime channel (/v1/realtime) first: a match request waits only while its device is connected")
+    static let channelClosed = APIError(
+        .matchmakingOffline, "open the realtime channel (/v1/realtime) first: a match request waits only while its device is connected")
     static let noSuchInvitation = APIError(.matchmakingNoSuchInvitation, "no invitation with this id is addressed to you")
-    static let invitationClosed = APIError(.matchmakingInvitationClosed, "this invitation can no longer be answered: it expired, was answered, or its match is gone")
+    static let invitationClosed = APIError(
+        .matchmakingInvitationClosed, "this invitation can no longer be answered: it expired, was answered, or its match is gone")
 }

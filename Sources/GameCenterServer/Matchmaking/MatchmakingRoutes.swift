@@ -40,12 +40,14 @@ struct MatchmakingRoutes {
         }
         group.post("invitations/{invitationID}/accept") { request, context -> MatchRequestStatus in
             let body = try await request.decode(as: AcceptInvitation.self, context: context)
-            return try await matchmaking.accept(invitationID: context.parameters.require("invitationID"), body,
-                                                device: context.requireDevice(), session: context.requireSession())
+            return try await matchmaking.accept(
+                invitationID: context.parameters.require("invitationID"), body,
+                device: context.requireDevice(), session: context.requireSession())
         }
         group.post("invitations/{invitationID}/decline") { _, context -> HTTPResponse.Status in
-            try await matchmaking.decline(invitationID: context.parameters.require("invitationID"),
-                                          device: context.requireDevice(), session: context.requireSession())
+            try await matchmaking.decline(
+                invitationID: context.parameters.require("invitationID"),
+                device: context.requireDevice(), session: context.requireSession())
             return .noContent
         }
         group.get("matches/{matchID}") { _, context -> MatchInfo in

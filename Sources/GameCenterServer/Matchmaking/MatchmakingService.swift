@@ -24,8 +24,10 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// How often fill times and invitation expiries are checked.
     static let tickInterval = Duration.milliseconds(25)
 
-    init(database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
-         logger: Logger) {
+    init(
+        database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
+        logger: Logger
+    ) {
         self.metrics = metrics
         self.limiter = limiter
         self.database = database
@@ -58,8 +60,9 @@ package final class MatchmakingService: Service, ChannelPresence {
         }
         let opensLobby = !checked.playersToInvite.isEmpty || checked.matchID != nil
         // Each invitee counts against the inviter's limits, so inviting and cancelling cannot flood a friend.
-        try limiter.take([.init(name: .invitations, subject: session.playerID, cost: checked.playersToInvite.count)]
-            + checked.playersToInvite.map { .init(name: .invitationsToOnePlayer, subject: "\(session.playerID) \($0)") })
+        try limiter.take(
+            [.init(name: .invitations, subject: session.playerID, cost: checked.playersToInvite.count)]
+                + checked.playersToInvite.map { .init(name: .invitationsToOnePlayer, subject: "\(session.playerID) \($0)") })
         var (inviterAlias, baseMembers) = ("", [String]())
         if opensLobby {
             (inviterAlias, baseMembers) = try await database.read { storage in
@@ -89,12 +92,14 @@ package final class MatchmakingService: Service, ChannelPresence {
             let forming = FormingMatch(
                 matchID: checked.matchID ?? Credentials.newID(prefix: "m_"), bundleID: device.game.bundleID, environment: environment,
                 creatorPlayerID: session.playerID, creatorRequestID: checked.requestID,
-                invitations: Dictionary(uniqueKeysWithValues: checked.playersToInvite.map {
-                    ($0, (Credentials.newID(prefix: "inv_"), now + invitationSeconds * 1000))
-                })
+                invitations: Dictionary(
+                    uniqueKeysWithValues: checked.playersToInvite.map {
+                        ($0, (Credentials.newID(prefix: "inv_"), now + invitationSeconds * 1000))
+                    })
             )
-            let outcome = state.queue.openInvitationLobby(creator: ticket, invited: checked.playersToInvite, baseMembers: baseMembers,
-                                                          openToAutoMatch: true, now: queueNow)
+            let outcome = state.queue.openInvitationLobby(
+                creator: ticket, invited: checked.playersToInvite, baseMembers: baseMembers,
+                openToAutoMatch: true, now: queueNow)
             if let lobby = outcome.placements.first?.lobby {
                 state.forming[lobby] = forming
                 for (_, invitation) in forming.invitations { state.lobbyOfInvitation[invitation.invitationID] = lobby }
@@ -110,8 +115,9 @@ package final class MatchmakingService: Service, ChannelPresence {
                     state: .pending, createdAt: now, expiresAt: forming.invitations[invitee]!.expiresAt
                 )
             }
-            let match = MatchRecord(matchID: forming.matchID, bundleID: forming.bundleID, environment: environment,
-                                    hosted: checked.hosted, state: .forming, createdAt: now)
+            let match = MatchRecord(
+                matchID: forming.matchID, bundleID: forming.bundleID, environment: environment,
+                hosted: checked.hosted, state: .forming, createdAt: now)
             do {
                 try await recorder.invite(invitations, match: match, inviterAlias: inviterAlias)
             } catch {
@@ -131,7 +137,8 @@ package final class MatchmakingService: Service, ChannelPresence {
         _ matchID: String, adding request: CheckedMatchRequest, device: DeviceIdentity, playerID: String, in storage: StorageSession
     ) async throws -> [String] {
         guard let match = try await storage.match(id: matchID), match.bundleID == device.game.bundleID,
-              match.environment == device.environment.rawValue else { throw APIError.noSuchMatch }
+            match.environment == device.environment.rawValue
+        else { throw APIError.noSuchMatch }
         let members = try await storage.matchMembers(matchID).filter { $0.leftAt == nil }.map(\.playerID)
         guard match.state == .started, members.contains(playerID), match.hosted == request.hosted else { throw APIError.matchNotRunning }
         guard members.count + request.playersToInvite.count < request.maxPlayers else {
@@ -145,8 +152,10 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// Where one of the caller's requests (or invitation acceptances) stands.
     func status(requestID: String, session: AuthenticatedSession) async throws -> MatchRequestStatus {
         let key = RequestKey(playerID: session.playerID, requestID: try MatchRequestRules.requestID(requestID))
-        return try await existingStatus(key) ?? MatchRequestStatus(requestID: requestID, state: .gone, matchID: nil, players: 0,
-                                                                   maxPlayers: 0, invitees: [])
+        return try await existingStatus(key)
+            ?? MatchRequestStatus(
+                requestID: requestID, state: .gone, matchID: nil, players: 0,
+                maxPlayers: 0, invitees: [])
     }
 
     private func existingStatus(_ key: RequestKey) async throws -> MatchRequestStatus? {
@@ -163,16 +172,21 @@ package final class MatchmakingService: Service, ChannelPresence {
             if let matchID = state.startedNotStored[key] {
                 return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
             }
-            let lobbyID = state.ticketOfRequest[key].flatMap { state.queue.lobby(containing: $0)?.id }
+            let lobbyID =
+                state.ticketOfRequest[key].flatMap { state.queue.lobby(containing: $0)?.id }
                 ?? state.acceptedLobby(playerID: key.playerID, requestID: key.requestID)
             guard let lobbyID, let lobby = state.queue.lobby(lobbyID) else { return nil }
             let forming = state.forming[lobbyID]
             let invitees = (forming?.invitations.keys.sorted() ?? []).map { player in
-                InviteeStatus(playerID: player, state: lobby.pendingInvitations.contains(player) ? .pending
-                              : forming?.accepted[player] != nil ? .accepted : .declined)
+                InviteeStatus(
+                    playerID: player,
+                    state: lobby.pendingInvitations.contains(player)
+                        ? .pending
+                        : forming?.accepted[player] != nil ? .accepted : .declined)
             }
-            return MatchRequestStatus(requestID: key.requestID, state: .waiting, matchID: forming?.matchID,
-                                      players: lobby.members.count, maxPlayers: lobby.maxPlayers, invitees: invitees)
+            return MatchRequestStatus(
+                requestID: key.requestID, state: .waiting, matchID: forming?.matchID,
+                players: lobby.members.count, maxPlayers: lobby.maxPlayers, invitees: invitees)
         }
     }
 
@@ -215,8 +229,9 @@ package final class MatchmakingService: Service, ChannelPresence {
     func invitations(device: DeviceIdentity, session: AuthenticatedSession) async throws -> [InvitationInfo] {
         let now = clock.nowMillis()
         return try await database.read { storage in
-            let invitations = try await storage.pendingInvitations(invitee: session.playerID, bundleID: device.game.bundleID,
-                                                                   environment: device.environment.rawValue, now: now)
+            let invitations = try await storage.pendingInvitations(
+                invitee: session.playerID, bundleID: device.game.bundleID,
+                environment: device.environment.rawValue, now: now)
             let inviters = try await storage.players(ids: Array(Set(invitations.map(\.inviter))), environment: nil)
             let aliases = Dictionary(uniqueKeysWithValues: inviters.map { ($0.playerID, $0.alias) })
             return invitations.map { MatchRecorder.info($0, inviterAlias: aliases[$0.inviter] ?? "") }
@@ -243,8 +258,10 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
             state.addAcceptedInvitee(session.playerID, AcceptedInvitee(requestID: requestID, sessionID: session.sessionID), to: lobby)
             do {
-                return (try record(state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), in: &state),
-                        forming.creatorRequestID)
+                return (
+                    try record(state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), in: &state),
+                    forming.creatorRequestID
+                )
             } catch {
                 state.removeAcceptedInvitee(session.playerID, from: lobby)
                 throw APIError.invitationClosed
@@ -268,9 +285,10 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// An invitation addressed to the caller for the device's game that can still be answered.
     private func openInvitation(_ invitationID: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> InvitationRecord {
         guard (1...64).contains(invitationID.count),
-              let invitation = try await database.read({ try await $0.invitation(id: invitationID) }),
-              invitation.invitee == session.playerID, invitation.bundleID == device.game.bundleID,
-              invitation.environment == device.environment.rawValue else { throw APIError.noSuchInvitation }
+            let invitation = try await database.read({ try await $0.invitation(id: invitationID) }),
+            invitation.invitee == session.playerID, invitation.bundleID == device.game.bundleID,
+            invitation.environment == device.environment.rawValue
+        else { throw APIError.noSuchInvitation }
         guard invitation.state == .pending, invitation.expiresAt > clock.nowMillis() else { throw APIError.invitationClosed }
         return invitation
     }
@@ -279,8 +297,9 @@ package final class MatchmakingService: Service, ChannelPresence {
     private func closeInvitation(_ invitation: InvitationRecord, now: Int64) async throws {
         let answer = state.withLock { state -> (MatchmakingDecisions, String)? in
             guard let lobby = state.lobbyOfInvitation.removeValue(forKey: invitation.invitationID),
-                  let forming = state.forming[lobby],
-                  let outcome = try? state.queue.answer(lobby: lobby, player: invitation.invitee, accepted: false, now: queueNow) else { return nil }
+                let forming = state.forming[lobby],
+                let outcome = try? state.queue.answer(lobby: lobby, player: invitation.invitee, accepted: false, now: queueNow)
+            else { return nil }
             return (record(outcome, in: &state), forming.creatorRequestID)
         }
         guard let (decisions, creatorRequestID) = answer else { return }
@@ -297,8 +316,9 @@ package final class MatchmakingService: Service, ChannelPresence {
             guard let match = try await storage.match(id: id) else { throw APIError.noSuchMatch }
             let members = try await storage.matchMembers(id)
             guard let me = members.first(where: { $0.playerID == session.playerID }) else { throw APIError.noSuchMatch }
-            return MatchInfo(matchID: id, bundleID: match.bundleID, hosted: match.hosted,
-                             players: members.filter { $0.leftAt == nil }.map(\.playerID), requestID: me.requestID)
+            return MatchInfo(
+                matchID: id, bundleID: match.bundleID, hosted: match.hosted,
+                players: members.filter { $0.leftAt == nil }.map(\.playerID), requestID: me.requestID)
         }
     }
 
@@ -324,8 +344,9 @@ package final class MatchmakingService: Service, ChannelPresence {
         guard friends.count < Limits.matchPlayers.upperBound else {
             throw APIError.matchRequestInvalid("at most \(Limits.matchPlayers.upperBound - 1) friends can play with you")
         }
-        try await recorder.playWithFriends(friends, bundleID: device.game.bundleID, environment: device.environment.rawValue,
-                                           playerID: session.playerID, now: clock.nowMillis())
+        try await recorder.playWithFriends(
+            friends, bundleID: device.game.bundleID, environment: device.environment.rawValue,
+            playerID: session.playerID, now: clock.nowMillis())
     }
 
     // MARK: Channels
@@ -374,9 +395,10 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
             state.forget(forming, lobby: started.lobby)
             let (bundleID, environment) = Self.split(started.key.game)
-            let lobby = ClosedLobby(matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
-                                    hosted: started.hosted, participants: participants,
-                                    creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [])
+            let lobby = ClosedLobby(
+                matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
+                hosted: started.hosted, participants: participants,
+                creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [])
             decisions.started.append(StartDecision(lobby: lobby, creatorRequestID: forming?.creatorRequestID))
         }
         for failed in outcome.failed {
@@ -414,8 +436,9 @@ package final class MatchmakingService: Service, ChannelPresence {
 
     private func closedLobby(_ forming: FormingMatch?, participants: [MatchParticipant], unanswered: [String]) -> ClosedLobby? {
         guard let forming else { return nil }
-        return ClosedLobby(matchID: forming.matchID, isStored: true, bundleID: forming.bundleID, environment: forming.environment,
-                           hosted: false, participants: participants, creator: forming.creatorPlayerID, unansweredInvitees: unanswered)
+        return ClosedLobby(
+            matchID: forming.matchID, isStored: true, bundleID: forming.bundleID, environment: forming.environment,
+            hosted: false, participants: participants, creator: forming.creatorPlayerID, unansweredInvitees: unanswered)
     }
 
     /// Stores what the queue decided and tells the players.
@@ -425,8 +448,9 @@ package final class MatchmakingService: Service, ChannelPresence {
                 try await recorder.started(decision.lobby, creatorRequestID: decision.creatorRequestID, now: clock.nowMillis())
                 if decision.lobby.isStored { await relay.membershipChanged(matchID: decision.lobby.matchID) }
             } catch {
-                logger.error("a match could not be stored; its players are told it failed",
-                             metadata: [LogKey.matchID: "\(decision.lobby.matchID)", LogKey.error: "\(error)"])
+                logger.error(
+                    "a match could not be stored; its players are told it failed",
+                    metadata: [LogKey.matchID: "\(decision.lobby.matchID)", LogKey.error: "\(error)"])
                 try? await recorder.failed(decision.lobby, reason: "the match could not be stored", now: clock.nowMillis())
             }
             state.withLock { state in
@@ -476,8 +500,9 @@ package final class MatchmakingService: Service, ChannelPresence {
 extension Ticket {
     /// The same request under the id the matchmaker assigned.
     func withID(_ id: TicketID) -> Ticket {
-        Ticket(id: id, playerID: playerID, key: key, minPlayers: minPlayers, maxPlayers: maxPlayers,
-               playerAttributes: playerAttributes, fillTime: fillTime)
+        Ticket(
+            id: id, playerID: playerID, key: key, minPlayers: minPlayers, maxPlayers: maxPlayers,
+            playerAttributes: playerAttributes, fillTime: fillTime)
     }
 }
 

@@ -17,8 +17,9 @@ struct MetricsRoutes: Sendable {
     func add(to group: RouterGroup<AppRequestContext>) {
         group.get("metrics") { _, _ in
             relay.update()
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
     }
 

@@ -40,9 +40,10 @@ final class ServerMetrics: Sendable {
         matchmakingRequests = CoreMetrics.Counter(label: "matchmaking.requests", factory: factory)
         matchmakingWait = CoreMetrics.Timer(label: "matchmaking.wait_seconds", factory: factory)
         realtimeConnections = CoreMetrics.Meter(label: "realtime.connections", factory: factory)
-        rateLimitsRefused = Dictionary(uniqueKeysWithValues: RateLimits.Name.allCases.map {
-            ($0, CoreMetrics.Counter(label: "ratelimit.refused", dimensions: [("limit", $0.rawValue)], factory: factory))
-        })
+        rateLimitsRefused = Dictionary(
+            uniqueKeysWithValues: RateLimits.Name.allCases.map {
+                ($0, CoreMetrics.Counter(label: "ratelimit.refused", dimensions: [("limit", $0.rawValue)], factory: factory))
+            })
     }
 
     /// Counts an answered request under its status class.

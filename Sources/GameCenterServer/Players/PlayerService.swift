@@ -52,8 +52,9 @@ struct PlayerService: Sendable {
             if isFriend || id == caller.playerID {
                 profile.status = player.status
                 profile.recentGames = (recent[id] ?? []).map {
-                    RecentGame(bundleID: $0.bundleID, name: registry.game(bundleID: $0.bundleID)?.name ?? $0.bundleID,
-                               lastPlayedAt: StoredTime.date($0.lastPlayedAt))
+                    RecentGame(
+                        bundleID: $0.bundleID, name: registry.game(bundleID: $0.bundleID)?.name ?? $0.bundleID,
+                        lastPlayedAt: StoredTime.date($0.lastPlayedAt))
                 }
             }
             return profile

@@ -55,8 +55,10 @@ final class RateLimiter: Sendable {
             for charge in active {
                 let limit = limits[charge.name]
                 let key = Key(name: charge.name, subject: charge.subject)
-                var entry = table[key] ?? Entry(
-                    bucket: TokenBucket(rate: Double(limit.count) / limit.periodSeconds, burst: Double(limit.count), now: now), lastUsed: now)
+                var entry =
+                    table[key]
+                    ?? Entry(
+                        bucket: TokenBucket(rate: Double(limit.count) / limit.periodSeconds, burst: Double(limit.count), now: now), lastUsed: now)
                 entry.lastUsed = now
                 // Two charges on one bucket take from the same entry.
                 if let earlier = entries.lastIndex(where: { $0.0 == key }) { entry = entries[earlier].1 }

@@ -139,8 +139,9 @@ public struct RateLimitSettingError: Error, CustomStringConvertible {
 extension APIError {
     /// An action over its rate limit.
     static func rateLimited(_ name: RateLimits.Name, limit: RateLimits.Limit, retryAfterSeconds: Int) -> APIError {
-        APIError(.requestRateLimited, "too many \(name.counted): at most \(limit); try again in \(retryAfterSeconds) s",
-                 retryAfterSeconds: retryAfterSeconds)
+        APIError(
+            .requestRateLimited, "too many \(name.counted): at most \(limit); try again in \(retryAfterSeconds) s",
+            retryAfterSeconds: retryAfterSeconds)
     }
 
     /// A session with as many realtime channels open as allowed.

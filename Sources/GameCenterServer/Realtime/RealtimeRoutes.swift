@@ -6,16 +6,20 @@ struct RealtimeRoutes {
     let realtime: RealtimeService
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
-        group.ws("realtime", shouldUpgrade: { request, context in
-            _ = try Self.cursor(request)
-            try realtime.admit(try context.requireSession())
-            return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, context in
-            let requestContext = context.requestContext
-            guard let session = requestContext.session else { return }
-            try await realtime.serve(session, after: try Self.cursor(context.request), inbound: inbound, outbound: outbound,
-                                     logger: context.logger, abort: { requestContext.closeConnection() })
-        })
+        group.ws(
+            "realtime",
+            shouldUpgrade: { request, context in
+                _ = try Self.cursor(request)
+                try realtime.admit(try context.requireSession())
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let requestContext = context.requestContext
+                guard let session = requestContext.session else { return }
+                try await realtime.serve(
+                    session, after: try Self.cursor(context.request), inbound: inbound, outbound: outbound,
+                    logger: context.logger, abort: { requestContext.closeConnection() })
+            })
     }
 
     /// The `after` query parameter: the sequence number of the last event the device has.

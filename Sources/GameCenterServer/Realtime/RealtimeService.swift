@@ -22,8 +22,10 @@ struct RealtimeService: Sendable {
     }
 
     /// Serves one open channel until it closes; `abort` closes its connection without a goodbye.
-    func serve(_ session: AuthenticatedSession, after cursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-               logger: Logger, abort: @escaping @Sendable () -> Void) async throws {
+    func serve(
+        _ session: AuthenticatedSession, after cursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+        logger: Logger, abort: @escaping @Sendable () -> Void
+    ) async throws {
         // Two upgrades may pass ``admit(_:)`` at once: the cap is taken here, atomically.
         guard channels.open(session.sessionID) else {
             try await outbound.close(.policyViolation, reason: "too many realtime channels open for this session")

@@ -42,8 +42,12 @@ package final class DatagramBatch {
     /// and takes that one (a plain `recvfrom`, the cheapest call when traffic is light); without, takes as many as are
     /// waiting, up to `slots`, without blocking (one `recvmmsg`). Returns how many.
     package func receive(on descriptor: CInt, wait: Bool) -> Int {
-        max(0, Int(ogk_udp_receive(descriptor, receiveBytes.assumingMemoryBound(to: UInt8.self), Self.slotBytes, UInt32(slots),
-                                   senders, lengths, wait ? 1 : 0)))
+        max(
+            0,
+            Int(
+                ogk_udp_receive(
+                    descriptor, receiveBytes.assumingMemoryBound(to: UInt8.self), Self.slotBytes, UInt32(slots),
+                    senders, lengths, wait ? 1 : 0)))
     }
 
     /// Datagram `slot` of the last `receive`, where it lies (valid until the next `receive`; it may be changed in
@@ -161,8 +165,10 @@ package final class DatagramOutbox: @unchecked Sendable {
                     addressLengths.withUnsafeBufferPointer { addressLengths in
                         var next = 0, dropped = 0
                         while next < count {
-                            next += Int(ogk_udp_send(descriptor, base, offsets.baseAddress! + next, lengths.baseAddress! + next,
-                                                     addresses.baseAddress! + next, addressLengths.baseAddress! + next, UInt32(count - next)))
+                            next += Int(
+                                ogk_udp_send(
+                                    descriptor, base, offsets.baseAddress! + next, lengths.baseAddress! + next,
+                                    addresses.baseAddress! + next, addressLengths.baseAddress! + next, UInt32(count - next)))
                             guard next < count else { break }
                             if errno == EAGAIN || errno == EWOULDBLOCK {
                                 // The send buffer is full: the rest is dropped.

@@ -34,8 +34,9 @@ struct RelayConnection {
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let now = ContinuousClock.now
         let (welcome, effects) = match.state.withLock {
-            $0.attach(memberIndex, connectionID: connectionID, key: key, wake: wake, receiverStream: resume.receiverStream,
-                      received: resume.received, senderStream: resume.senderStream, voiceAllowed: voiceAllowed, now: now)
+            $0.attach(
+                memberIndex, connectionID: connectionID, key: key, wake: wake, receiverStream: resume.receiverStream,
+                received: resume.received, senderStream: resume.senderStream, voiceAllowed: voiceAllowed, now: now)
         }
         defer {
             relay.unregister(connectionID)
@@ -46,13 +47,15 @@ struct RelayConnection {
         let heartbeat = Duration.milliseconds(heartbeatMillis)
         let udp = relay.datagramAddress
         var frame = ByteBuffer()
-        RelayServerFrame.welcome(RelayWelcome(
-            connectionID: connectionID, key: key, udpHost: udp.host, udpPort: UInt16(clamping: udp.port),
-            memberIndex: welcome.memberIndex, acceptedSeq: welcome.acceptedSeq, receiverStream: welcome.receiverStream,
-            heartbeatMillis: UInt32(clamping: heartbeatMillis),
-            timeoutMillis: timeoutMillis, maxMessagesPerSecond: UInt32(relay.limits.messagesPerSecond),
-            burstMessages: UInt32(relay.limits.burstMessages), members: welcome.members
-        )).write(to: &frame)
+        RelayServerFrame.welcome(
+            RelayWelcome(
+                connectionID: connectionID, key: key, udpHost: udp.host, udpPort: UInt16(clamping: udp.port),
+                memberIndex: welcome.memberIndex, acceptedSeq: welcome.acceptedSeq, receiverStream: welcome.receiverStream,
+                heartbeatMillis: UInt32(clamping: heartbeatMillis),
+                timeoutMillis: timeoutMillis, maxMessagesPerSecond: UInt32(relay.limits.messagesPerSecond),
+                burstMessages: UInt32(relay.limits.burstMessages), members: welcome.members
+            )
+        ).write(to: &frame)
         try await outbound.write(.binary(frame))
         relay.apply(effects, of: match)
 
@@ -104,8 +107,9 @@ struct RelayConnection {
                     return protocolError("a reliable message larger than \(Limits.maximumReliableMessageBytes) bytes")
                 }
                 let outcome = match.state.withLock {
-                    $0.receiveReliable(from: memberIndex, connectionID: connectionID, seq: seq, recipients: recipients, payload: payload,
-                                       now: now, statistics: relay.statistics)
+                    $0.receiveReliable(
+                        from: memberIndex, connectionID: connectionID, seq: seq, recipients: recipients, payload: payload,
+                        now: now, statistics: relay.statistics)
                 }
                 switch outcome {
                 case .delivered(let effects): relay.apply(effects, of: match)
@@ -118,8 +122,9 @@ struct RelayConnection {
                 let datagrams = DatagramOutbox(capacity: 4 << 10)
                 let effects = match.state.withLock { state -> RelayMatchState.Effects in
                     guard state.members[Int(memberIndex)].connection?.connectionID == connectionID else { return .init() }
-                    return state.receiveUnreliable(from: memberIndex, recipients: recipients, payload: payload, now: now,
-                                                   statistics: relay.statistics, datagrams: datagrams)
+                    return state.receiveUnreliable(
+                        from: memberIndex, recipients: recipients, payload: payload, now: now,
+                        statistics: relay.statistics, datagrams: datagrams)
                 }
                 relay.send(datagrams)
                 relay.apply(effects, of: match)
@@ -143,8 +148,9 @@ struct RelayConnection {
                 let effects = payload.withUnsafeReadableBytes { payload in
                     match.state.withLock { state -> RelayMatchState.Effects in
                         guard state.members[Int(memberIndex)].connection?.connectionID == connectionID else { return .init() }
-                        return state.receiveVoice(from: memberIndex, channel: channel, payload: payload, now: now,
-                                                  statistics: relay.statistics, datagrams: datagrams)
+                        return state.receiveVoice(
+                            from: memberIndex, channel: channel, payload: payload, now: now,
+                            statistics: relay.statistics, datagrams: datagrams)
                     }
                 }
                 relay.send(datagrams)

@@ -15,12 +15,15 @@ extension RelayMatchState {
         guard members[i].state != .left, members[i].connection?.connectionID == connectionID else { return Effects() }
         members[i].lastHeard = RelayTime.of(now)
         guard members[i].voiceAllowed else {
-            return Effects(wakes: tell(index, .parentalControlsBlocked, "voice chat is off for this player: parental controls block it for an underage account"))
+            return Effects(
+                wakes: tell(index, .parentalControlsBlocked, "voice chat is off for this player: parental controls block it for an underage account"))
         }
         let old = members[i].voiceChannels[channel] ?? VoiceChannelMembership.none
         guard old != membership else { return Effects() }
         if old == .none && members[i].voiceChannels.count >= VoiceLimits.maximumChannelsPerMember {
-            return Effects(wakes: tell(index, .invalidParameter, "a member may be in at most \(VoiceLimits.maximumChannelsPerMember) voice channels at once; leave one first"))
+            return Effects(
+                wakes: tell(
+                    index, .invalidParameter, "a member may be in at most \(VoiceLimits.maximumChannelsPerMember) voice channels at once; leave one first"))
         }
         members[i].voiceChannels[channel] = membership == .none ? nil : membership
         var frame = ByteBuffer()
@@ -59,7 +62,8 @@ extension RelayMatchState {
         }
         guard members[i].voiceRate.take(now: RelayTime.of(now).seconds) else {
             statistics.add(.membersFlooding)
-            let message = "sent voice faster than the relay allows: at most \(Int(limits.voicePacketsPerSecond)) packets per second (bursts of \(Int(limits.voiceBurstPackets)))"
+            let message =
+                "sent voice faster than the relay allows: at most \(Int(limits.voicePacketsPerSecond)) packets per second (bursts of \(Int(limits.voiceBurstPackets)))"
             return remove(index, reason: .flooding, message: message, store: true)
         }
         for target in members.indices where target != i && members[target].state != .left {

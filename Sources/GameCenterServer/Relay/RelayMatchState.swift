@@ -46,9 +46,10 @@ struct RelayMatchState {
         var effects = Effects()
         for playerID in current where !members.contains(where: { $0.playerID == playerID }) {
             guard members.count <= Int(UInt8.max) else { break }
-            let slot = RelayMemberSlot(index: UInt8(members.count), playerID: playerID, now: RelayTime.of(now),
-                                       rate: TokenBucket(rate: limits.messagesPerSecond, burst: limits.enforcedBurst(timeout: timeout), now: seconds(now)),
-                                       voiceRate: TokenBucket(rate: limits.voicePacketsPerSecond, burst: limits.voiceBurstPackets, now: seconds(now)))
+            let slot = RelayMemberSlot(
+                index: UInt8(members.count), playerID: playerID, now: RelayTime.of(now),
+                rate: TokenBucket(rate: limits.messagesPerSecond, burst: limits.enforcedBurst(timeout: timeout), now: seconds(now)),
+                voiceRate: TokenBucket(rate: limits.voicePacketsPerSecond, burst: limits.voiceBurstPackets, now: seconds(now)))
             members.append(slot)
             effects.wakes += announce(slot.announced, except: slot.index)
         }
@@ -89,8 +90,9 @@ struct RelayMatchState {
             effects.wakes += announce(members[i].announced, except: index)
         }
         effects.wakes.append(members[i].connection!.wake)
-        let welcome = RelayMatchWelcome(memberIndex: index, acceptedSeq: members[i].acceptedSeq,
-                                        receiverStream: members[i].receiverStream, members: members.map(\.announced))
+        let welcome = RelayMatchWelcome(
+            memberIndex: index, acceptedSeq: members[i].acceptedSeq,
+            receiverStream: members[i].receiverStream, members: members.map(\.announced))
         return (welcome, effects)
     }
 
@@ -211,7 +213,6 @@ struct RelayMatchState {
     static func floodingMessage(_ limits: RelayLimits) -> String {
         "sent faster than the relay allows: at most \(Int(limits.messagesPerSecond)) messages per second (bursts of \(Int(limits.burstMessages)))"
     }
-
 
     /// The member acknowledged the reliable messages it received up to `seq`.
     mutating func acknowledge(_ index: UInt8, connectionID: UInt64, through seq: UInt64, now: ContinuousClock.Instant) {
@@ -399,17 +400,21 @@ struct RelayMatchState {
 
     /// Counts messages to non-members and tells the sender, at most once a second (the telling must not become a
     /// flood of its own).
-    private mutating func reportNonMembers(_ unknown: [UInt8], to index: UInt8, now: ContinuousClock.Instant,
-                                           statistics: RelayStatistics) -> [WriterWake] {
+    private mutating func reportNonMembers(
+        _ unknown: [UInt8], to index: UInt8, now: ContinuousClock.Instant,
+        statistics: RelayStatistics
+    ) -> [WriterWake] {
         statistics.add(.nonMemberRecipients, unknown.count)
         let i = Int(index)
         guard members[i].connection != nil else { return [] }
         if let last = members[i].connection!.lastErrorReport, RelayTime.of(now) - last < .seconds(1) { return [] }
         members[i].connection!.lastErrorReport = RelayTime.of(now)
         var frame = ByteBuffer()
-        RelayServerFrame.error(code: UInt16(ErrorCode.invalidParameter.rawValue),
-                               message: "recipients \(unknown) are not other members of this match; messages went to the members only")
-            .write(to: &frame)
+        RelayServerFrame.error(
+            code: UInt16(ErrorCode.invalidParameter.rawValue),
+            message: "recipients \(unknown) are not other members of this match; messages went to the members only"
+        )
+        .write(to: &frame)
         members[i].connection!.control.append(frame)
         return [members[i].connection!.wake]
     }

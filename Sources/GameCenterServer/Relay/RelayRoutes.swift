@@ -7,22 +7,28 @@ struct RelayRoutes {
     let relay: RelayService
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
-        group.ws("matches/{matchID}/relay", shouldUpgrade: { request, context in
-            _ = try Self.resume(request)
-            _ = try await relay.join(matchID: context.parameters.require("matchID"), playerID: context.requireSession().playerID,
-                                     device: context.requireDevice())
-            return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, context in
-            let requestContext = context.requestContext
-            guard let session = requestContext.session, let device = requestContext.device,
-                  let matchID = requestContext.parameters.get("matchID") else { return }
-            // The match may have ended between the upgrade check and now: then there is nothing to relay.
-            guard let (match, index) = try? await relay.join(matchID: matchID, playerID: session.playerID, device: device) else { return }
-            let voiceAllowed = try await relay.mayUseVoice(session.playerID)
-            let connection = RelayConnection(relay: relay, match: match, memberIndex: index, playerID: session.playerID,
-                                             voiceAllowed: voiceAllowed, logger: context.logger)
-            try await connection.run(resume: try Self.resume(context.request), inbound: inbound, outbound: outbound)
-        })
+        group.ws(
+            "matches/{matchID}/relay",
+            shouldUpgrade: { request, context in
+                _ = try Self.resume(request)
+                _ = try await relay.join(
+                    matchID: context.parameters.require("matchID"), playerID: context.requireSession().playerID,
+                    device: context.requireDevice())
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let requestContext = context.requestContext
+                guard let session = requestContext.session, let device = requestContext.device,
+                    let matchID = requestContext.parameters.get("matchID")
+                else { return }
+                // The match may have ended between the upgrade check and now: then there is nothing to relay.
+                guard let (match, index) = try? await relay.join(matchID: matchID, playerID: session.playerID, device: device) else { return }
+                let voiceAllowed = try await relay.mayUseVoice(session.playerID)
+                let connection = RelayConnection(
+                    relay: relay, match: match, memberIndex: index, playerID: session.playerID,
+                    voiceAllowed: voiceAllowed, logger: context.logger)
+                try await connection.run(resume: try Self.resume(context.request), inbound: inbound, outbound: outbound)
+            })
     }
 
     /// `GET /admin/v1/relay/statistics`: what the relay forwarded and dropped since the server started.

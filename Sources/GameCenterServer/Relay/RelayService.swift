@@ -25,8 +25,7 @@ final class RelayService: Service {
     private let datagramSender = Mutex<(port: Int, send: @Sendable (DatagramOutbox) -> Void)?>(nil)
     /// Departures the relay decided, stored by ``run()`` in order. Unbounded by count, bounded by what exists: each
     /// member of a running match departs at most once.
-    private let departures: (stream: AsyncStream<Departure>, continuation: AsyncStream<Departure>.Continuation)
-        = AsyncStream.makeStream(of: Departure.self)
+    private let departures: (stream: AsyncStream<Departure>, continuation: AsyncStream<Departure>.Continuation) = AsyncStream.makeStream(of: Departure.self)
 
     /// A member the relay disconnected.
     private struct Departure {
@@ -38,8 +37,10 @@ final class RelayService: Service {
     /// How often silent members are looked for.
     static let sweepInterval = Duration.milliseconds(100)
 
-    init(database: Database, recorder: MatchRecorder, clock: ServerClock,
-         publicAddress: GameCenterApp.Configuration.PublicAddress? = nil, limits: RelayLimits = RelayLimits(), logger: Logger) {
+    init(
+        database: Database, recorder: MatchRecorder, clock: ServerClock,
+        publicAddress: GameCenterApp.Configuration.PublicAddress? = nil, limits: RelayLimits = RelayLimits(), logger: Logger
+    ) {
         self.publicAddress = publicAddress
         self.database = database
         self.recorder = recorder
@@ -74,8 +75,9 @@ final class RelayService: Service {
             (try await storage.match(id: matchID), try await storage.matchMembers(matchID))
         }
         guard let record, record.state == .started, record.bundleID == device.game.bundleID,
-              record.environment == device.environment.rawValue,
-              members.contains(where: { $0.playerID == playerID && $0.leftAt == nil }) else { throw APIError.noSuchMatch }
+            record.environment == device.environment.rawValue,
+            members.contains(where: { $0.playerID == playerID && $0.leftAt == nil })
+        else { throw APIError.noSuchMatch }
         guard !record.hosted else { throw APIError.hostedMatchHasNoRelay }
         let timeout = Duration.milliseconds(device.game.matchmaking.timeoutMilliseconds)
         let loaded = RelayMatch(matchID: matchID, timeout: timeout, limits: limits)
@@ -110,7 +112,8 @@ final class RelayService: Service {
     func apply(_ effects: RelayMatchState.Effects, of match: RelayMatch) {
         for wake in effects.wakes { wake.yield() }
         for (playerID, reason) in effects.departed {
-            logger.info("relay disconnected a member", metadata: [LogKey.matchID: "\(match.matchID)", LogKey.playerID: "\(playerID)", LogKey.reason: "\(reason)"])
+            logger.info(
+                "relay disconnected a member", metadata: [LogKey.matchID: "\(match.matchID)", LogKey.playerID: "\(playerID)", LogKey.reason: "\(reason)"])
             departures.continuation.yield(Departure(matchID: match.matchID, playerID: playerID, now: clock.nowMillis()))
         }
         // Only a departure can end the match: the per-message path skips the check.
@@ -145,7 +148,8 @@ final class RelayService: Service {
     /// datagrams are sealed into `out`.
     func receiveDatagram(_ datagram: UnsafeMutableRawBufferPointer, from address: DatagramAddress, into out: DatagramOutbox) {
         guard datagram.count <= RelayDatagram.maximumSize, let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)),
-              !header.kind.fromServer else {
+            !header.kind.fromServer
+        else {
             statistics.add(.datagramsMalformed)
             return
         }
@@ -169,7 +173,8 @@ final class RelayService: Service {
             (recipients, payload) = parsed
         case .clientVoice:
             guard let parsed = RelayDatagram.readClientVoiceBody(UnsafeRawBufferPointer(body)),
-                  parsed.payload.count <= VoiceLimits.maximumPayloadBytes else {
+                parsed.payload.count <= VoiceLimits.maximumPayloadBytes
+            else {
                 statistics.add(.datagramsMalformed)
                 return
             }
@@ -189,8 +194,9 @@ final class RelayService: Service {
             case .clientVoice:
                 return state.receiveVoice(from: route.memberIndex, channel: channel, payload: payload, now: now, statistics: statistics, datagrams: out)
             default:
-                return state.receiveUnreliable(from: route.memberIndex, recipients: recipients, payload: payload, now: now,
-                                               statistics: statistics, datagrams: out)
+                return state.receiveUnreliable(
+                    from: route.memberIndex, recipients: recipients, payload: payload, now: now,
+                    statistics: statistics, datagrams: out)
             }
         }
         guard let effects else {

@@ -61,8 +61,9 @@ struct AccountPages: Sendable {
         let request = SignInRequest(account: page.form["account"] ?? "", password: page.form["password"] ?? "")
         do {
             let environment = try Self.environment(page.form["environment"])
-            let opened = try await accounts.signIn(request, device: WebAppClient.device(environment: environment),
-                                                   from: ClientAddress(page.context.remoteAddress))
+            let opened = try await accounts.signIn(
+                request, device: WebAppClient.device(environment: environment),
+                from: ClientAddress(page.context.remoteAddress))
             return signedIn(opened, page)
         } catch let error as APIError {
             var form = SignInForm(page)
@@ -72,12 +73,15 @@ struct AccountPages: Sendable {
     }
 
     private func signUp(_ page: PageRequest) async throws -> Response {
-        let request = SignUpRequest(account: page.form["account"] ?? "", password: page.form["password"] ?? "", alias: page.form["alias"] ?? "",
-                                    underage: page.form["underage"] == "on")
+        let request = SignUpRequest(
+            account: page.form["account"] ?? "", password: page.form["password"] ?? "", alias: page.form["alias"] ?? "",
+            underage: page.form["underage"] == "on")
         do {
             let environment = try Self.environment(page.form["environment"])
-            return signedIn(try await accounts.signUp(request, device: WebAppClient.device(environment: environment),
-                                                      from: ClientAddress(page.context.remoteAddress)), page)
+            return signedIn(
+                try await accounts.signUp(
+                    request, device: WebAppClient.device(environment: environment),
+                    from: ClientAddress(page.context.remoteAddress)), page)
         } catch let error as APIError {
             var form = SignUpForm(page)
             form.error = error.message
@@ -118,11 +122,12 @@ struct AccountPages: Sendable {
                 name: info.bundleID == WebAppClient.bundleID ? "Web browser" : registry.game(bundleID: info.bundleID)?.name ?? info.bundleID,
                 signedIn: PageDates.minute(info.createdAt), expires: PageDates.day(info.expiresAt), current: info.current)
         }
-        let saved: String? = switch page.query("saved") {
-        case "profile": "Your profile was saved."
-        case "revoked": "That session was signed out."
-        default: nil
-        }
+        let saved: String? =
+            switch page.query("saved") {
+            case "profile": "Your profile was saved."
+            case "revoked": "That session was signed out."
+            default: nil
+            }
         let content = AccountPage(
             chrome: PageChrome("Your account", section: .account, for: page), alias: typed?.alias ?? profile.alias,
             status: typed?.status ?? profile.status ?? "", environment: session.environment.rawValue, sessions: sessions,

@@ -21,10 +21,12 @@ struct AchievementPages: Sendable {
             let session = try page.requireSession()
             let game = try game(page)
             let identifier = try page.context.parameters.require("identifier")
-            let png = try await achievements.image(identifier: identifier, device: session.device(for: game, locale: game.defaultLocale),
-                                                   session: session.session)
-            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "private, max-age=300"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: png)))
+            let png = try await achievements.image(
+                identifier: identifier, device: session.device(for: game, locale: game.defaultLocale),
+                session: session.session)
+            return Response(
+                status: .ok, headers: [.contentType: "image/png", .cacheControl: "private, max-age=300"],
+                body: .init(byteBuffer: ByteBuffer(bytes: png)))
         }
     }
 
@@ -64,12 +66,14 @@ struct AchievementPages: Sendable {
                 completions[description.identifier].map { AchievementsView.Status("completed", on: $0) } ?? AchievementsView.Status("not completed")
             }
             guard !(description.isHidden && description.title.isEmpty) else {
-                return .init(hidden: true, title: "Hidden achievement", description: "Keep playing to reveal it.", points: nil,
-                             percent: 0, percentText: "", completed: nil, image: nil, rarity: nil, myStatus: .init("not revealed"),
-                             friendStatus: friendStatus)
+                return .init(
+                    hidden: true, title: "Hidden achievement", description: "Keep playing to reveal it.", points: nil,
+                    percent: 0, percentText: "", completed: nil, image: nil, rarity: nil, myStatus: .init("not revealed"),
+                    friendStatus: friendStatus)
             }
             let percent = record?.percentComplete ?? 0
-            let percentText = percent.formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting)))
+            let percentText =
+                percent.formatted(.number.precision(.fractionLength(0...1)).locale(Locale(identifier: page.locale.formatting)))
                 + "\u{A0}%"
             return .init(
                 hidden: false, title: description.title,

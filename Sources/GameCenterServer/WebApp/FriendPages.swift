@@ -20,8 +20,9 @@ struct FriendPages: Sendable {
                 let recipient = try await friends.player(named: name, environment: session.environment)
                 let message = (page.form["message"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
                 do {
-                    try await friends.send(SendFriendRequests(playerIDs: [recipient.playerID], message: message.isEmpty ? nil : message),
-                                           from: session.session, device: session.device)
+                    try await friends.send(
+                        SendFriendRequests(playerIDs: [recipient.playerID], message: message.isEmpty ? nil : message),
+                        from: session.session, device: session.device)
                 } catch let error as APIError {
                     throw Self.told(error, alias: recipient.alias)
                 }
@@ -47,8 +48,10 @@ struct FriendPages: Sendable {
         }
     }
 
-    private func answer(_ page: PageRequest, done: String,
-                        _ action: @Sendable (String, AuthenticatedSession) async throws -> Void) async throws -> Response {
+    private func answer(
+        _ page: PageRequest, done: String,
+        _ action: @Sendable (String, AuthenticatedSession) async throws -> Void
+    ) async throws -> Response {
         let session = try page.requireSession()
         do {
             try await action(page.form["request"] ?? "", session.session)
@@ -79,16 +82,18 @@ struct FriendPages: Sendable {
             FriendsPage.Request(id: $0.requestID, alias: $0.fromAlias, message: $0.message, sent: PageDates.day($0.createdAt))
         }
         let outgoing = try await friends.sent(by: session.session).map {
-            FriendsPage.Request(id: $0.request.requestID, alias: $0.toAlias, message: $0.request.message,
-                                sent: PageDates.day(Date(timeIntervalSince1970: Double($0.request.createdAt) / 1000)))
+            FriendsPage.Request(
+                id: $0.request.requestID, alias: $0.toAlias, message: $0.request.message,
+                sent: PageDates.day(Date(timeIntervalSince1970: Double($0.request.createdAt) / 1000)))
         }
-        let done: String? = switch page.query("done") {
-        case "sent": "Your friend request was sent."
-        case "accepted": "You are now friends."
-        case "declined": "The request was declined."
-        case "removed": "The friend was removed."
-        default: nil
-        }
+        let done: String? =
+            switch page.query("done") {
+            case "sent": "Your friend request was sent."
+            case "accepted": "You are now friends."
+            case "declined": "The request was declined."
+            case "removed": "The friend was removed."
+            default: nil
+            }
         let content = FriendsPage(
             chrome: PageChrome("Friends", section: .friends, for: page), friends: friendList, incoming: incoming, outgoing: outgoing,
             typedName: error == nil ? "" : page.form["name"] ?? "", typedMessage: error == nil ? "" : page.form["message"] ?? "",

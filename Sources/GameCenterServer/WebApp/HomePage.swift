@@ -16,8 +16,11 @@ struct HomePage: Sendable {
         responder.get("/", on: router, .anyone) { page in
             guard let session = page.session else {
                 let games = games()
-                return renderer.render("welcome", Welcome(chrome: PageChrome("OpenGameKit Game Center", for: page), games: games,
-                                                          hasGames: !games.isEmpty))
+                return renderer.render(
+                    "welcome",
+                    Welcome(
+                        chrome: PageChrome("OpenGameKit Game Center", for: page), games: games,
+                        hasGames: !games.isEmpty))
             }
             return try await me(session, page)
         }
@@ -25,8 +28,9 @@ struct HomePage: Sendable {
 
     private func games() -> [GameCard] {
         registry.all.map { game in
-            GameCard(bundleID: game.bundleID, name: game.name, leaderboards: game.leaderboards.count + game.aggregates.count,
-                        achievements: game.achievements.count)
+            GameCard(
+                bundleID: game.bundleID, name: game.name, leaderboards: game.leaderboards.count + game.aggregates.count,
+                achievements: game.achievements.count)
         }
     }
 
@@ -40,8 +44,9 @@ struct HomePage: Sendable {
         let recent = (profile.recentGames ?? []).filter { registry.game(bundleID: $0.bundleID) != nil }.map {
             MePage.Played(bundleID: $0.bundleID, name: $0.name, lastPlayed: PageDates.day($0.lastPlayedAt))
         }
-        let content = MePage(chrome: PageChrome(profile.alias, section: .home, for: page), status: profile.status,
-                             points: points, recentGames: recent, games: games())
+        let content = MePage(
+            chrome: PageChrome(profile.alias, section: .home, for: page), status: profile.status,
+            points: points, recentGames: recent, games: games())
         return renderer.render("me", content)
     }
 }

@@ -26,7 +26,8 @@ struct LeaderboardPages: Sendable {
         guard let game = registry.game(bundleID: bundleID) else { throw APIError.gameUnrecognized(bundleID) }
         let texts = page.locale.texts(of: game)
         let title = { (text: LocalizedText) in Localization.text(text, locale: texts, fallback: game.defaultLocale) }
-        let boards = game.leaderboards.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
+        let boards =
+            game.leaderboards.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
             + game.aggregates.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
         guard let fallback = boards.first(where: \.isDefault) ?? boards.first else {
             return renderer.render("leaderboard", LeaderboardView.empty(game: game, chrome: PageChrome(game.name, for: page)))
@@ -35,21 +36,29 @@ struct LeaderboardPages: Sendable {
         let time = try Self.timeScope(page.query("time"))
         let friendsOnly = try Self.friendsOnly(page.query("players"))
         let start = try Self.start(page.query("start"))
-        let query = LeaderboardQuery(category: category, playerScope: friendsOnly ? .friendsOnly : .global, timeScope: time,
-                                     rangeStart: start, rangeLength: Self.pageLength)
+        let query = LeaderboardQuery(
+            category: category, playerScope: friendsOnly ? .friendsOnly : .global, timeScope: time,
+            rangeStart: start, rangeLength: Self.pageLength)
         let board = try await leaderboards.page(query, device: session.device(for: game, locale: page.locale.formatting), session: session.session)
         let ids = Array(Set(board.scores.map(\.playerID)))
-        let aliases = Dictionary(try await players.loadPlayers(ids, caller: session.session, device: session.device).players.map {
-            ($0.playerID, $0.alias)
-        }) { a, _ in a }
+        let aliases = Dictionary(
+            try await players.loadPlayers(ids, caller: session.session, device: session.device).players.map {
+                ($0.playerID, $0.alias)
+            }
+        ) { a, _ in a }
         let me = session.session.playerID
         let link = { (start: Int?, time: LeaderboardTimeScope, friends: Bool) in
-            PageLinks.game(game.bundleID, "leaderboards", [("category", board.category), ("time", time.rawValue),
-                                                            ("players", friends ? "friends" : "everyone"), ("start", start.map(String.init))])
+            PageLinks.game(
+                game.bundleID, "leaderboards",
+                [
+                    ("category", board.category), ("time", time.rawValue),
+                    ("players", friends ? "friends" : "everyone"), ("start", start.map(String.init)),
+                ])
         }
         let entries = board.scores.map { score in
-            LeaderboardView.Entry(rank: score.rank, alias: aliases[score.playerID] ?? "", value: score.formattedValue,
-                                  date: PageDates.day(score.date), isMe: score.playerID == me)
+            LeaderboardView.Entry(
+                rank: score.rank, alias: aliases[score.playerID] ?? "", value: score.formattedValue,
+                date: PageDates.day(score.date), isMe: score.playerID == me)
         }
         // The picker's title: in the first language of the reader's that the manifest has.
         let boardTitle = boards.first { $0.category == board.category }?.title ?? board.title
@@ -141,8 +150,9 @@ struct LeaderboardView {
 
     /// The page of a game without leaderboards.
     static func empty(game: Game, chrome: PageChrome) -> LeaderboardView {
-        LeaderboardView(chrome: chrome, bundleID: game.bundleID, gameName: game.name, hasBoards: false, categories: [], time: "",
-                        players: "", timeTabs: [], playerTabs: [], entries: [], count: 0, myRank: nil, myValue: nil, jumpToMe: nil,
-                        previous: nil, next: nil, achievementsLink: PageLinks.game(game.bundleID, "achievements"))
+        LeaderboardView(
+            chrome: chrome, bundleID: game.bundleID, gameName: game.name, hasBoards: false, categories: [], time: "",
+            players: "", timeTabs: [], playerTabs: [], entries: [], count: 0, myRank: nil, myValue: nil, jumpToMe: nil,
+            previous: nil, next: nil, achievementsLink: PageLinks.game(game.bundleID, "achievements"))
     }
 }

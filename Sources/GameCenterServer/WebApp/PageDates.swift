@@ -4,14 +4,17 @@ import Foundation
 enum PageDates {
     /// `2026-11-24 17:40 UTC`.
     static func minute(_ date: Date) -> String {
-        date.formatted(Date.VerbatimFormatStyle(
-            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC",
-            timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+        date.formatted(
+            Date.VerbatimFormatStyle(
+                format:
+                    "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC",
+                timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
     }
 
     /// `2026-11-24`.
     static func day(_ date: Date) -> String {
-        date.formatted(Date.VerbatimFormatStyle(
-            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits)", timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+        date.formatted(
+            Date.VerbatimFormatStyle(
+                format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits)", timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
     }
 }

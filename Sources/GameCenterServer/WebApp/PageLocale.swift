@@ -17,7 +17,8 @@ struct PageLocale: Sendable {
         let entries = (header ?? "").split(separator: ",").prefix(20).compactMap { entry -> (tag: String, weight: Double)? in
             let parts = entry.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let tag = parts.first, (1...35).contains(tag.count), tag != "*",
-                  tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { return nil }
+                tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+            else { return nil }
             let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             return weight > 0 ? (tag, weight) : nil
         }

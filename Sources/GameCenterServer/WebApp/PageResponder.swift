@@ -22,14 +22,18 @@ struct PageResponder: Sendable {
     let renderer: PageRenderer
 
     /// Adds `GET path`.
-    func get(_ path: RouterPath, on router: Router<AppRequestContext>, _ access: Access,
-             _ handler: @escaping @Sendable (PageRequest) async throws -> Response) {
+    func get(
+        _ path: RouterPath, on router: Router<AppRequestContext>, _ access: Access,
+        _ handler: @escaping @Sendable (PageRequest) async throws -> Response
+    ) {
         router.get(path) { request, context in await respond(request, context, access: access, isForm: false, handler) }
     }
 
     /// Adds `POST path` for a form.
-    func post(_ path: RouterPath, on router: Router<AppRequestContext>, _ access: Access,
-              _ handler: @escaping @Sendable (PageRequest) async throws -> Response) {
+    func post(
+        _ path: RouterPath, on router: Router<AppRequestContext>, _ access: Access,
+        _ handler: @escaping @Sendable (PageRequest) async throws -> Response
+    ) {
         router.post(path) { request, context in await respond(request, context, access: access, isForm: true, handler) }
     }
 
@@ -43,8 +47,11 @@ struct PageResponder: Sendable {
             page.context.logger.error("page failed", metadata: [LogKey.path: "\(page.request.uri.path)", LogKey.error: "\(error)"])
             apiError = .internalError
         }
-        return renderer.render("error", ErrorPage(chrome: PageChrome("Something went wrong", for: page), message: apiError.message,
-                                                  status: Int(apiError.status.code)), status: apiError.status)
+        return renderer.render(
+            "error",
+            ErrorPage(
+                chrome: PageChrome("Something went wrong", for: page), message: apiError.message,
+                status: Int(apiError.status.code)), status: apiError.status)
     }
 
     private func respond(
@@ -57,12 +64,14 @@ struct PageResponder: Sendable {
         do {
             (session, staleCookie) = try await pageSession(request)
         } catch {
-            let page = PageRequest(request: request, context: context, session: nil, form: .empty, locale: PageLocale(request),
-                                   signedOutFormToken: formToken)
+            let page = PageRequest(
+                request: request, context: context, session: nil, form: .empty, locale: PageLocale(request),
+                signedOutFormToken: formToken)
             return errorPage(error, for: page)
         }
-        var page = PageRequest(request: request, context: context, session: session, form: .empty, locale: PageLocale(request),
-                               signedOutFormToken: formToken)
+        var page = PageRequest(
+            request: request, context: context, session: session, form: .empty, locale: PageLocale(request),
+            signedOutFormToken: formToken)
         var response: Response
         do {
             if access == .signedIn && session == nil {
@@ -71,8 +80,9 @@ struct PageResponder: Sendable {
                 let form = try await SubmittedForm.read(request)
                 let expected = session?.csrfToken ?? existingFormToken
                 guard CSRFToken.matches(form["csrf"], expected: expected) else { throw APIError.formRejected }
-                page = PageRequest(request: request, context: context, session: session, form: form, locale: page.locale,
-                                   signedOutFormToken: formToken)
+                page = PageRequest(
+                    request: request, context: context, session: session, form: form, locale: page.locale,
+                    signedOutFormToken: formToken)
                 response = try await handler(page)
             } else {
                 response = try await handler(page)
@@ -101,8 +111,11 @@ struct PageResponder: Sendable {
             return (nil, true)
         }
         let session = AuthenticatedSession(sessionID: record.sessionID, playerID: record.playerID, expiresAt: record.expiresAt)
-        return (PageSession(session: session, environment: environment,
-                            csrfToken: CSRFToken.forSession(token: token, sessionID: record.sessionID)), false)
+        return (
+            PageSession(
+                session: session, environment: environment,
+                csrfToken: CSRFToken.forSession(token: token, sessionID: record.sessionID)), false
+        )
     }
 }
 

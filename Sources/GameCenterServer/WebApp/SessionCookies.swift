@@ -40,8 +40,9 @@ struct SessionCookies: Sendable {
     }
 
     private func cookie(_ name: String, _ value: String, maxAge: Int?, request: Request, context: AppRequestContext) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: isSecure(request, context: context), httpOnly: true,
-               sameSite: .lax)
+        Cookie(
+            name: name, value: value, maxAge: maxAge, path: "/", secure: isSecure(request, context: context), httpOnly: true,
+            sameSite: .lax)
     }
 
     private static func isLoopback(_ address: SocketAddress?) -> Bool {

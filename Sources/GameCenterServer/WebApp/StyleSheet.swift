@@ -6,7 +6,7 @@ struct StyleSheet {
     /// The style sheet's text.
     static let text: String = {
         guard let url = Bundle.module.url(forResource: "app", withExtension: "css", subdirectory: "Resources/web"),
-              let text = try? String(contentsOf: url, encoding: .utf8)
+            let text = try? String(contentsOf: url, encoding: .utf8)
         else { return "" }
         return text
     }()
@@ -14,8 +14,9 @@ struct StyleSheet {
     /// Adds the route.
     func add(to router: Router<AppRequestContext>) {
         router.get("app.css") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=300"],
-                     body: .init(byteBuffer: ByteBuffer(string: Self.text)))
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=300"],
+                body: .init(byteBuffer: ByteBuffer(string: Self.text)))
         }
     }
 }

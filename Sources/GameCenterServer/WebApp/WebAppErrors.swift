@@ -14,8 +14,9 @@ extension APIError {
 
     /// Several players share the alias; the account name tells them apart.
     static func aliasShared(_ alias: String) -> APIError {
-        APIError(.requestInvalidParameter,
-                 "several players use the alias '\(shown(alias))'; ask your friend for their account name and send the request to it")
+        APIError(
+            .requestInvalidParameter,
+            "several players use the alias '\(shown(alias))'; ask your friend for their account name and send the request to it")
     }
 
     /// A friend-request field was empty or too long.

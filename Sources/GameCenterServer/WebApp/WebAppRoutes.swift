@@ -22,14 +22,22 @@ struct WebAppRoutes {
         let cookies = SessionCookies(alwaysSecure: secureCookies)
         let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
         StyleSheet().add(to: router)
-        HomePage(registry: services.registry, players: services.players, achievements: services.achievements,
-                 responder: responder, renderer: renderer).add(to: router)
-        AccountPages(accounts: services.accounts, registry: services.registry, cookies: cookies, responder: responder,
-                     renderer: renderer).add(to: router)
+        HomePage(
+            registry: services.registry, players: services.players, achievements: services.achievements,
+            responder: responder, renderer: renderer
+        ).add(to: router)
+        AccountPages(
+            accounts: services.accounts, registry: services.registry, cookies: cookies, responder: responder,
+            renderer: renderer
+        ).add(to: router)
         FriendPages(friends: services.friends, players: services.players, responder: responder, renderer: renderer).add(to: router)
-        LeaderboardPages(registry: services.registry, leaderboards: services.leaderboards, players: services.players,
-                         responder: responder, renderer: renderer).add(to: router)
-        AchievementPages(registry: services.registry, achievements: services.achievements, friends: services.friends,
-                         players: services.players, responder: responder, renderer: renderer).add(to: router)
+        LeaderboardPages(
+            registry: services.registry, leaderboards: services.leaderboards, players: services.players,
+            responder: responder, renderer: renderer
+        ).add(to: router)
+        AchievementPages(
+            registry: services.registry, achievements: services.achievements, friends: services.friends,
+            players: services.players, responder: responder, renderer: renderer
+        ).add(to: router)
     }
 }

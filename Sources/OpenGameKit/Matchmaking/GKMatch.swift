@@ -96,7 +96,9 @@ public final class GKMatch: Sendable {
         self.relay = MatchRelayClient(matchID: info.matchID, localPlayerID: localPlayerID, players: info.players, device: device) { event in
             box.match?.relayEvent(event)
         }
-        self.voice = MatchVoice(localPlayerID: localPlayerID, relay: relay, logger: device.logger) { [localPlayer = device.localPlayer] in !localPlayer.isUnderage }
+        self.voice = MatchVoice(localPlayerID: localPlayerID, relay: relay, logger: device.logger) { [localPlayer = device.localPlayer] in
+            !localPlayer.isUnderage
+        }
         box.match = self
     }
 

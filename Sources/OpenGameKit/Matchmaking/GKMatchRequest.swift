@@ -73,8 +73,9 @@ public final class GKMatchRequest: Sendable {
         let (minPlayers, maxPlayers) = state.withLock { ($0.minPlayers, $0.maxPlayers) }
         let sizes = Limits.matchPlayers
         guard sizes.contains(minPlayers), sizes.contains(maxPlayers) else {
-            throw GKError(.matchRequestInvalid,
-                          "minPlayers \(minPlayers) and maxPlayers \(maxPlayers): matches have \(sizes.lowerBound) to \(sizes.upperBound) players")
+            throw GKError(
+                .matchRequestInvalid,
+                "minPlayers \(minPlayers) and maxPlayers \(maxPlayers): matches have \(sizes.lowerBound) to \(sizes.upperBound) players")
         }
         guard minPlayers <= maxPlayers else {
             throw GKError(.matchRequestInvalid, "minPlayers \(minPlayers) is more than maxPlayers \(maxPlayers)")
@@ -83,8 +84,9 @@ public final class GKMatchRequest: Sendable {
 
     func body(requestID: String, hosted: Bool, matchID: String? = nil) -> MatchRequestBody {
         let current = state.withLock { $0 }
-        return MatchRequestBody(requestID: requestID, minPlayers: current.minPlayers, maxPlayers: current.maxPlayers,
-                                playerGroup: current.playerGroup, playerAttributes: current.playerAttributes, hosted: hosted,
-                                playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID)
+        return MatchRequestBody(
+            requestID: requestID, minPlayers: current.minPlayers, maxPlayers: current.maxPlayers,
+            playerGroup: current.playerGroup, playerAttributes: current.playerAttributes, hosted: hosted,
+            playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID)
     }
 }

@@ -160,8 +160,10 @@ public final class GKMatchmaker: Sendable {
     // MARK: Requests
 
     /// Sends a request and waits for its match; `requestID` lets a caller follow it (the lobby model polls it).
-    func submit(_ request: GKMatchRequest, hosted: Bool, matchID: String?,
-                requestID: String = UUID().uuidString.lowercased()) async throws -> MatchInfo {
+    func submit(
+        _ request: GKMatchRequest, hosted: Bool, matchID: String?,
+        requestID: String = UUID().uuidString.lowercased()
+    ) async throws -> MatchInfo {
         try request.check()
         let device = try self.device
         _ = try device.requireToken()
@@ -341,9 +343,12 @@ public final class GKMatchmaker: Sendable {
         } catch {
             device.logger.debug("checking an interrupted match request", metadata: [LogKey.error: "\(error)"])
         }
-        resolve(requestID, with: .failure(GKError(
-            .communicationsFailure, "the connection to Game Center dropped while the request waited; it left the queue"
-        )))
+        resolve(
+            requestID,
+            with: .failure(
+                GKError(
+                    .communicationsFailure, "the connection to Game Center dropped while the request waited; it left the queue"
+                )))
     }
 
     /// A matchmaking event from the realtime channel.

@@ -219,7 +219,8 @@ public final class GKMatchmakerViewController: Sendable {
     private func completeHostedIfReady() {
         let players = state.withLock { state -> [String]? in
             guard state.lobby.phase == .waitingForHostedPlayers, !state.players.isEmpty,
-                  state.players.allSatisfy(state.lobby.readyPlayers.contains) else { return nil }
+                state.players.allSatisfy(state.lobby.readyPlayers.contains)
+            else { return nil }
             state.lobby.phase = .found
             return state.players
         }
@@ -243,14 +244,16 @@ public final class GKMatchmakerViewController: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
             guard let status: MatchRequestStatus = try? await device.authenticated(.get, "/v1/matchmaking/requests/\(requestID)"),
-                  status.state == .waiting else { continue }
+                status.state == .waiting
+            else { continue }
             state.withLock { state in
                 state.lobby.players = status.players
                 let invitees = state.lobby.slots.filter { if case .invitee = $0 { true } else { false } }
                 let accepted = status.invitees.filter { $0.state == .accepted }.count
                 let autoMatched = max(0, status.players - 1 - accepted)
                 let open = max(0, status.maxPlayers - 1 - invitees.count - autoMatched)
-                state.lobby.slots = [.localPlayer] + invitees + Array(repeating: .autoMatched(playerID: nil), count: autoMatched)
+                state.lobby.slots =
+                    [.localPlayer] + invitees + Array(repeating: .autoMatched(playerID: nil), count: autoMatched)
                     + Array(repeating: .open, count: open)
             }
             publish()

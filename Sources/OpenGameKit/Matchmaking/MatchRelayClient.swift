@@ -222,7 +222,8 @@ final class MatchRelayClient: Sendable {
         case .ack(let seq):
             state.withLock { $0.acknowledge(through: seq) }
         case .error(let code, let message):
-            device.logger.warning("the relay refused part of a message", metadata: [LogKey.matchID: "\(matchID)", LogKey.code: "\(code)", LogKey.message: "\(message)"])
+            device.logger.warning(
+                "the relay refused part of a message", metadata: [LogKey.matchID: "\(matchID)", LogKey.code: "\(code)", LogKey.message: "\(message)"])
         case .closing(let reason, let message):
             return (reason, message)
         case .voiceChannel(let member, let membership, let channel):
@@ -304,8 +305,9 @@ final class MatchRelayClient: Sendable {
                 guard var connection = state.connection, connection.connectionID == welcome.connectionID, !connection.udpConfirmed else { return nil }
                 connection.datagramCounter += 1
                 var datagram = ByteBuffer()
-                RelayDatagram.seal(RelayDatagramHeader(kind: .clientProbe, connectionID: connection.connectionID, counter: connection.datagramCounter),
-                                   body: ByteBuffer(), key: connection.key, into: &datagram)
+                RelayDatagram.seal(
+                    RelayDatagramHeader(kind: .clientProbe, connectionID: connection.connectionID, counter: connection.datagramCounter),
+                    body: ByteBuffer(), key: connection.key, into: &datagram)
                 state.connection = connection
                 return datagram
             }
@@ -324,8 +326,9 @@ final class MatchRelayClient: Sendable {
             return !state.udpFallback
         }
         if first {
-            device.logger.notice("UDP to the match relay does not get through (\(why)); unreliable data goes over the WebSocket",
-                                 metadata: [LogKey.matchID: "\(matchID)"])
+            device.logger.notice(
+                "UDP to the match relay does not get through (\(why)); unreliable data goes over the WebSocket",
+                metadata: [LogKey.matchID: "\(matchID)"])
         }
     }
 
@@ -335,15 +338,17 @@ final class MatchRelayClient: Sendable {
         guard let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)), header.kind.fromServer else { return }
         let delivery = state.withLock { state -> Event? in
             guard let key = state.connection?.key, state.connection?.connectionID == header.connectionID,
-                  let body = RelayDatagram.openInPlace(datagram, header: header, key: key),
-                  state.connection!.replay.accept(header.counter) else { return nil }
+                let body = RelayDatagram.openInPlace(datagram, header: header, key: key),
+                state.connection!.replay.accept(header.counter)
+            else { return nil }
             switch header.kind {
             case .serverProbeAck:
                 state.connection!.udpConfirmed = true
                 return nil
             case .serverVoice:
                 guard let (sender, channel, payload) = RelayDatagram.readServerVoiceBody(UnsafeRawBufferPointer(body)),
-                      let player = state.player(sender) else { return nil }
+                    let player = state.player(sender)
+                else { return nil }
                 return .voice(channel: channel, payload: Data(payload), from: player)
             default:
                 guard let (sender, payload) = RelayDatagram.readServerDataBody(UnsafeRawBufferPointer(body)), let player = state.player(sender) else {

@@ -77,10 +77,13 @@ struct MatchRelayState {
         }
         let recipients = try check(players ?? [])
         guard reliable ? pendingBytes + payload.count <= Self.maximumPendingBytes : true else {
-            throw GKError(.communicationsFailure, "\(pendingBytes) bytes of reliable data are still waiting for the relay (at most \(Self.maximumPendingBytes)); try again shortly")
+            throw GKError(
+                .communicationsFailure,
+                "\(pendingBytes) bytes of reliable data are still waiting for the relay (at most \(Self.maximumPendingBytes)); try again shortly")
         }
         guard rate.take(now: now) else {
-            throw GKError(.communicationsFailure, "sending too fast: the relay takes at most \(Int(rate.rate)) messages per second (bursts of \(Int(rate.burst)))")
+            throw GKError(
+                .communicationsFailure, "sending too fast: the relay takes at most \(Int(rate.rate)) messages per second (bursts of \(Int(rate.burst)))")
         }
         if reliable {
             pending.append(Pending(seq: nextSeq, recipients: recipients, payload: ByteBuffer(bytes: payload)))
@@ -91,8 +94,9 @@ struct MatchRelayState {
         guard connection != nil, let indices = indices(of: recipients) else { return .none }
         if connection!.udpConfirmed {
             connection!.datagramCounter += 1
-            return .datagram(RelayDatagramHeader(kind: .clientData, connectionID: connection!.connectionID, counter: connection!.datagramCounter),
-                             recipients: indices, key: connection!.key)
+            return .datagram(
+                RelayDatagramHeader(kind: .clientData, connectionID: connection!.connectionID, counter: connection!.datagramCounter),
+                recipients: indices, key: connection!.key)
         }
         var frame = ByteBuffer()
         RelayClientFrame.unreliable(recipients: indices, payload: ByteBuffer(bytes: payload)).write(to: &frame)
@@ -180,8 +184,9 @@ struct MatchRelayState {
         guard connection != nil, !members.isEmpty else { return .none }
         if connection!.udpConfirmed {
             connection!.datagramCounter += 1
-            return .datagram(RelayDatagramHeader(kind: .clientVoice, connectionID: connection!.connectionID, counter: connection!.datagramCounter),
-                             key: connection!.key)
+            return .datagram(
+                RelayDatagramHeader(kind: .clientVoice, connectionID: connection!.connectionID, counter: connection!.datagramCounter),
+                key: connection!.key)
         }
         var frame = ByteBuffer()
         RelayClientFrame.voice(channel: channel, payload: ByteBuffer(bytes: payload)).write(to: &frame)

@@ -26,7 +26,8 @@ struct ConnectionToken: Hashable, Sendable, CustomStringConvertible {
     /// Reads 16 bytes from `buffer`; `nil` (and nothing read) if fewer are readable.
     init?(reading buffer: inout ByteBuffer) {
         guard buffer.readableBytes >= Self.length,
-              let high = buffer.readInteger(as: UInt64.self), let low = buffer.readInteger(as: UInt64.self) else { return nil }
+            let high = buffer.readInteger(as: UInt64.self), let low = buffer.readInteger(as: UInt64.self)
+        else { return nil }
         self.high = high
         self.low = low
     }

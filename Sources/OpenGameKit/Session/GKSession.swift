@@ -81,10 +81,12 @@ public final class GKSession: Sendable {
             let bundleID = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
             serviceType = ServiceType.derived(fromBundleID: bundleID)
         }
-        let name = displayName.flatMap { $0.isEmpty ? nil : $0 } ?? {
-            let host = ProcessInfo.processInfo.hostName
-            return host.isEmpty ? "Player" : host
-        }()
+        let name =
+            displayName.flatMap { $0.isEmpty ? nil : $0 }
+            ?? {
+                let host = ProcessInfo.processInfo.hostName
+                return host.isEmpty ? "Player" : host
+            }()
         self.serviceType = serviceType
         self.sessionID = serviceType.name
         self.peerID = String(UInt32.random(in: 1...UInt32.max))
@@ -254,7 +256,8 @@ public final class GKSession: Sendable {
         switch mode {
         case .reliable:
             guard data.count <= SessionLimits.maxReliableMessage else {
-                throw GKSessionError(.dataTooBig, "A reliable message can be at most \(SessionLimits.maxReliableMessage) bytes (87 KB); this one has \(data.count).")
+                throw GKSessionError(
+                    .dataTooBig, "A reliable message can be at most \(SessionLimits.maxReliableMessage) bytes (87 KB); this one has \(data.count).")
             }
             let size = SessionFrame.headerLength + data.count
             let handles = try state.withLock { state throws(GKSessionError) in
@@ -263,14 +266,16 @@ public final class GKSession: Sendable {
                 return ids.compactMap { state.handles[$0] }
             }
             if handles.contains(where: { $0.pendingBytes.load(ordering: .relaxed) + size > SessionLimits.maxQueuedBytesPerConnection }) {
-                throw GKSessionError(.communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
+                throw GKSessionError(
+                    .communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
             }
             // Each peer's outbox copies the message once, straight into the buffer it will write.
             let frame = SessionFrame.data(data)
             for handle in handles { handle.write { frame.encode(into: &$0) } }
         case .unreliable:
             guard data.count <= SessionLimits.maxUnreliableMessage else {
-                throw GKSessionError(.dataTooBig, "An unreliable message can be at most \(SessionLimits.maxUnreliableMessage) bytes; this one has \(data.count).")
+                throw GKSessionError(
+                    .dataTooBig, "An unreliable message can be at most \(SessionLimits.maxUnreliableMessage) bytes; this one has \(data.count).")
             }
             let targets = try state.withLock { state throws(GKSessionError) in
                 try state.core.unreliableTargets(to: peerIDs ?? state.core.peers(with: .connected))
@@ -429,7 +434,8 @@ public final class GKSession: Sendable {
         let browse = sessionMode != .server
         var txt: [String: String?] = [:]
         if displayName.utf8.count <= 200 { txt["name"] = .some(displayName) }
-        let registration = advertise
+        let registration =
+            advertise
             ? ServiceRegistration(serviceType: serviceType, displayName: displayName, port: tcpPort, peerID: peerID, ipv4Addresses: [], extraTXT: txt)
             : nil
         do {

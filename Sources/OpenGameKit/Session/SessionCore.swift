@@ -195,8 +195,9 @@ struct SessionCore: Sendable {
             return [failed(peerID, GKSessionError(.sessionFull, "This session already has the maximum of \(configuration.maxConnectedPeers) connected peers."))]
         }
         let id = allocate()
-        connections[id] = Connection(direction: .outbound, peerID: peerID, remoteHost: target.host, localToken: .random(using: &random),
-                                     openedAt: now, lastReceived: now, lastSent: now)
+        connections[id] = Connection(
+            direction: .outbound, peerID: peerID, remoteHost: target.host, localToken: .random(using: &random),
+            openedAt: now, lastReceived: now, lastSent: now)
         links[peerID] = .outgoing(id, deadline: now + (timeout > .zero ? timeout : configuration.defaultConnectTimeout))
         return [.notify(.stateChanged(peerID: peerID, .connecting)), .open(id, host: target.host, port: target.port)]
     }
@@ -217,15 +218,21 @@ struct SessionCore: Sendable {
         guard connectedCount < configuration.maxConnectedPeers else {
             links[peerID] = nil
             connections[id] = nil
-            return ([.send(.deny(.full), on: id), .close(id)],
-                    GKSessionError(.sessionFull, "This session already has the maximum of \(configuration.maxConnectedPeers) connected peers."))
+            return (
+                [.send(.deny(.full), on: id), .close(id)],
+                GKSessionError(.sessionFull, "This session already has the maximum of \(configuration.maxConnectedPeers) connected peers.")
+            )
         }
         connection.lastSent = now
         connection.lastReceived = now
         connections[id] = connection
         links[peerID] = .connected(id)
-        return ([.send(.accept(token: connection.localToken, udpPort: configuration.udpPort), on: id),
-                 .notify(.stateChanged(peerID: peerID, .connected))], nil)
+        return (
+            [
+                .send(.accept(token: connection.localToken, udpPort: configuration.udpPort), on: id),
+                .notify(.stateChanged(peerID: peerID, .connected)),
+            ], nil
+        )
     }
 
     /// Refuses `peerID`'s pending request.
@@ -275,7 +282,8 @@ struct SessionCore: Sendable {
         var targets: [UnreliableTarget] = []
         for peer in peerIDs where !targets.contains(where: { $0.peerID == peer }) {
             guard let id = connectedConnection(of: peer), let connection = connections[id],
-                  let token = connection.remoteToken, let port = connection.remoteUDPPort else {
+                let token = connection.remoteToken, let port = connection.remoteUDPPort
+            else {
                 throw GKSessionError(.notConnected, "Peer \(peer) is not connected to this session.")
             }
             targets.append(UnreliableTarget(peerID: peer, host: connection.remoteHost, port: port, token: token))
@@ -293,8 +301,9 @@ struct SessionCore: Sendable {
         connection.helloSent = true
         connection.lastSent = now
         connections[id] = connection
-        let hello = SessionHello(version: SessionLimits.protocolVersion, peerID: configuration.peerID, displayName: configuration.displayName,
-                                 token: connection.localToken, udpPort: configuration.udpPort)
+        let hello = SessionHello(
+            version: SessionLimits.protocolVersion, peerID: configuration.peerID, displayName: configuration.displayName,
+            token: connection.localToken, udpPort: configuration.udpPort)
         return [.send(.hello(hello), on: id)]
     }
 
@@ -307,8 +316,9 @@ struct SessionCore: Sendable {
     /// Someone connected to our listener from `remoteHost`; returns the new connection's id.
     mutating func inboundAccepted(remoteHost: String, now: ContinuousClock.Instant) -> ConnectionID {
         let id = allocate()
-        connections[id] = Connection(direction: .inbound, peerID: nil, remoteHost: remoteHost, localToken: .random(using: &random),
-                                     openedAt: now, lastReceived: now, lastSent: now)
+        connections[id] = Connection(
+            direction: .inbound, peerID: nil, remoteHost: remoteHost, localToken: .random(using: &random),
+            openedAt: now, lastReceived: now, lastSent: now)
         return id
     }
 
@@ -334,7 +344,8 @@ struct SessionCore: Sendable {
             return receiveHello(hello, on: id)
         case .accept(let token, let udpPort):
             guard connection.direction == .outbound, connection.helloSent, let peer = connection.peerID,
-                  case .outgoing(id, _)? = links[peer] else { return protocolViolation(on: id) }
+                case .outgoing(id, _)? = links[peer]
+            else { return protocolViolation(on: id) }
             connection.remoteToken = token
             connection.remoteUDPPort = udpPort
             connection.lastSent = now
@@ -374,8 +385,9 @@ struct SessionCore: Sendable {
     /// An unreliable datagram arrived: deliver it if its token belongs to a connected peer, else drop and count it.
     mutating func receivedDatagram(_ bytes: ByteBuffer, now: ContinuousClock.Instant) -> [SessionAction] {
         guard let datagram = UnreliableDatagram(buffer: bytes),
-              let (id, connection) = connections.first(where: { $0.value.localToken == datagram.token }),
-              let peer = connection.peerID, links[peer] == .connected(id) else {
+            let (id, connection) = connections.first(where: { $0.value.localToken == datagram.token }),
+            let peer = connection.peerID, links[peer] == .connected(id)
+        else {
             droppedDatagramCount += 1
             return []
         }

@@ -54,7 +54,7 @@ actor SessionDiscovery {
                     switch event {
                     case .found(let service), .updated(let service):
                         guard let peerID = service.peerID, !peerID.isEmpty,
-                              let host = service.addresses.lazy.compactMap({ if case .v4(let v4) = $0 { v4.description } else { nil } }).first
+                            let host = service.addresses.lazy.compactMap({ if case .v4(let v4) = $0 { v4.description } else { nil } }).first
                         else { continue }
                         if let previous = peers[service.instance], previous != peerID { onChange(.lost(peerID: previous)) }
                         peers[service.instance] = peerID

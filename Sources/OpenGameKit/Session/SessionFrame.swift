@@ -91,7 +91,8 @@ enum SessionFrame: Equatable, Sendable {
         switch kind {
         case .hello:
             guard let version = body.readInteger(as: UInt8.self), let token = ConnectionToken(reading: &body),
-                  let port = body.readInteger(as: UInt16.self) else { throw .truncated(kind: rawKind) }
+                let port = body.readInteger(as: UInt16.self)
+            else { throw .truncated(kind: rawKind) }
             guard let peerID = try readString(&body), let name = try readString(&body) else { throw .truncated(kind: rawKind) }
             frame = .hello(SessionHello(version: version, peerID: peerID, displayName: name, token: token, udpPort: port))
         case .accept:

@@ -39,8 +39,9 @@ struct UnreliableDatagram: Equatable, Sendable {
     init?(buffer: ByteBuffer) {
         var buffer = buffer
         guard buffer.readableBytes >= Self.headerLength, buffer.readableBytes - Self.headerLength <= SessionLimits.maxUnreliableMessage,
-              buffer.readInteger(as: UInt32.self) == Self.magicValue,
-              let token = ConnectionToken(reading: &buffer) else { return nil }
+            buffer.readInteger(as: UInt32.self) == Self.magicValue,
+            let token = ConnectionToken(reading: &buffer)
+        else { return nil }
         self.token = token
         self.payload = Data(buffer.readableBytesView)
     }

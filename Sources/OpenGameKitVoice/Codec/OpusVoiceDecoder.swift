@@ -45,8 +45,9 @@ public final class OpusVoiceDecoder: @unchecked Sendable {
     /// Decode `next` itself afterwards, in its turn. A malformed `next` gives concealment, never an error.
     public func recover(fromNext next: [UInt8]) -> [Int16] {
         guard !next.isEmpty, next.count <= VoicePacket.maxOpusLength,
-              next.withUnsafeBufferPointer({ opus_packet_get_nb_samples($0.baseAddress!, Int32($0.count), Int32(VoiceFormat.sampleRate)) }) == Int32(VoiceFormat.samplesPerFrame),
-              let frame = try? run(next, fec: true)
+            next.withUnsafeBufferPointer({ opus_packet_get_nb_samples($0.baseAddress!, Int32($0.count), Int32(VoiceFormat.sampleRate)) })
+                == Int32(VoiceFormat.samplesPerFrame),
+            let frame = try? run(next, fec: true)
         else { return conceal() }
         return frame
     }

@@ -46,7 +46,8 @@ public final class OpusVoiceEncoder: @unchecked Sendable {
     /// Sets the target bitrate in bits per second (6,000…510,000).
     public func setBitrate(_ bitsPerSecond: Int) throws(VoiceError) {
         guard Self.bitrateRange.contains(bitsPerSecond) else {
-            throw VoiceError(.invalidArgument, "Opus bitrate must be \(Self.bitrateRange.lowerBound)…\(Self.bitrateRange.upperBound) bit/s, not \(bitsPerSecond)")
+            throw VoiceError(
+                .invalidArgument, "Opus bitrate must be \(Self.bitrateRange.lowerBound)…\(Self.bitrateRange.upperBound) bit/s, not \(bitsPerSecond)")
         }
         try apply(OPUS_SET_BITRATE_REQUEST, bitsPerSecond, "bitrate")
         bitrate = bitsPerSecond

@@ -29,7 +29,8 @@ public final class PCMPullSink: VoiceAudioSink, Sendable {
     /// Appends one 1,920-sample interleaved stereo frame, dropping the oldest held audio if the ring is full.
     public func writeFrame(_ frame: [Int16]) throws(VoiceError) {
         guard frame.count == VoiceFormat.stereoSamplesPerFrame else {
-            throw VoiceError(.invalidArgument, "a stereo frame is \(VoiceFormat.stereoSamplesPerFrame) samples (20 ms at 48 kHz, interleaved), not \(frame.count)")
+            throw VoiceError(
+                .invalidArgument, "a stereo frame is \(VoiceFormat.stereoSamplesPerFrame) samples (20 ms at 48 kHz, interleaved), not \(frame.count)")
         }
         state.withLock { s in
             s.ring.append(contentsOf: frame)

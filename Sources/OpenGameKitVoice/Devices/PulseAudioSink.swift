@@ -16,7 +16,10 @@ public final class PulseAudioSink: VoiceAudioSink, @unchecked Sendable {
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: frameBytes * 3, prebuf: UInt32.max, minreq: frameBytes, fragsize: UInt32.max)
         var error: Int32 = 0
         guard let stream = pa_simple_new(server, applicationName, PA_STREAM_PLAYBACK, device, "voice chat", &spec, nil, &attr, &error) else {
-            throw VoiceError(.deviceUnavailable, "no speakers: PulseAudio/PipeWire not reachable\(server.map { " at \($0)" } ?? "")\(device.map { " (device \($0))" } ?? ""): \(String(cString: pa_strerror(error)))")
+            throw VoiceError(
+                .deviceUnavailable,
+                "no speakers: PulseAudio/PipeWire not reachable\(server.map { " at \($0)" } ?? "")\(device.map { " (device \($0))" } ?? ""): \(String(cString: pa_strerror(error)))"
+            )
         }
         self.stream = stream
     }
@@ -30,7 +33,8 @@ public final class PulseAudioSink: VoiceAudioSink, @unchecked Sendable {
     /// Queues one 1,920-sample interleaved stereo frame for playback.
     public func writeFrame(_ frame: [Int16]) throws(VoiceError) {
         guard frame.count == VoiceFormat.stereoSamplesPerFrame else {
-            throw VoiceError(.invalidArgument, "a stereo frame is \(VoiceFormat.stereoSamplesPerFrame) samples (20 ms at 48 kHz, interleaved), not \(frame.count)")
+            throw VoiceError(
+                .invalidArgument, "a stereo frame is \(VoiceFormat.stereoSamplesPerFrame) samples (20 ms at 48 kHz, interleaved), not \(frame.count)")
         }
         var error: Int32 = 0
         let status = frame.withUnsafeBytes { pa_simple_write(stream, $0.baseAddress, $0.count, &error) }

@@ -17,7 +17,10 @@ public final class PulseAudioSource: VoiceAudioSource, @unchecked Sendable {
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max, fragsize: frameBytes)
         var error: Int32 = 0
         guard let stream = pa_simple_new(server, applicationName, PA_STREAM_RECORD, device, "voice chat", &spec, nil, &attr, &error) else {
-            throw VoiceError(.deviceUnavailable, "no microphone: PulseAudio/PipeWire not reachable\(server.map { " at \($0)" } ?? "")\(device.map { " (device \($0))" } ?? ""): \(String(cString: pa_strerror(error)))")
+            throw VoiceError(
+                .deviceUnavailable,
+                "no microphone: PulseAudio/PipeWire not reachable\(server.map { " at \($0)" } ?? "")\(device.map { " (device \($0))" } ?? ""): \(String(cString: pa_strerror(error)))"
+            )
         }
         self.stream = stream
     }

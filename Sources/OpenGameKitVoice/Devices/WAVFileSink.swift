@@ -37,7 +37,8 @@ public final class WAVFileSink: VoiceAudioSink {
     public func writeFrame(_ frame: [Int16]) throws(VoiceError) {
         guard !closed else { throw VoiceError(.ioFailure, "the WAV sink is closed") }
         guard frame.count == VoiceFormat.stereoSamplesPerFrame else {
-            throw VoiceError(.invalidArgument, "a stereo frame is \(VoiceFormat.stereoSamplesPerFrame) samples (20 ms at 48 kHz, interleaved), not \(frame.count)")
+            throw VoiceError(
+                .invalidArgument, "a stereo frame is \(VoiceFormat.stereoSamplesPerFrame) samples (20 ms at 48 kHz, interleaved), not \(frame.count)")
         }
         var bytes = [UInt8](repeating: 0, count: frame.count * 2)
         for (i, sample) in frame.enumerated() {

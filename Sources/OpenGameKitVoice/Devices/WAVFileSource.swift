@@ -79,7 +79,9 @@ public final class WAVFileSource: VoiceAudioSource {
                     throw VoiceError(.unsupportedFormat, "a WAV file with \(channels) channels is not supported; 1…32 are")
                 }
                 guard Resampler.rateRange.contains(rate) else {
-                    throw VoiceError(.unsupportedFormat, "WAV sample rate \(rate) Hz is not supported; \(Resampler.rateRange.lowerBound)…\(Resampler.rateRange.upperBound) Hz are")
+                    throw VoiceError(
+                        .unsupportedFormat,
+                        "WAV sample rate \(rate) Hz is not supported; \(Resampler.rateRange.lowerBound)…\(Resampler.rateRange.upperBound) Hz are")
                 }
                 format = (channels, rate)
             }

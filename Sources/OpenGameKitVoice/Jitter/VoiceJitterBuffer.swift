@@ -97,7 +97,8 @@ public struct VoiceJitterBuffer: Sendable {
     /// Creates an empty buffer.
     public init(_ configuration: Configuration = .init()) throws(VoiceError) {
         guard configuration.maxDelay >= 1, configuration.maxDelay < configuration.capacity else {
-            throw VoiceError(.invalidArgument, "jitter buffer max delay must be 1…capacity−1 (\(configuration.capacity - 1)) frames, not \(configuration.maxDelay)")
+            throw VoiceError(
+                .invalidArgument, "jitter buffer max delay must be 1…capacity−1 (\(configuration.capacity - 1)) frames, not \(configuration.maxDelay)")
         }
         guard (1...configuration.maxDelay).contains(configuration.initialDelay) else {
             throw VoiceError(.invalidArgument, "jitter buffer initial delay must be 1…\(configuration.maxDelay) frames, not \(configuration.initialDelay)")

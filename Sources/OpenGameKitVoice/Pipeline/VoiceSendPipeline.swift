@@ -45,7 +45,8 @@ public final class VoiceSendPipeline: @unchecked Sendable {
     /// Creates a pipeline.
     public init(_ configuration: Configuration = .init()) throws(VoiceError) {
         self.configuration = configuration
-        encoder = try OpusVoiceEncoder(bitrate: configuration.bitrate, expectedPacketLoss: configuration.expectedPacketLoss, fec: configuration.fec, dtx: configuration.dtx)
+        encoder = try OpusVoiceEncoder(
+            bitrate: configuration.bitrate, expectedPacketLoss: configuration.expectedPacketLoss, fec: configuration.fec, dtx: configuration.dtx)
         echoCanceller = configuration.echoCancellation ? try EchoCanceller() : nil
         preprocessor = try VoicePreprocessor(configuration.preprocessing, echoCanceller: echoCanceller)
     }

@@ -88,7 +88,8 @@ import NetworkFaultProxy
                 return "step \(step) \(operation): lobbies differ\nreal  \(real.snapshots())\nmodel \(model.snapshots())"
             }
             if real.waitingCount != model.waitingCount || real.nextDeadline != model.nextDeadline {
-                return "step \(step) \(operation): waiting \(real.waitingCount)/\(model.waitingCount) deadline \(String(describing: real.nextDeadline))/\(String(describing: model.nextDeadline))"
+                return
+                    "step \(step) \(operation): waiting \(real.waitingCount)/\(model.waitingCount) deadline \(String(describing: real.nextDeadline))/\(String(describing: model.nextDeadline))"
             }
             let game = ["chess", "go"].randomElement(using: &rng)!
             let group: UInt32? = ([nil, 0, 1, 7] as [UInt32?]).randomElement(using: &rng)!
@@ -112,8 +113,10 @@ enum Operation: CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .enqueue(let t): "enqueue(\(t.id) \(t.key.game)/\(t.key.hosted)/\(t.key.playerGroup) \(t.minPlayers)..\(t.maxPlayers) role \(t.playerAttributes) fill \(t.fillTime))"
-        case .openInvitationLobby(let t, let invited, let base, let open): "invite(\(t.id) \(t.minPlayers)..\(t.maxPlayers) role \(t.playerAttributes) invited \(invited) base \(base) open \(open))"
+        case .enqueue(let t):
+            "enqueue(\(t.id) \(t.key.game)/\(t.key.hosted)/\(t.key.playerGroup) \(t.minPlayers)..\(t.maxPlayers) role \(t.playerAttributes) fill \(t.fillTime))"
+        case .openInvitationLobby(let t, let invited, let base, let open):
+            "invite(\(t.id) \(t.minPlayers)..\(t.maxPlayers) role \(t.playerAttributes) invited \(invited) base \(base) open \(open))"
         case .answer(let lobby, let player, let accepted): "answer(\(lobby), \(player), \(accepted))"
         case .remove(let ticket): "remove(\(ticket))"
         case .removeInvited(let lobby, let player): "removeInvited(\(lobby), \(player))"

@@ -44,8 +44,10 @@ struct ReferenceQueue {
     }
 
     func activity(game: String, playerGroup: UInt32?, since: Int64) -> Int {
-        Set(arrivals.filter { $0.game == game && $0.time >= since && (playerGroup == nil || $0.group == playerGroup) }
-            .map(\.player)).count
+        Set(
+            arrivals.filter { $0.game == game && $0.time >= since && (playerGroup == nil || $0.group == playerGroup) }
+                .map(\.player)
+        ).count
     }
 
     mutating func enqueue(_ ticket: Ticket, now: Int64) -> MatchmakingOutcome {

@@ -212,7 +212,8 @@ import NetworkFaultProxy
         var queue = MatchmakingQueue()
         var tickets = TicketFactory()
         let lobby = queue.openInvitationLobby(
-            creator: tickets.make(min: 2, max: 2), invited: ["ann"], baseMembers: [], openToAutoMatch: false, now: 0).lobby!
+            creator: tickets.make(min: 2, max: 2), invited: ["ann"], baseMembers: [], openToAutoMatch: false, now: 0
+        ).lobby!
         #expect(queue.tick(now: 1_000_000).started.isEmpty)
         let started = try queue.answer(lobby: lobby, player: "ann", accepted: true, now: 10).started
         #expect(started.first?.members == [.ticket(TicketID(1), playerID: "p1"), .invited(playerID: "ann")])
@@ -222,7 +223,8 @@ import NetworkFaultProxy
         var queue = MatchmakingQueue()
         var tickets = TicketFactory()
         let lobby = queue.openInvitationLobby(
-            creator: tickets.make(min: 3, max: 4), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: false, now: 0).lobby!
+            creator: tickets.make(min: 3, max: 4), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: false, now: 0
+        ).lobby!
         #expect(try queue.answer(lobby: lobby, player: "ann", accepted: false, now: 1).failed.isEmpty)
         let failed = try queue.answer(lobby: lobby, player: "bob", accepted: false, now: 2).failed
         #expect(failed.map(\.reason) == [.tooFewPlayers])
@@ -233,7 +235,8 @@ import NetworkFaultProxy
         var queue = MatchmakingQueue()
         var tickets = TicketFactory()
         let lobby = queue.openInvitationLobby(
-            creator: tickets.make(min: 2, max: 4), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: false, now: 0).lobby!
+            creator: tickets.make(min: 2, max: 4), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: false, now: 0
+        ).lobby!
         _ = try queue.answer(lobby: lobby, player: "ann", accepted: true, now: 1)
         #expect(throws: MatchmakingError.alreadyAnswered(playerID: "ann")) { try queue.answer(lobby: lobby, player: "ann", accepted: true, now: 2) }
         #expect(throws: MatchmakingError.notInvited(playerID: "eve")) { try queue.answer(lobby: lobby, player: "eve", accepted: true, now: 2) }
@@ -246,7 +249,8 @@ import NetworkFaultProxy
         var queue = MatchmakingQueue()
         var tickets = TicketFactory()
         let lobby = queue.openInvitationLobby(
-            creator: tickets.make(min: 2, max: 4), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: true, now: 0).lobby!
+            creator: tickets.make(min: 2, max: 4), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: true, now: 0
+        ).lobby!
         #expect(queue.enqueue(tickets.make(min: 2, max: 4), now: 1).lobby == lobby)
         // All four seats are taken (two by pending invitations): the next ticket opens its own lobby.
         #expect(queue.enqueue(tickets.make(min: 2, max: 4), now: 2).lobby != lobby)
@@ -264,7 +268,8 @@ import NetworkFaultProxy
         var tickets = TicketFactory()
         let creator = tickets.make(min: 2, max: 4)
         let lobby = queue.openInvitationLobby(
-            creator: creator, invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: true, now: 5).lobby!
+            creator: creator, invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: true, now: 5
+        ).lobby!
         _ = try queue.answer(lobby: lobby, player: "ann", accepted: true, now: 6)
         let second = tickets.make(min: 2, max: 4)
         #expect(queue.enqueue(second, now: 8).lobby == lobby)
@@ -272,9 +277,10 @@ import NetworkFaultProxy
         let younger = queue.enqueue(tickets.make(min: 4, max: 4), now: 9).lobby!
         #expect(younger != lobby)
         let outcome = try queue.remove(ticket: creator.id, now: 10)
-        #expect(outcome.dissolved == [
-            DissolvedLobby(lobby: lobby, cancelledInvitations: ["bob"], releasedInvitees: ["ann"], requeued: [second.id])
-        ])
+        #expect(
+            outcome.dissolved == [
+                DissolvedLobby(lobby: lobby, cancelledInvitations: ["bob"], releasedInvitees: ["ann"], requeued: [second.id])
+            ])
         #expect(outcome.placements.map(\.lobby) == [younger])
         #expect(queue.lobby(younger)?.age == 8, "re-queued tickets keep their arrival")
         #expect(queue.lobby(lobby) == nil)
@@ -285,7 +291,8 @@ import NetworkFaultProxy
         var tickets = TicketFactory()
         let lobby = queue.openInvitationLobby(
             creator: tickets.make(min: 4, max: 4, role: Role.fighter), invited: [], baseMembers: ["host", "guest"],
-            openToAutoMatch: true, now: 0).lobby!
+            openToAutoMatch: true, now: 0
+        ).lobby!
         #expect(queue.lobby(lobby)?.mask == Role.fighter)
         // Two of four seats are base members: only a ticket that completes the mask may take the last seat.
         #expect(queue.enqueue(tickets.make(min: 4, max: 4, role: Role.cleric), now: 1).lobby != lobby)
@@ -298,7 +305,8 @@ import NetworkFaultProxy
         var queue = MatchmakingQueue()
         var tickets = TicketFactory()
         let lobby = queue.openInvitationLobby(
-            creator: tickets.make(min: 3, max: 3), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: false, now: 0).lobby!
+            creator: tickets.make(min: 3, max: 3), invited: ["ann", "bob"], baseMembers: [], openToAutoMatch: false, now: 0
+        ).lobby!
         _ = try queue.answer(lobby: lobby, player: "ann", accepted: true, now: 1)
         #expect(throws: MatchmakingError.notAnInvitedMember(playerID: "bob")) { try queue.removeInvited(lobby: lobby, player: "bob", now: 2) }
         #expect(try queue.removeInvited(lobby: lobby, player: "ann", now: 2).failed.isEmpty, "bob may still accept")
@@ -337,10 +345,11 @@ import NetworkFaultProxy
         let members: [LobbyMember] = [
             .ticket(alice.id, playerID: alice.playerID), .base(playerID: "bob"), .ticket(carol.id, playerID: carol.playerID),
         ]
-        #expect(outcome.placements == [
-            Placement(ticket: alice.id, lobby: lobby, members: Array(members.prefix(2)), openedLobby: true),
-            Placement(ticket: carol.id, lobby: lobby, members: members, openedLobby: false),
-        ])
+        #expect(
+            outcome.placements == [
+                Placement(ticket: alice.id, lobby: lobby, members: Array(members.prefix(2)), openedLobby: true),
+                Placement(ticket: carol.id, lobby: lobby, members: members, openedLobby: false),
+            ])
         #expect(outcome.started == [StartedMatch(lobby: lobby, key: alice.key, members: members, mask: 0, reason: .full)])
         #expect(queue.lobby(carolsLobby) == nil, "Carol's own lobby is gone")
         #expect(queue.lobbyCount == 0 && queue.waitingCount == 0 && queue.indexEntryCount == 0)
@@ -396,7 +405,8 @@ import NetworkFaultProxy
         let quiet = queue.openInvitationLobby(creator: quietCreator, invited: [], baseMembers: [], openToAutoMatch: true, now: 0).lobby!
         let declinedCreator = tickets.make(min: 3, max: 3)
         let declined = queue.openInvitationLobby(
-            creator: declinedCreator, invited: ["ann"], baseMembers: [], openToAutoMatch: true, now: 1).lobby!
+            creator: declinedCreator, invited: ["ann"], baseMembers: [], openToAutoMatch: true, now: 1
+        ).lobby!
         _ = try queue.answer(lobby: declined, player: "ann", accepted: false, now: 2)
         // A ticket waiting with another one stays put too.
         let pair = queue.enqueue(tickets.make(min: 4, max: 4), now: 3).lobby!
@@ -470,7 +480,8 @@ import NetworkFaultProxy
         #expect(started.map(\.tickets) == [[creator.id, group1.id]])
         let hostedCreator = tickets.make(min: 3, max: 3, group: 1, hosted: true)
         let hostedStart = queue.openInvitationLobby(
-            creator: hostedCreator, invited: [], baseMembers: ["eve"], openToAutoMatch: true, now: 2).started
+            creator: hostedCreator, invited: [], baseMembers: ["eve"], openToAutoMatch: true, now: 2
+        ).started
         #expect(hostedStart.map(\.tickets) == [[hostedCreator.id, hosted.id]])
         #expect(hostedStart.first?.hosted == true)
         #expect(queue.lobby(containing: group2.id)?.members.count == 1)

@@ -68,17 +68,21 @@ struct MetricsTests {
             #expect(first.status == .ok)
             #expect(first.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
             let before = try Self.parse(String(decoding: first.body, as: UTF8.self))
-            for name in ["leaderboard_reports", "achievement_reports", "matchmaking_requests", "realtime_connections", "relay_forwarded",
-                         "relay_datagrams_forged"] {
+            for name in [
+                "leaderboard_reports", "achievement_reports", "matchmaking_requests", "realtime_connections", "relay_forwarded",
+                "relay_datagrams_forged",
+            ] {
                 #expect(Self.value(before, name) == 0, "\(name) missing or not 0 at start")
             }
 
             let player = try await client.signUp()
-            let report = ScoreReportBatch(reportID: UUID().uuidString, scores: [
-                ScoreReport(category: "open.points", value: 5, context: 0), ScoreReport(category: "open.time", value: 700, context: 0),
-            ])
+            let report = ScoreReportBatch(
+                reportID: UUID().uuidString,
+                scores: [
+                    ScoreReport(category: "open.points", value: 5, context: 0), ScoreReport(category: "open.time", value: 700, context: 0),
+                ])
             #expect(try await client.send(.post, "/v1/scores", report, token: player.token).status == .ok)
-            #expect(try await client.send(.post, "/v1/scores", report, token: player.token).status == .ok)   // replayed: stores nothing
+            #expect(try await client.send(.post, "/v1/scores", report, token: player.token).status == .ok)  // replayed: stores nothing
             #expect(try await client.call(.get, "/v1/no-such-route").status == .notFound)
 
             let after = try Self.parse(String(decoding: try await client.call(.get, "/metrics", extraHeaders: key).body, as: UTF8.self))

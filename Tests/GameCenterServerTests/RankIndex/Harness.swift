@@ -71,11 +71,12 @@ struct Harness {
 
     /// Performs one random insert, move, removal or no-op, favouring `bias`.
     mutating func randomStep(bias: Bias) {
-        let (insertShare, moveShare, removeShare): (UInt64, UInt64, UInt64) = switch bias {
-        case .grow: (70, 15, 10)
-        case .shrink: (10, 15, 70)
-        case .churn: (20, 60, 18)
-        }
+        let (insertShare, moveShare, removeShare): (UInt64, UInt64, UInt64) =
+            switch bias {
+            case .grow: (70, 15, 10)
+            case .shrink: (10, 15, 70)
+            case .churn: (20, 60, 18)
+            }
         let roll = generator.next() % 100
         if roll < insertShare || present.isEmpty {
             if let player = absentPlayer() {
@@ -98,7 +99,8 @@ struct Harness {
     /// A random player not present, or nil when none was found quickly.
     private mutating func absentPlayer() -> UInt32? {
         for _ in 0..<32 {
-            let player = generator.next() % 50 == 0
+            let player =
+                generator.next() % 50 == 0
                 ? Harness.specialPlayers[Int(generator.next() % 2)]
                 : UInt32(generator.next() % UInt64(universe))
             if presentSlot[player] == nil { return player }
@@ -112,14 +114,15 @@ struct Harness {
         sequence += 1
         let tiebreak = generator.next() % 8 == 0 ? UInt64.max - sequence : sequence
         if let higherIsBetter = scoreDirection {
-            let value: Int64 = switch generator.next() % 6 {
-            case 0: .min
-            case 1: .max
-            case 2: Int64.random(in: -3...3, using: &generator)
-            case 3: Int64.min + Int64.random(in: 0...5, using: &generator)
-            case 4: Int64.max - Int64.random(in: 0...5, using: &generator)
-            default: Int64(bitPattern: generator.next())
-            }
+            let value: Int64 =
+                switch generator.next() % 6 {
+                case 0: .min
+                case 1: .max
+                case 2: Int64.random(in: -3...3, using: &generator)
+                case 3: Int64.min + Int64.random(in: 0...5, using: &generator)
+                case 4: Int64.max - Int64.random(in: 0...5, using: &generator)
+                default: Int64(bitPattern: generator.next())
+                }
             return RankKey(value: value, higherIsBetter: higherIsBetter, tiebreak: tiebreak)
         }
         let roll = generator.next() % 100
@@ -149,7 +152,8 @@ struct Harness {
         // Large trees get a sample of per-player queries: the full `entries(in:)` comparison
         // below and the invariant walk (which checks the map against every leaf entry) cover the rest.
         var mismatch: String?
-        let sample = model.count <= 400
+        let sample =
+            model.count <= 400
             ? Array(model.sorted.indices)
             : (0..<400).map { _ in Int(generator.next() % UInt64(model.count)) }
         for rank in sample where mismatch == nil {
@@ -170,8 +174,9 @@ struct Harness {
             if let player = absentPlayer() {
                 try #require(index.rank(of: player) == nil && index.key(of: player) == nil, "absent \(player), \(context)")
             }
-            let key = RankKey(order: generator.next() % 2 == 0 ? generator.next() % 25 : generator.next(),
-                              tiebreak: generator.next())
+            let key = RankKey(
+                order: generator.next() % 2 == 0 ? generator.next() % 25 : generator.next(),
+                tiebreak: generator.next())
             try #require(index.rank(of: key) == model.rank(of: key), "rank(of: \(key)), \(context)")
         }
         for key in [RankKey(order: 0, tiebreak: 0), RankKey(order: .max, tiebreak: .max)] {

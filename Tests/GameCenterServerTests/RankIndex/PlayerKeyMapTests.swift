@@ -14,7 +14,8 @@ import NetworkFaultProxy
         let range: UInt32 = seed.isMultiple(of: 2) ? 300 : 5_000
         let special: [UInt32] = [.max, .max - 1, 0]
         for step in 0..<20_000 {
-            let player = generator.next() % 16 == 0
+            let player =
+                generator.next() % 16 == 0
                 ? special[Int(generator.next() % 3)]
                 : UInt32(generator.next() % UInt64(range))
             let key = RankKey(order: generator.next(), tiebreak: UInt64(step))

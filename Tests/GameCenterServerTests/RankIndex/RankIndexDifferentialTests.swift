@@ -19,8 +19,10 @@ import NetworkFaultProxy
         let leaf = shape.leaf, inner = shape.inner
         // Sizes at and around one leaf, a full two-level tree, and several levels.
         let deep = shape.leaf == 64 ? 6_000 : min(1_500, leaf * inner * inner + leaf * inner)
-        let targets = [1, leaf - 1, leaf, leaf + 1, 2 * leaf + 1, leaf * inner - 1, leaf * inner + 1, deep,
-                       leaf * inner, leaf + 1, leaf, 1, 0]
+        let targets = [
+            1, leaf - 1, leaf, leaf + 1, 2 * leaf + 1, leaf * inner - 1, leaf * inner + 1, deep,
+            leaf * inner, leaf + 1, leaf, 1, 0,
+        ]
         var harness = Harness(
             index: RankIndex(leafCapacity: leaf, innerCapacity: inner), seed: seed, universe: UInt32(deep * 2)
         )
@@ -75,10 +77,12 @@ import NetworkFaultProxy
         let shape = RankIndexDifferentialTests.shapes[shapeIndex]
         let leaf = shape.leaf, inner = shape.inner
         let probe = RankIndex(leafCapacity: leaf, innerCapacity: inner)
-        let sizes = Set([0, 1, 2, 3, leaf - 1, leaf, leaf + 1, probe.bulkLeafCount - 1, probe.bulkLeafCount,
-                         probe.bulkLeafCount + 1, 2 * probe.bulkLeafCount + 1,
-                         probe.bulkLeafCount * probe.bulkInnerCount,
-                         probe.bulkLeafCount * probe.bulkInnerCount + 1, 1_234, 4_000]).sorted()
+        let sizes = Set([
+            0, 1, 2, 3, leaf - 1, leaf, leaf + 1, probe.bulkLeafCount - 1, probe.bulkLeafCount,
+            probe.bulkLeafCount + 1, 2 * probe.bulkLeafCount + 1,
+            probe.bulkLeafCount * probe.bulkInnerCount,
+            probe.bulkLeafCount * probe.bulkInnerCount + 1, 1_234, 4_000,
+        ]).sorted()
         for size in sizes {
             var generator = SplitMix64(seed: UInt64(shapeIndex * 10_000 + size))
             var entries: [(player: UInt32, key: RankKey)] = []

@@ -32,7 +32,8 @@ import Testing
             let body = SendFriendRequests(playerIDs: [victim.player.playerID], message: nil)
             for _ in 0..<3 {
                 #expect(try await client.send(.post, "/v1/friend-requests", body, token: pest.token).status == .created)
-                let request = try #require(try await client.call(.get, "/v1/friend-requests", token: victim.token).decode(FriendRequestList.self).requests.first)
+                let request = try #require(
+                    try await client.call(.get, "/v1/friend-requests", token: victim.token).decode(FriendRequestList.self).requests.first)
                 #expect(try await client.call(.post, "/v1/friend-requests/\(request.requestID)/decline", token: victim.token).status == .noContent)
             }
             let fourth = try await client.send(.post, "/v1/friend-requests", body, token: pest.token)
@@ -42,8 +43,11 @@ import Testing
             // Another player is not limited by the pest's count, nor is the pest towards someone else.
             let other = try await client.signUp(alias: "Other")
             #expect(try await client.send(.post, "/v1/friend-requests", body, token: other.token).status == .created)
-            #expect(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [other.player.playerID], message: nil),
-                                          token: pest.token).status == .created)
+            #expect(
+                try await client.send(
+                    .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [other.player.playerID], message: nil),
+                    token: pest.token
+                ).status == .created)
             #expect(try Self.refused(client, "friend-requests-to-one-player") == 1)
         }
     }
@@ -53,22 +57,35 @@ import Testing
             let sender = try await client.signUp(alias: "Sender")
             var recipients: [String] = []
             for n in 0..<6 { recipients.append(try await client.signUp(alias: "R\(n)").player.playerID) }
-            #expect(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: Array(recipients[0..<3]), message: nil),
-                                          token: sender.token).status == .created)
+            #expect(
+                try await client.send(
+                    .post, "/v1/friend-requests", SendFriendRequests(playerIDs: Array(recipients[0..<3]), message: nil),
+                    token: sender.token
+                ).status == .created)
             // Two more do not fit in the one left: neither is sent.
-            Self.expectLimited(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: Array(recipients[3..<5]), message: nil),
-                                                     token: sender.token))
-            #expect(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[3]], message: nil),
-                                          token: sender.token).status == .created)
+            Self.expectLimited(
+                try await client.send(
+                    .post, "/v1/friend-requests", SendFriendRequests(playerIDs: Array(recipients[3..<5]), message: nil),
+                    token: sender.token))
+            #expect(
+                try await client.send(
+                    .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[3]], message: nil),
+                    token: sender.token
+                ).status == .created)
             let refused = try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[4]], message: nil), token: sender.token)
             Self.expectLimited(refused)
             // 4 per hour: one comes back every 15 minutes, as Retry-After said.
             #expect((890...900).contains(refused.error?.retryAfterSeconds ?? 0), "\(refused.error?.retryAfterSeconds ?? 0)")
             try await LeaderboardTests.advanceClock(client, hours: 0.25)
-            #expect(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[4]], message: nil),
-                                          token: sender.token).status == .created)
-            Self.expectLimited(try await client.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[5]], message: nil),
-                                                     token: sender.token))
+            #expect(
+                try await client.send(
+                    .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[4]], message: nil),
+                    token: sender.token
+                ).status == .created)
+            Self.expectLimited(
+                try await client.send(
+                    .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [recipients[5]], message: nil),
+                    token: sender.token))
         }
     }
 
@@ -101,8 +118,10 @@ import Testing
             Self.expectLimited(try await LeaderboardTests.report(client, player.token, (9...11).map { LeaderboardTests.score($0) }))
             #expect(try await LeaderboardTests.page(client, player.token).scores.map(\.value) == [8])
             func achievements(_ entries: [(String, Double)]) async throws -> TestServer.Client.Answer {
-                try await client.send(.post, "/v1/achievements", AchievementReportBatch(
-                    reportID: UUID().uuidString, achievements: entries.map { .init(identifier: $0.0, percentComplete: $0.1) }), token: player.token)
+                try await client.send(
+                    .post, "/v1/achievements",
+                    AchievementReportBatch(
+                        reportID: UUID().uuidString, achievements: entries.map { .init(identifier: $0.0, percentComplete: $0.1) }), token: player.token)
             }
             #expect(try await achievements([("open.many", 10), ("open.first", 10)]).status == .ok)
             Self.expectLimited(try await achievements([("open.many", 20)]))
@@ -161,7 +180,7 @@ import Testing
         try limiter.take(.reports, for: "kept", cost: 2)
         for n in 1..<RateLimiter.capacity { try limiter.take(.reports, for: "p\(n)") }
         #expect(limiter.count == RateLimiter.capacity)
-        _ = clock.advance(byMillis: 1_801_000)   // the others' single action has come back; "kept" still lacks one
+        _ = clock.advance(byMillis: 1_801_000)  // the others' single action has come back; "kept" still lacks one
         try limiter.take(.reports, for: "last")
         #expect(limiter.count == 2, "the refilled buckets went, the two that still count stayed")
         #expect(throws: APIError.self) { try limiter.take(.reports, for: "kept", cost: 2) }

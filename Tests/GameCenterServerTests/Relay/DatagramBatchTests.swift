@@ -26,7 +26,9 @@ import Glibc
         let (sender, senderAddress) = try Self.socket()
         let (receiver, receiverAddress) = try Self.socket()
         defer { close(sender); close(receiver) }
-        let outgoing: [(address: SocketAddress, bytes: ByteBuffer)] = (0..<5).map { (receiverAddress, ByteBuffer(bytes: [UInt8](repeating: UInt8($0), count: 10 + $0))) }
+        let outgoing: [(address: SocketAddress, bytes: ByteBuffer)] = (0..<5).map {
+            (receiverAddress, ByteBuffer(bytes: [UInt8](repeating: UInt8($0), count: 10 + $0)))
+        }
         #expect(DatagramBatch(slots: 1).send(outgoing, on: sender) == 0)
 
         let batch = DatagramBatch(slots: 8)

@@ -20,16 +20,18 @@ import Testing
                 let key = RelayKey.random()
                 keys.append(key)
                 connections.append(UInt64(index + 100))
-                _ = state.attach(UInt8(index), connectionID: UInt64(index + 100), key: key, wake: Self.wake(),
-                                 receiverStream: 0, received: 0, senderStream: 1, now: now)
+                _ = state.attach(
+                    UInt8(index), connectionID: UInt64(index + 100), key: key, wake: Self.wake(),
+                    receiverStream: 0, received: 0, senderStream: 1, now: now)
             }
         }
 
         static func wake() -> AsyncStream<Void>.Continuation { AsyncStream.makeStream(of: Void.self).continuation }
 
         mutating func send(_ text: String, from sender: UInt8, seq: UInt64, to recipients: [UInt8] = []) {
-            _ = state.receiveReliable(from: sender, connectionID: connections[Int(sender)], seq: seq, recipients: recipients,
-                                      payload: ByteBuffer(string: text), now: now, statistics: statistics)
+            _ = state.receiveReliable(
+                from: sender, connectionID: connections[Int(sender)], seq: seq, recipients: recipients,
+                payload: ByteBuffer(string: text), now: now, statistics: statistics)
         }
 
         /// The reliable payloads (and seqs) waiting to be written to `member`, and whether an error frame is among them.
@@ -59,14 +61,16 @@ import Testing
         match.state.acknowledge(1, connectionID: match.connections[1], through: 1, now: match.now)
         let stream = match.state.members[1].receiverStream
         match.connections[1] = 201
-        _ = match.state.attach(1, connectionID: 201, key: .random(), wake: Fixture.wake(), receiverStream: stream, received: 1,
-                               senderStream: 1, now: match.now)
+        _ = match.state.attach(
+            1, connectionID: 201, key: .random(), wake: Fixture.wake(), receiverStream: stream, received: 1,
+            senderStream: 1, now: match.now)
         #expect(match.outgoing(1).reliable.map(\.0) == [2, 3])
         #expect(match.outgoing(1).reliable.isEmpty)
         // A device that knows another numbering (the relay restarted) gets everything still held.
         match.connections[1] = 202
-        _ = match.state.attach(1, connectionID: 202, key: .random(), wake: Fixture.wake(), receiverStream: 999, received: 3,
-                               senderStream: 1, now: match.now)
+        _ = match.state.attach(
+            1, connectionID: 202, key: .random(), wake: Fixture.wake(), receiverStream: 999, received: 3,
+            senderStream: 1, now: match.now)
         #expect(match.outgoing(1).reliable.map(\.0) == [2, 3])
     }
 
@@ -78,8 +82,9 @@ import Testing
         #expect(match.outgoing(1).reliable.map(\.1) == ["a", "b"])
         #expect(match.statistics.snapshot()["reliableDuplicates"] == 1)
         match.connections[0] = 300
-        _ = match.state.attach(0, connectionID: 300, key: .random(), wake: Fixture.wake(), receiverStream: 0, received: 0,
-                               senderStream: 2, now: match.now)
+        _ = match.state.attach(
+            0, connectionID: 300, key: .random(), wake: Fixture.wake(), receiverStream: 0, received: 0,
+            senderStream: 2, now: match.now)
         match.send("new game", from: 0, seq: 1)
         #expect(match.outgoing(1).reliable.map(\.1) == ["new game"])
     }
@@ -120,8 +125,10 @@ import Testing
         var match = Fixture(players: 2, limits: limits, timeout: .seconds(1))
         var effects = RelayMatchState.Effects()
         for seq in 1...20 {
-            if case .delivered(let more) = match.state.receiveReliable(from: 0, connectionID: match.connections[0], seq: UInt64(seq), recipients: [],
-                                                                      payload: ByteBuffer(string: "x"), now: match.now, statistics: match.statistics) {
+            if case .delivered(let more) = match.state.receiveReliable(
+                from: 0, connectionID: match.connections[0], seq: UInt64(seq), recipients: [],
+                payload: ByteBuffer(string: "x"), now: match.now, statistics: match.statistics)
+            {
                 effects.append(more)
             }
         }
@@ -156,8 +163,9 @@ import Testing
         let replayed = match.state.acceptDatagram(1, connectionID: match.connections[1], counter: 1, from: address, now: match.now)
         #expect(first && !replayed)
         let datagrams = DatagramOutbox()
-        _ = match.state.receiveUnreliable(from: 0, recipients: [], payload: ByteBuffer(string: "pos"), now: match.now,
-                                          statistics: match.statistics, datagrams: datagrams)
+        _ = match.state.receiveUnreliable(
+            from: 0, recipients: [], payload: ByteBuffer(string: "pos"), now: match.now,
+            statistics: match.statistics, datagrams: datagrams)
         #expect(datagrams.count == 1)
         #expect(datagrams.datagram(0).address.port == 4000)
         let (header, body) = try RelayDatagram.open(ByteBuffer(bytes: datagrams.datagram(0).bytes), key: match.keys[1])
@@ -168,6 +176,7 @@ import Testing
             Issue.record("member 2's connection closed")
             return
         }
-        #expect(frames.contains { if case .unreliable(0, let payload)? = try? RelayServerFrame.read(from: $0) { String(buffer: payload) == "pos" } else { false } })
+        #expect(
+            frames.contains { if case .unreliable(0, let payload)? = try? RelayServerFrame.read(from: $0) { String(buffer: payload) == "pos" } else { false } })
     }
 }

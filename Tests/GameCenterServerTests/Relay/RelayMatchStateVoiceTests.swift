@@ -22,7 +22,9 @@ import Testing
         _ = match.state.setVoiceChannel(member, connectionID: match.connections[Int(member)], channel: channel, membership: membership, now: match.now)
     }
 
-    static func talk(_ match: inout Fixture, _ member: UInt8, _ channel: String, _ text: String, datagrams: DatagramOutbox = DatagramOutbox()) -> RelayMatchState.Effects {
+    static func talk(_ match: inout Fixture, _ member: UInt8, _ channel: String, _ text: String, datagrams: DatagramOutbox = DatagramOutbox())
+        -> RelayMatchState.Effects
+    {
         Array(text.utf8).withUnsafeBytes { payload in
             match.state.receiveVoice(from: member, channel: channel, payload: payload, now: match.now, statistics: match.statistics, datagrams: datagrams)
         }
@@ -69,8 +71,9 @@ import Testing
         #expect(Self.frames(&match, 0).isEmpty, "the member itself is not told")
 
         // Member 2 reconnects: the welcome's companions say where member 0 stands.
-        _ = match.state.attach(2, connectionID: 555, key: RelayKey.random(), wake: Fixture.wake(), receiverStream: 0, received: 0,
-                               senderStream: 1, now: match.now)
+        _ = match.state.attach(
+            2, connectionID: 555, key: RelayKey.random(), wake: Fixture.wake(), receiverStream: 0, received: 0,
+            senderStream: 1, now: match.now)
         match.connections[2] = 555
         #expect(Self.frames(&match, 2).contains(.voiceChannel(member: 0, membership: .listening, channel: "team")))
 
@@ -84,14 +87,22 @@ import Testing
 
     @Test func parentalControlsKeepAnUnderageMemberOutOfVoice() {
         var match = Fixture(players: 2)
-        _ = match.state.attach(1, connectionID: 777, key: RelayKey.random(), wake: Fixture.wake(), receiverStream: 0, received: 0,
-                               senderStream: 1, voiceAllowed: false, now: match.now)
+        _ = match.state.attach(
+            1, connectionID: 777, key: RelayKey.random(), wake: Fixture.wake(), receiverStream: 0, received: 0,
+            senderStream: 1, voiceAllowed: false, now: match.now)
         match.connections[1] = 777
         _ = Self.frames(&match, 0)
         _ = Self.frames(&match, 1)
         Self.set(&match, 1, "team", .listening)
         let told = Self.frames(&match, 1)
-        #expect(told.contains { if case .error(let code, let message) = $0 { code == UInt16(ErrorCode.parentalControlsBlocked.rawValue) && message.contains("parental") } else { false } })
+        #expect(
+            told.contains {
+                if case .error(let code, let message) = $0 {
+                    code == UInt16(ErrorCode.parentalControlsBlocked.rawValue) && message.contains("parental")
+                } else {
+                    false
+                }
+            })
         #expect(Self.frames(&match, 0).isEmpty, "a refused join was told to the others")
         _ = Self.talk(&match, 1, "team", "hi")
         #expect(match.statistics.snapshot()["voiceRefused"] == 1)
@@ -133,7 +144,9 @@ import Testing
         #expect(datagrams.count == 1)
         let (header, body) = try RelayDatagram.open(ByteBuffer(bytes: datagrams.datagram(0).bytes), key: match.keys[1])
         #expect(header.kind == .serverVoice)
-        let parsed = body.withUnsafeReadableBytes { RelayDatagram.readServerVoiceBody($0).map { ($0.sender, $0.channel, String(decoding: $0.payload, as: UTF8.self)) } }
+        let parsed = body.withUnsafeReadableBytes {
+            RelayDatagram.readServerVoiceBody($0).map { ($0.sender, $0.channel, String(decoding: $0.payload, as: UTF8.self)) }
+        }
         #expect(parsed?.0 == 0 && parsed?.1 == "team" && parsed?.2 == "over udp")
     }
 }

@@ -21,8 +21,9 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("udp-life-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try await Database.withDatabase(url: "sqlite:\(folder.path)/db.sqlite") { database in
-            let relay = RelayService(database: database, recorder: MatchRecorder(database: database, bus: InProcessEventBus()),
-                                     clock: ServerClock(isAdjustable: false), logger: Logger(label: "test"))
+            let relay = RelayService(
+                database: database, recorder: MatchRecorder(database: database, bus: InProcessEventBus()),
+                clock: ServerClock(isAdjustable: false), logger: Logger(label: "test"))
             let threadsBefore = Self.threadNames().filter { $0 == "gamecenter UDP" }.count
             let descriptorsBefore = Self.openDescriptors()
             var endpoint: UDPEndpoint? = try UDPEndpoint(host: "127.0.0.1", port: 0, relay: relay, logger: Logger(label: "test"), threads: 2)

@@ -26,7 +26,8 @@ struct ConcurrencyTests {
                     for locale in locales {
                         for format in ScoreFormat.allCases {
                             for value in values {
-                                output.append(shared.format(value, format: format, currency: "EUR", suffix: PluralSuffix(one: "a", few: "b", other: "c"), locale: locale))
+                                output.append(
+                                    shared.format(value, format: format, currency: "EUR", suffix: PluralSuffix(one: "a", few: "b", other: "c"), locale: locale))
                             }
                         }
                     }

@@ -6,20 +6,24 @@ import NetworkFaultProxy
 /// Locale identifiers from the network: regional variants, both separators, legacy codes and garbage.
 @Suite("Locale resolution and fallbacks")
 struct LocaleFallbackTests {
-    @Test("Identifiers resolve to the most specific available locale", arguments: [
-        ("de-AT", "de_AT"), ("de_AT", "de_AT"), ("pt_BR", "pt_BR"), ("pt-PT", "pt_PT"), ("ja-JP", "ja_JP"),
-        ("EN-us", "en_US"), ("zh-TW", "zh_Hant_TW"), ("zh", "zh"), ("sr-RS", "sr_Cyrl_RS"), ("iw", "he"),
-        ("in-ID", "id_ID"), ("en-US-u-nu-arab", "en_US"), ("de@collation=phonebook", "de"), ("en_US.UTF-8", "en_US"),
-        ("de-XX", "de"), ("es-419", "es_419"), ("en_US_POSIX", "en_US_POSIX"),
-    ])
+    @Test(
+        "Identifiers resolve to the most specific available locale",
+        arguments: [
+            ("de-AT", "de_AT"), ("de_AT", "de_AT"), ("pt_BR", "pt_BR"), ("pt-PT", "pt_PT"), ("ja-JP", "ja_JP"),
+            ("EN-us", "en_US"), ("zh-TW", "zh_Hant_TW"), ("zh", "zh"), ("sr-RS", "sr_Cyrl_RS"), ("iw", "he"),
+            ("in-ID", "id_ID"), ("en-US-u-nu-arab", "en_US"), ("de@collation=phonebook", "de"), ("en_US.UTF-8", "en_US"),
+            ("de-XX", "de"), ("es-419", "es_419"), ("en_US_POSIX", "en_US_POSIX"),
+        ])
     func resolution(requested: String, resolved: String) {
         #expect(LocaleResolver.resolve(requested) == resolved)
     }
 
-    @Test("Garbage falls back to en", arguments: [
-        "", " ", "garbage!!", "xx", "xx-YY", "und", "root", "C", "POSIX", "-de", "__", "ü", "12", "en us", "\u{0}",
-        "de\u{0}", String(repeating: "a", count: 10_000), String(repeating: "de-", count: 40),
-    ])
+    @Test(
+        "Garbage falls back to en",
+        arguments: [
+            "", " ", "garbage!!", "xx", "xx-YY", "und", "root", "C", "POSIX", "-de", "__", "ü", "12", "en us", "\u{0}",
+            "de\u{0}", String(repeating: "a", count: 10_000), String(repeating: "de-", count: 40),
+        ])
     func garbage(requested: String) {
         #expect(LocaleResolver.resolve(requested) == "en")
         let formatter = ScoreFormatter()

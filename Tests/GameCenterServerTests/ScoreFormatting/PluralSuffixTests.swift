@@ -82,16 +82,18 @@ struct PluralSuffixTests {
         row.check(with: .shared)
     }
 
-    @Test("Formatter reports the category it picks", arguments: [
-        ("en", ScoreFormat.integer, Int64(1), PluralCategory.one),
-        ("en", .fixedPoint2, 100, .other),
-        ("fr", .integer, 0, .one),
-        ("fr", .fixedPoint1, 15, .one),
-        ("ar", .money2, 300, .few),
-        ("ja", .integer, 1, .other),
-        ("en", .elapsedSecond, 1, .other),
-        ("garbage", .integer, 1, .one),
-    ])
+    @Test(
+        "Formatter reports the category it picks",
+        arguments: [
+            ("en", ScoreFormat.integer, Int64(1), PluralCategory.one),
+            ("en", .fixedPoint2, 100, .other),
+            ("fr", .integer, 0, .one),
+            ("fr", .fixedPoint1, 15, .one),
+            ("ar", .money2, 300, .few),
+            ("ja", .integer, 1, .other),
+            ("en", .elapsedSecond, 1, .other),
+            ("garbage", .integer, 1, .one),
+        ])
     func category(locale: String, format: ScoreFormat, value: Int64, expected: PluralCategory) {
         #expect(ScoreFormatter.shared.pluralCategory(of: value, format: format, locale: locale) == expected)
     }

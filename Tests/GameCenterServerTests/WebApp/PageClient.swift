@@ -69,15 +69,17 @@ struct PageClient {
             let channel = NIOAsyncTestingChannel()
             channel.remoteAddress = remoteAddress
             let context = AppRequestContext(source: .init(channel: channel, logger: Logger(label: "test")))
-            let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
-                                  body: RequestBody(buffer: ByteBuffer(string: body ?? "")))
+            let request = Request(
+                head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+                body: RequestBody(buffer: ByteBuffer(string: body ?? "")))
             let response = try await server.responder.respond(to: request, context: context)
             let collected = CollectedBody()
             try await response.body.write(collected)
             page = Page(status: response.status, headers: response.headers, html: String(buffer: collected.buffer.withLockedValue { $0 }))
         } else {
-            let response = try await server.client.executeRequest(uri: path, method: method, headers: headers,
-                                                                  body: body.map { ByteBuffer(string: $0) })
+            let response = try await server.client.executeRequest(
+                uri: path, method: method, headers: headers,
+                body: body.map { ByteBuffer(string: $0) })
             page = Page(status: response.status, headers: response.headers, html: String(buffer: response.body))
         }
         for header in page.setCookies {

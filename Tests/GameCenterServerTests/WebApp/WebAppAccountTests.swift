@@ -10,11 +10,14 @@ import Testing
     static func newAccount() -> String { "web-\(UUID().uuidString.prefix(8).lowercased())" }
 
     /// Signs up through the form in `environment`; returns the browser holding the session.
-    static func signUp(_ server: TestServer.Client, account: String = newAccount(), alias: String = "Web Player",
-                       environment: String = "sandbox") async throws -> PageClient {
+    static func signUp(
+        _ server: TestServer.Client, account: String = newAccount(), alias: String = "Web Player",
+        environment: String = "sandbox"
+    ) async throws -> PageClient {
         var browser = PageClient(server)
-        let answer = try await browser.submit("/sign-up", on: "/sign-up",
-                                              [("account", account), ("password", "password-1"), ("alias", alias), ("environment", environment)])
+        let answer = try await browser.submit(
+            "/sign-up", on: "/sign-up",
+            [("account", account), ("password", "password-1"), ("alias", alias), ("environment", environment)])
         #expect(answer.status == .seeOther, "\(answer.html)")
         #expect(browser.cookies[SessionCookies.sessionName] != nil)
         return browser
@@ -28,8 +31,12 @@ import Testing
             let formCookie = try #require(form.setCookie(SessionCookies.signedOutFormName))
             #expect(formCookie.contains("HttpOnly") && formCookie.contains("SameSite=Lax") && formCookie.contains("Path=/"))
             let account = Self.newAccount()
-            let answer = try await browser.post("/sign-up", [("csrf", form.csrf ?? ""), ("account", account), ("password", "password-1"),
-                                                             ("alias", "Ann"), ("environment", "sandbox")])
+            let answer = try await browser.post(
+                "/sign-up",
+                [
+                    ("csrf", form.csrf ?? ""), ("account", account), ("password", "password-1"),
+                    ("alias", "Ann"), ("environment", "sandbox"),
+                ])
             #expect(answer.status == .seeOther)
             #expect(answer.headers[.location] == "/")
             let cookie = try #require(answer.setCookie(SessionCookies.sessionName))
@@ -49,8 +56,9 @@ import Testing
             for page in [home, accountPage] { #expect(!page.html.contains(token)) }
             // Signing in again through the form works with the same rules.
             var second = PageClient(server)
-            let signIn = try await second.submit("/sign-in", on: "/sign-in",
-                                                 [("account", account.uppercased()), ("password", "password-1"), ("environment", "sandbox")])
+            let signIn = try await second.submit(
+                "/sign-in", on: "/sign-in",
+                [("account", account.uppercased()), ("password", "password-1"), ("environment", "sandbox")])
             #expect(signIn.status == .seeOther)
             #expect(second.cookies[SessionCookies.sessionName] != nil)
         }
@@ -62,8 +70,12 @@ import Testing
             proxied.remoteAddress = try .init(ipAddress: "127.0.0.1", port: 40000)
             proxied.headers[.xForwardedProto] = "https"
             #expect(try await proxied.get("/sign-in").setCookie(SessionCookies.signedOutFormName)?.contains("Secure") == true)
-            let signUp = try await proxied.submit("/sign-up", on: "/sign-up", [("account", Self.newAccount()), ("password", "password-1"),
-                                                                                ("alias", "Ann")])
+            let signUp = try await proxied.submit(
+                "/sign-up", on: "/sign-up",
+                [
+                    ("account", Self.newAccount()), ("password", "password-1"),
+                    ("alias", "Ann"),
+                ])
             #expect(signUp.setCookie(SessionCookies.sessionName)?.contains("; Secure") == true)
             // Anybody else may not claim TLS.
             var direct = PageClient(server)
@@ -88,7 +100,10 @@ import Testing
             // Signed in: a missing token, another session's token, or the signed-out forms' token.
             var ann = try await Self.signUp(server, alias: "Ann")
             let bob = try await Self.signUp(server, alias: "Bob")
-            let bobsToken = try #require(try await { var b = bob; return try await b.get("/account").csrf }())
+            let bobsToken = try #require(
+                try await {
+                    var b = bob; return try await b.get("/account").csrf
+                }())
             let signedOutToken = try #require(ann.cookies[SessionCookies.signedOutFormName])
             for token in [nil, bobsToken, signedOutToken] as [String?] {
                 let answer = try await ann.post("/account/profile", (token.map { [("csrf", $0)] } ?? []) + [("alias", "Mallory"), ("status", "")])
@@ -121,7 +136,9 @@ import Testing
             #expect(badName.status == .badRequest)
             #expect(badName.html.contains("account names are"))
             #expect(badName.html.contains(#"value="no spaces allowed""#))
-            let wrong = try await { var b = PageClient(server); return try await b.submit("/sign-in", on: "/sign-in", [("account", "nobody-here"), ("password", "password-1")]) }()
+            let wrong = try await {
+                var b = PageClient(server); return try await b.submit("/sign-in", on: "/sign-in", [("account", "nobody-here"), ("password", "password-1")])
+            }()
             #expect(wrong.status == .unauthorized)
             #expect(wrong.html.contains("the account name or password is wrong"))
             #expect(!wrong.html.contains("password-1"))
@@ -136,12 +153,14 @@ import Testing
             _ = try await server.signUp(alias: "Ann", account: account)
             var browser = PageClient(server)
             for _ in 0..<2 {
-                let wrong = try await browser.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "wrong-password"), ("environment", "sandbox")])
+                let wrong = try await browser.submit(
+                    "/sign-in", on: "/sign-in", [("account", account), ("password", "wrong-password"), ("environment", "sandbox")])
                 #expect(wrong.status == .unauthorized)
             }
             // The API's failure is the third: the account is locked for pages and the API alike.
-            expectError(try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "wrong-password")),
-                        .unauthorized, "account.invalid_credentials", .invalidCredentials)
+            expectError(
+                try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "wrong-password")),
+                .unauthorized, "account.invalid_credentials", .invalidCredentials)
             let locked = try await browser.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "password-1"), ("environment", "sandbox")])
             #expect(locked.status == .tooManyRequests)
             #expect(locked.html.contains("too many failed sign-ins for this account"))
@@ -171,7 +190,7 @@ import Testing
             var browser = PageClient(server)
             _ = try await browser.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "password-1"), ("environment", "sandbox")])
             let accountPage = try await browser.get("/account")
-            #expect(accountPage.html.contains("Open Game"))   // the API session's game
+            #expect(accountPage.html.contains("Open Game"))  // the API session's game
             #expect(try await server.call(.get, "/v1/me", token: api.token).status == .ok)
             let answer = try await browser.post("/sign-out-everywhere", [("csrf", accountPage.csrf ?? "")])
             #expect(answer.status == .seeOther)
@@ -198,8 +217,9 @@ import Testing
             // The other way round: the API revokes the page session.
             let second = try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1"))
             let token = try second.decode(SessionResponse.self).token
-            let pageSession = try #require(try await server.call(.get, "/v1/sessions", token: token).decode(SessionList.self).sessions
-                .first { $0.bundleID == WebAppClient.bundleID })
+            let pageSession = try #require(
+                try await server.call(.get, "/v1/sessions", token: token).decode(SessionList.self).sessions
+                    .first { $0.bundleID == WebAppClient.bundleID })
             #expect(try await server.call(.delete, "/v1/sessions/\(pageSession.sessionID)", token: token).status == .noContent)
             let after = try await browser.get("/account")
             #expect(after.status == .seeOther)

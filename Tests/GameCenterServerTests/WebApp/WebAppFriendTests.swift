@@ -56,8 +56,12 @@ import Testing
             let bobAccount = WebAppAccountTests.newAccount()
             _ = try await server.signUp(alias: "Bob", account: bobAccount)
             var child = PageClient(server)
-            let signUp = try await child.submit("/sign-up", on: "/sign-up", [("account", WebAppAccountTests.newAccount()), ("password", "password-1"),
-                                                                             ("alias", "Kid"), ("underage", "on"), ("environment", "sandbox")])
+            let signUp = try await child.submit(
+                "/sign-up", on: "/sign-up",
+                [
+                    ("account", WebAppAccountTests.newAccount()), ("password", "password-1"),
+                    ("alias", "Kid"), ("underage", "on"), ("environment", "sandbox"),
+                ])
             #expect(signUp.status == .seeOther)
             let refused = try await child.submit("/friends/request", on: "/friends", [("name", bobAccount)])
             #expect(refused.status == .forbidden)
@@ -73,8 +77,11 @@ import Testing
             var ann = try await WebAppAccountTests.signUp(server, alias: "Ann")
             let annID = try await server.services.friends.player(named: "Ann", environment: .sandbox).playerID
             for sender in [bob, carol] {
-                #expect(try await server.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [annID], message: nil),
-                                              token: sender.token).status == .created)
+                #expect(
+                    try await server.send(
+                        .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [annID], message: nil),
+                        token: sender.token
+                    ).status == .created)
             }
             // A failed request leaves its typed message in the form, and only there.
             let failed = try await ann.submit("/friends/request", on: "/friends", [("name", "nobody-at-all"), ("message", "typed words")])

@@ -16,9 +16,13 @@ import Testing
     }
 
     static func report(_ server: TestServer.Client, _ token: String, _ category: String, _ value: Int64) async throws {
-        let answer = try await server.send(.post, "/v1/scores", ScoreReportBatch(reportID: UUID().uuidString, scores: [
-            ScoreReport(category: category, value: value, context: 0),
-        ]), token: token)
+        let answer = try await server.send(
+            .post, "/v1/scores",
+            ScoreReportBatch(
+                reportID: UUID().uuidString,
+                scores: [
+                    ScoreReport(category: category, value: value, context: 0)
+                ]), token: token)
         #expect(answer.status == .ok, "\(String(decoding: answer.body, as: UTF8.self))")
     }
 
@@ -88,7 +92,7 @@ import Testing
             let annAccount = WebAppAccountTests.newAccount(), bobAccount = WebAppAccountTests.newAccount()
             let ann = try await server.signUp(alias: "Ann", account: annAccount)
             let bob = try await server.signUp(alias: "Bob", account: bobAccount)
-            let carol = try await server.signUp(alias: "Carol")   // played the game, completed nothing
+            let carol = try await server.signUp(alias: "Carol")  // played the game, completed nothing
             try await Self.achieve(server, ann.token, [("open.first", 100), ("open.many", 40)])
             try await Self.achieve(server, bob.token, [("open.first", 100), ("open.secret", 0), ("open.many", 100)])
             var annPage = try await Self.signIn(server, annAccount)
@@ -97,9 +101,9 @@ import Testing
             #expect(page.html.contains("<strong>10</strong> of 100 points"))
             #expect(page.html.contains("Hidden achievement"))
             #expect(!page.html.contains("Secret") && !page.html.contains("Found it."))
-            #expect(page.html.contains("Done once."))                     // completed: the achieved description
+            #expect(page.html.contains("Done once."))  // completed: the achieved description
             #expect(page.html.contains("completed 20"))
-            #expect(page.html.contains("66.7\u{A0}% of players"))              // 2 of the 3 players completed it
+            #expect(page.html.contains("66.7\u{A0}% of players"))  // 2 of the 3 players completed it
             #expect(page.html.contains("Do it often.") && page.html.contains("40\u{A0}% done"))
             #expect(page.html.contains("33.3\u{A0}% of players"))
             #expect(page.html.contains("· 0\u{A0}% of players") == false)
@@ -115,8 +119,11 @@ import Testing
             #expect(revealed.html.contains("Secret") && revealed.html.contains("???") && !revealed.html.contains("Hidden achievement"))
 
             // Compare with a friend, never with a stranger.
-            #expect(try await server.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil),
-                                          token: ann.token).status == .created)
+            #expect(
+                try await server.send(
+                    .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil),
+                    token: ann.token
+                ).status == .created)
             let request = try #require(try await server.call(.get, "/v1/friend-requests", token: bob.token).decode(FriendRequestList.self).requests.first)
             #expect(try await server.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: bob.token).status == .noContent)
             let compared = try await annPage.get("/games/com.example.open/achievements?compare=\(bob.player.playerID)")

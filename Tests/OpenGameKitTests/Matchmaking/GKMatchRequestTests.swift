@@ -20,9 +20,11 @@ import Testing
         request.inviteeResponseHandler = { _, _ in }
         #expect(request.inviteeResponseHandler != nil)
         try request.check()
-        #expect(request.body(requestID: "r", hosted: true) == MatchRequestBody(
-            requestID: "r", minPlayers: 3, maxPlayers: 4, playerGroup: 7, playerAttributes: 0xFF00, hosted: true,
-            playersToInvite: ["p1", "p2"], inviteMessage: "join", matchID: nil))
+        #expect(
+            request.body(requestID: "r", hosted: true)
+                == MatchRequestBody(
+                    requestID: "r", minPlayers: 3, maxPlayers: 4, playerGroup: 7, playerAttributes: 0xFF00, hosted: true,
+                    playersToInvite: ["p1", "p2"], inviteMessage: "join", matchID: nil))
 
         let sized = GKMatchRequest(minPlayers: 2, maxPlayers: 16)
         #expect(sized.minPlayers == 2 && sized.maxPlayers == 16)

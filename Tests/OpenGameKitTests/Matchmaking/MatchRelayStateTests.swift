@@ -19,9 +19,10 @@ import Testing
         connectionID: UInt64 = 1, acceptedSeq: UInt64 = 0, receiverStream: UInt64 = 77,
         rate: UInt32 = 1_000, burst: UInt32 = 5_000, members: [RelayMember] = members()
     ) -> RelayWelcome {
-        RelayWelcome(connectionID: connectionID, key: .random(), udpHost: "", udpPort: 0, memberIndex: 0, acceptedSeq: acceptedSeq,
-                     receiverStream: receiverStream, heartbeatMillis: 1_000, timeoutMillis: 10_000,
-                     maxMessagesPerSecond: rate, burstMessages: burst, members: members)
+        RelayWelcome(
+            connectionID: connectionID, key: .random(), udpHost: "", udpPort: 0, memberIndex: 0, acceptedSeq: acceptedSeq,
+            receiverStream: receiverStream, heartbeatMillis: 1_000, timeoutMillis: 10_000,
+            maxMessagesPerSecond: rate, burstMessages: burst, members: members)
     }
 
     static func wake() -> WriterWake {
@@ -233,8 +234,9 @@ import Testing
         var state = Self.connected(Self.welcome(rate: 10, burst: 5))
         for _ in 0..<5 { _ = try state.queue(Self.payload("x"), to: nil, reliable: true, now: 0) }
         #expect(Self.code { _ = try state.queue(Self.payload("x"), to: nil, reliable: true, now: 0) } == .communicationsFailure)
-        #expect(Self.code { _ = try state.queue(Self.payload("x"), to: nil, reliable: false, now: 0) } == .communicationsFailure,
-                "reliable and unreliable messages share the limit")
+        #expect(
+            Self.code { _ = try state.queue(Self.payload("x"), to: nil, reliable: false, now: 0) } == .communicationsFailure,
+            "reliable and unreliable messages share the limit")
         #expect(state.pending.count == 5, "a refused message is not queued")
         #expect(state.nextSeq == 6, "nor numbered")
 
@@ -278,10 +280,12 @@ import Testing
     @Test func oversizedMessagesAreRefused() throws {
         var state = Self.connected()
         _ = try state.queue(Data(count: Limits.maximumReliableMessageBytes), to: nil, reliable: true, now: 0)
-        #expect(Self.code { _ = try state.queue(Data(count: Limits.maximumReliableMessageBytes + 1), to: nil, reliable: true, now: 0) }
+        #expect(
+            Self.code { _ = try state.queue(Data(count: Limits.maximumReliableMessageBytes + 1), to: nil, reliable: true, now: 0) }
                 == .invalidParameter)
         _ = try state.queue(Data(count: Limits.maximumUnreliableMessageBytes), to: nil, reliable: false, now: 0)
-        #expect(Self.code { _ = try state.queue(Data(count: Limits.maximumUnreliableMessageBytes + 1), to: nil, reliable: false, now: 0) }
+        #expect(
+            Self.code { _ = try state.queue(Data(count: Limits.maximumUnreliableMessageBytes + 1), to: nil, reliable: false, now: 0) }
                 == .invalidParameter)
         #expect(state.pending.count == 1)
     }
@@ -289,8 +293,9 @@ import Testing
     @Test func recipientsMustBeOtherMembersStillInTheMatch() throws {
         var state = Self.state()
         #expect(Self.code { _ = try state.queue(Self.payload("x"), to: ["a"], reliable: true, now: 0) } == .invalidParameter)
-        #expect(Self.code { _ = try state.queue(Self.payload("x"), to: ["z"], reliable: true, now: 0) } == .invalidParameter,
-                "before the welcome, the match's starting players are checked")
+        #expect(
+            Self.code { _ = try state.queue(Self.payload("x"), to: ["z"], reliable: true, now: 0) } == .invalidParameter,
+            "before the welcome, the match's starting players are checked")
         _ = try state.queue(Self.payload("x"), to: ["b"], reliable: true, now: 0)
 
         _ = state.welcomed(Self.welcome(members: Self.members([.connected, .connected, .left])), wake: Self.wake(), now: 0)

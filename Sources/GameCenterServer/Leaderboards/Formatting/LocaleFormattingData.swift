@@ -16,7 +16,8 @@ final class LocaleFormattingData: Sendable {
     init(resolvedIdentifier: String) {
         identifier = resolvedIdentifier
         locale = Locale(identifier: resolvedIdentifier)
-        decimal = NumberPattern.decimal(locale: locale)
+        decimal =
+            NumberPattern.decimal(locale: locale)
             ?? NumberPattern.decimal(locale: Locale(identifier: LocaleResolver.fallbackIdentifier))
             ?? Self.builtInEnglish
         pluralRules = PluralRules(localeIdentifier: resolvedIdentifier)

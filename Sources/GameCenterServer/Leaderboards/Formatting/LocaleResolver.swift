@@ -20,15 +20,17 @@ enum LocaleResolver {
     /// script filled in); `en` when none is available.
     static func resolve(_ identifier: String) -> String {
         guard !identifier.isEmpty, identifier.utf8.count <= maximumInputLength,
-              identifier.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return fallbackIdentifier }
+            identifier.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else { return fallbackIdentifier }
         // ICU canonicalization also maps legacy codes (iw → he, in → id, tl → fil) and BCP 47 to ICU form.
         let canonical = Locale.identifier(.icu, from: identifier)
         let base = String(canonical.prefix(while: { $0 != "@" }))
         if available.contains(base) { return base }
         let locale = Locale(identifier: base)
         guard let language = locale.language.languageCode?.identifier.lowercased(),
-              (2...3).contains(language.utf8.count),
-              language.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) else { return fallbackIdentifier }
+            (2...3).contains(language.utf8.count),
+            language.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
+        else { return fallbackIdentifier }
         // Locale fills in the likely script (zh-TW → Hant), which is what makes zh-TW find zh_Hant_TW.
         let script = locale.language.script?.identifier
         let region = locale.region?.identifier

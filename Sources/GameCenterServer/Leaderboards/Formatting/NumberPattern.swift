@@ -54,7 +54,8 @@ final class NumberPattern: @unchecked Sendable {
         self.secondaryGroupingSize = max(1, secondaryGroupingSize)
         self.minimumGroupingDigits = max(1, minimumGroupingDigits)
         // 20 digits plus zero padding of up to three fields, a separator after nearly every digit, marks, colons, affixes.
-        maximumByteCount = 26 * digitWidth + 20 * groupingSeparator.count + decimalSeparator.count + 2
+        maximumByteCount =
+            26 * digitWidth + 20 * groupingSeparator.count + decimalSeparator.count + 2
             + max(positivePrefix.count, negativePrefix.count) + max(positiveSuffix.count, negativeSuffix.count)
 
         var all: [UInt8] = []
@@ -144,7 +145,8 @@ final class NumberPattern: @unchecked Sendable {
         }
         func strip(_ text: Scalars, prefix: Scalars, suffix: Scalars) -> Scalars? {
             guard text.count >= prefix.count + suffix.count,
-                  text.starts(with: prefix), text.reversed().starts(with: suffix.reversed()) else { return nil }
+                text.starts(with: prefix), text.reversed().starts(with: suffix.reversed())
+            else { return nil }
             return Array(text[prefix.count..<(text.count - suffix.count)])
         }
 
@@ -162,7 +164,8 @@ final class NumberPattern: @unchecked Sendable {
         }
         var suffixLength = 0
         while suffixLength < shortest - prefixLength,
-              singles.allSatisfy({ $0[$0.count - 1 - suffixLength] == singles[0][singles[0].count - 1 - suffixLength] }) {
+            singles.allSatisfy({ $0[$0.count - 1 - suffixLength] == singles[0][singles[0].count - 1 - suffixLength] })
+        {
             suffixLength += 1
         }
         let positivePrefix = Array(singles[0].prefix(prefixLength))
@@ -172,15 +175,17 @@ final class NumberPattern: @unchecked Sendable {
 
         // The negative form around the digit 1: whatever precedes and follows it.
         guard let negative = render(plain, NSNumber(value: -1)),
-              let oneAt = firstRange(of: digitScalars[1], in: negative) else { return nil }
+            let oneAt = firstRange(of: digitScalars[1], in: negative)
+        else { return nil }
         let negativePrefix = Array(negative[..<oneAt.lowerBound])
         let negativeSuffix = Array(negative[oneAt.upperBound...])
 
         // Group structure from a ten-digit number: digit runs and the separator runs between them.
         let grouped = makeFormatter(0, true)
         guard let tenDigits = render(grouped, NSNumber(value: 1_234_567_890)),
-              let body = strip(tenDigits, prefix: positivePrefix, suffix: positiveSuffix),
-              let tokens = tokenize(body, digits: digitScalars) else { return nil }
+            let body = strip(tenDigits, prefix: positivePrefix, suffix: positiveSuffix),
+            let tokens = tokenize(body, digits: digitScalars)
+        else { return nil }
         let groupSizes = tokens.groups
         let separators = tokens.separators
         guard groupSizes.reduce(0, +) == 10, Set(separators).count <= 1 else { return nil }
@@ -199,8 +204,9 @@ final class NumberPattern: @unchecked Sendable {
             for _ in 0..<primary { power *= 10 }
             for digitsBeyondPrimary in 1...4 {
                 guard let text = render(grouped, NSNumber(value: power)),
-                      let body = strip(text, prefix: positivePrefix, suffix: positiveSuffix),
-                      let tokens = tokenize(body, digits: digitScalars) else { return nil }
+                    let body = strip(text, prefix: positivePrefix, suffix: positiveSuffix),
+                    let tokens = tokenize(body, digits: digitScalars)
+                else { return nil }
                 if tokens.groups.count > 1 {
                     minimumGrouping = digitsBeyondPrimary
                     found = true
@@ -214,9 +220,10 @@ final class NumberPattern: @unchecked Sendable {
         // The decimal mark sits between the digits of 1.25.
         let fractional = makeFormatter(2, true)
         guard let withFraction = render(fractional, NSNumber(value: 1.25)),
-              let fractionBody = strip(withFraction, prefix: positivePrefix, suffix: positiveSuffix),
-              fractionBody.starts(with: digitScalars[1]),
-              fractionBody.reversed().starts(with: (digitScalars[2] + digitScalars[5]).reversed()) else { return nil }
+            let fractionBody = strip(withFraction, prefix: positivePrefix, suffix: positiveSuffix),
+            fractionBody.starts(with: digitScalars[1]),
+            fractionBody.reversed().starts(with: (digitScalars[2] + digitScalars[5]).reversed())
+        else { return nil }
         let markLength = fractionBody.count - digitScalars[1].count - digitScalars[2].count - digitScalars[5].count
         guard markLength > 0 else { return nil }
         let decimalMark = fractionBody[digitScalars[1].count..<(digitScalars[1].count + markLength)]

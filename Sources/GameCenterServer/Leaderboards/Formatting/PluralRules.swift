@@ -59,7 +59,9 @@ struct PluralRules: Sendable, Equatable {
         }
         add(.otherOnly, "ja zh ko yue id in ms th vi my km lo jv su")
         add(.oneForIntegerOne, "en de nl sv fi et gl sw ur fy ast ia io lij sc yi ji")
-        add(.oneForNOne, """
+        add(
+            .oneForNOne,
+            """
             tr el hu nb no nn bg af an asa az bal bem bez brx ce cgg chr ckb dv ee eo eu fo fur gsw ha haw jgo jmc \
             ka kaj kcg kk kkj kl ks ksb ku ky lb lg mas mgo ml mn mr nah nd ne nnh nr ny nyn om or os pap ps rm \
             rof rwk saq sd sdh seh sn so sq ss ssy st syr ta te teo tig tk tn ts ug uz ve vo vun wae xh xog
@@ -171,7 +173,8 @@ struct PluralRules: Sendable, Equatable {
                 return .one
             }
             if (v == 0 && (2...4).contains(integerMod10) && !(12...14).contains(integerMod100))
-                || ((2...4).contains(fractionMod10) && !(12...14).contains(fractionMod100)) {
+                || ((2...4).contains(fractionMod10) && !(12...14).contains(fractionMod100))
+            {
                 return .few
             }
             return .other

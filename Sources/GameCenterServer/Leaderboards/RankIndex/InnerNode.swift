@@ -33,8 +33,9 @@ struct InnerNode: Equatable {
 
     /// Bytes of one internal node allocation with room for `capacity` children.
     static func byteCount(capacity: Int) -> Int {
-        headerSize + capacity * (2 * MemoryLayout<UInt64>.stride + MemoryLayout<UnsafeMutableRawPointer>.stride
-            + MemoryLayout<UInt32>.stride)
+        headerSize + capacity
+            * (2 * MemoryLayout<UInt64>.stride + MemoryLayout<UnsafeMutableRawPointer>.stride
+                + MemoryLayout<UInt32>.stride)
     }
 
     /// Formats the block at `base` (at least `byteCount(capacity:)` bytes) as an empty node.

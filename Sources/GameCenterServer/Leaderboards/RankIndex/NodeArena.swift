@@ -100,7 +100,7 @@ struct NodeArena: ~Copyable {
             // to the system at once (malloc may keep large freed blocks resident).
             let size = (byteCount + hugePageSize - 1) / hugePageSize * hugePageSize
             guard let mapping = mmap(nil, size + hugePageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-                  mapping != MAP_FAILED
+                mapping != MAP_FAILED
             else {
                 fatalError("RankIndex: out of memory mapping \(size) bytes")
             }

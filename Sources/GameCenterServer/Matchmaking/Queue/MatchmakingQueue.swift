@@ -150,7 +150,8 @@ package struct MatchmakingQueue: Sendable {
     private mutating func absorbLoneTickets(by id: LobbyID, into outcome: inout MatchmakingOutcome) {
         let key = lobbies[id]!.key
         while let shape = lobbies[id]!.shape,
-              let source = loneTickets.firstLobby(for: key, where: { shape.accepts(loneTicketOf: $0) }) {
+            let source = loneTickets.firstLobby(for: key, where: { shape.accepts(loneTicketOf: $0) })
+        {
             let waiting = close(source).ticketMembers[0]
             let slot = lobbies.index(forKey: id)!
             lobbies.values[slot].add(waiting)
