@@ -40,7 +40,7 @@ struct APIClient: Sendable {
         let response: HTTPClientResponse
         let bytes: ByteBuffer
         do {
-            response = try await Self.http.execute(request, timeout: timeout)
+            response = try await Self.execute(request, timeout: timeout)
             bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         } catch {
             throw GKError(.communicationsFailure, "could not reach the Game Center server at \(server.absoluteString): \(error)")
@@ -60,6 +60,19 @@ struct APIClient: Sendable {
             throw GKError(.unknown, "the server's answer could not be read: \(error)")
         }
     }
+
+    /// Sends `request`. A kept-alive connection the server had already closed (it restarted, or timed the connection
+    /// out) fails before the request reached it: an idempotent request is then sent once more, on a new connection.
+    private static func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
+        do {
+            return try await http.execute(request, timeout: timeout)
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed && idempotentMethods.contains(request.method) {
+            return try await http.execute(request, timeout: timeout)
+        }
+    }
+
+    /// The methods that may be sent twice with the effect of once.
+    private static let idempotentMethods: [HTTPMethod] = [.GET, .HEAD, .PUT, .DELETE, .OPTIONS]
 
     /// One HTTP client for every device of the process. A refused connection fails at once (the default client
     /// retries until the request's deadline): a game must learn quickly that the server is down.

@@ -41,18 +41,19 @@ import Testing
         try await server.start(extraArguments: ["--realtime-channels-per-session", "2"])
         let (_, account) = try await Devices.signedUp(server, alias: "Chan")
         let token = try await Self.signIn(server, account: account, alias: "Chan")
-        let first = try Self.upgrade(server, token: token), second = try Self.upgrade(server, token: token)
+        let first = try RawTCPConnection.openRealtime(port: server.port, token: token),
+            second = try RawTCPConnection.openRealtime(port: server.port, token: token)
         #expect(first.status == 101 && second.status == 101)
-        let third = try Self.upgrade(server, token: token)
+        let third = try RawTCPConnection.openRealtime(port: server.port, token: token)
         #expect(third.status == 429 && third.response.contains("request.rate_limited"), "\(third.response)")
         #expect(third.response.lowercased().contains("retry-after: "))
         // Every refused upgrade says why (Hummingbird alone answers a bare 400).
-        let forged = try Self.upgrade(server, token: "gct_forged")
+        let forged = try RawTCPConnection.openRealtime(port: server.port, token: "gct_forged")
         #expect(forged.status == 401 && forged.response.contains("account.not_authenticated"), "\(forged.response)")
         // Another session of the same player is not limited by this one.
-        #expect(try Self.upgrade(server, token: try await Self.signIn(server, account: account, alias: "Chan")).status == 101)
+        #expect(try RawTCPConnection.openRealtime(port: server.port, token: try await Self.signIn(server, account: account, alias: "Chan")).status == 101)
         first.connection.close()
-        try await eventually("the closed channel's place is free") { try Self.upgrade(server, token: token).status == 101 }
+        try await eventually("the closed channel's place is free") { try RawTCPConnection.openRealtime(port: server.port, token: token).status == 101 }
         withExtendedLifetime(second.connection) {}
         try await server.stop()
     }
@@ -63,11 +64,11 @@ import Testing
         let (_, account) = try await Devices.signedUp(server, alias: "Fast")
         let token = try await Self.signIn(server, account: account, alias: "Fast")
         for _ in 0..<3 {
-            let opened = try Self.upgrade(server, token: token)
+            let opened = try RawTCPConnection.openRealtime(port: server.port, token: token)
             #expect(opened.status == 101)
             opened.connection.close()
         }
-        let refused = try Self.upgrade(server, token: token)
+        let refused = try RawTCPConnection.openRealtime(port: server.port, token: token)
         #expect(refused.status == 429 && refused.response.contains("realtime channels opened by this session"), "\(refused.response)")
         try await server.stop()
     }
@@ -82,27 +83,6 @@ import Testing
         request.httpBody = Data(#"{"account": "\#(account)", "password": "password-\#(alias)"}"#.utf8)
         let (data, _) = try await URLSession.shared.data(for: request)
         return try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? String)
-    }
-
-    /// Asks to open a realtime channel over a raw connection; the connection stays open when it was upgraded.
-    static func upgrade(_ server: LiveServer, token: String) throws -> (status: Int, response: String, connection: RawTCPConnection) {
-        let connection = try RawTCPConnection(port: server.port)
-        _ = connection.send(
-            """
-            GET /v1/realtime HTTP/1.1\r
-            Host: 127.0.0.1\r
-            Upgrade: websocket\r
-            Connection: Upgrade\r
-            Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
-            Sec-WebSocket-Version: 13\r
-            X-GameCenter-Bundle-ID: com.example.tapper\r
-            X-GameCenter-Environment: sandbox\r
-            Authorization: Bearer \(token)\r
-            \r
-
-            """)
-        let (text, _) = connection.readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\n")
-        return (RawTCPConnection.status(text), text, connection)
     }
 
     static func metrics(_ server: LiveServer) async throws -> String {

@@ -71,6 +71,30 @@ final class RawTCPConnection {
         return (String(decoding: received, as: UTF8.self), false)
     }
 
+    /// Asks a live server on `port` to open a realtime channel (`com.example.tapper`, sandbox) for `token` over a
+    /// raw connection; the connection stays open when it was upgraded.
+    static func openRealtime(port: Int, token: String, receiveBuffer: Int? = nil) throws
+        -> (status: Int, response: String, connection: RawTCPConnection)
+    {
+        let connection = try RawTCPConnection(port: port, receiveBuffer: receiveBuffer)
+        _ = connection.send(
+            """
+            GET /v1/realtime HTTP/1.1\r
+            Host: 127.0.0.1\r
+            Upgrade: websocket\r
+            Connection: Upgrade\r
+            Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
+            Sec-WebSocket-Version: 13\r
+            X-GameCenter-Bundle-ID: com.example.tapper\r
+            X-GameCenter-Environment: sandbox\r
+            Authorization: Bearer \(token)\r
+            \r
+
+            """)
+        let (text, _) = connection.readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\n")
+        return (status(text), text, connection)
+    }
+
     /// The status of an HTTP response (0 when there is none).
     static func status(_ response: String) -> Int {
         guard response.hasPrefix("HTTP/1.1 ") else { return 0 }

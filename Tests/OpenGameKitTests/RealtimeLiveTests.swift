@@ -57,22 +57,9 @@ import Testing
         try await server.start()
         let (device, token) = try await signedUpToken(server)
         await device.close()
-        let stuck = try RawTCPConnection(port: server.port, receiveBuffer: 4096)
-        _ = stuck.send(
-            """
-            GET /v1/realtime HTTP/1.1\r
-            Host: 127.0.0.1\r
-            Upgrade: websocket\r
-            Connection: Upgrade\r
-            Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
-            Sec-WebSocket-Version: 13\r
-            X-GameCenter-Bundle-ID: com.example.tapper\r
-            X-GameCenter-Environment: sandbox\r
-            Authorization: Bearer \(token)\r
-            \r
-
-            """)
-        #expect(RawTCPConnection.status(stuck.readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\n").text) == 101)
+        let opened = try RawTCPConnection.openRealtime(port: server.port, token: token, receiveBuffer: 4096)
+        #expect(opened.status == 101)
+        let stuck = opened.connection
         // Masked pings of 125 bytes, 64 KiB at a time, until 16 MiB went out or the server stops taking them.
         var ping: [UInt8] = [0x89, 0x80 | 125, 1, 2, 3, 4]
         ping += (0..<125).map { UInt8($0 % 7) ^ [1, 2, 3, 4][$0 % 4] }

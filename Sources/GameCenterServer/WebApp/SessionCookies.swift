@@ -35,7 +35,7 @@ struct SessionCookies: Sendable {
     /// Whether the request reached the server over TLS, as far as the server may believe.
     func isSecure(_ request: Request, context: AppRequestContext) -> Bool {
         if alwaysSecure { return true }
-        guard Self.isLoopback(context.remoteAddress) else { return false }
+        guard ClientAddress.isLoopback(context.remoteAddress) else { return false }
         return request.headers[.xForwardedProto]?.lowercased() == "https"
     }
 
@@ -43,17 +43,6 @@ struct SessionCookies: Sendable {
         Cookie(
             name: name, value: value, maxAge: maxAge, path: "/", secure: isSecure(request, context: context), httpOnly: true,
             sameSite: .lax)
-    }
-
-    private static func isLoopback(_ address: SocketAddress?) -> Bool {
-        switch address {
-        case .v4(let v4): return withUnsafeBytes(of: v4.address.sin_addr) { $0[0] == 127 }
-        case .v6(let v6):
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-            return bytes == [UInt8](repeating: 0, count: 15) + [1]
-                || (bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127)
-        default: return false
-        }
     }
 }
 
