@@ -31,6 +31,10 @@ final class LiveServer: @unchecked Sendable {
     /// The UDP port to bind (0: a free one); the bound port is `boundUDPPort` once started.
     var udpPort = 0
     private(set) var boundUDPPort = 0
+    /// Seconds between realtime heartbeats (`--heartbeat-seconds`): 2 — a device is dropped after three silent
+    /// intervals, and on a loaded 2-core machine a process can stall for more than 3 s. Tests about the heartbeat
+    /// itself set 1.
+    var heartbeatSeconds = 2.0
     /// The soft file descriptor limit to start the server with (`ulimit -n`); nil: this process's.
     var descriptorLimit: Int?
     private(set) var process: Process?
@@ -96,7 +100,7 @@ final class LiveServer: @unchecked Sendable {
         process.arguments =
             [
                 "serve", "--port", "\(port)", "--udp-port", "\(udpPort)", "--database", database, "--games", games,
-                "--heartbeat-seconds", "1", "--log-level", "debug",
+                "--heartbeat-seconds", "\(heartbeatSeconds)", "--log-level", "debug",
             ] + extraArguments
         if let descriptorLimit {
             // The hard limit too, so the server cannot raise its soft limit back.
@@ -174,6 +178,17 @@ final class LiveServer: @unchecked Sendable {
         }
         self.process = nil
         return process.terminationStatus
+    }
+
+    /// Kills the server with SIGKILL (no shutdown of any kind, as a crash or `kill -9`) and reaps it.
+    func crash() async throws {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        var status: Int32 = 0
+        for _ in 0..<200 where waitpid(process.processIdentifier, &status, WNOHANG) == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        self.process = nil
     }
 
     /// Sends a signal (e.g. SIGHUP) to the server.

@@ -23,6 +23,7 @@ import Testing
 
     @Test func aClientThatStopsAnsweringHeartbeatsIsDisconnected() async throws {
         let server = try LiveServer(engine: "sqlite")
+        server.heartbeatSeconds = 1
         try await server.start()
         let (device, token) = try await signedUpToken(server)
         await device.close()
@@ -54,6 +55,7 @@ import Testing
     /// the writes to a full socket are buffered rather than suspended, so the silence check is what closes it here.
     @Test func aDeviceThatStopsReadingIsClosedAndOthersAreServed() async throws {
         let server = try LiveServer(engine: "sqlite")
+        server.heartbeatSeconds = 1
         try await server.start()
         let (device, token) = try await signedUpToken(server)
         await device.close()
