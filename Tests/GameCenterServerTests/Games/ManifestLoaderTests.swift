@@ -61,6 +61,7 @@ import Testing
 
     @Test func theExampleGameLoads() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let games = try ManifestLoader.loadGames(at: root.appendingPathComponent("games").path)
         #expect(games.map(\.bundleID) == ["com.example.tapper"])
         #expect(games[0].achievements[0].image != nil)

@@ -12,6 +12,7 @@ import Testing
 /// shared by every player of a game, so tests must not see each other's scores).
 final class LiveServer: @unchecked Sendable {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static var binary: String {
         ProcessInfo.processInfo.environment["GAMECENTER_BIN"] ?? root.appendingPathComponent(".build/debug/gamecenter").path
