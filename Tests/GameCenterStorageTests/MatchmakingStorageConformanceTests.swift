@@ -34,7 +34,7 @@ import Testing
     func matchesAndTheirMembersRoundTripAndEachMemberLeavesOnce(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let ids = try await players(3, in: db)
-            let match = match()
+            let match = match(.started)  // not forming: the restart test beside this one abandons forming matches
             try await db.write { try await $0.insertMatch(match) }
             #expect(try await db.read { try await $0.match(id: match.matchID) } == match)
             #expect(try await db.read { try await $0.match(id: "m-none") } == nil)
@@ -72,7 +72,9 @@ import Testing
         try await TestDatabases.with(engine) { db in
             let ids = try await players(3, in: db)
             let (inviter, invitee, other) = (ids[0], ids[1], ids[2])
-            let match = match()
+            // Started, not forming: the PostgreSQL test database is shared, and the restart test beside this one
+            // abandons every forming match in it.
+            let match = match(.started)
             let first = invitation(match, from: inviter, to: invitee)
             let expiring = invitation(match, from: inviter, to: invitee, expiresAt: 5_000)
             let otherGame = invitation(match, from: inviter, to: invitee, bundleID: "com.example.other")
@@ -81,8 +83,6 @@ import Testing
                 try await storage.insertMatch(match)
                 for record in [first, expiring, otherGame, toOther] { try await storage.insertInvitation(record) }
             }
-            // (Read into a constant first: inside `#expect`, this closure made the next write's closure not run —
-            // seen with swift-testing 6.3.1.)
             let stored = try await db.read { try await $0.invitation(id: first.invitationID) }
             #expect(stored == first)
             let pending = try await db.read {
