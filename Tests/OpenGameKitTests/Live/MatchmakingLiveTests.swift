@@ -12,6 +12,8 @@ import Testing
     static let adminKey = "live-admin-key-0123456789"
     static let arena = "com.example.arena"
     static let quest = "com.example.quest"
+    /// Like the arena, with a fill time long enough that players requesting together always arrive within it.
+    static let patient = "com.example.patient"
 
     /// A folder with the two test games' manifests.
     static func games() throws -> String {
@@ -27,6 +29,11 @@ import Testing
         name: Quest
         matchmaking: { rolesRequired: true }
         """.write(to: folder.appendingPathComponent("quest.yaml"), atomically: true, encoding: .utf8)
+        try """
+        bundleID: \(patient)
+        name: Patient
+        matchmaking: { fillSeconds: 10 }
+        """.write(to: folder.appendingPathComponent("patient.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }
 
@@ -66,6 +73,16 @@ import Testing
         try await device.matchmaker.queryPlayerGroupActivity(group)
     }
 
+    /// A match request task's match; fails (cancelling the request) instead of waiting forever when none comes
+    /// within `seconds`: a time limit cannot stop a wait on an unstructured task.
+    static func value<T: Sendable>(of task: Task<T, any Error>, within seconds: Double = 30) async throws -> T {
+        guard let result = await result(of: task, within: seconds) else {
+            task.cancel()
+            throw LiveServerError("a match request was still waiting after \(seconds) s")
+        }
+        return try result.get()
+    }
+
     /// The result of a task, or nil if it is still running after `seconds` (the task goes on).
     static func result<T: Sendable>(of task: Task<T, any Error>, within seconds: Double) async -> Result<T, any Error>? {
         let box = ResultBox<T>()
@@ -103,16 +120,20 @@ import Testing
 
     @Test func aMatchWaitsItsFillTimeForMorePlayersThenStartsWithWhoCame() async throws {
         let server = try await Self.server()
-        let devices = try await [Self.player(server, "P1"), Self.player(server, "P2"), Self.player(server, "P3")]
-        // 2…3 players: the first two can start, but the match waits its fill time (1 s) for a third.
+        let devices = try await [
+            Self.player(server, "P1", game: Self.patient), Self.player(server, "P2", game: Self.patient), Self.player(server, "P3", game: Self.patient),
+        ]
+        // 2…3 players: the first two can start, but the match waits its fill time (10 s) for a third, and starts as soon
+        // as the third is there. (With the arena's 1 s, a loaded machine let the third arrive late: it then waited
+        // for a partner who never came.)
         let tasks = devices.map { Self.find($0, Self.request(2, 3)) }
-        let matches = try await tasks.asyncMap { try await $0.value }
+        let matches = try await tasks.asyncMap { try await Self.value(of: $0) }
         #expect(Set(matches.map(\.matchID)).count == 1)
         #expect(try await allConnected(matches[0]).count == 2)
 
         // Two players of 2…4 start together after the fill time, with nobody else coming.
         let pair = try await [Self.player(server, "P4"), Self.player(server, "P5")]
-        let pairMatches = try await pair.map { Self.find($0, Self.request(2, 4)) }.asyncMap { try await $0.value }
+        let pairMatches = try await pair.map { Self.find($0, Self.request(2, 4)) }.asyncMap { try await Self.value(of: $0) }
         #expect(pairMatches[0].matchID == pairMatches[1].matchID)
         #expect(try await allConnected(pairMatches[0]) == [pair[1].localPlayer.playerID])
 
@@ -176,7 +197,7 @@ import Testing
             tasks.append(Self.find(device, Self.request(2, 2, group: index % 2 == 0 ? 7 : 9)))
             try await Task.sleep(for: .milliseconds(30))
         }
-        let matches = try await tasks.asyncMap { try await $0.value }
+        let matches = try await tasks.asyncMap { try await Self.value(of: $0) }
         #expect(matches[0].matchID == matches[2].matchID)
         #expect(matches[1].matchID == matches[3].matchID)
         #expect(matches[0].matchID != matches[1].matchID)
@@ -356,7 +377,7 @@ import Testing
         let server = try await Self.server()
         let devices = try await (0..<16).asyncMap { try await Self.player(server, "Host\($0)") }
         let tasks = devices.map { device in Task { try await device.matchmaker.findPlayersForHostedMatch(for: Self.request(16, 16)) } }
-        let lists = try await tasks.asyncMap { try await $0.value }
+        let lists = try await tasks.asyncMap { try await Self.value(of: $0) }
         let everyone = Set(devices.map(\.localPlayer.playerID))
         for list in lists { #expect(Set(list) == everyone && list.count == 16) }
         #expect(Set(lists.map { $0 }).count == 1)
