@@ -4,12 +4,7 @@ import Hummingbird
 /// `GET /app.css`: the web app's one style sheet, shipped as a resource.
 struct StyleSheet {
     /// The style sheet's text.
-    static let text: String = {
-        guard let url = Bundle.module.url(forResource: "app", withExtension: "css", subdirectory: "Resources/web"),
-            let text = try? String(contentsOf: url, encoding: .utf8)
-        else { return "" }
-        return text
-    }()
+    static let text = BundledText.read("app", "css", in: "Resources/web")
 
     /// Adds the route.
     func add(to router: Router<AppRequestContext>) {
