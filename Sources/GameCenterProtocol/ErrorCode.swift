@@ -70,6 +70,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case accountStatusTooLong = "account.status_too_long"
     case accountStatusInvalid = "account.status_invalid"
     case accountNameTaken = "account.name_taken"
+    case accountAliasLookAlike = "account.alias_look_alike"
     case accountNotAuthenticated = "account.not_authenticated"
     case accountSessionRevoked = "account.session_revoked"
     case accountSessionExpired = "account.session_expired"

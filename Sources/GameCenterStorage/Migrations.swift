@@ -185,6 +185,14 @@ enum Migrations {
                 )
                 """
             ]),
+        Migration(
+            version: 8, name: "alias skeletons",
+            common: [
+                // The UTS #39 skeleton of each alias, so a new alias is checked against look-alikes with an index.
+                // The server computes it; rows from before this migration get theirs when a server starts.
+                "ALTER TABLE players ADD COLUMN alias_skeleton TEXT",
+                "CREATE INDEX players_by_alias_skeleton ON players (environment, alias_skeleton)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

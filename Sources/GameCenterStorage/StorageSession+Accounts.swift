@@ -2,13 +2,13 @@ import SQLKit
 
 extension StorageSession {
     /// Inserts a new player; returns false when the account name is taken in that environment.
-    public func insertPlayer(_ player: PlayerRecord) async throws -> Bool {
+    public func insertPlayer(_ player: PlayerRecord, aliasSkeleton: String? = nil) async throws -> Bool {
         let inserted = try await sql.raw(
             """
-            INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, status,
+            INSERT INTO players (player_id, environment, account_name, password_hash, alias, alias_skeleton, underage, status,
                                  event_seq, created_at, updated_at)
             VALUES (\(bind: player.playerID), \(bind: player.environment), \(bind: player.accountName),
-                    \(bind: player.passwordHash), \(bind: player.alias), \(bind: player.underage ? 1 : 0 as Int64),
+                    \(bind: player.passwordHash), \(bind: player.alias), \(bind: aliasSkeleton), \(bind: player.underage ? 1 : 0 as Int64),
                     \(bind: player.status), \(bind: player.eventSeq), \(bind: player.createdAt), \(bind: player.createdAt))
             ON CONFLICT DO NOTHING
             RETURNING player_id
@@ -69,15 +69,49 @@ extension StorageSession {
     }
 
     /// Changes alias and/or status (nil leaves a field as it is); returns the updated player.
-    public func updateProfile(playerID: String, alias: String?, status: String?, now: Int64) async throws -> PlayerRecord? {
+    public func updateProfile(
+        playerID: String, alias: (text: String, skeleton: String)?, status: String?, now: Int64
+    ) async throws -> PlayerRecord? {
         if let alias {
-            try await sql.raw("UPDATE players SET alias = \(bind: alias), updated_at = \(bind: now) WHERE player_id = \(bind: playerID)").run()
+            try await sql.raw(
+                """
+                UPDATE players SET alias = \(bind: alias.text), alias_skeleton = \(bind: alias.skeleton), updated_at = \(bind: now)
+                WHERE player_id = \(bind: playerID)
+                """
+            ).run()
         }
         if let status {
             let stored: String? = status.isEmpty ? nil : status
             try await sql.raw("UPDATE players SET status = \(bind: stored), updated_at = \(bind: now) WHERE player_id = \(bind: playerID)").run()
         }
         return try await player(id: playerID)
+    }
+
+    /// An alias of another player of `environment` whose skeleton is `skeleton` but which is not `alias` itself: the
+    /// look-alike a new alias would be mistaken for. Nil when there is none.
+    public func lookAlikeAlias(environment: String, skeleton: String, alias: String, otherThan playerID: String) async throws -> String? {
+        try await sql.raw(
+            """
+            SELECT alias FROM players
+            WHERE environment = \(bind: environment) AND alias_skeleton = \(bind: skeleton) AND alias <> \(bind: alias)
+              AND player_id <> \(bind: playerID)
+            LIMIT 1
+            """
+        ).first().map { try $0.decode(column: "alias", as: String.self) }
+    }
+
+    /// Up to `limit` players stored without an alias skeleton (before the migration that added them, or by a tool).
+    public func playersWithoutAliasSkeleton(limit: Int) async throws -> [(playerID: String, alias: String)] {
+        try await sql.raw("SELECT player_id, alias FROM players WHERE alias_skeleton IS NULL LIMIT \(bind: Int64(limit))").all().map {
+            (try $0.decode(column: "player_id", as: String.self), try $0.decode(column: "alias", as: String.self))
+        }
+    }
+
+    /// Stores the skeleton of a player's alias, unless the alias changed meanwhile.
+    public func setAliasSkeleton(playerID: String, alias: String, skeleton: String) async throws {
+        try await sql.raw(
+            "UPDATE players SET alias_skeleton = \(bind: skeleton) WHERE player_id = \(bind: playerID) AND alias = \(bind: alias)"
+        ).run()
     }
 
     /// Locks the player's row until the transaction ends, so that concurrent writers for one player (two devices

@@ -20,7 +20,7 @@ import Testing
         let before = try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 4 }) { db in
             var stored: [ScoreRecord] = []
             for (n, player) in players.enumerated() {
-                _ = try await db.write { try await $0.insertPlayer(player) }
+                try await db.write { try await $0.insertPlayerBeforeAliasSkeletons(player) }
                 stored += try await db.write { storage in
                     try await storage.insertScores(
                         [
@@ -76,7 +76,7 @@ import Testing
             playerID: "G:reports", environment: "sandbox", accountName: "reports", passwordHash: "hash",
             alias: "Reporter", underage: false, createdAt: 1_000)
         try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 5 }) { db in
-            _ = try await db.write { try await $0.insertPlayer(player) }
+            try await db.write { try await $0.insertPlayerBeforeAliasSkeletons(player) }
             #expect(try await db.write { try await $0.markReportApplied(reportID: "report-1", playerID: player.playerID, kind: "scores", now: 1) })
         }
         let (repeated, otherKind) = try await Database.withDatabase(url: url) { db in
@@ -87,6 +87,36 @@ import Testing
         }
         #expect(repeated == false, "the report applied before the upgrade is still applied")
         #expect(otherKind, "the same id of another kind is another report")
+    }
+
+    /// Version 8 adds alias skeletons: players stored before it have none until a server computes theirs.
+    @Test func aliasSkeletonsUpgradeLeavesEarlierPlayersToBeFilled() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-migration-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = "sqlite:\(folder.path)/upgrade.sqlite"
+        let player = PlayerRecord(
+            playerID: "G:early", environment: "sandbox", accountName: "early", passwordHash: "hash", alias: "Early", underage: false,
+            createdAt: 1_000)
+        try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 7 }) { db in
+            try await db.write { try await $0.insertPlayerBeforeAliasSkeletons(player) }
+        }
+        let missing = try await Database.withDatabase(url: url) { db in
+            try await db.read { try await $0.playersWithoutAliasSkeleton(limit: 10) }
+        }
+        #expect(missing.map(\.playerID) == ["G:early"] && missing.map(\.alias) == ["Early"])
+    }
+}
+
+extension StorageSession {
+    /// Stores a player with the columns every schema version has (`insertPlayer` writes columns later versions added).
+    fileprivate func insertPlayerBeforeAliasSkeletons(_ player: PlayerRecord) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, event_seq, created_at, updated_at)
+            VALUES (\(bind: player.playerID), \(bind: player.environment), \(bind: player.accountName), \(bind: player.passwordHash),
+                    \(bind: player.alias), 0, 0, \(bind: player.createdAt), \(bind: player.createdAt))
+            """
+        ).run()
     }
 }
 

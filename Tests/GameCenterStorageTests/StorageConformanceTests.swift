@@ -46,11 +46,56 @@ import Testing
             let withStatus = try await db.write { try await $0.updateProfile(playerID: player.playerID, alias: nil, status: "Hello", now: 2_000) }
             #expect(withStatus?.status == "Hello")
             #expect(withStatus?.alias == "Alias")
-            let renamed = try await db.write { try await $0.updateProfile(playerID: player.playerID, alias: "New", status: nil, now: 3_000) }
+            let renamed = try await db.write { try await $0.updateProfile(playerID: player.playerID, alias: ("New", "New"), status: nil, now: 3_000) }
             #expect(renamed?.alias == "New")
             #expect(renamed?.status == "Hello")
             let cleared = try await db.write { try await $0.updateProfile(playerID: player.playerID, alias: nil, status: "", now: 4_000) }
             #expect(cleared?.status == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func aLookAlikeIsAnotherPlayersAliasWithTheSameSkeletonInTheSameEnvironment(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            // Skeletons are unique to this run: the PostgreSQL test database is shared with other tests.
+            let skeleton = TestDatabases.unique("skeleton")
+            var bob = newPlayer()
+            bob.alias = "Bob"
+            var live = newPlayer("live")
+            live.alias = "B0b"
+            try await db.write { [bob, live] storage in
+                _ = try await storage.insertPlayer(bob, aliasSkeleton: skeleton)
+                _ = try await storage.insertPlayer(live, aliasSkeleton: skeleton)
+            }
+            let newcomer = TestDatabases.unique("G")
+            func lookAlike(_ alias: String, in environment: String = "sandbox", otherThan playerID: String = newcomer) async throws -> String? {
+                try await db.read { try await $0.lookAlikeAlias(environment: environment, skeleton: skeleton, alias: alias, otherThan: playerID) }
+            }
+            #expect(try await lookAlike("Вob") == "Bob")
+            #expect(try await lookAlike("Bob") == nil, "the same alias is not a look-alike")
+            #expect(try await lookAlike("Вob", otherThan: bob.playerID) == nil, "a player's own alias is not a look-alike")
+            #expect(try await lookAlike("Вob", in: "live") == "B0b")
+            let other = try await db.read {
+                try await $0.lookAlikeAlias(environment: "sandbox", skeleton: TestDatabases.unique("skeleton"), alias: "Вob", otherThan: newcomer)
+            }
+            #expect(other == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func playersStoredWithoutASkeletonAreListedUntilTheyHaveOne(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let player = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(player) }
+            // Other tests' players may be listed too: page until this one shows up.
+            var missing = try await db.read { try await $0.playersWithoutAliasSkeleton(limit: 100_000) }
+            #expect(missing.contains { $0.playerID == player.playerID && $0.alias == "Alias" })
+            try await db.write { try await $0.setAliasSkeleton(playerID: player.playerID, alias: "Changed meanwhile", skeleton: "x") }
+            missing = try await db.read { try await $0.playersWithoutAliasSkeleton(limit: 100_000) }
+            #expect(missing.contains { $0.playerID == player.playerID }, "a skeleton for an alias the player no longer has is not stored")
+            try await db.write { try await $0.setAliasSkeleton(playerID: player.playerID, alias: "Alias", skeleton: "Alias") }
+            missing = try await db.read { try await $0.playersWithoutAliasSkeleton(limit: 100_000) }
+            #expect(!missing.contains { $0.playerID == player.playerID })
         }
     }
 

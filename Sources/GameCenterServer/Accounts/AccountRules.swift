@@ -86,6 +86,13 @@ extension APIError {
             .accountInvalidAlias,
             "aliases cannot contain control, invisible or text-direction characters (U+\(String(scalar.value, radix: 16, uppercase: true)) here)")
     }
+    /// An alias that looks like `existing`, another player's alias, without being the same.
+    static func aliasLookAlike(_ alias: String, _ existing: String) -> APIError {
+        APIError(
+            .accountAliasLookAlike,
+            "the alias “\(alias)” looks like another player's alias “\(existing)”; choose one that cannot be mistaken for it (the same alias as theirs is allowed)"
+        )
+    }
     /// A status message of `count` characters.
     static func statusTooLong(_ count: Int) -> APIError {
         APIError(.accountStatusTooLong, "status messages are at most \(Limits.maximumStatusLength) characters; this one has \(count)")

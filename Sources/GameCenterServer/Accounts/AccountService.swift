@@ -32,6 +32,7 @@ struct AccountService: Sendable {
         let account = try AccountRules.accountName(request.account)
         try AccountRules.password(request.password)
         let alias = try AccountRules.alias(request.alias)
+        let skeleton = AliasSkeleton.of(alias)
         if let address { try limiter.take(.signUps, for: address.key) }
         let now = clock.nowMillis()
         let player = PlayerRecord(
@@ -40,7 +41,8 @@ struct AccountService: Sendable {
             underage: request.underage ?? false, createdAt: now
         )
         return try await database.write { storage in
-            guard try await storage.insertPlayer(player) else { throw APIError.accountNameTaken(account) }
+            try await Self.refuseLookAlike(alias, skeleton: skeleton, of: player, in: storage)
+            guard try await storage.insertPlayer(player, aliasSkeleton: skeleton) else { throw APIError.accountNameTaken(account) }
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
     }
@@ -231,10 +233,43 @@ struct AccountService: Sendable {
         let alias = try request.alias.map(AccountRules.alias)
         let status = try request.status.map(AccountRules.status)
         let now = clock.nowMillis()
-        let player = try await database.write { try await $0.updateProfile(playerID: session.playerID, alias: alias, status: status, now: now) }
+        let player = try await database.write { storage -> PlayerRecord? in
+            guard let player = try await storage.player(id: session.playerID) else { return nil }
+            let named = alias.map { (text: $0, skeleton: AliasSkeleton.of($0)) }
+            if let named, named.text != player.alias {
+                try await Self.refuseLookAlike(named.text, skeleton: named.skeleton, of: player, in: storage)
+            }
+            return try await storage.updateProfile(playerID: session.playerID, alias: named, status: status, now: now)
+        }
         players.playerChanged(session.playerID)
         guard let player else { throw APIError.notAuthenticated }
         return Self.profile(player)
+    }
+
+    /// Refuses `alias` for `player` when another player of its environment has an alias that looks the same without
+    /// being the same. An alias identical to another is allowed, as Game Center's are (a page that finds several asks
+    /// for the account name); a look-alike would pass for the other player where an exact copy is seen as shared.
+    ///
+    /// On SQLite the check and the write are one serialized transaction. On PostgreSQL two look-alikes chosen at
+    /// the same instant can both pass: each transaction does not see the other's row.
+    private static func refuseLookAlike(_ alias: String, skeleton: String, of player: PlayerRecord, in storage: StorageSession) async throws {
+        if let existing = try await storage.lookAlikeAlias(environment: player.environment, skeleton: skeleton, alias: alias, otherThan: player.playerID) {
+            throw APIError.aliasLookAlike(alias, existing)
+        }
+    }
+
+    /// Computes the alias skeleton of every player stored without one (players from before skeletons were kept), in
+    /// batches; run at start. Idempotent, so several nodes starting at once do no harm.
+    func fillMissingAliasSkeletons() async throws {
+        while true {
+            let batch = try await database.read { try await $0.playersWithoutAliasSkeleton(limit: 1_000) }
+            guard !batch.isEmpty else { return }
+            try await database.write { storage in
+                for player in batch {
+                    try await storage.setAliasSkeleton(playerID: player.playerID, alias: player.alias, skeleton: AliasSkeleton.of(player.alias))
+                }
+            }
+        }
     }
 
     static func profile(_ player: PlayerRecord) -> LocalPlayerProfile {

@@ -31,6 +31,7 @@ extension WireErrorCode {
         case .accountStatusTooLong: (.badRequest, .playerStatusExceedsMaximumLength)
         case .accountStatusInvalid: (.badRequest, .playerStatusInvalid)
         case .accountNameTaken: (.conflict, .invalidParameter)
+        case .accountAliasLookAlike: (.conflict, .invalidParameter)
         case .accountNotAuthenticated: (.unauthorized, .notAuthenticated)
         case .accountSessionRevoked: (.unauthorized, .notAuthenticated)
         case .accountSessionExpired: (.unauthorized, .notAuthenticated)

@@ -218,6 +218,7 @@ public enum GameCenterApp {
         let registry = try GameRegistry(path: configuration.gamesPath)
         try await Database.withDatabase(url: configuration.databaseURL, logger: logger) { database in
             let services = try await Services(database: database, registry: registry, configuration: configuration, logger: logger)
+            try await services.accounts.fillMissingAliasSkeletons()
             try await prepare(services)
             let udp = try UDPEndpoint(host: configuration.host, port: configuration.udpPort, relay: services.relay, logger: logger)
             let reloader = ManifestReloader(registry: registry, logger: logger)

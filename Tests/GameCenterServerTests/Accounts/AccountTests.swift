@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import GameCenterStorage
 import HTTPTypes
 import NIOCore
 import Testing
@@ -48,6 +49,50 @@ import Testing
         try await TestServer.run { client in
             let session = try await client.signUp(alias: alias)
             #expect(session.player.alias == alias)
+        }
+    }
+
+    /// An alias that looks like another player's (the same UTS #39 skeleton) without being it is refused, at sign-up
+    /// and when changed; the very same alias, another environment and the player's own alias are not look-alikes.
+    @Test func aliasesThatLookLikeAnotherPlayersAreRefused() async throws {
+        #expect(AliasSkeleton.tableSize > 6_000, "the bundled confusables table is missing")
+        #expect(AliasSkeleton.of("\u{0412}ob") == AliasSkeleton.of("Bob"))
+        #expect(AliasSkeleton.of("Zoe\u{0308}") == AliasSkeleton.of("Zoë"), "composed and decomposed forms are one alias")
+        #expect(AliasSkeleton.of("Bobby") != AliasSkeleton.of("Bob"))
+        try await TestServer.run { client in
+            let bob = try await client.signUp(alias: "Bob")
+            // Cyrillic В, Greek Β, fullwidth Ｂ, a zero for the o, another case, a Cyrillic о.
+            for lookAlike in ["\u{0412}ob", "\u{0392}ob", "\u{FF22}ob", "B0b", "bob", "BOB", "B\u{043E}b"] {
+                let answer = try await client.send(
+                    .post, "/v1/accounts",
+                    SignUpRequest(account: "copy-\(UUID().uuidString.prefix(6).lowercased())", password: "password-1", alias: lookAlike))
+                expectError(answer, .conflict, "account.alias_look_alike", .invalidParameter)
+                #expect(answer.error?.message.contains("“Bob”") == true, "the message names the alias it looks like")
+            }
+            #expect(try await client.signUp(alias: "Bob").player.alias == "Bob", "the same alias is allowed, as Game Center's are")
+            #expect(try await client.signUp(alias: "B0b", environment: "live").player.alias == "B0b", "another environment has its own aliases")
+            #expect(try await client.signUp(alias: "Bobby").player.alias == "Bobby")
+
+            let other = try await client.signUp(alias: "Robert")
+            let renamed = try await client.send(.patch, "/v1/me", UpdateProfileRequest(alias: "B\u{03BF}b"), token: other.token)
+            expectError(renamed, .conflict, "account.alias_look_alike", .invalidParameter)
+            let own = try await client.send(.patch, "/v1/me", UpdateProfileRequest(alias: "Bob", status: "same alias"), token: bob.token)
+            #expect(try own.decode(LocalPlayerProfile.self).status == "same alias", "keeping one's own alias is no look-alike")
+        }
+    }
+
+    /// Players stored before skeletons were kept get theirs when a server starts, and are then protected too.
+    @Test func playersFromBeforeSkeletonsGetThemAtStart() async throws {
+        try await TestServer.run { client in
+            let old = PlayerRecord(
+                playerID: "G:from-before", environment: "sandbox", accountName: "from-before", passwordHash: "-", alias: "Mallory",
+                underage: false, createdAt: 1_000)
+            _ = try await client.services.database.write { try await $0.insertPlayer(old) }
+            let answer = { try await client.send(.post, "/v1/accounts", SignUpRequest(account: "copy", password: "password-1", alias: "MaIIory")) }
+            #expect(try await answer().status == .created, "without its skeleton the old player is not found")
+            try await client.services.accounts.fillMissingAliasSkeletons()
+            let again = try await client.send(.post, "/v1/accounts", SignUpRequest(account: "copy-two", password: "password-1", alias: "MaIIory"))
+            expectError(again, .conflict, "account.alias_look_alike", .invalidParameter)
         }
     }
 
