@@ -1,6 +1,8 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+import class Foundation.ProcessInfo
+
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     // Our code builds without warnings, and stays so (dependencies are not affected).
@@ -156,6 +158,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -266,3 +269,31 @@ let package = Package(
         ),
     ]
 )
+
+// The micro-benchmarks in Benchmarks/ (ordo-one/benchmark: wall clock, CPU, allocation counts, thresholds) are part
+// of the package only when OPENGAMEKIT_BENCHMARKS is set, so games that depend on OpenGameKit, the serving binary
+// and the test build never fetch or build the harness:
+//     OPENGAMEKIT_BENCHMARKS=1 swift package benchmark
+if ProcessInfo.processInfo.environment["OPENGAMEKIT_BENCHMARKS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]))
+    let harness: [Target.Dependency] = [.product(name: "Benchmark", package: "benchmark")]
+    package.targets += [
+        .executableTarget(
+            name: "ServerBenchmarks",
+            dependencies: harness + ["GameCenterServer", "NetworkFaultProxy"],
+            path: "Benchmarks/ServerBenchmarks",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "CodecBenchmarks",
+            dependencies: harness + [
+                "GameCenterProtocol", "OpenGameKitLAN",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/CodecBenchmarks",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+}

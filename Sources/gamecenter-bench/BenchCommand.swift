@@ -6,6 +6,10 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gamecenter-bench", abstract: "Benchmarks of a Game Center server, each against its anchor in the same run.",
-        subcommands: [APIBench.self, AchievementBench.self, LeaderboardBench.self, MatchmakingBench.self, RelayBench.self, LANBench.self, VoiceBench.self]
+        subcommands: [
+            APIBench.self, AchievementBench.self, LeaderboardBench.self, MatchmakingBench.self, RelayBench.self, LANBench.self, VoiceBench.self,
+            RealtimeBench.self,
+            RealtimeAnchor.self,
+        ]
     )
 }

@@ -19,9 +19,9 @@ import Synchronization
 /// - An unknown, empty or malformed locale formats as `en`; a currency that is not three ASCII letters as `USD`.
 ///   A regional locale uses the platform's data for that region where it differs from the language's (de-AT
 ///   writes `$ 1.234,56` where de writes `1.234,56 $`); extensions such as `-u-nu-arab` are ignored.
-final class ScoreFormatter: Sendable {
+package final class ScoreFormatter: Sendable {
     /// A formatter shared by the whole process; its caches fill on first use of each locale.
-    static let shared = ScoreFormatter()
+    package static let shared = ScoreFormatter()
 
     /// Requested identifiers remembered verbatim before the table is emptied; protects memory from garbage.
     static let requestedIdentifierLimit = 512
@@ -104,7 +104,7 @@ final class ScoreFormatter: Sendable {
     ///   - currency: ISO 4217 code for the money formats; `USD` when not three ASCII letters.
     ///   - suffix: Text after the number, chosen by plural category; `nil` for none.
     ///   - locale: A locale identifier such as `en`, `de-AT`, `pt_BR`; anything unusable means `en`.
-    func format(_ value: Int64, format: ScoreFormat, currency: String, suffix: PluralSuffix?, locale: String) -> String {
+    package func format(_ value: Int64, format: ScoreFormat, currency: String, suffix: PluralSuffix?, locale: String) -> String {
         let negative = value < 0
         // `magnitude` is a UInt64, so Int64.min needs no special case and cannot trap.
         let magnitude = value.magnitude
