@@ -46,8 +46,10 @@ struct ChannelOutboxTests {
     @Test func closeAfterFlushWritesWhatWasQueuedFirst() throws {
         let channel = EmbeddedChannel()
         let outbox = ChannelOutbox(channel: channel)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         var receiver = try sealing(outbox)
         outbox.write(SessionFrame.goodbye.encode)
+        #expect(channel.isActive)
         outbox.closeAfterFlush()
         channel.embeddedEventLoop.run()
         let written = try #require(try channel.readOutbound(as: ByteBuffer.self))
@@ -67,8 +69,11 @@ struct ChannelOutboxTests {
 
     @Test func aSealerOutOfRecordNumbersClosesTheChannel() throws {
         let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         let outbox = ChannelOutbox(channel: channel)
         outbox.startSealing(with: SessionRecordSealer(cipher: ChaChaPolyCipher(key: SymmetricKey(size: .bits256)), counter: .max - 1))
+        channel.embeddedEventLoop.run()
+        #expect(channel.isActive)  // the confirmation took the last number but one
         outbox.write(SessionFrame.heartbeat.encode)
         channel.embeddedEventLoop.run()
         #expect(!channel.isActive)
