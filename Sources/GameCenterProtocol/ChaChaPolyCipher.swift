@@ -84,8 +84,10 @@ package final class ChaChaPolyCipher: @unchecked Sendable {
                 return true
             }
             var written = 0
+            // An empty plaintext may have no address; nothing is written to it, so the input's will do.
+            let output = plaintext.baseAddress ?? UnsafeMutableRawPointer(mutating: sealed.baseAddress!)
             let opened = ogk_relay_aead_open(
-                context, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), &written, plaintext.count,
+                context, output.assumingMemoryBound(to: UInt8.self), &written, plaintext.count,
                 nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), sealed.baseAddress!.assumingMemoryBound(to: UInt8.self),
                 sealed.count, additionalData.baseAddress?.assumingMemoryBound(to: UInt8.self), additionalData.count)
             return opened == 1 && written == count

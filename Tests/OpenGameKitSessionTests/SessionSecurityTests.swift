@@ -204,6 +204,7 @@ struct SessionSecurityTests {
         #expect(open(Array(third.dropLast()), with: &opener) == nil)
         #expect(open(Array(third.prefix(UnreliableDatagram.headerLength)), with: &opener) == nil)
         #expect(open(third, with: &opener) == Data("third".utf8))
+        #expect(open(seal("", with: &sealer), with: &opener) == Data())  // an empty message is a message
         // More than 1023 behind the newest: refused, as the window no longer knows whether it was seen.
         let old = seal("old", with: &sealer)
         for _ in 0..<1024 { _ = sealer.nextHeader() }
