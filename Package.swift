@@ -103,6 +103,8 @@ let package = Package(
                 "GameCenterProtocol",
                 "OpenGameKitLAN",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -245,7 +247,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitSessionTests",
-            dependencies: ["OpenGameKit", "OpenGameKitLAN", "LANTestSupport", "NetworkFaultProxy", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: [
+                "OpenGameKit", "OpenGameKitLAN", "GameCenterProtocol", "LANTestSupport", "NetworkFaultProxy",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,3 @@
-import CRelayAEAD
 import Crypto
 
 /// A datagram key: 32 random bytes shared by one relay connection's device and the server.
@@ -9,12 +8,12 @@ import Crypto
 public struct RelayKey: Sendable, Equatable {
     /// The key as swift-crypto holds it.
     let symmetricKey: SymmetricKey
-    /// The key's ChaCha20-Poly1305 context, set up once (see `RelayCipher`).
-    let cipher: RelayCipher
+    /// The key's ChaCha20-Poly1305 context, set up once (see `ChaChaPolyCipher`).
+    let cipher: ChaChaPolyCipher
 
     private init(symmetricKey: SymmetricKey, fastCipher: Bool = true) {
         self.symmetricKey = symmetricKey
-        cipher = RelayCipher(key: symmetricKey, fast: fastCipher)
+        cipher = ChaChaPolyCipher(key: symmetricKey, fast: fastCipher)
     }
 
     /// Makes a fresh key from the system's secure random number generator.
@@ -42,21 +41,5 @@ public struct RelayKey: Sendable, Equatable {
     /// Equal keys have equal bytes (compared in constant time).
     public static func == (lhs: RelayKey, rhs: RelayKey) -> Bool {
         lhs.symmetricKey == rhs.symmetricKey
-    }
-}
-
-/// A ChaCha20-Poly1305 context for one key, kept for the key's lifetime: BoringSSL's, which swift-crypto bundles on
-/// Linux, where available; otherwise none, and `RelayDatagram` uses swift-crypto's `ChaChaPoly` per call.
-/// `@unchecked Sendable`: the C context is made in `init`, freed in `deinit`, and BoringSSL allows concurrent use between.
-final class RelayCipher: @unchecked Sendable {
-    /// The context; BoringSSL allows concurrent seals and opens on one. Nil: use swift-crypto.
-    let context: OpaquePointer?
-
-    init(key: SymmetricKey, fast: Bool) {
-        context = fast ? key.withUnsafeBytes { ogk_relay_aead_new($0.bindMemory(to: UInt8.self).baseAddress) } : nil
-    }
-
-    deinit {
-        ogk_relay_aead_free(context)
     }
 }

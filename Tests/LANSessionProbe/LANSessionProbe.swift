@@ -12,16 +12,18 @@ import Synchronization
 /// Reliable: `--messages` numbered messages of growing size (the last one 87 KB), each checked for order and
 /// content. Unreliable: a datagram every 20 ms until the other side has one. Each side then sends `done` (reliable)
 /// and exits once both have. Lines on standard output say what happened (`found`, `connected`, `summary`).
+/// `--passphrase` makes the session private (both probes need the same one).
 @main
 enum LANSessionProbe {
-    static let usage = "usage: [OPENGAMEKIT_INTERFACE=IF] LANSessionProbe --name NAME --session ID [--connect] [--messages N] [--timeout SECONDS]"
+    static let usage =
+        "usage: [OPENGAMEKIT_INTERFACE=IF] LANSessionProbe --name NAME --session ID [--passphrase TEXT] [--connect] [--messages N] [--timeout SECONDS]"
 
     static func main() async {
         let options: Options
         let session: GKSession
         do {
             options = try Options(Array(CommandLine.arguments.dropFirst()))
-            session = try GKSession(sessionID: options.sessionID, displayName: options.name, sessionMode: .peer)
+            session = try GKSession(sessionID: options.sessionID, displayName: options.name, sessionMode: .peer, passphrase: options.passphrase)
         } catch let error as Options.Invalid {
             FileHandle.standardError.write(Data("\(error.problem)\n\(usage)\n".utf8))
             exit(2)
@@ -60,6 +62,7 @@ enum LANSessionProbe {
 
         var name = ""
         var sessionID = ""
+        var passphrase: String?
         var connect = false
         var messages = 50
         var timeout = 60.0
@@ -74,6 +77,7 @@ enum LANSessionProbe {
                 switch argument {
                 case "--name": name = try value(of: argument)
                 case "--session": sessionID = try value(of: argument)
+                case "--passphrase": passphrase = try value(of: argument)
                 case "--connect": connect = true
                 case "--messages":
                     guard let count = Int(try value(of: argument)), count > 0 else { throw Invalid(problem: "--messages needs a positive count") }

@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+import GameCenterProtocol
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -5,16 +8,17 @@ import Testing
 
 @Suite("Channel outbox")
 struct ChannelOutboxTests {
-    @Test func writesFromOneBatchGoOutInOrderWithOneFlushAndAreCounted() throws {
+    @Test func writesFromOneBatchGoOutSealedInOrderWithOneFlushAndAreCounted() throws {
         let channel = EmbeddedChannel()
         let outbox = ChannelOutbox(channel: channel)
-        for value in 0..<5 { outbox.write { $0.writeInteger(UInt8(value)) } }
-        #expect(outbox.pendingBytes.load(ordering: .relaxed) == 5)
+        var receiver = try sealing(outbox)
+        for value in 0..<5 { outbox.write(SessionFrame.data(Data([UInt8(value)])).encode) }
+        #expect(outbox.pendingBytes.load(ordering: .relaxed) == 20 + 5 * (SessionRecord.dataOverhead + 1))  // the confirmation first
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)  // nothing before the event loop runs
         channel.embeddedEventLoop.run()
-        var received: [UInt8] = []
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { received += Array(buffer.readableBytesView) }
-        #expect(received == [0, 1, 2, 3, 4])
+        var frames: [SessionFrame] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { frames += try receiver.receive(buffer) }
+        #expect(frames == (0..<5).map { .data(Data([UInt8($0)])) })
         #expect(outbox.pendingBytes.load(ordering: .relaxed) == 0)
         _ = try channel.finish()
     }
@@ -22,18 +26,19 @@ struct ChannelOutboxTests {
     @Test func laterBatchesGoOutAfterEarlierOnesWhole() throws {
         let channel = EmbeddedChannel()
         let outbox = ChannelOutbox(channel: channel)
-        var expected: [UInt8] = []
+        var receiver = try sealing(outbox)
+        var expected: [SessionFrame] = []
         for batch in 0..<4 {
             for index in 0..<3 {
-                let bytes = [UInt8](repeating: UInt8(batch * 3 + index), count: 1_000 * (index + 1))
-                expected += bytes
-                outbox.write { $0.writeBytes(bytes) }
+                let frame = SessionFrame.data(Data(repeating: UInt8(batch * 3 + index), count: 1_000 * (index + 1)))
+                expected.append(frame)
+                outbox.write(frame.encode)
             }
             channel.embeddedEventLoop.run()
         }
-        var received: [UInt8] = []
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { received += Array(buffer.readableBytesView) }
-        #expect(received == expected)
+        var frames: [SessionFrame] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { frames += try receiver.receive(buffer) }
+        #expect(frames == expected)
         #expect(outbox.pendingBytes.load(ordering: .relaxed) == 0)
         _ = try channel.finish()
     }
@@ -41,10 +46,44 @@ struct ChannelOutboxTests {
     @Test func closeAfterFlushWritesWhatWasQueuedFirst() throws {
         let channel = EmbeddedChannel()
         let outbox = ChannelOutbox(channel: channel)
-        outbox.write { $0.writeInteger(UInt8(9)) }
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        var receiver = try sealing(outbox)
+        outbox.write(SessionFrame.goodbye.encode)
+        #expect(channel.isActive)
         outbox.closeAfterFlush()
         channel.embeddedEventLoop.run()
-        #expect(try channel.readOutbound(as: ByteBuffer.self) == ByteBuffer(bytes: [9]))
+        let written = try #require(try channel.readOutbound(as: ByteBuffer.self))
+        #expect(try receiver.receive(written) == [.goodbye])
         #expect(!channel.isActive)
+    }
+
+    @Test func nothingGoesOutBeforeSealingStarts() throws {
+        let channel = EmbeddedChannel()
+        let outbox = ChannelOutbox(channel: channel)
+        outbox.write(SessionFrame.data(Data("in clear?".utf8)).encode)
+        channel.embeddedEventLoop.run()
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
+        #expect(outbox.pendingBytes.load(ordering: .relaxed) == 0)
+        _ = try channel.finish()
+    }
+
+    @Test func aSealerOutOfRecordNumbersClosesTheChannel() throws {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let outbox = ChannelOutbox(channel: channel)
+        outbox.startSealing(with: SessionRecordSealer(cipher: ChaChaPolyCipher(key: SymmetricKey(size: .bits256)), counter: .max - 1))
+        channel.embeddedEventLoop.run()
+        #expect(channel.isActive)  // the confirmation took the last number but one
+        outbox.write(SessionFrame.heartbeat.encode)
+        channel.embeddedEventLoop.run()
+        #expect(!channel.isActive)
+    }
+
+    /// Starts `outbox` sealing with fresh keys; returns the other side's reader, which expects the confirmation
+    /// record first.
+    private func sealing(_ outbox: ChannelOutbox) throws -> SealedStream {
+        let keys = try SessionKeysFixture()
+        outbox.startSealing(with: keys.initiator.recordSealer)
+        return SealedStream(sealer: keys.initiator.recordSealer, opener: keys.responder.recordOpener, confirmationFirst: true)
     }
 }

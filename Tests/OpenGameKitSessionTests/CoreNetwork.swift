@@ -2,14 +2,17 @@ import Foundation
 @testable import OpenGameKit
 
 /// Test support: several ``SessionCore``s wired together in memory. Actions are carried out at once:
-/// `open` connects to the node named by the host (`node-<n>`), `send` delivers the frame to the other end,
-/// `close` tells the other end the connection closed, and `notify` is recorded per node.
+/// `open` connects to the node named by the host (`node-<n>`) and, unless ``handshakesHang``, secures the
+/// connection on both ends with freshly agreed keys; `send` delivers the frame to the other end, `close` tells the
+/// other end the connection closed, and `notify` is recorded per node.
 struct CoreNetwork {
     var nodes: [SessionCore]
     var events: [[SessionEvent]]
     var now = ContinuousClock.now
     /// Nodes whose outgoing frames are dropped (as if still in flight).
     var paused: Set<Int> = []
+    /// Whether new connections stay in their secure handshake instead of being secured at once.
+    var handshakesHang = false
     private var peerOf: [Endpoint: Endpoint] = [:]
 
     struct Endpoint: Hashable {
@@ -68,7 +71,11 @@ struct CoreNetwork {
                 let remote = nodes[target].inboundAccepted(remoteHost: "node-\(index)", now: now)
                 peerOf[Endpoint(node: index, connection: id)] = Endpoint(node: target, connection: remote)
                 peerOf[Endpoint(node: target, connection: remote)] = Endpoint(node: index, connection: id)
-                run(nodes[index].outboundOpened(id, now: now), at: index)
+                run(nodes[index].outboundOpened(id), at: index)
+                guard !handshakesHang else { continue }
+                guard let keys = try? SessionKeysFixture() else { preconditionFailure("fresh keys always agree") }
+                run(nodes[target].secured(remote, datagrams: keys.responder.datagrams, now: now), at: target)
+                run(nodes[index].secured(id, datagrams: keys.initiator.datagrams, now: now), at: index)
             case .send(let frame, let id):
                 guard !paused.contains(index), let remote = peerOf[Endpoint(node: index, connection: id)] else { continue }
                 run(nodes[remote.node].received(frame, on: remote.connection, now: now), at: remote.node)

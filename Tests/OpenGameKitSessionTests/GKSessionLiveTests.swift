@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import GameCenterProtocol
 import LANTestSupport
 import NIOCore
 import NIOPosix
@@ -210,8 +212,12 @@ struct GKSessionLiveTests {
         try b.sendData(toAllPeers: Data("pong".utf8), with: .unreliable)
         #expect(await eventually { ra.messages.contains { $0.data == Data("pong".utf8) } })
 
-        // A datagram with the right shape but a made-up token, sent to B's UDP port.
-        let forged = UnreliableDatagram(token: ConnectionToken.random(), payload: Data("forged".utf8)).encoded()
+        // A datagram with the right shape but a made-up receiver id and key, sent to B's UDP port.
+        var forged = [UInt8](repeating: 0, count: UnreliableDatagram.length(payloadCount: 6))
+        forged.withUnsafeMutableBytes { bytes in
+            UnreliableDatagram(receiverID: .random(in: 0...UInt64.max), counter: 1)
+                .seal(Data("forged".utf8), with: ChaChaPolyCipher(key: SymmetricKey(size: .bits256)), into: bytes)
+        }
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: Int(b.datagramPort))
         try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: forged))).get()
@@ -323,22 +329,16 @@ struct GKSessionLiveTests {
                 channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
             }
         try await raw.executeThenClose { inbound, outbound in
-            let hello = SessionFrame.hello(SessionHello(version: 1, peerID: "raw-peer", displayName: "Raw", token: .random(), udpPort: 9))
-            try await outbound.write(ByteBuffer(bytes: hello.encoded()))
+            var peer = RawSessionPeer(inbound: inbound, outbound: outbound)
+            try await peer.handshake()
+            try await peer.send(.hello(SessionHello(peerID: "raw-peer", displayName: "Raw", udpPort: 9)))
             #expect(await eventually { a.peers(with: .connected).contains("raw-peer") })
             #expect(a.displayName(forPeer: "raw-peer") == "Raw")
-            try await outbound.write(ByteBuffer(bytes: SessionFrame.data(Data("hi".utf8)).encoded()))
+            try await peer.send(.data(Data("hi".utf8)))
             #expect(await eventually { ra.messages.contains { $0.peer == "raw-peer" } })
-            try await outbound.write(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3]))
+            try await peer.send(raw: [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3])
             #expect(await eventually { ra.has(.state("raw-peer", .disconnected)) })
-            var closed = false
-            do {
-                for try await _ in inbound {}
-                closed = true
-            } catch {
-                closed = true
-            }
-            #expect(closed)
+            await peer.waitUntilClosed()
         }
         #expect(a.peers(with: .connected) == [b.peerID])
         try a.send(Data("still here".utf8), toPeers: [b.peerID], with: .reliable)

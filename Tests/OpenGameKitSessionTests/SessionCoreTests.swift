@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import GameCenterProtocol
 import Testing
 @testable import OpenGameKit
 
@@ -41,11 +43,14 @@ struct SessionCoreTests {
         #expect(network.nodes[0].peers(with: .connected) == [bob])
         #expect(network.nodes[1].peers(with: .connected) == [alice])
         #expect(network.nodes[0].peers(with: .available).isEmpty)
-        // Tokens were exchanged: each side's unreliable target carries the other's local token.
-        let target = try? network.nodes[0].unreliableTargets(to: [bob])
+        // Each side's unreliable target is addressed to the other side's datagram id, with a counter of its own.
+        let targets = try? network.nodes[0].unreliableTargets(to: [bob, bob])
         let bobConnection = network.connection(of: 1, to: 0)
-        #expect(target?.first?.token == bobConnection.flatMap { network.nodes[1].connections[$0]?.localToken })
-        #expect(target?.first?.port == 40001)
+        #expect(targets?.count == 1)
+        #expect(targets?.first?.header.receiverID == bobConnection.flatMap { network.nodes[1].connections[$0]?.datagrams?.opener.receiverID })
+        #expect(targets?.first?.header.counter == 1)
+        #expect(targets?.first?.port == 40001)
+        #expect((try? network.nodes[0].unreliableTargets(to: [bob]))?.first?.header.counter == 2)
     }
 
     @Test func denyFailsTheRequester() {
@@ -107,10 +112,8 @@ struct SessionCoreTests {
         network.on(1) { core, now in core.connect(to: CoreNetwork.peerID(0), timeout: .seconds(5), now: now) }
         network.paused = []
         // Deliver both hellos now.
-        let helloA = SessionFrame.hello(
-            SessionHello(version: 1, peerID: alice, displayName: "Node 0", token: network.nodes[0].connections.values.first!.localToken, udpPort: 40000))
-        let helloB = SessionFrame.hello(
-            SessionHello(version: 1, peerID: bob, displayName: "Node 1", token: network.nodes[1].connections.values.first!.localToken, udpPort: 40001))
+        let helloA = SessionFrame.hello(SessionHello(peerID: alice, displayName: "Node 0", udpPort: 40000))
+        let helloB = SessionFrame.hello(SessionHello(peerID: bob, displayName: "Node 1", udpPort: 40001))
         // Node 0 (smaller id) refuses node 1's hello; node 1 drops its own request and reports node 0's.
         let inboundAtZero = network.nodes[0].inboundAccepted(remoteHost: "node-1", now: network.now)
         let refusal = network.nodes[0].received(helloB, on: inboundAtZero, now: network.now)
@@ -153,15 +156,83 @@ struct SessionCoreTests {
         #expect(throws: GKSessionError.self) { try network.nodes[0].unreliableTargets(to: ["nobody"]) }
     }
 
-    @Test func datagramsNeedTheRightToken() throws {
+    @Test func datagramsMustOpenWithTheConnectionsKeyAndArriveOnce() throws {
         var network = connectedPair()
         let target = try #require(try network.nodes[0].unreliableTargets(to: [bob]).first)
-        let good = UnreliableDatagram(token: target.token, payload: Data([42])).encoded()
+        let good = datagram(Data([42]), header: target.header, cipher: target.cipher)
         #expect(network.nodes[1].receivedDatagram(good, now: network.now) == [.notify(.received(Data([42]), from: alice))])
-        let forged = UnreliableDatagram(token: ConnectionToken(bytes: Array(repeating: 0, count: 16))!, payload: Data([66])).encoded()
+        #expect(network.nodes[1].receivedDatagram(good, now: network.now).isEmpty)  // replayed
+        let wrongKey = ChaChaPolyCipher(key: SymmetricKey(size: .bits256))
+        let forged = datagram(Data([66]), header: UnreliableDatagram(receiverID: target.header.receiverID, counter: 9), cipher: wrongKey)
         #expect(network.nodes[1].receivedDatagram(forged, now: network.now).isEmpty)
+        let elsewhere = datagram(Data([66]), header: UnreliableDatagram(receiverID: target.header.receiverID &+ 1, counter: 9), cipher: target.cipher)
+        #expect(network.nodes[1].receivedDatagram(elsewhere, now: network.now).isEmpty)
+        var altered = datagram(Data([7, 7]), header: UnreliableDatagram(receiverID: target.header.receiverID, counter: 10), cipher: target.cipher)
+        altered[UnreliableDatagram.headerLength] ^= 1
+        #expect(network.nodes[1].receivedDatagram(altered, now: network.now).isEmpty)
         #expect(network.nodes[1].receivedDatagram([1, 2, 3], now: network.now).isEmpty)
-        #expect(network.nodes[1].droppedDatagramCount == 2)
+        #expect(network.nodes[1].droppedDatagramCount == 5)
+        // Bob's own datagrams to Alice do not open at Bob (each direction has its key).
+        let reflected = try #require(try network.nodes[1].unreliableTargets(to: [alice]).first)
+        #expect(network.nodes[1].receivedDatagram(datagram(Data([1]), header: reflected.header, cipher: reflected.cipher), now: network.now).isEmpty)
+        #expect(network.nodes[0].receivedDatagram(datagram(Data([1]), header: reflected.header, cipher: reflected.cipher), now: network.now).count == 1)
+    }
+
+    @Test func theHelloWaitsForTheSecureHandshake() {
+        var network = CoreNetwork(count: 2)
+        network.discoverAll()
+        network.clearEvents()
+        network.handshakesHang = true
+        network.on(0) { core, now in core.connect(to: CoreNetwork.peerID(1), timeout: .seconds(5), now: now) }
+        #expect(network.events[0] == [.stateChanged(peerID: bob, .connecting)])
+        #expect(network.events[1].isEmpty)
+        #expect(network.nodes[1].connections.count == 1)
+        // A handshake that never ends times out like an unanswered request, without a cancel (no hello went out).
+        network.advance(.seconds(5))
+        guard case .connectionFailed(bob, let error)? = network.events[0].last else { Issue.record("no failure"); return }
+        #expect(error.code == .timedOut)
+        #expect(network.nodes[1].connections.isEmpty)  // the close reached it
+        // A connection whose handshake never ends is dropped after the hello timeout.
+        let silent = network.nodes[1].inboundAccepted(remoteHost: "node-9", now: network.now)
+        network.advance(.seconds(11))
+        #expect(network.nodes[1].connections[silent] == nil)
+    }
+
+    @Test func securityFailuresGiveClearErrors() {
+        let cases: [(SessionProtocolError, GKSessionError.Code, String)] = [
+            (.authenticationFailed, .authenticationFailed, "different passphrases"),
+            (.notAHandshake, .notSupported, "another version"),
+            (.incompatibleVersion(3), .notSupported, "another version"),
+            (.malformedHandshake, .communicationsFailure, "invalid data"),
+        ]
+        for (problem, code, words) in cases {
+            var network = CoreNetwork(count: 2)
+            network.discoverAll()
+            network.handshakesHang = true
+            network.on(0) { core, now in core.connect(to: CoreNetwork.peerID(1), timeout: .seconds(5), now: now) }
+            let id = network.connection(of: 0, to: 1)!
+            network.on(0) { core, _ in core.protocolViolation(on: id, error: problem) }
+            guard case .connectionFailed(bob, let error)? = network.events[0].last else { Issue.record("no failure for \(problem)"); continue }
+            #expect(error.code == code)
+            #expect(error.message.contains(words), "\(error.message)")
+            #expect(error.message.contains("Node 1"))
+            #expect(network.nodes[1].connections.isEmpty)  // closed on the other side too
+        }
+        // The other side closing during the handshake says so (what a peer without encryption does).
+        var network = CoreNetwork(count: 2)
+        network.discoverAll()
+        network.handshakesHang = true
+        network.on(0) { core, now in core.connect(to: CoreNetwork.peerID(1), timeout: .seconds(5), now: now) }
+        let inbound = network.nodes[1].connections.keys.first!
+        network.on(1) { core, _ in core.protocolViolation(on: inbound, error: .notAHandshake) }
+        guard case .connectionFailed(bob, let error)? = network.events[0].last else { Issue.record("no failure"); return }
+        #expect(error.message.contains("during the secure handshake"), "\(error.message)")
+        // Once connected, a record that does not open disconnects the peer.
+        var connected = connectedPair()
+        let id = connected.connection(of: 0, to: 1)!
+        connected.on(0) { core, _ in core.protocolViolation(on: id, error: .authenticationFailed) }
+        #expect(connected.events[0].last == .stateChanged(peerID: bob, .disconnected))
+        #expect(connected.events[1].last == .stateChanged(peerID: alice, .disconnected))
     }
 
     @Test func unexpectedFramesCloseOnlyThatConnection() {
@@ -175,7 +246,7 @@ struct SessionCoreTests {
         // Node 1 sends a second hello on an established connection.
         let id = network.connection(of: 0, to: 1)!
         network.on(0) { core, now in
-            core.received(.hello(SessionHello(version: 1, peerID: "x", displayName: "x", token: ConnectionToken.random(), udpPort: 1)), on: id, now: now)
+            core.received(.hello(SessionHello(peerID: "x", displayName: "x", udpPort: 1)), on: id, now: now)
         }
         #expect(network.nodes[0].peers(with: .connected) == [CoreNetwork.peerID(2)])
         #expect(network.events[0].last == .stateChanged(peerID: bob, .disconnected))
@@ -199,6 +270,13 @@ struct SessionCoreTests {
         network.on(0) { core, now in core.connect(to: CoreNetwork.peerID(17), timeout: .seconds(5), now: now) }
         guard case .connectionFailed(_, let own)? = network.events[0].last else { Issue.record("no local failure"); return }
         #expect(own.code == .sessionFull)
+    }
+
+    /// The datagram `header` makes of `payload` sealed with `cipher`.
+    private func datagram(_ payload: Data, header: UnreliableDatagram, cipher: ChaChaPolyCipher) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: UnreliableDatagram.length(payloadCount: payload.count))
+        bytes.withUnsafeMutableBytes { header.seal(payload, with: cipher, into: $0) }
+        return bytes
     }
 
     private func connectedPair() -> CoreNetwork {

@@ -74,10 +74,12 @@ func uniqueSessionID(_ prefix: String) -> String {
     prefix + String(UInt32.random(in: 10_000...99_999))
 }
 
-/// Creates a session on `lo` with a recorder attached; on `eventLoop` if given.
-func makeSession(_ sessionID: String, _ name: String, _ mode: GKSessionMode, eventLoop: (any EventLoop)? = nil) throws -> (GKSession, SessionRecorder) {
+/// Creates a session on `lo` with a recorder attached; with `passphrase` and on `eventLoop` if given.
+func makeSession(
+    _ sessionID: String, _ name: String, _ mode: GKSessionMode, passphrase: String? = nil, eventLoop: (any EventLoop)? = nil
+) throws -> (GKSession, SessionRecorder) {
     let session = try GKSession(
-        sessionID: sessionID, displayName: name, sessionMode: mode, interfaceName: LoopbackMulticast.interface,
+        sessionID: sessionID, displayName: name, sessionMode: mode, passphrase: passphrase, interfaceName: LoopbackMulticast.interface,
         eventLoop: eventLoop)
     let recorder = SessionRecorder()
     recorder.attach(to: session)

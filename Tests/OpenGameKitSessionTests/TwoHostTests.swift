@@ -3,7 +3,8 @@ import LANTestSupport
 import Testing
 
 /// Two `GKSession`s on two hosts: each `LANSessionProbe` runs in its own network namespace (made by
-/// `scripts/lan-netns.sh`, joined by a veth pair), so discovery and data cross a real link between two IP stacks.
+/// `scripts/lan-netns.sh`, joined by a veth pair), so discovery and data cross a real link between two IP stacks, the
+/// sessions private with a shared passphrase.
 @Suite("GKSession between two hosts", .enabled(if: TwoHosts.hosts != nil || lanPeersRequired, Comment(rawValue: TwoHosts.skipMessage)))
 struct TwoHostTests {
     @Test(.timeLimit(.minutes(2)))
@@ -19,7 +20,7 @@ struct TwoHostTests {
                 ip,
                 [
                     "netns", "exec", host.namespace, env, "OPENGAMEKIT_INTERFACE=\(host.interface)", probe,
-                    "--name", name, "--session", session, "--timeout", "75",
+                    "--name", name, "--session", session, "--passphrase", "two hosts, one secret", "--timeout", "75",
                 ] + extra, timeout: .seconds(90))
         }
         async let first = run(hosts.a, "HostA", ["--connect"])

@@ -1,11 +1,14 @@
 import NIOCore
 import Synchronization
 
-/// Batches writes to one TCP channel. Callers on any thread encode their frames straight into one pending buffer;
-/// the first write into an empty outbox schedules one task on the channel's event loop that hands the whole buffer
-/// to the channel and flushes once. A written buffer comes back as the next pending one, so a steady stream of
-/// messages reuses two buffers instead of allocating (and page-faulting in) one per message. Counts the bytes
-/// queued and not yet written.
+/// Batches the sealed records of one session TCP channel. Callers on any thread encode their frames straight into
+/// one pending buffer, where each is sealed in place (``SessionRecordSealer``); the first write into an empty outbox
+/// schedules one task on the channel's event loop that hands the whole buffer to the channel and flushes once. A
+/// written buffer comes back as the next pending one, so a steady stream of messages reuses two buffers instead of
+/// allocating (and page-faulting in) one per message. Counts the bytes queued and not yet written.
+///
+/// Nothing is written before ``startSealing(with:)``: no frame ever goes out in clear. (The clear handshake before it
+/// is written by ``SessionConnectionHandler``.)
 final class ChannelOutbox: Sendable {
     /// The channel.
     let channel: any Channel
@@ -21,6 +24,8 @@ final class ChannelOutbox: Sendable {
         /// A buffer the channel has finished writing, to become the next `pending`.
         var spare: ByteBuffer?
         var isDrainScheduled = false
+        /// Seals every record, once the handshake agreed on keys.
+        var sealer: SessionRecordSealer?
     }
 
     private let buffers: Mutex<Buffers>
@@ -31,17 +36,41 @@ final class ChannelOutbox: Sendable {
         buffers = Mutex(Buffers(pending: channel.allocator.buffer(capacity: 0)))
     }
 
-    /// Appends what `encode` writes to the buffer it is given. Writes go out in the order of the calls.
+    /// Seals everything written from now on with `sealer`, after the empty confirmation record it queues first.
+    func startSealing(with sealer: SessionRecordSealer) {
+        append { buffers in
+            buffers.sealer = sealer
+            return buffers.sealer!.write(into: &buffers.pending) { _ in }
+        }
+    }
+
+    /// Appends one sealed record whose frame `encode` writes to the buffer it is given. Writes go out in the order of
+    /// the calls. Before ``startSealing(with:)`` nothing is written; once the sealer has used its last record number
+    /// nothing is written either, and the channel is closed.
     func write(_ encode: (inout ByteBuffer) -> Void) {
-        let schedule = buffers.withLock { buffers in
+        append { buffers in
+            guard buffers.sealer != nil else { return true }
+            return buffers.sealer!.write(into: &buffers.pending, encode)
+        }
+    }
+
+    /// Runs `body` on the buffers under the lock, counts the bytes it appended and schedules a drain for them; closes
+    /// the channel when `body` returns false.
+    private func append(_ body: (inout Buffers) -> Bool) {
+        let (schedule, sealed) = buffers.withLock { buffers in
             let start = buffers.pending.writerIndex
-            encode(&buffers.pending)
-            pendingBytes.add(buffers.pending.writerIndex - start, ordering: .relaxed)
+            let sealed = body(&buffers)
+            let added = buffers.pending.writerIndex - start
+            guard added > 0 else { return (false, sealed) }
+            pendingBytes.add(added, ordering: .relaxed)
             defer { buffers.isDrainScheduled = true }
-            return !buffers.isDrainScheduled
+            return (!buffers.isDrainScheduled, sealed)
         }
         if schedule {
             channel.eventLoop.execute { self.drain() }
+        }
+        if !sealed {
+            channel.close(promise: nil)
         }
     }
 

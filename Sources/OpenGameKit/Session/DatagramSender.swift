@@ -5,10 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import NIOCore
 
-/// Sends a session's unreliable datagrams on the caller's thread, through a UDP socket of its own: one non-blocking
-/// `sendto` per datagram, with no queue and no event-loop hop in between.
+/// Sends a session's unreliable datagrams on the caller's thread, through a UDP socket of its own: each sealed in a
+/// temporary buffer, then one non-blocking `sendto`, with no queue and no event-loop hop in between.
 ///
 /// Sending never runs on an event loop, so a caller that sends faster than the network takes cannot keep that loop
 /// busy and starve its reads (an event loop runs queued tasks until none is left before it polls its sockets again).
@@ -35,11 +36,11 @@ final class DatagramSender: Sendable {
         close(descriptor)
     }
 
-    /// Sends `datagram` to `address`; returns whether the kernel took it.
-    func send(_ datagram: UnreliableDatagram, to address: SocketAddress) -> Bool {
-        let length = datagram.encodedLength
+    /// Seals `payload` for `target` and sends the datagram to `address`; returns whether the kernel took it.
+    func send(_ payload: Data, to target: UnreliableTarget, at address: SocketAddress) -> Bool {
+        let length = UnreliableDatagram.length(payloadCount: payload.count)
         return withUnsafeTemporaryAllocation(byteCount: length, alignment: 8) { bytes in
-            datagram.write(to: bytes)
+            target.header.seal(payload, with: target.cipher, into: bytes)
             return address.withSockAddr { pointer, size in
                 sendto(descriptor, bytes.baseAddress, length, CInt(MSG_DONTWAIT), pointer, socklen_t(size)) == length
             }

@@ -8,8 +8,6 @@ enum DenyReason: UInt8, Sendable, Equatable {
     case collision = 2
     /// The peer is already connected or already has a request from this peer.
     case busy = 3
-    /// The peer speaks another protocol version.
-    case incompatible = 4
 
     /// The error the requester reports for this reason.
     func error(peerName: String) -> GKSessionError {
@@ -18,7 +16,6 @@ enum DenyReason: UInt8, Sendable, Equatable {
         case .full: GKSessionError(.sessionFull, "\(peerName) already has the maximum of \(SessionLimits.maxConnectedPeers) connected peers.")
         case .collision: GKSessionError(.cancelled, "\(peerName) asked to connect at the same time; its request is used instead.")
         case .busy: GKSessionError(.communicationsFailure, "\(peerName) is already connected or connecting to this peer.")
-        case .incompatible: GKSessionError(.notSupported, "\(peerName) uses an incompatible protocol version.")
         }
     }
 }

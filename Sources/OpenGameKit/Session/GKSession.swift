@@ -15,6 +15,12 @@ import Synchronization
 /// ``connect(toPeer:withTimeout:)``; the other accepts or denies. Connected peers exchange reliable messages
 /// (ordered, exactly once, over TCP, at most 87 KB) and unreliable ones (one UDP datagram, at most 1000 bytes).
 ///
+/// Every connection is encrypted and authenticated: an X25519 key agreement when it opens, then ChaCha20-Poly1305
+/// on every frame and datagram, so others on the network can neither read a game's data nor inject any. Anyone who
+/// finds the session can still ask to connect; a private game gives its players a shared passphrase
+/// (``init(sessionID:displayName:sessionMode:passphrase:)``), and a session then only connects with peers that
+/// have the same one. Discovery stays plain DNS-SD: the session's display name and peer id are public.
+///
 /// Delegate methods and the data handler run on ``delegateQueue`` (the main queue unless changed).
 /// The multicast interface is the first non-loopback IPv4 interface with multicast, or the one named by the
 /// `OPENGAMEKIT_INTERFACE` environment variable (for example `lo` to play on one machine).
@@ -50,13 +56,27 @@ public final class GKSession: Sendable {
     private let inbox: SessionInbox
     private let logger: Logger
     private let ticker: Mutex<RepeatedTask?> = Mutex(nil)
+    private let passphrase: SessionPassphrase?
 
     /// Creates a session. `sessionID` `nil` derives one from the app's bundle identifier (or executable name);
     /// `displayName` `nil` uses the host name. Throws ``GKSessionError`` (`invalidParameter`) for a session id
     /// that is not a valid DNS-SD service name, explaining the rule.
     public convenience init(sessionID: String?, displayName: String?, sessionMode: GKSessionMode) throws {
+        try self.init(sessionID: sessionID, displayName: displayName, sessionMode: sessionMode, passphrase: nil)
+    }
+
+    /// Creates a session for a private game: like ``init(sessionID:displayName:sessionMode:)``, and it connects only
+    /// with sessions that have the same `passphrase` (`nil`: none, the same as that initializer).
+    ///
+    /// The passphrase is compared in Unicode normalization form C and must have 8 to 256 bytes of UTF-8; anything
+    /// else throws ``GKSessionError`` (`invalidParameter`). It never crosses the network: it is stretched (scrypt,
+    /// about a tenth of a second, here) into a key that every connection's encryption depends on. A connection
+    /// between sessions with different passphrases, or with a passphrase on one side only, fails on both sides
+    /// within one round trip: the side that asked gets `connectionWithPeerFailed` with `authenticationFailed`, and
+    /// the other side hears nothing. Discovery is not hidden: everyone on the network still sees the session.
+    public convenience init(sessionID: String?, displayName: String?, sessionMode: GKSessionMode, passphrase: String?) throws {
         let interface = ProcessInfo.processInfo.environment["OPENGAMEKIT_INTERFACE"].flatMap { $0.isEmpty ? nil : $0 }
-        try self.init(sessionID: sessionID, displayName: displayName, sessionMode: sessionMode, interfaceName: interface)
+        try self.init(sessionID: sessionID, displayName: displayName, sessionMode: sessionMode, passphrase: passphrase, interfaceName: interface)
     }
 
     /// Creates a session on a chosen multicast interface and mDNS port (tests use `lo`), and on `eventLoop` (by
@@ -65,6 +85,7 @@ public final class GKSession: Sendable {
         sessionID: String?,
         displayName: String?,
         sessionMode: GKSessionMode,
+        passphrase: String? = nil,
         interfaceName: String?,
         mdnsPort: Int = MulticastSocket.mdnsPort,
         eventLoop: (any EventLoop)? = nil,
@@ -81,6 +102,7 @@ public final class GKSession: Sendable {
             let bundleID = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
             serviceType = ServiceType.derived(fromBundleID: bundleID)
         }
+        let stretched = try passphrase.map { passphrase throws(GKSessionError) in try SessionPassphrase(passphrase, sessionID: serviceType.name) }
         let name =
             displayName.flatMap { $0.isEmpty ? nil : $0 }
             ?? {
@@ -92,6 +114,7 @@ public final class GKSession: Sendable {
         self.peerID = String(UInt32.random(in: 1...UInt32.max))
         self.displayName = name
         self.sessionMode = sessionMode
+        self.passphrase = stretched
         self.logger = logger
         let inbox = SessionInbox()
         self.inbox = inbox
@@ -119,8 +142,9 @@ public final class GKSession: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         guard let session = inbox.session else { throw GKSessionError(.cancelled, "The session has ended.") }
-                        let id = session.registerInbound(channel)
-                        try channel.pipeline.syncOperations.addHandler(SessionConnectionHandler(inbox: inbox, id: id))
+                        let (id, outbox) = session.registerInbound(channel)
+                        let security = SessionChannelSecurity(role: .responder, passphrase: stretched)
+                        try channel.pipeline.syncOperations.addHandler(SessionConnectionHandler(inbox: inbox, id: id, outbox: outbox, security: security))
                     }
                 }
                 .bind(host: "0.0.0.0", port: 0)
@@ -148,7 +172,7 @@ public final class GKSession: Sendable {
         let (handles, links) = state.withLock { state in (state.handles, state.core.links) }
         for link in links.values {
             guard case .connected(let id) = link, let handle = handles[id] else { continue }
-            handle.write { SessionFrame.goodbye.encode(into: &$0) }
+            handle.write(SessionFrame.goodbye.encode)
         }
         for handle in handles.values { handle.closeAfterFlush() }
         listener.close(promise: nil)
@@ -259,7 +283,7 @@ public final class GKSession: Sendable {
                 throw GKSessionError(
                     .dataTooBig, "A reliable message can be at most \(SessionLimits.maxReliableMessage) bytes (87 KB); this one has \(data.count).")
             }
-            let size = SessionFrame.headerLength + data.count
+            let size = SessionRecord.dataOverhead + data.count
             let handles = try state.withLock { state throws(GKSessionError) in
                 let peers = peerIDs ?? state.core.peers(with: .connected)
                 let ids = try state.core.reliableConnections(to: peers, now: .now)
@@ -269,9 +293,9 @@ public final class GKSession: Sendable {
                 throw GKSessionError(
                     .communicationsFailure, "A peer's send queue is full (\(SessionLimits.maxQueuedBytesPerConnection) bytes); try again later.")
             }
-            // Each peer's outbox copies the message once, straight into the buffer it will write.
+            // Each peer's outbox copies the message once, straight into the buffer it will write, and seals it there.
             let frame = SessionFrame.data(data)
-            for handle in handles { handle.write { frame.encode(into: &$0) } }
+            for handle in handles { handle.write(frame.encode) }
         case .unreliable:
             guard data.count <= SessionLimits.maxUnreliableMessage else {
                 throw GKSessionError(
@@ -282,7 +306,7 @@ public final class GKSession: Sendable {
             }
             for target in targets {
                 guard let address = try? SocketAddress(ipAddress: target.host, port: Int(target.port)) else { continue }
-                if !datagramSender.send(UnreliableDatagram(token: target.token, payload: data), to: address) {
+                if !datagramSender.send(data, to: target, at: address) {
                     logger.debug("the kernel did not take an unreliable datagram; dropped", metadata: [LogKey.peer: "\(target.peerID)"])
                 }
             }
@@ -315,7 +339,7 @@ public final class GKSession: Sendable {
 
     // MARK: Internal
 
-    /// The number of unreliable datagrams dropped (malformed or with a wrong token).
+    /// The number of unreliable datagrams dropped (malformed, forged, altered, replayed or for no connected peer).
     var droppedDatagramCount: Int { state.withLock { $0.core.droppedDatagramCount } }
 
     /// The TCP port this session listens on.
@@ -365,7 +389,7 @@ public final class GKSession: Sendable {
             for action in body(&state.core) {
                 switch action {
                 case .send(let frame, let id):
-                    state.handles[id]?.write { frame.encode(into: &$0) }
+                    state.handles[id]?.write(frame.encode)
                 case .close(let id):
                     state.handles.removeValue(forKey: id)?.closeAfterFlush()
                 case .open(let id, let host, let port):
@@ -384,13 +408,17 @@ public final class GKSession: Sendable {
 
     private func open(_ id: ConnectionID, host: String, port: UInt16) {
         let inbox = self.inbox
+        let passphrase = self.passphrase
         ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: SessionLimits.receiveAllocator)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(SessionConnectionHandler(inbox: inbox, id: id))
+                    guard let session = inbox.session else { throw GKSessionError(.cancelled, "The session has ended.") }
+                    let outbox = session.registerOutbound(channel, id: id)
+                    let security = SessionChannelSecurity(role: .initiator, passphrase: passphrase)
+                    try channel.pipeline.syncOperations.addHandler(SessionConnectionHandler(inbox: inbox, id: id, outbox: outbox, security: security))
                 }
             }
             .connect(host: host, port: Int(port))
@@ -400,11 +428,11 @@ public final class GKSession: Sendable {
                     return
                 }
                 switch result {
-                case .success(let channel):
-                    self.state.withLock { $0.handles[id] = ChannelOutbox(channel: channel) }
-                    self.apply { $0.outboundOpened(id, now: .now) }
+                case .success:
+                    self.apply { $0.outboundOpened(id) }
                 case .failure(let error):
                     self.logger.debug("connect failed", metadata: [LogKey.host: "\(host)", LogKey.port: "\(port)", LogKey.error: "\(error)"])
+                    self.state.withLock { _ = $0.handles.removeValue(forKey: id) }
                     self.apply { $0.outboundFailed(id) }
                 }
             }
@@ -455,13 +483,28 @@ public final class GKSession: Sendable {
 
     // MARK: Inputs from the edge
 
-    func registerInbound(_ channel: any Channel) -> ConnectionID {
+    /// A connection to our listener: a new connection in the core and its outbox.
+    func registerInbound(_ channel: any Channel) -> (ConnectionID, ChannelOutbox) {
         let host = channel.remoteAddress?.ipAddress ?? ""
-        return state.withLock { state in
+        let outbox = ChannelOutbox(channel: channel)
+        let id = state.withLock { state in
             let id = state.core.inboundAccepted(remoteHost: host, now: .now)
-            state.handles[id] = ChannelOutbox(channel: channel)
+            state.handles[id] = outbox
             return id
         }
+        return (id, outbox)
+    }
+
+    /// The outbox of connection `id`, which we are opening on `channel`.
+    func registerOutbound(_ channel: any Channel, id: ConnectionID) -> ChannelOutbox {
+        let outbox = ChannelOutbox(channel: channel)
+        state.withLock { $0.handles[id] = outbox }
+        return outbox
+    }
+
+    /// Connection `id` is secured: both sides hold the same keys.
+    func handleSecured(_ id: ConnectionID, datagrams: SessionDatagramKeys) {
+        apply { $0.secured(id, datagrams: datagrams, now: .now) }
     }
 
     /// Frames that arrived on one connection in one read cycle, in order.
@@ -471,8 +514,11 @@ public final class GKSession: Sendable {
     }
 
     func handleProtocolViolation(on id: ConnectionID, error: SessionProtocolError) {
-        logger.debug("malformed frame; closing connection", metadata: [LogKey.connection: "\(id)", LogKey.error: "\(error)"])
-        apply { $0.protocolViolation(on: id) }
+        // A connection that cannot be authenticated reaches no delegate when we did not ask for it: say so in the log.
+        logger.log(
+            level: error == .authenticationFailed ? .warning : .debug, "invalid record or frame; closing connection",
+            metadata: [LogKey.connection: "\(id)", LogKey.error: "\(error)"])
+        apply { $0.protocolViolation(on: id, error: error) }
     }
 
     func handleConnectionClosed(_ id: ConnectionID) {

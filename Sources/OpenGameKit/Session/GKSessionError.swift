@@ -26,6 +26,10 @@ public struct GKSessionError: Error, Sendable, Equatable, CustomStringConvertibl
         case dataTooBig
         /// A session already has the maximum number of connected peers (16).
         case sessionFull
+        /// The connection's encryption could not be set up or checked: the peer uses another passphrase (or only one
+        /// side has one), or someone altered the data on the way. OpenGameKit's own; Apple's sessions have no such
+        /// error.
+        case authenticationFailed
     }
 
     /// What went wrong.

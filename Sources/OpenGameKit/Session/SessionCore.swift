@@ -1,14 +1,13 @@
 import Foundation
 import NIOCore
-import OpenGameKitLAN
 
 /// The peer-to-peer session state machine behind ``GKSession``: discovery results, connection handshakes,
 /// heartbeats and timeouts. It owns no socket and no clock; the driver feeds it inputs and carries out the
 /// returned ``SessionAction``s in order.
 ///
-/// Handshake (over one TCP connection per peer pair):
-/// - The requester opens a connection and sends `hello` (its peer id, name, token and UDP port).
-/// - The other side reports a connection request, then answers `accept` (its token and UDP port) or `deny`.
+/// Handshake (over one TCP connection per peer pair, once the driver has secured it: see ``SessionChannelSecurity``):
+/// - The requester opens a connection; once it is secured, it sends `hello` (its peer id, name and UDP port).
+/// - The other side reports a connection request, then answers `accept` (its UDP port) or `deny`.
 /// - The requester may send `cancel` before the answer; at its deadline it sends `cancel` and reports a timeout.
 /// - If both peers ask each other at once, the request of the peer with the smaller peer id wins: the other
 ///   drops its own request and treats the incoming one as a normal request.
@@ -74,10 +73,8 @@ struct SessionCore: Sendable {
         var remoteHost: String
         /// Whether our hello went out (outbound only).
         var helloSent = false
-        /// The token we handed out for this connection.
-        var localToken: ConnectionToken
-        /// The token the peer handed out.
-        var remoteToken: ConnectionToken?
+        /// The datagram keys, once the connection is secured.
+        var datagrams: SessionDatagramKeys?
         /// The peer's UDP port.
         var remoteUDPPort: UInt16?
         /// When the connection was created.
@@ -102,16 +99,15 @@ struct SessionCore: Sendable {
     private(set) var connections: [ConnectionID: Connection] = [:]
     /// Display names learned from discovery and handshakes.
     private(set) var names: [String: String] = [:]
-    /// Unreliable datagrams dropped because they were malformed or carried an unknown token.
+    /// Unreliable datagrams dropped because they were malformed, forged, altered, replayed or not addressed to a
+    /// connected peer's connection.
     private(set) var droppedDatagramCount = 0
 
     private var nextConnectionNumber = 1
-    private var random: RandomSource
 
-    /// Creates a session core; `random` supplies the connection tokens.
-    init(configuration: Configuration, random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    /// Creates a session core.
+    init(configuration: Configuration) {
         self.configuration = configuration
-        self.random = RandomSource(random)
     }
 
     /// The number of connected peers.
@@ -195,9 +191,7 @@ struct SessionCore: Sendable {
             return [failed(peerID, GKSessionError(.sessionFull, "This session already has the maximum of \(configuration.maxConnectedPeers) connected peers."))]
         }
         let id = allocate()
-        connections[id] = Connection(
-            direction: .outbound, peerID: peerID, remoteHost: target.host, localToken: .random(using: &random),
-            openedAt: now, lastReceived: now, lastSent: now)
+        connections[id] = Connection(direction: .outbound, peerID: peerID, remoteHost: target.host, openedAt: now, lastReceived: now, lastSent: now)
         links[peerID] = .outgoing(id, deadline: now + (timeout > .zero ? timeout : configuration.defaultConnectTimeout))
         return [.notify(.stateChanged(peerID: peerID, .connecting)), .open(id, host: target.host, port: target.port)]
     }
@@ -229,7 +223,7 @@ struct SessionCore: Sendable {
         links[peerID] = .connected(id)
         return (
             [
-                .send(.accept(token: connection.localToken, udpPort: configuration.udpPort), on: id),
+                .send(.accept(udpPort: configuration.udpPort), on: id),
                 .notify(.stateChanged(peerID: peerID, .connected)),
             ], nil
         )
@@ -277,33 +271,53 @@ struct SessionCore: Sendable {
         return ids
     }
 
-    /// Checks that every peer in `peerIDs` is connected and returns where their unreliable messages go.
-    func unreliableTargets(to peerIDs: [String]) throws(GKSessionError) -> [UnreliableTarget] {
-        var targets: [UnreliableTarget] = []
-        for peer in peerIDs where !targets.contains(where: { $0.peerID == peer }) {
-            guard let id = connectedConnection(of: peer), let connection = connections[id],
-                let token = connection.remoteToken, let port = connection.remoteUDPPort
+    /// Checks that every peer in `peerIDs` is connected and returns where their unreliable messages go, each with a
+    /// counter of its own taken from its connection.
+    mutating func unreliableTargets(to peerIDs: [String]) throws(GKSessionError) -> [UnreliableTarget] {
+        var ids: [(peer: String, id: ConnectionID)] = []
+        for peer in peerIDs where !ids.contains(where: { $0.peer == peer }) {
+            guard let id = connectedConnection(of: peer), let connection = connections[id], connection.datagrams != nil,
+                connection.remoteUDPPort != nil
             else {
                 throw GKSessionError(.notConnected, "Peer \(peer) is not connected to this session.")
             }
-            targets.append(UnreliableTarget(peerID: peer, host: connection.remoteHost, port: port, token: token))
+            ids.append((peer, id))
+        }
+        var targets: [UnreliableTarget] = []
+        for (peer, id) in ids {
+            // A connection whose counter ran out (after 2⁶⁴ − 1 datagrams) gets no more: the message is dropped.
+            guard let header = connections[id]?.datagrams?.sealer.nextHeader(), let connection = connections[id],
+                let port = connection.remoteUDPPort, let cipher = connection.datagrams?.sealer.cipher
+            else { continue }
+            targets.append(UnreliableTarget(peerID: peer, host: connection.remoteHost, port: port, header: header, cipher: cipher))
         }
         return targets
     }
 
     // MARK: Connection events
 
-    /// A connection we opened is established: send the hello (or close it if the request was withdrawn meanwhile).
-    mutating func outboundOpened(_ id: ConnectionID, now: ContinuousClock.Instant) -> [SessionAction] {
-        guard var connection = connections[id], let peer = connection.peerID, case .outgoing(id, _)? = links[peer] else {
+    /// A connection we opened is established; its secure handshake follows. Closes it if the request was withdrawn
+    /// meanwhile.
+    mutating func outboundOpened(_ id: ConnectionID) -> [SessionAction] {
+        guard let peer = connections[id]?.peerID, case .outgoing(id, _)? = links[peer] else { return [.close(id)] }
+        return []
+    }
+
+    /// A connection's secure handshake ended and both sides hold the same keys: keep its datagram keys, and on a
+    /// connection we opened send the hello (or close it if the request was withdrawn meanwhile).
+    mutating func secured(_ id: ConnectionID, datagrams: SessionDatagramKeys, now: ContinuousClock.Instant) -> [SessionAction] {
+        guard var connection = connections[id], connection.datagrams == nil else { return [.close(id)] }
+        connection.datagrams = datagrams
+        connections[id] = connection
+        guard connection.direction == .outbound else { return [] }
+        guard let peer = connection.peerID, case .outgoing(id, _)? = links[peer] else {
+            connections[id] = nil
             return [.close(id)]
         }
         connection.helloSent = true
         connection.lastSent = now
         connections[id] = connection
-        let hello = SessionHello(
-            version: SessionLimits.protocolVersion, peerID: configuration.peerID, displayName: configuration.displayName,
-            token: connection.localToken, udpPort: configuration.udpPort)
+        let hello = SessionHello(peerID: configuration.peerID, displayName: configuration.displayName, udpPort: configuration.udpPort)
         return [.send(.hello(hello), on: id)]
     }
 
@@ -316,22 +330,25 @@ struct SessionCore: Sendable {
     /// Someone connected to our listener from `remoteHost`; returns the new connection's id.
     mutating func inboundAccepted(remoteHost: String, now: ContinuousClock.Instant) -> ConnectionID {
         let id = allocate()
-        connections[id] = Connection(
-            direction: .inbound, peerID: nil, remoteHost: remoteHost, localToken: .random(using: &random),
-            openedAt: now, lastReceived: now, lastSent: now)
+        connections[id] = Connection(direction: .inbound, peerID: nil, remoteHost: remoteHost, openedAt: now, lastReceived: now, lastSent: now)
         return id
     }
 
     /// A connection closed (by the peer, or after an I/O error).
     mutating func connectionClosed(_ id: ConnectionID) -> [SessionAction] {
         let name = connections[id]?.peerID.flatMap { displayName(for: $0) } ?? "The peer"
-        return lose(id, closing: false, error: GKSessionError(.communicationsFailure, "\(name) closed the connection."))
+        let message =
+            connections[id]?.datagrams == nil
+            ? "\(name) closed the connection during the secure handshake (an OpenGameKit without encryption does)."
+            : "\(name) closed the connection."
+        return lose(id, closing: false, error: GKSessionError(.communicationsFailure, message))
     }
 
-    /// A connection delivered bytes that are not valid frames: close it.
-    mutating func protocolViolation(on id: ConnectionID) -> [SessionAction] {
+    /// A connection delivered bytes that are not valid records or frames, or that do not fit the conversation:
+    /// close it. A connection we asked for fails with the error `error` stands for.
+    mutating func protocolViolation(on id: ConnectionID, error: SessionProtocolError = .unexpectedFrame) -> [SessionAction] {
         let name = connections[id]?.peerID.flatMap { displayName(for: $0) } ?? "The peer"
-        return lose(id, closing: true, error: GKSessionError(.communicationsFailure, "\(name) sent invalid data."))
+        return lose(id, closing: true, error: error.sessionError(peerName: name))
     }
 
     /// A frame arrived on a connection.
@@ -342,11 +359,10 @@ struct SessionCore: Sendable {
         switch frame {
         case .hello(let hello):
             return receiveHello(hello, on: id)
-        case .accept(let token, let udpPort):
+        case .accept(let udpPort):
             guard connection.direction == .outbound, connection.helloSent, let peer = connection.peerID,
                 case .outgoing(id, _)? = links[peer]
             else { return protocolViolation(on: id) }
-            connection.remoteToken = token
             connection.remoteUDPPort = udpPort
             connection.lastSent = now
             connections[id] = connection
@@ -377,22 +393,25 @@ struct SessionCore: Sendable {
         }
     }
 
-    /// An unreliable datagram arrived: deliver it if its token belongs to a connected peer, else drop and count it.
+    /// An unreliable datagram arrived: deliver it if it is addressed to a connected peer's connection, opens with
+    /// that connection's key and was not seen before; else drop and count it.
     mutating func receivedDatagram(_ bytes: [UInt8], now: ContinuousClock.Instant) -> [SessionAction] {
         receivedDatagram(ByteBuffer(bytes: bytes), now: now)
     }
 
-    /// An unreliable datagram arrived: deliver it if its token belongs to a connected peer, else drop and count it.
+    /// An unreliable datagram arrived: deliver it if it is addressed to a connected peer's connection, opens with
+    /// that connection's key and was not seen before; else drop and count it.
     mutating func receivedDatagram(_ bytes: ByteBuffer, now: ContinuousClock.Instant) -> [SessionAction] {
-        guard let datagram = UnreliableDatagram(buffer: bytes),
-            let (id, connection) = connections.first(where: { $0.value.localToken == datagram.token }),
-            let peer = connection.peerID, links[peer] == .connected(id)
+        guard let header = UnreliableDatagram(header: bytes),
+            let id = connections.first(where: { $0.value.datagrams?.opener.receiverID == header.receiverID })?.key,
+            let peer = connections[id]?.peerID, links[peer] == .connected(id),
+            let payload = connections[id]?.datagrams?.opener.open(bytes, header: header)
         else {
             droppedDatagramCount += 1
             return []
         }
         connections[id]?.lastReceived = now
-        return [.notify(.received(datagram.payload, from: peer))]
+        return [.notify(.received(payload, from: peer))]
     }
 
     /// Advances timers: connect timeouts, heartbeats, the disconnect timeout and silent inbound connections.
@@ -440,7 +459,6 @@ struct SessionCore: Sendable {
             connections[id] = nil
             return actions + [.send(.deny(reason), on: id), .close(id)]
         }
-        guard hello.version == SessionLimits.protocolVersion else { return refuse(.incompatible) }
         guard remote != configuration.peerID, !remote.isEmpty else { return refuse(.busy) }
         switch links[remote] {
         case .connected?, .incoming?:
@@ -456,7 +474,6 @@ struct SessionCore: Sendable {
         }
         guard connectedCount < configuration.maxConnectedPeers else { return refuse(.full) }
         connection.peerID = remote
-        connection.remoteToken = hello.token
         connection.remoteUDPPort = hello.udpPort
         connections[id] = connection
         names[remote] = hello.displayName

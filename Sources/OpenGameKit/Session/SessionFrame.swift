@@ -1,15 +1,14 @@
 import Foundation
 import NIOCore
 
-/// One message on a session's TCP connection.
+/// One message on a session's TCP connection, carried sealed in one ``SessionRecord`` after the handshake.
 ///
-/// Wire format: a 4-byte big-endian length `n` (1 ≤ n ≤ ``maxLength``), then `n` bytes: a 1-byte kind and
-/// the kind's payload. Strings are a 1-byte length and at most 255 bytes of UTF-8.
+/// A frame is a 1-byte kind and the kind's payload. Strings are a 1-byte length and at most 255 bytes of UTF-8.
 ///
 /// | kind | frame | payload |
 /// | --- | --- | --- |
-/// | 1 | hello | version (1), token (16), UDP port (2), peer id (string), display name (string) |
-/// | 2 | accept | token (16), UDP port (2) |
+/// | 1 | hello | UDP port (2), peer id (string), display name (string) |
+/// | 2 | accept | UDP port (2) |
 /// | 3 | deny | reason (1) |
 /// | 4 | cancel | — |
 /// | 5 | data | the message (0…89,088 bytes) |
@@ -18,8 +17,8 @@ import NIOCore
 enum SessionFrame: Equatable, Sendable {
     /// A connection request (first frame from the requester).
     case hello(SessionHello)
-    /// The request was accepted; the acceptor's token and UDP port.
-    case accept(token: ConnectionToken, udpPort: UInt16)
+    /// The request was accepted; the acceptor's UDP port.
+    case accept(udpPort: UInt16)
     /// The request was refused.
     case deny(DenyReason)
     /// The requester withdrew its request.
@@ -31,38 +30,30 @@ enum SessionFrame: Equatable, Sendable {
     /// The sender disconnects.
     case goodbye
 
-    /// The largest allowed length field: a data frame with an 87 KB message.
+    /// The longest frame: a data frame with an 87 KB message.
     static let maxLength = 1 + SessionLimits.maxReliableMessage
-
-    /// The bytes before a frame's payload: the length prefix and the kind.
-    static let headerLength = 5
 
     enum Kind: UInt8 {
         case hello = 1, accept, deny, cancel, data, heartbeat, goodbye
     }
 
-    /// The frame's bytes, length prefix included. Strings longer than 255 bytes are cut at a character boundary.
+    /// The frame's bytes. Strings longer than 255 bytes are cut at a character boundary.
     func encoded() -> [UInt8] {
         var buffer = ByteBuffer()
         encode(into: &buffer)
         return Array(buffer.readableBytesView)
     }
 
-    /// Appends the frame, length prefix included, to `buffer` (the payload of a data frame is copied once).
+    /// Appends the frame's bytes to `buffer` (the payload of a data frame is copied once).
     func encode(into buffer: inout ByteBuffer) {
-        let lengthIndex = buffer.writerIndex
-        buffer.writeInteger(UInt32(0))
         switch self {
         case .hello(let hello):
             buffer.writeInteger(Kind.hello.rawValue)
-            buffer.writeInteger(hello.version)
-            hello.token.write(to: &buffer)
             buffer.writeInteger(hello.udpPort)
             Self.writeString(hello.peerID, to: &buffer)
             Self.writeString(hello.displayName, to: &buffer)
-        case .accept(let token, let udpPort):
+        case .accept(let udpPort):
             buffer.writeInteger(Kind.accept.rawValue)
-            token.write(to: &buffer)
             buffer.writeInteger(udpPort)
         case .deny(let reason):
             buffer.writeInteger(Kind.deny.rawValue)
@@ -70,7 +61,7 @@ enum SessionFrame: Equatable, Sendable {
         case .cancel:
             buffer.writeInteger(Kind.cancel.rawValue)
         case .data(let payload):
-            buffer.reserveCapacity(minimumWritableBytes: Self.headerLength + payload.count)
+            buffer.reserveCapacity(minimumWritableBytes: 1 + payload.count + SessionRecord.tagSize)
             buffer.writeInteger(Kind.data.rawValue)
             buffer.writeBytes(payload)
         case .heartbeat:
@@ -78,11 +69,9 @@ enum SessionFrame: Equatable, Sendable {
         case .goodbye:
             buffer.writeInteger(Kind.goodbye.rawValue)
         }
-        buffer.setInteger(UInt32(buffer.writerIndex - lengthIndex - 4), at: lengthIndex)
     }
 
-    /// Parses one frame body (kind and payload, without the length prefix). A data frame's message is copied
-    /// out of `body` once.
+    /// Parses one frame (kind and payload). A data frame's message is copied out of `body` once.
     static func decode(body: ByteBuffer) throws(SessionProtocolError) -> SessionFrame {
         var body = body
         guard let rawKind = body.readInteger(as: UInt8.self) else { throw .emptyFrame }
@@ -90,14 +79,13 @@ enum SessionFrame: Equatable, Sendable {
         let frame: SessionFrame
         switch kind {
         case .hello:
-            guard let version = body.readInteger(as: UInt8.self), let token = ConnectionToken(reading: &body),
-                let port = body.readInteger(as: UInt16.self)
-            else { throw .truncated(kind: rawKind) }
-            guard let peerID = try readString(&body), let name = try readString(&body) else { throw .truncated(kind: rawKind) }
-            frame = .hello(SessionHello(version: version, peerID: peerID, displayName: name, token: token, udpPort: port))
+            guard let port = body.readInteger(as: UInt16.self), let peerID = try readString(&body), let name = try readString(&body) else {
+                throw .truncated(kind: rawKind)
+            }
+            frame = .hello(SessionHello(peerID: peerID, displayName: name, udpPort: port))
         case .accept:
-            guard let token = ConnectionToken(reading: &body), let port = body.readInteger(as: UInt16.self) else { throw .truncated(kind: rawKind) }
-            frame = .accept(token: token, udpPort: port)
+            guard let port = body.readInteger(as: UInt16.self) else { throw .truncated(kind: rawKind) }
+            frame = .accept(udpPort: port)
         case .deny:
             guard let raw = body.readInteger(as: UInt8.self) else { throw .truncated(kind: rawKind) }
             guard let reason = DenyReason(rawValue: raw) else { throw .unknownDenyReason(raw) }

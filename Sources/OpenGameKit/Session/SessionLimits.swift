@@ -22,6 +22,7 @@ enum SessionLimits {
     static let datagramReceiveAllocator = FixedSizeRecvByteBufferAllocator(capacity: datagramsPerRead * 2048)
     /// Reads on session TCP connections: up to 256 KiB at once, so a burst of large messages takes few reads.
     static let receiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 16 * 1024, maximum: 256 * 1024)
-    /// The protocol version carried in the hello frame.
-    static let protocolVersion: UInt8 = 1
+    /// The session protocol's version, in the handshake and in every datagram: 2 since sessions are encrypted (1 sent
+    /// everything in clear).
+    static let protocolVersion: UInt8 = 2
 }

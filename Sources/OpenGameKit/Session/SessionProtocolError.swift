@@ -1,9 +1,23 @@
-/// Why bytes received from a peer are not a valid session frame or datagram. The connection is closed.
+/// Why bytes received from a peer are not a valid session record, frame or datagram. The connection is closed.
 enum SessionProtocolError: Error, Equatable, Sendable {
     /// A length prefix of zero.
+    case emptyRecord
+    /// A length prefix larger than ``SessionRecord/maxLength``.
+    case recordTooLong(UInt32)
+    /// The first record is not a ``SessionHandshake`` (an OpenGameKit older than protocol version 2, or another
+    /// program).
+    case notAHandshake
+    /// A handshake of another protocol version.
+    case incompatibleVersion(UInt8)
+    /// A handshake of the wrong size, or whose key agreement gives the all-zero secret (a low-order public key).
+    case malformedHandshake
+    /// A sealed record that does not open: altered, truncated, out of order, or sealed with other keys (the two
+    /// sessions use different passphrases, or only one has one).
+    case authenticationFailed
+    /// The peer sent more records than there are nonces (2⁶⁴ − 1).
+    case recordLimitReached
+    /// A sealed record without a frame, after the confirmation record.
     case emptyFrame
-    /// A length prefix larger than ``SessionFrame/maxLength``.
-    case frameTooLong(UInt32)
     /// An unknown frame kind.
     case unknownKind(UInt8)
     /// A frame shorter than its kind requires.
@@ -14,6 +28,22 @@ enum SessionProtocolError: Error, Equatable, Sendable {
     case unknownDenyReason(UInt8)
     /// A string that is not valid UTF-8.
     case invalidUTF8
-    /// A frame that is valid on its own but not at this point of the conversation.
+    /// A record or frame that is valid on its own but not at this point of the conversation.
     case unexpectedFrame
+
+    /// The error a session reports when a connection to `peerName` ends because of this.
+    func sessionError(peerName: String) -> GKSessionError {
+        switch self {
+        case .notAHandshake, .incompatibleVersion:
+            GKSessionError(
+                .notSupported, "\(peerName) speaks another version of the session protocol (encrypted sessions need OpenGameKit's version 2 on both sides).")
+        case .authenticationFailed:
+            GKSessionError(
+                .authenticationFailed,
+                "\(peerName) could not be authenticated: the two sessions use different passphrases (or only one has one), or the data was altered on the way."
+            )
+        default:
+            GKSessionError(.communicationsFailure, "\(peerName) sent invalid data.")
+        }
+    }
 }
