@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NetworkFaultProxy
 import OpenGameKit
 import Testing
 
@@ -119,8 +120,8 @@ import Testing
             return nil
         }
         #expect(reason.contains("revoked"))
-        try await eventually("the phone is signed out") { !phone.localPlayer.isAuthenticated }
-        try await eventually("the handler heard it") { log.codes.last == .notAuthenticated }
+        try await waitUntil("the phone is signed out") { !phone.localPlayer.isAuthenticated }
+        try await waitUntil("the handler heard it") { log.codes.last == .notAuthenticated }
         let call = await #expect(throws: GKError.self) { try await phone.localPlayer.loadFriends() }
         #expect(call?.code == .notAuthenticated)
         #expect(tablet.localPlayer.isAuthenticated)
@@ -174,7 +175,7 @@ import Testing
             .write(to: folder.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
         let server = try LiveServer(engine: "sqlite", games: folder.path)
         await #expect(throws: LiveServerError.self) { try await server.start() }
-        try await eventually("the server exits") { !(server.process?.isRunning ?? false) }
+        try await waitUntil("the server exits") { !(server.process?.isRunning ?? false) }
         #expect(server.process?.terminationStatus != 0)
         #expect(server.errorOutput.contains("bad.yaml"))
         #expect(server.errorOutput.contains("achievements[0].points"))
@@ -194,7 +195,7 @@ import Testing
 
         try "bundleID: com.example.tapper\nname: After\n".write(to: manifest, atomically: true, encoding: .utf8)
         server.signal(SIGHUP)
-        try await eventually("the new name is served") {
+        try await waitUntil("the new name is served") {
             let (data, _) = try await URLSession.shared.data(from: server.url)
             return String(decoding: data, as: UTF8.self).contains("After")
         }

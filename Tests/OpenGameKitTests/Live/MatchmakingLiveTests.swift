@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NetworkFaultProxy
 @testable import OpenGameKit
 import Testing
 
@@ -158,7 +159,7 @@ import Testing
         let players = heroes
         // Three fighters wait first (each alone: a fighter cannot join a fighter), then one of each other role.
         let fighters = players.prefix(3).map { Self.find($0.device, Self.request(4, 4, role: $0.role)) }
-        try await eventually("the fighters wait") { try await players[0].device.matchmaker.queryActivity() == 3 }
+        try await waitUntil("the fighters wait") { try await players[0].device.matchmaker.queryActivity() == 3 }
         let others = players.suffix(3).map { Self.find($0.device, Self.request(4, 4, role: $0.role)) }
         let match = try await others[0].value
         for task in others.dropFirst() { #expect(try await task.value.matchID == match.matchID) }
@@ -279,7 +280,7 @@ import Testing
         let gone = try await Self.player(server, "Gone")
         let bob = try await Self.player(server, "Bob"), carol = try await Self.player(server, "Carol")
         let goneTask = Self.find(gone, Self.request(2, 2))
-        try await eventually("the request is waiting") { try await bob.matchmaker.queryActivity() == 1 }
+        try await waitUntil("the request is waiting") { try await bob.matchmaker.queryActivity() == 1 }
         await gone.close()
         let error = await #expect(throws: GKError.self) { try await goneTask.value }
         #expect(error?.code == .cancelled || error?.code == .communicationsFailure)
@@ -326,7 +327,7 @@ import Testing
         let aliceMatch = try await aliceTask.value
         #expect(bobMatch.matchID == aliceMatch.matchID)
         #expect(try await allConnected(aliceMatch) == [bobID])
-        try await eventually("the inviter saw accepted then connected") { responses.states(of: bobID) == [.accepted, .connected] }
+        try await waitUntil("the inviter saw accepted then connected") { responses.states(of: bobID) == [.accepted, .connected] }
 
         // The invitation was answered: accepting it again is refused.
         let again = await #expect(throws: GKError.self) { try await bob.matchmaker.match(for: invite) }
@@ -352,14 +353,14 @@ import Testing
         // Bob declines; the inviter sees it; the seat goes to auto-match.
         let bobInvite = try await bobInvites.next()
         try await bobInvite.decline()
-        try await eventually("the inviter saw the decline") { responses.states(of: bob.localPlayer.playerID) == [.declined] }
+        try await waitUntil("the inviter saw the decline") { responses.states(of: bob.localPlayer.playerID) == [.declined] }
         let declinedAgain = await #expect(throws: GKError.self) { try await bobInvite.decline() }
         #expect(declinedAgain?.code == .invalidParameter)
 
         // Carol's invitation expires (the server's clock moves past its 30 s): she can no longer join.
         let carolInvite = try await carolInvites.next()
         try await LeaderboardsLiveTests.advanceClock(server, hours: 31.0 / 3600)
-        try await eventually("the inviter saw the expiry") { responses.states(of: carol.localPlayer.playerID) == [.declined] }
+        try await waitUntil("the inviter saw the expiry") { responses.states(of: carol.localPlayer.playerID) == [.declined] }
         let expired = await #expect(throws: GKError.self) { try await carol.matchmaker.match(for: carolInvite) }
         #expect(expired?.code == .invalidParameter)
 
@@ -412,9 +413,9 @@ import Testing
         let lonelyOutcome = ScreenOutcome()
         lonely.matchmakerDelegate = lonelyOutcome
         lonely.present()
-        try await eventually("the screen's request waits") { try await alice.matchmaker.queryActivity() > 0 && lonely.lobby.phase == .searching }
+        try await waitUntil("the screen's request waits") { try await alice.matchmaker.queryActivity() > 0 && lonely.lobby.phase == .searching }
         lonely.cancel()
-        try await eventually("the delegate heard the cancel") { lonelyOutcome.wasCancelled }
+        try await waitUntil("the delegate heard the cancel") { lonelyOutcome.wasCancelled }
         #expect(lonely.lobby.phase == .cancelled)
 
         // Hosted: the delegate hears didFindPlayers once every player is ready on the game's own server.
@@ -426,13 +427,13 @@ import Testing
             screen.matchmakerDelegate = outcome
             screen.present()
         }
-        try await eventually("both screens wait for hosted players") {
+        try await waitUntil("both screens wait for hosted players") {
             hostedA.lobby.phase == .waitingForHostedPlayers && hostedB.lobby.phase == .waitingForHostedPlayers
         }
         #expect(outcomeA.players == nil)
         alice.matchmaker.setHostedPlayerReady(bob.localPlayer.playerID)
         bob.matchmaker.setHostedPlayerReady(alice.localPlayer.playerID)
-        try await eventually("both delegates got the players") { outcomeA.players != nil && outcomeB.players != nil }
+        try await waitUntil("both delegates got the players") { outcomeA.players != nil && outcomeB.players != nil }
         #expect(Set(outcomeA.players ?? []) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
         try await server.stop()
     }
@@ -502,7 +503,7 @@ import Testing
         _ = try await allConnected(bobMatch)
         let bobEvents = bobMatch.events
         let carolTask = Self.find(carol, Self.request(3, 3))
-        try await eventually("Carol's request waits") { carol.matchmaker.waitingRequests.sent == 1 }
+        try await waitUntil("Carol's request waits") { carol.matchmaker.waitingRequests.sent == 1 }
         try await alice.matchmaker.addPlayers(to: aliceMatch, matchRequest: Self.request(3, 3))
         let carolMatch = try await carolTask.value
         #expect(carolMatch.matchID == aliceMatch.matchID)
@@ -598,12 +599,12 @@ final class InviteInbox: @unchecked Sendable {
     }
 
     func next() async throws -> GKInvite {
-        try await eventually("an invitation arrives") { lock.withLock { !invites.isEmpty } }
+        try await waitUntil("an invitation arrives") { lock.withLock { !invites.isEmpty } }
         return lock.withLock { invites.removeFirst() }
     }
 
     func nextPlayers() async throws -> [String] {
-        try await eventually("a friend list arrives") { lock.withLock { !playerLists.isEmpty } }
+        try await waitUntil("a friend list arrives") { lock.withLock { !playerLists.isEmpty } }
         return lock.withLock { playerLists.removeFirst() }
     }
 }
@@ -638,7 +639,7 @@ final class ScreenOutcome: GKMatchmakerViewControllerDelegate, @unchecked Sendab
     var players: [String]? { lock.withLock { foundPlayers } }
 
     func match() async throws -> GKMatch {
-        try await eventually("the delegate got a match") { lock.withLock { found != nil || error != nil } }
+        try await waitUntil("the delegate got a match") { lock.withLock { found != nil || error != nil } }
         if let error = lock.withLock({ self.error }) { throw error }
         return try #require(lock.withLock { found })
     }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NetworkFaultProxy
 @testable import OpenGameKit
 import Testing
 
@@ -53,7 +54,7 @@ import Testing
         // Another session of the same player is not limited by this one.
         #expect(try RawTCPConnection.openRealtime(port: server.port, token: try await Self.signIn(server, account: account, alias: "Chan")).status == 101)
         first.connection.close()
-        try await eventually("the closed channel's place is free") { try RawTCPConnection.openRealtime(port: server.port, token: token).status == 101 }
+        try await waitUntil("the closed channel's place is free") { try RawTCPConnection.openRealtime(port: server.port, token: token).status == 101 }
         withExtendedLifetime(second.connection) {}
         try await server.stop()
     }

@@ -5,6 +5,7 @@ import FoundationNetworking
 import GameCenterProtocol
 import NetworkFaultProxy
 import NIOCore
+import NetworkFaultProxy
 @testable import OpenGameKit
 import Testing
 
@@ -106,7 +107,7 @@ import Testing
             #expect(match.expectedPlayerCount == 0)
         }
         for i in 1...2 {
-            try await eventually("early data reached member \(i)") { inboxes[i].texts(from: Self.id(devices[0])) == ["early"] }
+            try await waitUntil("early data reached member \(i)") { inboxes[i].texts(from: Self.id(devices[0])) == ["early"] }
         }
         // Each member heard `.connected` for each other member at most once (those connected before the delegate
         // was set are in playerIDs without a call).
@@ -124,7 +125,7 @@ import Testing
         async let second: Void = Self.sendNumbered(matches[1], tag: "b", count: 10_000)
         _ = try await (first, second)
         let a = Self.id(devices[0]), b = Self.id(devices[1])
-        try await eventually(within: 60, "every message arrived") {
+        try await waitUntil("every message arrived", within: .seconds(60)) {
             inboxes[2].texts(from: a).count >= 10_000 && inboxes[2].texts(from: b).count >= 10_000
                 && inboxes[1].texts(from: a).count >= 10_000 && inboxes[0].texts(from: b).count >= 10_000
         }
@@ -148,7 +149,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        try await eventually(within: 60, "every member heard every other") {
+        try await waitUntil("every member heard every other", within: .seconds(60)) {
             inboxes.allSatisfy { $0.received.count >= 15 * 50 }
         }
         for (i, inbox) in inboxes.enumerated() {
@@ -167,7 +168,7 @@ import Testing
         try matches[0].send(Data("to-b".utf8), to: [ids[1]], with: .reliable)
         try matches[0].send(Data("to-b-and-d".utf8), to: [ids[1], ids[3]], with: .reliable)
         for _ in 0..<20 { try matches[0].send(Data("u-to-c".utf8), to: [ids[2]], with: .unreliable) }
-        try await eventually("the subsets arrived") {
+        try await waitUntil("the subsets arrived") {
             inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d"] && inboxes[3].texts(from: ids[0]) == ["to-b-and-d"]
                 && !inboxes[2].texts(from: ids[0]).isEmpty
         }
@@ -211,7 +212,7 @@ import Testing
             }
         }
         let a = Self.id(devices[0])
-        try await eventually("the largest messages arrived") {
+        try await waitUntil("the largest messages arrived") {
             inbox.received.contains { $0.player == a && $0.bytes == largest } && inbox.received.contains { $0.player == a && $0.bytes == datagram }
         }
         try await Task.sleep(for: .milliseconds(300))
@@ -239,7 +240,7 @@ import Testing
         // A member who leaves: the others hear it at once, and it is no longer in their playerIDs.
         let left = ContinuousClock.now
         matches[0].disconnect()
-        try await eventually(within: 1, "the others heard A leave") {
+        try await waitUntil("the others heard A leave", within: .seconds(1)) {
             inboxes[1].states(of: ids[0]) == [.disconnected] && inboxes[3].states(of: ids[0]) == [.disconnected]
         }
         #expect(ContinuousClock.now - left < .seconds(1))
@@ -251,13 +252,13 @@ import Testing
         proxy.setBlackHole(true)
         try await Task.sleep(for: .milliseconds(1000))
         #expect(inboxes[1].states(of: ids[2]).isEmpty)
-        try await eventually(within: 5, "the others heard C time out") {
+        try await waitUntil("the others heard C time out", within: .seconds(5)) {
             inboxes[1].states(of: ids[2]) == [.disconnected] && inboxes[3].states(of: ids[2]) == [.disconnected]
         }
         #expect(ContinuousClock.now - silenced >= .milliseconds(1100))
         #expect(Set(matches[1].playerIDs) == [ids[3]])
         // The silenced device finds out too: its match fails once it cannot reach the relay for the timeout.
-        try await eventually(within: 10, "C's match failed") { !inboxes[2].failed.isEmpty }
+        try await waitUntil("C's match failed") { !inboxes[2].failed.isEmpty }
         #expect((inboxes[2].failed.first as? GKError)?.code == .communicationsFailure)
         #expect(try await Self.statistics(server)["membersTimedOut"] == 1)
         await proxy.stop()
@@ -281,7 +282,7 @@ import Testing
             proxy.cutAllConnections()
         }
         try await Self.sendNumbered(matches[0], tag: "m", count: 10_000)
-        try await eventually(within: 90, "all 10,000 arrived") { inbox.texts(from: a).count >= 10_000 }
+        try await waitUntil("all 10,000 arrived", within: .seconds(90)) { inbox.texts(from: a).count >= 10_000 }
         for proxy in [senderProxy, receiverProxy] { proxy.setCutAfterBytes(nil) }
         try await Task.sleep(for: .milliseconds(500))
         #expect(inbox.texts(from: a) == Self.numbered("m", 10_000))
@@ -299,7 +300,7 @@ import Testing
         let second = try LiveServer(engine: "sqlite", games: try Self.games())
         second.udpPort = first.boundUDPPort
         await #expect(throws: LiveServerError.self) { try await second.start(extraArguments: ["--admin-key", Self.adminKey]) }
-        try await eventually("the second server exits") { !(second.process?.isRunning ?? false) }
+        try await waitUntil("the second server exits") { !(second.process?.isRunning ?? false) }
         #expect(second.process?.terminationStatus != 0)
         #expect(second.errorOutput.contains("bind UDP"), "\(second.errorOutput)")
         try await first.stop()
@@ -330,7 +331,7 @@ import Testing
         // The sender is who the relay authenticated: the frame carries no sender, B hears A.
         raw.send(.reliable(seq: 1, recipients: [bIndex], payload: ByteBuffer(string: "reliable from raw")))
 
-        try await eventually("the genuine messages arrived") { inbox.texts(from: a).count >= 2 }
+        try await waitUntil("the genuine messages arrived") { inbox.texts(from: a).count >= 2 }
         try await Task.sleep(for: .milliseconds(300))
         #expect(inbox.texts(from: a).sorted() == ["genuine", "reliable from raw"])
         let counters = try await Self.statistics(server)
@@ -351,7 +352,7 @@ import Testing
         let raw = try await RawRelayClient.connect(devices[0], matchID: matches[0].matchID, udpPort: server.boundUDPPort)
         // An oversized frame ends only that connection.
         raw.send(.reliable(seq: 1, recipients: [], payload: ByteBuffer(repeating: 1, count: Limits.maximumReliableMessageBytes + 1)))
-        try await eventually("the oversized frame closed the raw connection") { raw.isClosed }
+        try await waitUntil("the oversized frame closed the raw connection") { raw.isClosed }
         #expect(try await Self.statistics(server)["protocolErrors"] == 1)
         #expect(inboxes[1].texts(from: ids[0]).isEmpty)
 
@@ -361,10 +362,10 @@ import Testing
         // Addressed to the flooder itself (nobody): the flood costs the relay its reading, not deliveries to the others.
         let own = try #require(flooder.index(of: ids[0]))
         for seq in 1...40_000 { flooder.send(.reliable(seq: UInt64(seq), recipients: [own], payload: ByteBuffer(string: "f"))) }
-        try await eventually(within: 60, "the others heard the flooder leave") {
+        try await waitUntil("the others heard the flooder leave", within: .seconds(60)) {
             inboxes[1].states(of: ids[0]).last == .disconnected && inboxes[2].states(of: ids[0]).last == .disconnected
         }
-        try await eventually("the flooder was told why") {
+        try await waitUntil("the flooder was told why") {
             flooder.received.contains { if case .closing(.flooding, _) = $0 { true } else { false } }
         }
         let counters = try await Self.statistics(server)
@@ -373,7 +374,7 @@ import Testing
         #expect(inboxes[1].texts(from: ids[0]).isEmpty && inboxes[2].texts(from: ids[0]).isEmpty)
         // The others' match goes on.
         try matches[1].sendData(toAllPlayers: Data("still here".utf8), with: .reliable)
-        try await eventually("the match goes on") { inboxes[2].texts(from: ids[1]) == ["still here"] }
+        try await waitUntil("the match goes on") { inboxes[2].texts(from: ids[1]) == ["still here"] }
         flooder.close()
         raw.close()
         try await server.stop()
@@ -391,7 +392,7 @@ import Testing
         let a = Self.id(devices[0])
         try await Task.sleep(for: .milliseconds(300))
         for i in 0..<50 { try matches[0].sendData(toAllPlayers: Data("dup:\(i)".utf8), with: .unreliable) }
-        try await eventually("unreliable data arrived through the UDP proxy") { inbox.texts(from: a).count >= 40 }
+        try await waitUntil("unreliable data arrived through the UDP proxy") { inbox.texts(from: a).count >= 40 }
         try await Task.sleep(for: .milliseconds(300))
         #expect(Set(inbox.texts(from: a)).count == inbox.texts(from: a).count)
         #expect(try await Self.statistics(server)["datagramsReplayed"] ?? 0 >= 40)
@@ -404,7 +405,7 @@ import Testing
         let blockedInbox = MatchInbox(blockedMatches[1])
         try await Task.sleep(for: .milliseconds(2500))
         for i in 0..<20 { try blockedMatches[0].sendData(toAllPlayers: Data("ws:\(i)".utf8), with: .unreliable) }
-        try await eventually("unreliable data arrived over the WebSocket") { blockedInbox.texts(from: Self.id(blockedDevices[0])).count == 20 }
+        try await waitUntil("unreliable data arrived over the WebSocket") { blockedInbox.texts(from: Self.id(blockedDevices[0])).count == 20 }
         #expect(blockedInbox.texts(from: Self.id(blockedDevices[0])) == (0..<20).map { "ws:\($0)" })
         await udpProxy.stop()
         try await server.stop()

@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterProtocol
 import NetworkFaultProxy
+import NetworkFaultProxy
 @testable import OpenGameKit
 import OpenGameKitVoice
 import Testing
@@ -44,12 +45,12 @@ import VoiceTestSupport
         chats[2].setMute(true, forPlayer: ids[0])
         chats[3].start()
         chats[3].stop()
-        try await eventually("A sees B and C listening and D stopped") {
+        try await waitUntil("A sees B and C listening and D stopped") {
             matches[0].voice.members(of: "team") == [ids[1]: .listening, ids[2]: .listening, ids[3]: .joined]
         }
         chats[0].isActive = true
         chats[0].start()
-        try await eventually("B sees A connected") { chats[1].playerIDs.contains(ids[0]) }
+        try await waitUntil("B sees A connected") { chats[1].playerIDs.contains(ids[0]) }
 
         let input = try Self.samples(speech)
         // The speech plays in real time (20 ms a frame); then the jitter buffer drains.
@@ -105,7 +106,7 @@ import VoiceTestSupport
         let listener = try matches[1].voiceChat(named: "team")
         listener.setPosition(SIMD3(-4, 0, 0), forPlayer: RelayLiveTests.id(devices[0]))
         listener.start()
-        try await eventually("A sees B listening") { matches[0].voice.members(of: "team")[RelayLiveTests.id(devices[1])] == .listening }
+        try await waitUntil("A sees B listening") { matches[0].voice.members(of: "team")[RelayLiveTests.id(devices[1])] == .listening }
         // Let UDP be confirmed through the proxy before the loss begins (the probes would be lost too).
         try await Task.sleep(for: .milliseconds(500))
         udpProxy.setLoss(0.1)
@@ -147,7 +148,7 @@ import VoiceTestSupport
         listenerAll.start()
         let team = try matches[0].voiceChat(named: "team")
         let all = try matches[2].voiceChat(named: "all")
-        try await eventually("the talkers see B in their channels") {
+        try await waitUntil("the talkers see B in their channels") {
             matches[0].voice.members(of: "team")[ids[1]] == .listening && matches[2].voice.members(of: "all")[ids[1]] == .listening
         }
         team.isActive = true

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import GameCenterProtocol
 import NetworkFaultProxy
+import NetworkFaultProxy
 @testable import OpenGameKit
 import OpenGameKitVoice
 import Testing
@@ -56,7 +57,7 @@ import Testing
         try matches[2].voice.setChannel("team", .joined)
         try matches[3].voice.setChannel("other", .listening)
         // Every device sees the channel's members as the relay has them.
-        try await eventually("B sees A and C in the team channel") {
+        try await waitUntil("B sees A and C in the team channel") {
             matches[1].voice.members(of: "team") == [ids[0]: .joined, ids[2]: .joined]
         }
         #expect(matches[0].voice.members(of: "team") == [ids[1]: .listening, ids[2]: .joined])
@@ -65,7 +66,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
 
         try await Self.talk(matches[0], on: "team", tag: "a", count: 50)
-        try await eventually("B heard A") { inboxes[1].payloads(on: "team", from: ids[0]).count >= 45 }
+        try await waitUntil("B heard A") { inboxes[1].payloads(on: "team", from: ids[0]).count >= 45 }
         try await Task.sleep(for: .milliseconds(200))
         #expect(inboxes[2].count == 0, "C stopped the channel and still received its voice")
         #expect(inboxes[3].count == 0, "D is in another channel and received this one")
@@ -78,7 +79,7 @@ import Testing
 
         // B stops the channel: the relay stops sending it, and counts what it withheld.
         try matches[1].voice.setChannel("team", .joined)
-        try await eventually("A sees B stopped") { matches[0].voice.members(of: "team")[ids[1]] == .joined }
+        try await waitUntil("A sees B stopped") { matches[0].voice.members(of: "team")[ids[1]] == .joined }
         let forwardedBefore = counters["voiceForwarded"] ?? 0
         let withheldBefore = counters["voiceWithheld"] ?? 0
         let heardBefore = inboxes[1].count
@@ -91,7 +92,7 @@ import Testing
 
         // A member who leaves the match leaves its channels for everyone.
         matches[2].disconnect()
-        try await eventually("A sees C gone from the channel") { matches[0].voice.members(of: "team")[ids[2]] == nil }
+        try await waitUntil("A sees C gone from the channel") { matches[0].voice.members(of: "team")[ids[2]] == nil }
         try await server.stop()
     }
 
@@ -157,7 +158,7 @@ import Testing
         // The probes give up after 2 s; then voice, like unreliable data, takes the WebSocket.
         try await Task.sleep(for: .milliseconds(2500))
         try await Self.talk(matches[0], on: "team", tag: "ws", count: 20)
-        try await eventually("voice arrived over the WebSocket") { inbox.payloads(on: "team", from: RelayLiveTests.id(devices[0])).count == 20 }
+        try await waitUntil("voice arrived over the WebSocket") { inbox.payloads(on: "team", from: RelayLiveTests.id(devices[0])).count == 20 }
         #expect(inbox.payloads(on: "team", from: RelayLiveTests.id(devices[0])) == (0..<20).map { "ws:\($0)" })
         await udpProxy.stop()
         try await server.stop()
