@@ -82,7 +82,7 @@ import FoundationNetworking
             reporters.allSatisfy { $0.answered.withLock { $0.score >= 5 && $0.percent >= 4 } }
         }
         try await server.crash()
-        for task in running { await task.value }
+        for task in running { try await value(of: task, "a reporter noticing the server is gone") }
 
         try await server.start(extraArguments: ["--rate-limit", "reports=0/1"])
         for reporter in reporters {

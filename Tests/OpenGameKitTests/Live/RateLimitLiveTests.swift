@@ -22,7 +22,7 @@ import Testing
             let task = MatchmakingLiveTests.find(alice, MatchmakingLiveTests.request(2, 2, invite: [bob.localPlayer.playerID]))
             _ = try await bobInvites.next()
             alice.matchmaker.cancel()
-            await #expect(throws: GKError.self) { try await task.value }
+            await #expect(throws: GKError.self) { try await value(of: task, "Alice's cancelled request") }
         }
         let refused = await #expect(throws: GKError.self) {
             try await alice.matchmaker.findMatch(for: MatchmakingLiveTests.request(2, 2, invite: [bob.localPlayer.playerID]))
