@@ -5,7 +5,6 @@ import FoundationNetworking
 import GameCenterProtocol
 import NetworkFaultProxy
 import NIOCore
-import NetworkFaultProxy
 @testable import OpenGameKit
 import Testing
 
@@ -57,7 +56,7 @@ import Testing
         let request = GKMatchRequest(minPlayers: urls.count, maxPlayers: urls.count)
         let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
         var matches: [GKMatch] = []
-        for task in tasks { matches.append(try await task.value) }
+        for (i, task) in tasks.enumerated() { matches.append(try await value(of: task, "P\(i)'s match")) }
         #expect(Set(matches.map(\.matchID)).count == 1)
         for match in matches { _ = try await allConnected(match) }
         return (devices, matches)
@@ -90,6 +89,11 @@ import Testing
 
     static func numbered(_ tag: String, _ count: Int) -> [String] { (0..<count).map { "\(tag):\($0)" } }
 
+    /// Waits until every match in `matches` sends unreliable data and voice by UDP (the relay answered its probe).
+    static func udpConfirmed(_ matches: [GKMatch]) async throws {
+        try await waitUntil("every member's UDP path is confirmed") { matches.allSatisfy { $0.unreliablePath == .udp } }
+    }
+
     @Test(arguments: LiveServer.engines)
     func everyMemberConnectsTheExpectedCountFallsToZeroAndEarlyDataArrives(engine: String) async throws {
         let server = try await Self.server(engine)
@@ -97,7 +101,7 @@ import Testing
         let request = GKMatchRequest(minPlayers: 3, maxPlayers: 3)
         let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
         var matches: [GKMatch] = []
-        for task in tasks { matches.append(try await task.value) }
+        for (i, task) in tasks.enumerated() { matches.append(try await value(of: task, "member \(i)'s match")) }
         let inboxes = matches.map(MatchInbox.init)
         // Sent before anyone else is connected: delivered when they are.
         try matches[0].sendData(toAllPlayers: Data("early".utf8), with: .reliable)
@@ -125,11 +129,12 @@ import Testing
         async let second: Void = Self.sendNumbered(matches[1], tag: "b", count: 10_000)
         _ = try await (first, second)
         let a = Self.id(devices[0]), b = Self.id(devices[1])
+        // Reliable messages arrive in order: with each sender's last message in, everything before it (and any
+        // duplicate of it) is in too.
         try await waitUntil("every message arrived", within: .seconds(60)) {
-            inboxes[2].texts(from: a).count >= 10_000 && inboxes[2].texts(from: b).count >= 10_000
-                && inboxes[1].texts(from: a).count >= 10_000 && inboxes[0].texts(from: b).count >= 10_000
+            inboxes[2].texts(from: a).contains("a:9999") && inboxes[2].texts(from: b).contains("b:9999")
+                && inboxes[1].texts(from: a).contains("a:9999") && inboxes[0].texts(from: b).contains("b:9999")
         }
-        try await Task.sleep(for: .milliseconds(300))
         #expect(inboxes[2].texts(from: a) == Self.numbered("a", 10_000))
         #expect(inboxes[2].texts(from: b) == Self.numbered("b", 10_000))
         #expect(inboxes[1].texts(from: a) == Self.numbered("a", 10_000))
@@ -168,15 +173,16 @@ import Testing
         try matches[0].send(Data("to-b".utf8), to: [ids[1]], with: .reliable)
         try matches[0].send(Data("to-b-and-d".utf8), to: [ids[1], ids[3]], with: .reliable)
         for _ in 0..<20 { try matches[0].send(Data("u-to-c".utf8), to: [ids[2]], with: .unreliable) }
-        try await waitUntil("the subsets arrived") {
-            inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d"] && inboxes[3].texts(from: ids[0]) == ["to-b-and-d"]
-                && !inboxes[2].texts(from: ids[0]).isEmpty
+        // A reliable end marker to everyone: reliable messages arrive in order, so a subset message that went astray
+        // would be in before it.
+        try matches[0].sendData(toAllPlayers: Data("end".utf8), with: .reliable)
+        try await waitUntil("the subsets and the end marker arrived") {
+            (1...3).allSatisfy { inboxes[$0].texts(from: ids[0]).contains("end") } && inboxes[2].texts(from: ids[0]).contains("u-to-c")
         }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(Set(inboxes[2].texts(from: ids[0])) == ["u-to-c"])
-        #expect(inboxes[2].texts(from: ids[0]).count <= 20)
-        #expect(inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d"])
-        #expect(inboxes[3].texts(from: ids[0]) == ["to-b-and-d"])
+        #expect(Set(inboxes[2].texts(from: ids[0])) == ["u-to-c", "end"])
+        #expect(inboxes[2].texts(from: ids[0]).count <= 21)
+        #expect(inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d", "end"])
+        #expect(inboxes[3].texts(from: ids[0]) == ["to-b-and-d", "end"])
 
         let stranger = try await Self.player(server.url, "Stranger")
         for mode in [GKMatchSendDataMode.reliable, .unreliable] {
@@ -211,12 +217,15 @@ import Testing
                 #expect(error.message.contains("at most"))
             }
         }
+        // A reliable end marker: reliable messages arrive in order, so a second copy of the largest, or a refused
+        // reliable message that was sent after all, would be in before it.
+        let end = Data("end".utf8)
+        try matches[0].sendData(toAllPlayers: end, with: .reliable)
         let a = Self.id(devices[0])
-        try await waitUntil("the largest messages arrived") {
-            inbox.received.contains { $0.player == a && $0.bytes == largest } && inbox.received.contains { $0.player == a && $0.bytes == datagram }
+        try await waitUntil("the largest messages and the end marker arrived") {
+            inbox.received.contains { $0.player == a && $0.bytes == end } && inbox.received.contains { $0.player == a && $0.bytes == datagram }
         }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(inbox.received.allSatisfy { $0.bytes == largest || $0.bytes == datagram })
+        #expect(inbox.received.allSatisfy { $0.bytes == largest || $0.bytes == datagram || $0.bytes == end })
         #expect(inbox.received.filter { $0.bytes == largest }.count == 1)
 
         matches[0].disconnect()
@@ -250,12 +259,13 @@ import Testing
         // last heartbeat was at most a quarter of that before the network went quiet), not before.
         let silenced = ContinuousClock.now
         proxy.setBlackHole(true)
-        try await Task.sleep(for: .milliseconds(1000))
-        #expect(inboxes[1].states(of: ids[2]).isEmpty)
         try await waitUntil("the others heard C time out", within: .seconds(5)) {
             inboxes[1].states(of: ids[2]) == [.disconnected] && inboxes[3].states(of: ids[2]) == [.disconnected]
         }
-        #expect(ContinuousClock.now - silenced >= .milliseconds(1100))
+        for inbox in [inboxes[1], inboxes[3]] {
+            let heard = try #require(inbox.time(of: .disconnected, for: ids[2]))
+            #expect(heard - silenced >= .milliseconds(1100), "C was disconnected \(heard - silenced) after its network went quiet")
+        }
         #expect(Set(matches[1].playerIDs) == [ids[3]])
         // The silenced device finds out too: its match fails once it cannot reach the relay for the timeout.
         try await waitUntil("C's match failed") { !inboxes[2].failed.isEmpty }
@@ -282,10 +292,16 @@ import Testing
             proxy.cutAllConnections()
         }
         try await Self.sendNumbered(matches[0], tag: "m", count: 10_000)
-        try await waitUntil("all 10,000 arrived", within: .seconds(90)) { inbox.texts(from: a).count >= 10_000 }
-        for proxy in [senderProxy, receiverProxy] { proxy.setCutAfterBytes(nil) }
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(inbox.texts(from: a) == Self.numbered("m", 10_000))
+        try await waitUntil("all 10,000 arrived", within: .seconds(90)) { inbox.texts(from: a).contains("m:9999") }
+        // The breaking stops; an end marker goes over fresh connections. The relay resends what a receiver has not
+        // acknowledged ahead of anything newer, so any duplicate still to come would arrive before the marker.
+        for proxy in [senderProxy, receiverProxy] {
+            proxy.setCutAfterBytes(nil)
+            proxy.cutAllConnections()
+        }
+        try matches[0].sendData(toAllPlayers: Data("m:end".utf8), with: .reliable)
+        try await waitUntil("the end marker arrived", within: .seconds(30)) { inbox.texts(from: a).contains("m:end") }
+        #expect(inbox.texts(from: a) == Self.numbered("m", 10_000) + ["m:end"])
         #expect(senderProxy.cutConnections + receiverProxy.cutConnections >= 3)
         #expect(inbox.failed.isEmpty)
         await senderProxy.stop()
@@ -332,7 +348,13 @@ import Testing
         raw.send(.reliable(seq: 1, recipients: [bIndex], payload: ByteBuffer(string: "reliable from raw")))
 
         try await waitUntil("the genuine messages arrived") { inbox.texts(from: a).count >= 2 }
-        try await Task.sleep(for: .milliseconds(300))
+        // The counters account for every datagram once the relay has dealt with all seven: only the one it forwarded
+        // can reach B.
+        let handled = ["datagramsMalformed", "datagramsUnknownConnection", "datagramsForged", "datagramsReplayed", "unreliableForwarded"]
+        try await waitUntil("the relay dealt with all seven datagrams") {
+            let counters = try await Self.statistics(server)
+            return handled.reduce(0) { $0 + (counters[$1] ?? 0) } >= 7
+        }
         #expect(inbox.texts(from: a).sorted() == ["genuine", "reliable from raw"])
         let counters = try await Self.statistics(server)
         #expect(counters["datagramsMalformed"] == 2)
@@ -390,12 +412,12 @@ import Testing
         let (devices, matches) = try await Self.match([server.url, server.url])
         let inbox = MatchInbox(matches[1])
         let a = Self.id(devices[0])
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.udpConfirmed(matches)
         for i in 0..<50 { try matches[0].sendData(toAllPlayers: Data("dup:\(i)".utf8), with: .unreliable) }
         try await waitUntil("unreliable data arrived through the UDP proxy") { inbox.texts(from: a).count >= 40 }
-        try await Task.sleep(for: .milliseconds(300))
+        // The proxy sends each copy right behind its original: B has had the copies of all it received but the last.
         #expect(Set(inbox.texts(from: a)).count == inbox.texts(from: a).count)
-        #expect(try await Self.statistics(server)["datagramsReplayed"] ?? 0 >= 40)
+        try await waitUntil("the relay dropped A's doubled datagrams as replays") { try await Self.statistics(server)["datagramsReplayed"] ?? 0 >= 40 }
         #expect(udpProxy.statistics.duplicated > 0)
 
         // UDP blocked for new matches: the SDK says so in its log and sends unreliable data over the WebSocket.
@@ -403,7 +425,7 @@ import Testing
         udpProxy.setBlocked(true)
         let (blockedDevices, blockedMatches) = try await Self.match([server.url, server.url])
         let blockedInbox = MatchInbox(blockedMatches[1])
-        try await Task.sleep(for: .milliseconds(2500))
+        try await waitUntil("both devices gave up on UDP") { blockedMatches.allSatisfy { $0.unreliablePath == .webSocket } }
         for i in 0..<20 { try blockedMatches[0].sendData(toAllPlayers: Data("ws:\(i)".utf8), with: .unreliable) }
         try await waitUntil("unreliable data arrived over the WebSocket") { blockedInbox.texts(from: Self.id(blockedDevices[0])).count == 20 }
         #expect(blockedInbox.texts(from: Self.id(blockedDevices[0])) == (0..<20).map { "ws:\($0)" })
