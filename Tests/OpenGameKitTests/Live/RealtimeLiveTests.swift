@@ -7,7 +7,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import NetworkFaultProxy
-import OpenGameKit
+@testable import OpenGameKit
 import Synchronization
 import Testing
 
@@ -117,7 +117,10 @@ import Testing
         try await server.start()
         let device = Devices.make(server)
         async let first: Void = device.localPlayer.authenticate(.signUp(account: "par-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "P"))
-        try await Task.sleep(for: .milliseconds(5))
+        // Once it has finished, a second one would no longer be refused: then the check below says so.
+        try await waitUntil("the first authentication is under way") {
+            device.state.withLock { $0.authenticating } || device.localPlayer.isAuthenticated
+        }
         let second = await #expect(throws: GKError.self) {
             try await device.localPlayer.authenticate(.signIn(account: "par-none", password: "password-1"))
         }
