@@ -108,6 +108,23 @@ public final class FaultyTCPProxy: Sendable {
         core.state.withLock { $0.cut }
     }
 
+    /// Bytes the proxy holds now: read, and waiting for their delay before they are written.
+    public var heldBytes: Int {
+        core.state.withLock { $0.held }
+    }
+
+    /// Bytes a black hole has read and dropped so far (see `setBlackHole`); they never arrive.
+    public var swallowedBytes: Int {
+        core.state.withLock { $0.swallowed }
+    }
+
+    /// Bytes dropped so far because their connection ended: held when it was cut (`cutAllConnections`, a byte
+    /// limit, `stop`) or when the peer they were heading to closed, and each chunk that reached a byte limit. They
+    /// never arrive.
+    public var discardedBytes: Int {
+        core.state.withLock { $0.discarded }
+    }
+
     /// Stops listening and closes everything.
     ///
     /// Open connections are reset and awaited; later connection attempts fail. Calling it twice is harmless.

@@ -28,11 +28,13 @@ final class TCPConnection {
         /// Set when the source side has closed: close the other side once everything held was written.
         var closeTargetWhenDrained = false
 
-        /// Drops every held chunk and stops the timer (the "loss" of a cut connection).
-        func discard() {
+        /// Drops every held chunk and stops the timer (the "loss" of a cut connection); returns the bytes dropped.
+        func discard() -> Int {
             wakeUp?.cancel()
             wakeUp = nil
+            let bytes = pending.reduce(0) { $0 + $1.bytes.readableBytes }
             pending.removeAll()
+            return bytes
         }
     }
 
@@ -102,9 +104,10 @@ final class TCPConnection {
 
     /// Handles a chunk read from `side`: drops it (black hole), cuts the connection at its byte limit, or queues it.
     func received(_ bytes: ByteBuffer, from side: Side) {
-        guard !isOver, let delay = core.delayForChunk() else { return }
+        guard !isOver, let delay = core.delayForChunk(of: bytes.readableBytes) else { return }
         bytesPassed += bytes.readableBytes
         if let byteLimit, bytesPassed >= byteLimit {
+            core.discarded(bytes.readableBytes, wereHeld: false)
             core.remove(id, asCut: true)
             abort()
             return
@@ -117,7 +120,7 @@ final class TCPConnection {
         guard !isOver else { return }
         isOver = true
         core.remove(id, asCut: false)
-        lane(toward: side).discard()
+        core.discarded(lane(toward: side).discard(), wereHeld: true)
         let lane = lane(from: side)
         lane.closeTargetWhenDrained = true
         if lane.pending.isEmpty, let target = destination(ofChunksFrom: side) {
@@ -128,8 +131,7 @@ final class TCPConnection {
     /// Cuts the connection: discards every held chunk and resets both channels.
     func abort() {
         isOver = true
-        fromClient.discard()
-        fromServer.discard()
+        core.discarded(fromClient.discard() + fromServer.discard(), wereHeld: true)
         client.abort()
         server?.abort()
     }
@@ -152,6 +154,7 @@ final class TCPConnection {
         let deadline = max(NIODeadline.now() + delay, lane.lastDeadline)
         lane.lastDeadline = deadline
         lane.pending.append((deadline: deadline, bytes: bytes))
+        core.held(bytes.readableBytes)
         if lane.wakeUp == nil {
             schedulePump(of: lane, from: side, at: deadline)
         }
@@ -165,6 +168,7 @@ final class TCPConnection {
         var wrote = false
         while let first = lane.pending.first, first.deadline <= now {
             lane.pending.removeFirst()
+            core.held(-first.bytes.readableBytes)
             lane.lastWrite = target.write(first.bytes)
             wrote = true
         }

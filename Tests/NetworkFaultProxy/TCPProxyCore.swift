@@ -20,6 +20,12 @@ final class TCPProxyCore: Sendable {
         var accepted = 0
         /// Connections the proxy has cut so far.
         var cut = 0
+        /// Bytes read and waiting for their delay to pass.
+        var held = 0
+        /// Bytes a black hole has read and dropped so far.
+        var swallowed = 0
+        /// Bytes dropped so far because their connection ended (see `FaultyTCPProxy.discardedBytes`).
+        var discarded = 0
         /// Set by `stop`; later connections are refused.
         var stopped = false
         /// The seeded source of every random choice.
@@ -73,14 +79,31 @@ final class TCPProxyCore: Sendable {
         }
     }
 
-    /// Decides what happens to a chunk just read: nil drops it (black hole), otherwise the delay to apply.
-    func delayForChunk() -> TimeAmount? {
+    /// Decides what happens to a chunk of `size` bytes just read: nil drops it (black hole, counted as swallowed),
+    /// otherwise the delay to apply.
+    func delayForChunk(of size: Int) -> TimeAmount? {
         state.withLock { state in
-            if state.blackHole { return nil }
+            if state.blackHole {
+                state.swallowed += size
+                return nil
+            }
             guard let range = state.delay else { return .zero }
             let lower = max(0, range.lowerBound.nanoseconds)
             let upper = max(lower, range.upperBound.nanoseconds)
             return .nanoseconds(Int64.random(in: lower...upper, using: &state.random))
+        }
+    }
+
+    /// Counts `size` bytes a connection started (positive) or stopped (negative) holding for a delay.
+    func held(_ size: Int) {
+        state.withLock { $0.held += size }
+    }
+
+    /// Counts `size` bytes dropped because their connection ended; `wereHeld` when they were counted as held until now.
+    func discarded(_ size: Int, wereHeld: Bool) {
+        state.withLock { state in
+            state.discarded += size
+            if wereHeld { state.held -= size }
         }
     }
 

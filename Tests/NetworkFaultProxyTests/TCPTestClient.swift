@@ -1,3 +1,4 @@
+import NetworkFaultProxy
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -59,7 +60,7 @@ final class TCPTestClient: Sendable {
     /// closed within `timeout`.
     static func isRefused(port: Int, within timeout: Duration = .seconds(5)) async -> Bool {
         guard let client = try? await connect(port: port) else { return true }
-        let closed = await client.waitForClose(within: timeout)
+        let closed = (try? await client.waitForClose(within: timeout)) != nil
         await client.close()
         return closed
     }
@@ -80,14 +81,14 @@ final class TCPTestClient: Sendable {
         try await channel?.writeAndFlush(ByteBuffer(bytes: bytes)).get()
     }
 
-    /// Waits until at least `count` bytes were received; returns false on timeout.
-    func waitForBytes(_ count: Int, within timeout: Duration = .seconds(10)) async -> Bool {
-        await eventually(within: timeout) { state.withLock { $0.received.count } >= count }
+    /// Waits until at least `count` bytes were received; throws `WaitTimeout` after `timeout`.
+    func waitForBytes(_ count: Int, within timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) bytes received", within: timeout) { state.withLock { $0.received.count } >= count }
     }
 
-    /// Waits until the connection has closed; returns false on timeout.
-    func waitForClose(within timeout: Duration = .seconds(5)) async -> Bool {
-        await eventually(within: timeout) { isClosed }
+    /// Waits until the connection has closed; throws `WaitTimeout` after `timeout`.
+    func waitForClose(within timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("the connection closed", within: timeout) { isClosed }
     }
 
     /// Closes the connection.

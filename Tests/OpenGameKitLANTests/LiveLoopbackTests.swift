@@ -1,4 +1,5 @@
 import LANTestSupport
+import NetworkFaultProxy
 import OpenGameKitLAN
 import Testing
 
@@ -63,10 +64,7 @@ struct LiveLoopbackTests {
         #expect(sender.interfaceAddress == IPv4Address(127, 0, 0, 1))
         try await sender.send([0, 0, 0x84, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0xC0, 0x0C])  // self-referencing pointer
         try await sender.send([1, 2, 3])
-        let deadline = ContinuousClock.now + .seconds(5)
-        while await browser.malformedPacketCount < 2, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil("the browser counted both malformed packets") { await browser.malformedPacketCount >= 2 }
         #expect(await browser.malformedPacketCount == 2)
         #expect(await browser.services.isEmpty)
         await sender.close()

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GameCenterProtocol
 import LANTestSupport
+import NetworkFaultProxy
 import NIOCore
 import NIOPosix
 import Testing
@@ -23,9 +24,9 @@ struct GKSessionSecurityLiveTests {
             try a.send(Data("\(marker) unreliable a→b \(index)".utf8), toPeers: [b.peerID], with: .unreliable)
             try b.send(Data("\(marker) unreliable b→a \(index)".utf8), toPeers: [a.peerID], with: .unreliable)
         }
-        #expect(await eventually { rb.messageCount == 6 && ra.messageCount == 6 }, "\(rb.messageCount) \(ra.messageCount)")
+        try await waitUntil("both peers got all six messages") { rb.messageCount == 6 && ra.messageCount == 6 }
         #expect(rb.messages.allSatisfy { String(decoding: $0.data, as: UTF8.self).hasPrefix(marker) && $0.peer == a.peerID })
-        #expect(await eventually { capture.datagrams.count >= 10 })
+        try await waitUntil("the capture holds the session's datagrams") { capture.datagrams.count >= 10 }
         let datagrams = capture.stop()
 
         // TCP, both ways: each starts with its clear handshake, and nothing else is readable.
@@ -51,7 +52,9 @@ struct GKSessionSecurityLiveTests {
             let target = try SocketAddress(ipAddress: "127.0.0.1", port: Int(datagram.port))
             try await socket.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: ByteBuffer(bytes: datagram.payload)))
         }
-        #expect(await eventually { b.droppedDatagramCount + a.droppedDatagramCount == droppedBefore + datagrams.count })
+        try await waitUntil("every forged, replayed or cut datagram was dropped and counted") {
+            b.droppedDatagramCount + a.droppedDatagramCount == droppedBefore + datagrams.count
+        }
         #expect(rb.messageCount == 6 && ra.messageCount == 6)
         try await socket.close()
         await proxy.stop()
@@ -68,12 +71,11 @@ struct GKSessionSecurityLiveTests {
             round += 1
             guard round > 1 else { return }
             a.connect(toPeer: b.peerID, withTimeout: 10)
-            let both = await eventually { a.peers(with: .connected) == [b.peerID] && b.peers(with: .connected) == [a.peerID] }
-            guard both else { throw GKSessionError(.timedOut, "no reconnection in round \(round): \(ra.events) \(rb.events)") }
+            try await waitUntil("A and B reconnected in round \(round)") { a.peers(with: .connected) == [b.peerID] && b.peers(with: .connected) == [a.peerID] }
         }
-        /// Whether both sides saw the connection end `round` times.
-        func droppedOnBothSides() async -> Bool {
-            await eventually {
+        /// Waits until both sides saw the connection end `round` times.
+        func droppedOnBothSides(_ what: String) async throws {
+            try await waitUntil("both sides dropped the connection after the \(what)") {
                 ra.events.filter { $0 == .state(b.peerID, .disconnected) }.count == round
                     && rb.events.filter { $0 == .state(a.peerID, .disconnected) }.count == round
             }
@@ -83,14 +85,14 @@ struct GKSessionSecurityLiveTests {
         try await connected()
         proxy.alterNext(.toTarget) { chunk in Array(chunk.dropLast()) + [chunk.last! ^ 0x01] }
         try a.send(Data("flipped".utf8), toPeers: [b.peerID], with: .reliable)
-        #expect(await droppedOnBothSides(), "flipped: \(ra.events) \(rb.events)")
+        try await droppedOnBothSides("flipped")
 
         // A clear data frame inserted in front of a genuine one (what could be injected into an unencrypted session).
         try await connected()
         let clearFrame = [0, 0, 0, 9] + SessionFrame.data(Data("injected".utf8)).encoded()
         proxy.alterNext(.toTarget) { chunk in clearFrame + chunk }
         try a.send(Data("behind the clear frame".utf8), toPeers: [b.peerID], with: .reliable)
-        #expect(await droppedOnBothSides(), "clear frame: \(ra.events) \(rb.events)")
+        try await droppedOnBothSides("clear frame")
 
         // A well-formed record sealed with a key of the attacker's own, injected from B's side towards A.
         try await connected()
@@ -98,15 +100,15 @@ struct GKSessionSecurityLiveTests {
         var sealer = SessionRecordSealer(cipher: ChaChaPolyCipher(key: SymmetricKey(size: .bits256)), counter: 7)
         _ = sealer.write(into: &forgery, SessionFrame.data(Data("forged".utf8)).encode)
         try await proxy.inject(Array(forgery.readableBytesView), .toClient)
-        #expect(await droppedOnBothSides(), "forged record: \(ra.events) \(rb.events)")
+        try await droppedOnBothSides("forged record")
 
         // A genuine record sent again: it arrived once, and its copy ends the connection.
         try await connected()
         try a.send(Data("only once".utf8), toPeers: [b.peerID], with: .reliable)
-        #expect(await eventually { rb.messages.contains { $0.data == Data("only once".utf8) } })
+        try await waitUntil("B got the message once") { rb.messages.contains { $0.data == Data("only once".utf8) } }
         let genuine = try #require(proxy.chunks(.toTarget).last)
         try await proxy.inject(genuine, .toTarget)
-        #expect(await droppedOnBothSides(), "replayed: \(ra.events) \(rb.events)")
+        try await droppedOnBothSides("replayed")
 
         let delivered = (rb.messages + ra.messages).map { String(decoding: $0.data, as: UTF8.self) }
         #expect(delivered == ["only once"])
@@ -125,22 +127,26 @@ struct GKSessionSecurityLiveTests {
         let (open, rOpen) = try makeSession(id, "Open", .peer)
         for recorder in [rSame, rOther, rOpen] { recorder.answerRequests(true) }
         for session in [a, same, other, open] { session.isAvailable = true }
-        #expect(await eventually { Set(a.peers(with: .available)) == [same.peerID, other.peerID, open.peerID] })
-        #expect(await eventually { open.peers(with: .available).contains(same.peerID) })
+        try await waitUntil("A found the three other sessions") { Set(a.peers(with: .available)) == [same.peerID, other.peerID, open.peerID] }
+        try await waitUntil("the open session found the private one") { open.peers(with: .available).contains(same.peerID) }
 
         a.connect(toPeer: same.peerID, withTimeout: 20)
-        #expect(await eventually { a.peers(with: .connected) == [same.peerID] && same.peers(with: .connected) == [a.peerID] })
+        try await waitUntil("A and the session with the same passphrase connected") {
+            a.peers(with: .connected) == [same.peerID] && same.peers(with: .connected) == [a.peerID]
+        }
         try a.send(Data("private".utf8), toPeers: [same.peerID], with: .reliable)
         try a.send(Data("private, unreliable".utf8), toPeers: [same.peerID], with: .unreliable)
-        #expect(await eventually { rSame.messageCount == 2 })
+        try await waitUntil("the session with the same passphrase got both messages") { rSame.messageCount == 2 }
 
         // Another passphrase, or none, on either side: the asking side fails at once with the error (the 20 s
         // timeout would say timedOut), and the other side never hears a request.
         a.connect(toPeer: other.peerID, withTimeout: 20)
         a.connect(toPeer: open.peerID, withTimeout: 20)
         open.connect(toPeer: same.peerID, withTimeout: 20)
-        #expect(await eventually { ra.has(.failed(other.peerID, .authenticationFailed)) && ra.has(.failed(open.peerID, .authenticationFailed)) })
-        #expect(await eventually { rOpen.has(.failed(same.peerID, .authenticationFailed)) })
+        try await waitUntil("A failed to authenticate the other passphrase and the open session") {
+            ra.has(.failed(other.peerID, .authenticationFailed)) && ra.has(.failed(open.peerID, .authenticationFailed))
+        }
+        try await waitUntil("the open session failed to authenticate the private one") { rOpen.has(.failed(same.peerID, .authenticationFailed)) }
         #expect(!rOther.events.contains(.request(a.peerID)) && !rOpen.events.contains(.request(a.peerID)))
         #expect(!rSame.events.contains(.request(open.peerID)))
         #expect(a.peers(with: .connected) == [same.peerID])
@@ -168,8 +174,7 @@ struct GKSessionSecurityLiveTests {
         let proxy = try await TamperingTCPProxy.start(forwardingTo: "127.0.0.1", port: Int(b.listeningPort))
         a.handleDiscovery(.found(peerID: b.peerID, displayName: names.1, host: "127.0.0.1", port: UInt16(proxy.port)))
         a.connect(toPeer: b.peerID, withTimeout: 10)
-        let connected = await eventually { ra.has(.state(b.peerID, .connected)) && rb.has(.state(a.peerID, .connected)) }
-        guard connected else { throw GKSessionError(.timedOut, "connect failed: \(ra.events) \(rb.events)") }
+        try await waitUntil("A and B connected through the proxy") { ra.has(.state(b.peerID, .connected)) && rb.has(.state(a.peerID, .connected)) }
         return (a, ra, b, rb, proxy)
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LANTestSupport
+import NetworkFaultProxy
 import Synchronization
 import Testing
 @testable import OpenGameKit
@@ -75,7 +76,7 @@ struct PeerPickerTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func choosingOnlineHandsControlBack() async {
+    func choosingOnlineHandsControlBack() async throws {
         let (picker, input, _) = makePicker()
         let recorder = PickerRecorder(session: nil)
         picker.delegate = recorder
@@ -83,7 +84,7 @@ struct PeerPickerTests {
         picker.show()
         #expect(picker.isVisible)
         input.yield("2")
-        #expect(await eventually { recorder.selected.withLock { $0 } == [.online] && !picker.isVisible })
+        try await waitUntil("the delegate heard online chosen and the picker closed") { recorder.selected.withLock { $0 } == [.online] && !picker.isVisible }
         #expect(recorder.cancelled.withLock { $0 } == 0)
     }
 
@@ -101,11 +102,13 @@ struct PeerPickerTests {
         pickerA.show()
         pickerB.show()
 
-        #expect(await eventually { outputA().contains("1) Bob") })
+        try await waitUntil("Alice's picker lists Bob") { outputA().contains("1) Bob") }
         inputA.yield("1")
-        #expect(await eventually { outputB().contains("Alice wants to connect. Accept? [y/n]") })
+        try await waitUntil("Bob's picker asks to accept Alice") { outputB().contains("Alice wants to connect. Accept? [y/n]") }
         inputB.yield("y")
-        #expect(await eventually { delegateA.connected.withLock { $0 } == [sessionB.peerID] && delegateB.connected.withLock { $0 } == [sessionA.peerID] })
+        try await waitUntil("both delegates heard the connection") {
+            delegateA.connected.withLock { $0 } == [sessionB.peerID] && delegateB.connected.withLock { $0 } == [sessionA.peerID]
+        }
         #expect(!pickerA.isVisible && !pickerB.isVisible)
         #expect(outputA().contains("Connected to Bob."))
         #expect(delegateA.selected.withLock { $0 } == [.nearby])
@@ -123,9 +126,9 @@ struct PeerPickerTests {
         let delegate = PickerRecorder(session: session)
         picker.delegate = delegate
         picker.show()
-        #expect(await eventually { output().contains("Looking for nearby players") })
+        try await waitUntil("the picker looks for players") { output().contains("Looking for nearby players") }
         input.yield("q")
-        #expect(await eventually { delegate.cancelled.withLock { $0 } == 1 })
+        try await waitUntil("the delegate heard the cancel") { delegate.cancelled.withLock { $0 } == 1 }
         #expect(!picker.isVisible)
         await session.invalidate()
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LANTestSupport
+import NetworkFaultProxy
 import NIOCore
 import Synchronization
 @testable import OpenGameKit
@@ -58,17 +59,6 @@ final class SessionRecorder: GKSessionDelegate, Sendable {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
-@discardableResult
-func eventually(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 /// A fresh random session id, so concurrently running tests never see each other.
 func uniqueSessionID(_ prefix: String) -> String {
     prefix + String(UInt32.random(in: 10_000...99_999))
@@ -97,10 +87,12 @@ func connectedPair(
     rb.answerRequests(true)
     a.isAvailable = true
     b.isAvailable = true
-    let found = await eventually { a.peers(with: .available).contains(b.peerID) }
-    guard found else { throw GKSessionError(.timedOut, "discovery failed") }
+    try await waitUntil("\(a.displayName) found \(b.displayName)") { a.peers(with: .available).contains(b.peerID) }
     a.connect(toPeer: b.peerID, withTimeout: 5)
-    let connected = await eventually { ra.has(.state(b.peerID, .connected)) && rb.has(.state(a.peerID, .connected)) }
-    guard connected else { throw GKSessionError(.timedOut, "connect failed: \(ra.events) \(rb.events)") }
+    do {
+        try await waitUntil("both sides connected") { ra.has(.state(b.peerID, .connected)) && rb.has(.state(a.peerID, .connected)) }
+    } catch let timeout as WaitTimeout {
+        throw WaitTimeout(condition: "\(timeout.condition); events \(ra.events) \(rb.events)", waited: timeout.waited)
+    }
     return (a, ra, b, rb)
 }

@@ -66,6 +66,9 @@ public final class GKMatch: Sendable {
         return stream
     }
 
+    /// How unreliable data and voice travel now (test hook).
+    var unreliablePath: UnreliablePath { relay.unreliablePath }
+
     /// The match's voice transport, for `OpenGameKitVoice`.
     package let voice: MatchVoice
     let device: GKGameCenter

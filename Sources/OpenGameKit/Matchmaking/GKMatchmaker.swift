@@ -136,6 +136,11 @@ public final class GKMatchmaker: Sendable {
         state.withLock { state in (state.pending.count, state.pending.values.filter(\.sent).count) }
     }
 
+    /// Invitations and friend lists kept until an `inviteHandler` is set (for tests).
+    var heldForInviteHandler: Int {
+        state.withLock { $0.waitingForHandler.count }
+    }
+
     /// Tells the matchmaking screens of a hosted match that `playerID` connected to the game's own server.
     public func setHostedPlayerReady(_ playerID: String) {
         for controller in state.withLock({ $0.controllers.values.compactMap(\.controller) }) {

@@ -274,6 +274,14 @@ final class MatchRelayClient: Sendable {
         state.withLock { $0.voiceMembers(of: channel) }
     }
 
+    /// How unreliable data and voice travel now (a test hook: tests wait for it instead of for the probes' timing).
+    var unreliablePath: UnreliablePath {
+        state.withLock { state in
+            if state.connection?.udpConfirmed == true { return .udp }
+            return state.udpFallback ? .webSocket : .probing
+        }
+    }
+
     // MARK: UDP
 
     /// Opens the UDP path for a new connection: probes until the relay answers, or falls back to the WebSocket.
@@ -364,6 +372,16 @@ final class MatchRelayClient: Sendable {
 /// When the relay was last heard from on a connection.
 private final class HeardAt: Sendable {
     let instant = Mutex(ContinuousClock.now)
+}
+
+/// How a match's unreliable data and voice travel.
+enum UnreliablePath: Sendable, Equatable {
+    /// Over the WebSocket while UDP is being tried (or no connection is open).
+    case probing
+    /// By UDP: the relay answered the open connection's probe.
+    case udp
+    /// Over the WebSocket: UDP did not get through.
+    case webSocket
 }
 
 /// How one relay connection attempt ended.

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkFaultProxy
 import OpenGameKit
 import Testing
 
@@ -114,7 +115,7 @@ import Testing
             return nil
         }
         #expect(completed == "tapper.first")
-        try await eventually("the outbox is empty") {
+        try await waitUntil("the outbox is empty") {
             ((try? FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("outbox").path)) ?? []).isEmpty
         }
         let loaded = try await GKAchievement.loadAchievements(in: restarted)

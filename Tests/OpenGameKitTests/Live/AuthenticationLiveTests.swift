@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NetworkFaultProxy
 import OpenGameKit
 import Testing
 
@@ -34,9 +35,32 @@ import Testing
             }
             #expect(connected == 0)
             if !firstBytes.isEmpty { _ = firstBytes.withCString { send(connection, $0, strlen($0), 0) } }
-            try await Task.sleep(for: .milliseconds(300))
+            var local = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(connection, $0, &length) } }
+            try await waitUntil("the server took the connection in and read what it sent") {
+                Self.serverHasRead(port: server.port, clientPort: Int(UInt16(bigEndian: local.sin_port)))
+            }
             #expect(try await server.stop() == 0, "first bytes: \(firstBytes.debugDescription)")
         }
+    }
+
+    /// Whether the server listening on 127.0.0.1:`port` has accepted the connection from 127.0.0.1:`clientPort` and
+    /// read all it was sent, as the kernel's table of TCP sockets (/proc/net/tcp) says: no connection waits in the
+    /// listening socket's accept queue, and the server's side of this one holds no unread byte.
+    static func serverHasRead(port: Int, clientPort: Int) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let server = String(format: "0100007F:%04X", port), client = String(format: "0100007F:%04X", clientPort)
+        var acceptQueueEmpty = false, allRead = false
+        // Fields: slot, local address, remote address, state (0A: listening), tx_queue:rx_queue, … For a listening
+        // socket rx_queue is its accept queue; for a connection, the bytes not read yet.
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[1] == server, let queued = fields[4].split(separator: ":").last.flatMap({ Int($0, radix: 16) }) else { continue }
+            if fields[3] == "0A" { acceptQueueEmpty = queued == 0 }
+            if fields[2] == client { allRead = queued == 0 }
+        }
+        return acceptQueueEmpty && allRead
     }
 
     @Test(arguments: LiveServer.engines)
@@ -119,8 +143,8 @@ import Testing
             return nil
         }
         #expect(reason.contains("revoked"))
-        try await eventually("the phone is signed out") { !phone.localPlayer.isAuthenticated }
-        try await eventually("the handler heard it") { log.codes.last == .notAuthenticated }
+        try await waitUntil("the phone is signed out") { !phone.localPlayer.isAuthenticated }
+        try await waitUntil("the handler heard it") { log.codes.last == .notAuthenticated }
         let call = await #expect(throws: GKError.self) { try await phone.localPlayer.loadFriends() }
         #expect(call?.code == .notAuthenticated)
         #expect(tablet.localPlayer.isAuthenticated)
@@ -174,7 +198,7 @@ import Testing
             .write(to: folder.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
         let server = try LiveServer(engine: "sqlite", games: folder.path)
         await #expect(throws: LiveServerError.self) { try await server.start() }
-        try await eventually("the server exits") { !(server.process?.isRunning ?? false) }
+        try await waitUntil("the server exits") { !(server.process?.isRunning ?? false) }
         #expect(server.process?.terminationStatus != 0)
         #expect(server.errorOutput.contains("bad.yaml"))
         #expect(server.errorOutput.contains("achievements[0].points"))
@@ -194,14 +218,14 @@ import Testing
 
         try "bundleID: com.example.tapper\nname: After\n".write(to: manifest, atomically: true, encoding: .utf8)
         server.signal(SIGHUP)
-        try await eventually("the new name is served") {
+        try await waitUntil("the new name is served") {
             let (data, _) = try await URLSession.shared.data(from: server.url)
             return String(decoding: data, as: UTF8.self).contains("After")
         }
         // A broken edit is refused and the game stays.
         try "bundleID: com.example.tapper\nname: After\nleaderboards: nope\n".write(to: manifest, atomically: true, encoding: .utf8)
         server.signal(SIGHUP)
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil("the server refused the reload") { server.errorOutput.contains("manifest reload refused") }
         let again = Devices.make(server, storage: storage)
         try await again.localPlayer.authenticate(.stored)
         #expect(again.localPlayer.alias == "Fay")

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationNetworking
+import NetworkFaultProxy
 import Testing
 
 /// What a real server does with connections that misbehave: slow, unparsable, too many, more than its file
@@ -125,12 +126,7 @@ import Testing
         #expect(RawTCPConnection.status(held[1].readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\nok").text) == 200)
         // Once one has closed, a new connection from the address is let in again.
         held[0].close()
-        var status = 0
-        for _ in 0..<50 where status != 200 {
-            status = Self.health(server)
-            if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        #expect(status == 200)
+        try await waitUntil("a new connection from the address is let in") { Self.health(server) == 200 }
         try await server.stop()
     }
 
@@ -155,12 +151,7 @@ import Testing
         let floodOpened = ContinuousClock.now - floodStarted
         #expect(Self.health(server, from: "127.0.0.2") == (globalCapOnly ? 503 : 200), "another address during the flood (opened in \(floodOpened))")
         #expect(server.process?.isRunning == true, "the server died during the flood: \(server.errorOutput.suffix(2000))")
-        var status = 0
-        for _ in 0..<150 where status != 200 {
-            status = Self.health(server)
-            if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        #expect(status == 200, "healthz once the header timeout has closed the flood")
+        try await waitUntil("healthz answers once the header timeout has closed the flood", within: .seconds(30)) { Self.health(server) == 200 }
         #expect(server.process?.isRunning == true, "the server died: \(server.errorOutput.suffix(2000))")
         #expect(server.errorOutput.contains("file descriptor limit 256"))
         try await server.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import NetworkFaultProxy
 import Synchronization
 import Testing
 
@@ -77,11 +78,11 @@ import FoundationNetworking
         let reporters = signedUp
         let running = reporters.map { reporter in Task { await Self.report(server, as: reporter) } }
         // Kill it in the middle: once every player has had several reports answered.
-        try await eventually(within: 30, "every player has reports answered") {
+        try await waitUntil("every player has reports answered", within: .seconds(30)) {
             reporters.allSatisfy { $0.answered.withLock { $0.score >= 5 && $0.percent >= 4 } }
         }
         try await server.crash()
-        for task in running { await task.value }
+        for task in running { try await value(of: task, "a reporter noticing the server is gone") }
 
         try await server.start(extraArguments: ["--rate-limit", "reports=0/1"])
         for reporter in reporters {

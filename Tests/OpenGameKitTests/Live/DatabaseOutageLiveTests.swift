@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NetworkFaultProxy
 import Testing
 
 /// PostgreSQL stopped under a running server: requests that need it are answered `503 server.storage_unavailable`
@@ -42,7 +43,7 @@ import Testing
         #expect(try await Self.get(server, "healthz").status == 200, "liveness must not depend on the database")
 
         try postgres.start()
-        try await eventually(within: 60, "the server serves again once PostgreSQL is back") {
+        try await waitUntil("the server serves again once PostgreSQL is back", within: .seconds(60)) {
             try await Self.get(server, "v1/me", token: token).status == 200
         }
         #expect(try await Self.get(server, "readyz").status == 200)

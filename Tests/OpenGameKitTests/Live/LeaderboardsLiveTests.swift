@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NetworkFaultProxy
 import OpenGameKit
 import Testing
 
@@ -173,7 +174,7 @@ import Testing
         try await server.start()
         let restarted = Devices.make(server, storage: storage)
         try await restarted.localPlayer.authenticate(.stored)
-        try await eventually(within: 15, "the outbox is empty") {
+        try await waitUntil("the outbox is empty", within: .seconds(15)) {
             ((try? FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("outbox").path)) ?? []).isEmpty
         }
         let (scores, after) = try await Self.load(restarted)

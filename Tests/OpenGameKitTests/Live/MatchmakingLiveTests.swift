@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NetworkFaultProxy
 @testable import OpenGameKit
 import Testing
 
@@ -73,26 +74,14 @@ import Testing
         try await device.matchmaker.queryPlayerGroupActivity(group)
     }
 
-    /// A match request task's match; fails (cancelling the request) instead of waiting forever when none comes
-    /// within `seconds`: a time limit cannot stop a wait on an unstructured task.
-    static func value<T: Sendable>(of task: Task<T, any Error>, within seconds: Double = 30) async throws -> T {
-        guard let result = await result(of: task, within: seconds) else {
-            task.cancel()
-            throw LiveServerError("a match request was still waiting after \(seconds) s")
-        }
-        return try result.get()
-    }
+    /// Why a test lets the queue run before checking that a request was NOT matched.
+    static let unmatchedBecause =
+        "the queue matches on the server's own clock (fill times, a tick every 25 ms) and tells nobody when a tick "
+        + "matched nothing: a wrong match would come within the arena's 1 s fill time of the requests arriving"
 
-    /// The result of a task, or nil if it is still running after `seconds` (the task goes on).
-    static func result<T: Sendable>(of task: Task<T, any Error>, within seconds: Double) async -> Result<T, any Error>? {
-        let box = ResultBox<T>()
-        Task { box.set(await task.result) }
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if let result = box.value { return result }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return box.value
+    /// Waits until the server has `device`'s match request.
+    static func sent(_ device: GKGameCenter, _ what: String) async throws {
+        try await waitUntil(what) { device.matchmaker.waitingRequests.sent == 1 }
     }
 
     @Test(arguments: LiveServer.engines)
@@ -101,7 +90,7 @@ import Testing
         let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
         let first = Self.find(alice, Self.request(2, 2))
         let second = Self.find(bob, Self.request(2, 2))
-        let (a, b) = (try await first.value, try await second.value)
+        let (a, b) = (try await value(of: first, "Alice's match"), try await value(of: second, "Bob's match"))
         #expect(a.matchID == b.matchID)
         #expect(try await allConnected(a) == [bob.localPlayer.playerID])
         #expect(try await allConnected(b) == [alice.localPlayer.playerID])
@@ -127,24 +116,26 @@ import Testing
         // as the third is there. (With the arena's 1 s, a loaded machine let the third arrive late: it then waited
         // for a partner who never came.)
         let tasks = devices.map { Self.find($0, Self.request(2, 3)) }
-        let matches = try await tasks.asyncMap { try await Self.value(of: $0) }
+        let matches = try await tasks.asyncMap { try await value(of: $0, "a match of the fill-time players") }
         #expect(Set(matches.map(\.matchID)).count == 1)
         #expect(try await allConnected(matches[0]).count == 2)
 
         // Two players of 2…4 start together after the fill time, with nobody else coming.
         let pair = try await [Self.player(server, "P4"), Self.player(server, "P5")]
-        let pairMatches = try await pair.map { Self.find($0, Self.request(2, 4)) }.asyncMap { try await Self.value(of: $0) }
+        let pairMatches = try await pair.map { Self.find($0, Self.request(2, 4)) }.asyncMap { try await value(of: $0, "a match of the pair") }
         #expect(pairMatches[0].matchID == pairMatches[1].matchID)
         #expect(try await allConnected(pairMatches[0]) == [pair[1].localPlayer.playerID])
 
         // Requests whose sizes cannot agree never match: 2…2 and 3…4.
         let small = try await Self.player(server, "Small"), large = try await Self.player(server, "Large")
         let smallTask = Self.find(small, Self.request(2, 2)), largeTask = Self.find(large, Self.request(3, 4))
-        #expect(await Self.result(of: smallTask, within: 2.5) == nil)
+        try await Self.sent(small, "the server has the 2…2 request")
+        try await Self.sent(large, "the server has the 3…4 request")
+        #expect(try await isStillRunning(smallTask, after: .milliseconds(1500), because: Self.unmatchedBecause))
         small.matchmaker.cancel()
         large.matchmaker.cancel()
-        await #expect(throws: GKError.self) { try await smallTask.value }
-        await #expect(throws: GKError.self) { try await largeTask.value }
+        await #expect(throws: GKError.self) { try await value(of: smallTask, "the cancelled 2…2 request") }
+        await #expect(throws: GKError.self) { try await value(of: largeTask, "the cancelled 3…4 request") }
         try await server.stop()
     }
 
@@ -158,23 +149,21 @@ import Testing
         let players = heroes
         // Three fighters wait first (each alone: a fighter cannot join a fighter), then one of each other role.
         let fighters = players.prefix(3).map { Self.find($0.device, Self.request(4, 4, role: $0.role)) }
-        try await eventually("the fighters wait") { try await players[0].device.matchmaker.queryActivity() == 3 }
+        try await waitUntil("the fighters wait") { try await players[0].device.matchmaker.queryActivity() == 3 }
         let others = players.suffix(3).map { Self.find($0.device, Self.request(4, 4, role: $0.role)) }
-        let match = try await others[0].value
-        for task in others.dropFirst() { #expect(try await task.value.matchID == match.matchID) }
+        let match = try await value(of: others[0], "the cleric's match")
+        for task in others.dropFirst() { #expect(try await value(of: task, "the wizard's and the thief's matches").matchID == match.matchID) }
         let members = Set(try await allConnected(match) + [players[3].device.localPlayer.playerID])
         let roles = players.filter { members.contains($0.device.localPlayer.playerID) }.map(\.role)
         #expect(roles.sorted() == [thief, wizard, cleric, fighter])
-        // Exactly one fighter is in it; the other two keep waiting.
-        var waiting: [Int] = []
-        for (index, task) in fighters.enumerated() {
-            if let result = await Self.result(of: task, within: 1) {
-                #expect(try result.get().matchID == match.matchID)
-            } else {
-                waiting.append(index)
-            }
-        }
+        // Exactly one fighter is in it (the member list says which); the other two keep waiting: the match is full,
+        // and two fighters alone can never start one.
+        let waiting = fighters.indices.filter { !members.contains(players[$0].device.localPlayer.playerID) }
         #expect(waiting.count == 2)
+        for index in fighters.indices where !waiting.contains(index) {
+            #expect(try await value(of: fighters[index], "the matched fighter's match").matchID == match.matchID)
+        }
+        for index in waiting { #expect(players[index].device.matchmaker.waitingRequests.sent == 1) }
 
         // A role game refuses a request without a role.
         let roleless = try await Self.player(server, "Roleless", game: Self.quest)
@@ -183,7 +172,7 @@ import Testing
         #expect(error?.message.contains("playerAttributes") == true)
         for index in waiting {
             players[index].device.matchmaker.cancel()
-            await #expect(throws: GKError.self) { try await fighters[index].value }
+            await #expect(throws: GKError.self) { try await value(of: fighters[index], "a cancelled fighter's request") }
         }
         try await server.stop()
     }
@@ -192,12 +181,13 @@ import Testing
         let server = try await Self.server()
         let devices = try await (0..<6).asyncMap { try await Self.player(server, "G\($0)") }
         var tasks: [Task<GKMatch, any Error>] = []
-        // Alternate groups 7 and 9 so that every neighbour is from the other group.
+        // Alternate groups 7 and 9 so that every neighbour is from the other group: each request reaches the server
+        // (its activity counts it) before the next is made.
         for (index, device) in devices.prefix(4).enumerated() {
             tasks.append(Self.find(device, Self.request(2, 2, group: index % 2 == 0 ? 7 : 9)))
-            try await Task.sleep(for: .milliseconds(30))
+            try await waitUntil("the server has request \(index + 1)") { try await devices[0].matchmaker.queryActivity() == index + 1 }
         }
-        let matches = try await tasks.asyncMap { try await Self.value(of: $0) }
+        let matches = try await tasks.asyncMap { try await value(of: $0, "a match of groups 7 and 9") }
         #expect(matches[0].matchID == matches[2].matchID)
         #expect(matches[1].matchID == matches[3].matchID)
         #expect(matches[0].matchID != matches[1].matchID)
@@ -208,11 +198,13 @@ import Testing
         // A hosted request and a relayed one of the same group never meet.
         let hosted = Task { try await devices[4].matchmaker.findPlayersForHostedMatch(for: Self.request(2, 2)) }
         let relayed = Self.find(devices[5], Self.request(2, 2))
-        #expect(await Self.result(of: relayed, within: 2) == nil)
+        try await Self.sent(devices[4], "the server has the hosted request")
+        try await Self.sent(devices[5], "the server has the relayed request")
+        #expect(try await isStillRunning(relayed, after: .milliseconds(1500), because: Self.unmatchedBecause))
         devices[4].matchmaker.cancel()
         devices[5].matchmaker.cancel()
-        await #expect(throws: GKError.self) { try await hosted.value }
-        await #expect(throws: GKError.self) { try await relayed.value }
+        await #expect(throws: GKError.self) { try await value(of: hosted, "the cancelled hosted request") }
+        await #expect(throws: GKError.self) { try await value(of: relayed, "the cancelled relayed request") }
         try await server.stop()
     }
 
@@ -253,24 +245,22 @@ import Testing
         for round in 0..<1000 {
             let task = Self.find(alice, Self.request(2, 2))
             // Every other round cancels while the request is still on its way to the server.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while true {
+            try await waitUntil("round \(round)'s request got going") {
                 let waiting = alice.matchmaker.waitingRequests
-                if round % 2 == 0 ? waiting.sent == 1 : waiting.registered == 1 { break }
-                guard ContinuousClock.now < deadline else { throw LiveServerError("round \(round)'s request never got going") }
-                try await Task.sleep(for: .milliseconds(2))
+                return round % 2 == 0 ? waiting.sent == 1 : waiting.registered == 1
             }
             alice.matchmaker.cancel()
-            let error = await #expect(throws: GKError.self) { try await task.value }
+            let error = await #expect(throws: GKError.self) { try await value(of: task, "round \(round)'s cancelled request") }
             #expect(error?.code == .cancelled)
             alice.matchmaker.cancel()  // nothing waits: nothing happens
         }
         // Bob's request finds nobody left from Alice's thousand cancelled ones…
         let bobTask = Self.find(bob, Self.request(2, 2))
-        #expect(await Self.result(of: bobTask, within: 1.5) == nil)
+        try await Self.sent(bob, "the server has Bob's request")
+        #expect(try await isStillRunning(bobTask, after: .milliseconds(1500), because: Self.unmatchedBecause))
         // …and the queue still works.
         let aliceTask = Self.find(alice, Self.request(2, 2))
-        #expect(try await aliceTask.value.matchID == (try await bobTask.value).matchID)
+        #expect(try await value(of: aliceTask, "Alice's match").matchID == (try await value(of: bobTask, "Bob's match")).matchID)
         try await server.stop()
     }
 
@@ -279,16 +269,17 @@ import Testing
         let gone = try await Self.player(server, "Gone")
         let bob = try await Self.player(server, "Bob"), carol = try await Self.player(server, "Carol")
         let goneTask = Self.find(gone, Self.request(2, 2))
-        try await eventually("the request is waiting") { try await bob.matchmaker.queryActivity() == 1 }
+        try await waitUntil("the request is waiting") { try await bob.matchmaker.queryActivity() == 1 }
         await gone.close()
-        let error = await #expect(throws: GKError.self) { try await goneTask.value }
+        let error = await #expect(throws: GKError.self) { try await value(of: goneTask, "the request of the device that closed") }
         #expect(error?.code == .cancelled || error?.code == .communicationsFailure)
 
         let bobTask = Self.find(bob, Self.request(2, 2))
-        #expect(await Self.result(of: bobTask, within: 1.5) == nil)
-        let carolMatch = try await Self.find(carol, Self.request(2, 2)).value
+        try await Self.sent(bob, "the server has Bob's request")
+        #expect(try await isStillRunning(bobTask, after: .milliseconds(1500), because: Self.unmatchedBecause))
+        let carolMatch = try await value(of: Self.find(carol, Self.request(2, 2)), "Carol's match")
         #expect(try await allConnected(carolMatch) == [bob.localPlayer.playerID])
-        #expect(try await allConnected(try await bobTask.value) == [carol.localPlayer.playerID])
+        #expect(try await allConnected(try await value(of: bobTask, "Bob's match")) == [carol.localPlayer.playerID])
         try await server.stop()
     }
 
@@ -308,14 +299,14 @@ import Testing
         request.inviteMessage = "join me"
         request.inviteeResponseHandler = { player, state in responses.record(player, state) }
         let aliceTask = Self.find(alice, request)
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.sent(alice, "the server has Alice's request (and so the invitation)")
 
         // Bob starts the game later, on another device: the invitation is waiting for him.
         // Its invitation handler is set only after the invitation arrived: it is kept for the handler.
         let bob = Devices.make(server, bundleID: Self.arena)
         let invites = InviteInbox()
         try await bob.localPlayer.authenticate(.signIn(account: bobAccount, password: "password-Bob"))
-        try await Task.sleep(for: .milliseconds(500))
+        try await waitUntil("Bob's device keeps the invitation for a handler") { bob.matchmaker.heldForInviteHandler == 1 }
         bob.matchmaker.inviteHandler = { invite, players in invites.record(invite, players) }
         let invite = try await invites.next()
         #expect(invite.inviter == alice.localPlayer.playerID)
@@ -323,10 +314,10 @@ import Testing
         #expect(invite.message == "join me")
         #expect(!invite.isHosted)
         let bobMatch = try await bob.matchmaker.match(for: invite)
-        let aliceMatch = try await aliceTask.value
+        let aliceMatch = try await value(of: aliceTask, "Alice's match")
         #expect(bobMatch.matchID == aliceMatch.matchID)
         #expect(try await allConnected(aliceMatch) == [bobID])
-        try await eventually("the inviter saw accepted then connected") { responses.states(of: bobID) == [.accepted, .connected] }
+        try await waitUntil("the inviter saw accepted then connected") { responses.states(of: bobID) == [.accepted, .connected] }
 
         // The invitation was answered: accepting it again is refused.
         let again = await #expect(throws: GKError.self) { try await bob.matchmaker.match(for: invite) }
@@ -352,24 +343,24 @@ import Testing
         // Bob declines; the inviter sees it; the seat goes to auto-match.
         let bobInvite = try await bobInvites.next()
         try await bobInvite.decline()
-        try await eventually("the inviter saw the decline") { responses.states(of: bob.localPlayer.playerID) == [.declined] }
+        try await waitUntil("the inviter saw the decline") { responses.states(of: bob.localPlayer.playerID) == [.declined] }
         let declinedAgain = await #expect(throws: GKError.self) { try await bobInvite.decline() }
         #expect(declinedAgain?.code == .invalidParameter)
 
         // Carol's invitation expires (the server's clock moves past its 30 s): she can no longer join.
         let carolInvite = try await carolInvites.next()
         try await LeaderboardsLiveTests.advanceClock(server, hours: 31.0 / 3600)
-        try await eventually("the inviter saw the expiry") { responses.states(of: carol.localPlayer.playerID) == [.declined] }
+        try await waitUntil("the inviter saw the expiry") { responses.states(of: carol.localPlayer.playerID) == [.declined] }
         let expired = await #expect(throws: GKError.self) { try await carol.matchmaker.match(for: carolInvite) }
         #expect(expired?.code == .invalidParameter)
 
         // Two auto-matched players fill the seats.
         let daveTask = Self.find(dave, Self.request(3, 3))
         let bobTask = Self.find(bob, Self.request(2, 3))
-        let aliceMatch = try await aliceTask.value
+        let aliceMatch = try await value(of: aliceTask, "Alice's match")
         #expect(Set(try await allConnected(aliceMatch)) == [dave.localPlayer.playerID, bob.localPlayer.playerID])
-        #expect(try await daveTask.value.matchID == aliceMatch.matchID)
-        #expect(try await bobTask.value.matchID == aliceMatch.matchID)
+        #expect(try await value(of: daveTask, "Dave's match").matchID == aliceMatch.matchID)
+        #expect(try await value(of: bobTask, "Bob's match").matchID == aliceMatch.matchID)
         try await server.stop()
     }
 
@@ -377,7 +368,7 @@ import Testing
         let server = try await Self.server()
         let devices = try await (0..<16).asyncMap { try await Self.player(server, "Host\($0)") }
         let tasks = devices.map { device in Task { try await device.matchmaker.findPlayersForHostedMatch(for: Self.request(16, 16)) } }
-        let lists = try await tasks.asyncMap { try await Self.value(of: $0) }
+        let lists = try await tasks.asyncMap { try await value(of: $0, "a hosted player list") }
         let everyone = Set(devices.map(\.localPlayer.playerID))
         for list in lists { #expect(Set(list) == everyone && list.count == 16) }
         #expect(Set(lists.map { $0 }).count == 1)
@@ -412,9 +403,9 @@ import Testing
         let lonelyOutcome = ScreenOutcome()
         lonely.matchmakerDelegate = lonelyOutcome
         lonely.present()
-        try await eventually("the screen's request waits") { try await alice.matchmaker.queryActivity() > 0 && lonely.lobby.phase == .searching }
+        try await waitUntil("the screen's request waits") { try await alice.matchmaker.queryActivity() > 0 && lonely.lobby.phase == .searching }
         lonely.cancel()
-        try await eventually("the delegate heard the cancel") { lonelyOutcome.wasCancelled }
+        try await waitUntil("the delegate heard the cancel") { lonelyOutcome.wasCancelled }
         #expect(lonely.lobby.phase == .cancelled)
 
         // Hosted: the delegate hears didFindPlayers once every player is ready on the game's own server.
@@ -426,13 +417,13 @@ import Testing
             screen.matchmakerDelegate = outcome
             screen.present()
         }
-        try await eventually("both screens wait for hosted players") {
+        try await waitUntil("both screens wait for hosted players") {
             hostedA.lobby.phase == .waitingForHostedPlayers && hostedB.lobby.phase == .waitingForHostedPlayers
         }
         #expect(outcomeA.players == nil)
         alice.matchmaker.setHostedPlayerReady(bob.localPlayer.playerID)
         bob.matchmaker.setHostedPlayerReady(alice.localPlayer.playerID)
-        try await eventually("both delegates got the players") { outcomeA.players != nil && outcomeB.players != nil }
+        try await waitUntil("both delegates got the players") { outcomeA.players != nil && outcomeB.players != nil }
         #expect(Set(outcomeA.players ?? []) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
         try await server.stop()
     }
@@ -484,7 +475,7 @@ import Testing
         }
         // The inviter leaving cancels the invitation: Bob can no longer join.
         alice.matchmaker.cancel()
-        await #expect(throws: GKError.self) { try await aliceTask.value }
+        await #expect(throws: GKError.self) { try await value(of: aliceTask, "Alice's cancelled request") }
         let late = await #expect(throws: GKError.self) { try await bob.matchmaker.match(for: invite) }
         #expect(late?.serverCode == "matchmaking.invitation_closed")
         try await server.stop()
@@ -495,16 +486,16 @@ import Testing
         let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
         let carol = try await Self.player(server, "Carol")
         let aliceTask = Self.find(alice, Self.request(2, 2)), bobTask = Self.find(bob, Self.request(2, 2))
-        let aliceMatch = try await aliceTask.value, bobMatch = try await bobTask.value
+        let aliceMatch = try await value(of: aliceTask, "Alice's match"), bobMatch = try await value(of: bobTask, "Bob's match")
         #expect(aliceMatch.matchID == bobMatch.matchID)
 
         // Carol already waits when Alice asks for a third player: her request is pulled into Alice's match.
         _ = try await allConnected(bobMatch)
         let bobEvents = bobMatch.events
         let carolTask = Self.find(carol, Self.request(3, 3))
-        try await eventually("Carol's request waits") { carol.matchmaker.waitingRequests.sent == 1 }
+        try await waitUntil("Carol's request waits") { carol.matchmaker.waitingRequests.sent == 1 }
         try await alice.matchmaker.addPlayers(to: aliceMatch, matchRequest: Self.request(3, 3))
-        let carolMatch = try await carolTask.value
+        let carolMatch = try await value(of: carolTask, "Carol's match")
         #expect(carolMatch.matchID == aliceMatch.matchID)
         #expect(Set(try await allConnected(carolMatch)) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
         #expect(Set(try await allConnected(aliceMatch)) == [bob.localPlayer.playerID, carol.localPlayer.playerID])
@@ -575,15 +566,6 @@ import Testing
     }
 }
 
-/// A result written by one task and polled by another.
-final class ResultBox<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Result<T, any Error>?
-
-    func set(_ result: Result<T, any Error>) { lock.withLock { stored = result } }
-    var value: Result<T, any Error>? { lock.withLock { stored } }
-}
-
 /// Invitations and friend lists handed to an `inviteHandler`.
 final class InviteInbox: @unchecked Sendable {
     private let lock = NSLock()
@@ -598,12 +580,12 @@ final class InviteInbox: @unchecked Sendable {
     }
 
     func next() async throws -> GKInvite {
-        try await eventually("an invitation arrives") { lock.withLock { !invites.isEmpty } }
+        try await waitUntil("an invitation arrives") { lock.withLock { !invites.isEmpty } }
         return lock.withLock { invites.removeFirst() }
     }
 
     func nextPlayers() async throws -> [String] {
-        try await eventually("a friend list arrives") { lock.withLock { !playerLists.isEmpty } }
+        try await waitUntil("a friend list arrives") { lock.withLock { !playerLists.isEmpty } }
         return lock.withLock { playerLists.removeFirst() }
     }
 }
@@ -638,7 +620,7 @@ final class ScreenOutcome: GKMatchmakerViewControllerDelegate, @unchecked Sendab
     var players: [String]? { lock.withLock { foundPlayers } }
 
     func match() async throws -> GKMatch {
-        try await eventually("the delegate got a match") { lock.withLock { found != nil || error != nil } }
+        try await waitUntil("the delegate got a match") { lock.withLock { found != nil || error != nil } }
         if let error = lock.withLock({ self.error }) { throw error }
         return try #require(lock.withLock { found })
     }

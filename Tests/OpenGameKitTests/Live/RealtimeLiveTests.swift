@@ -6,7 +6,8 @@ import GameCenterProtocol
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
-import OpenGameKit
+import NetworkFaultProxy
+@testable import OpenGameKit
 import Synchronization
 import Testing
 
@@ -73,7 +74,7 @@ import Testing
         let (other, _) = try await Devices.signedUp(server, alias: "Other")
         let (friend, _) = try await Devices.signedUp(server, alias: "Friend")
         try await GKFriendRequest.send(to: [other.localPlayer.playerID], message: nil, in: friend)
-        try await eventually("the other device hears its friend request") { try await !GKFriendRequest.loadPending(in: other).isEmpty }
+        try await waitUntil("the other device hears its friend request") { try await !GKFriendRequest.loadPending(in: other).isEmpty }
 
         // Heartbeats every 1 s: closed after 3 s of silence (or 10 s into a write that cannot finish).
         let (_, closed) = stuck.readUntilClosed(within: .seconds(30))
@@ -106,8 +107,8 @@ import Testing
         let (device, _) = try await Devices.signedUp(server, alias: "Exp")
         let log = HandlerLog()
         device.localPlayer.authenticateHandler = { log.record($0) }
-        try await eventually(within: 8, "the session expires on its own") { !device.localPlayer.isAuthenticated }
-        try await eventually("the handler heard it") { log.codes.last == .notAuthenticated }
+        try await waitUntil("the session expires on its own", within: .seconds(8)) { !device.localPlayer.isAuthenticated }
+        try await waitUntil("the handler heard it") { log.codes.last == .notAuthenticated }
         try await server.stop()
     }
 
@@ -116,7 +117,10 @@ import Testing
         try await server.start()
         let device = Devices.make(server)
         async let first: Void = device.localPlayer.authenticate(.signUp(account: "par-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "P"))
-        try await Task.sleep(for: .milliseconds(5))
+        // Once it has finished, a second one would no longer be refused: then the check below says so.
+        try await waitUntil("the first authentication is under way") {
+            device.state.withLock { $0.authenticating } || device.localPlayer.isAuthenticated
+        }
         let second = await #expect(throws: GKError.self) {
             try await device.localPlayer.authenticate(.signIn(account: "par-none", password: "password-1"))
         }

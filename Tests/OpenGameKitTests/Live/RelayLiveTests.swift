@@ -56,7 +56,7 @@ import Testing
         let request = GKMatchRequest(minPlayers: urls.count, maxPlayers: urls.count)
         let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
         var matches: [GKMatch] = []
-        for task in tasks { matches.append(try await task.value) }
+        for (i, task) in tasks.enumerated() { matches.append(try await value(of: task, "P\(i)'s match")) }
         #expect(Set(matches.map(\.matchID)).count == 1)
         for match in matches { _ = try await allConnected(match) }
         return (devices, matches)
@@ -89,6 +89,11 @@ import Testing
 
     static func numbered(_ tag: String, _ count: Int) -> [String] { (0..<count).map { "\(tag):\($0)" } }
 
+    /// Waits until every match in `matches` sends unreliable data and voice by UDP (the relay answered its probe).
+    static func udpConfirmed(_ matches: [GKMatch]) async throws {
+        try await waitUntil("every member's UDP path is confirmed") { matches.allSatisfy { $0.unreliablePath == .udp } }
+    }
+
     @Test(arguments: LiveServer.engines)
     func everyMemberConnectsTheExpectedCountFallsToZeroAndEarlyDataArrives(engine: String) async throws {
         let server = try await Self.server(engine)
@@ -96,7 +101,7 @@ import Testing
         let request = GKMatchRequest(minPlayers: 3, maxPlayers: 3)
         let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
         var matches: [GKMatch] = []
-        for task in tasks { matches.append(try await task.value) }
+        for (i, task) in tasks.enumerated() { matches.append(try await value(of: task, "member \(i)'s match")) }
         let inboxes = matches.map(MatchInbox.init)
         // Sent before anyone else is connected: delivered when they are.
         try matches[0].sendData(toAllPlayers: Data("early".utf8), with: .reliable)
@@ -106,7 +111,7 @@ import Testing
             #expect(match.expectedPlayerCount == 0)
         }
         for i in 1...2 {
-            try await eventually("early data reached member \(i)") { inboxes[i].texts(from: Self.id(devices[0])) == ["early"] }
+            try await waitUntil("early data reached member \(i)") { inboxes[i].texts(from: Self.id(devices[0])) == ["early"] }
         }
         // Each member heard `.connected` for each other member at most once (those connected before the delegate
         // was set are in playerIDs without a call).
@@ -124,11 +129,12 @@ import Testing
         async let second: Void = Self.sendNumbered(matches[1], tag: "b", count: 10_000)
         _ = try await (first, second)
         let a = Self.id(devices[0]), b = Self.id(devices[1])
-        try await eventually(within: 60, "every message arrived") {
-            inboxes[2].texts(from: a).count >= 10_000 && inboxes[2].texts(from: b).count >= 10_000
-                && inboxes[1].texts(from: a).count >= 10_000 && inboxes[0].texts(from: b).count >= 10_000
+        // Reliable messages arrive in order: with each sender's last message in, everything before it (and any
+        // duplicate of it) is in too.
+        try await waitUntil("every message arrived", within: .seconds(60)) {
+            inboxes[2].texts(from: a).contains("a:9999") && inboxes[2].texts(from: b).contains("b:9999")
+                && inboxes[1].texts(from: a).contains("a:9999") && inboxes[0].texts(from: b).contains("b:9999")
         }
-        try await Task.sleep(for: .milliseconds(300))
         #expect(inboxes[2].texts(from: a) == Self.numbered("a", 10_000))
         #expect(inboxes[2].texts(from: b) == Self.numbered("b", 10_000))
         #expect(inboxes[1].texts(from: a) == Self.numbered("a", 10_000))
@@ -148,7 +154,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        try await eventually(within: 60, "every member heard every other") {
+        try await waitUntil("every member heard every other", within: .seconds(60)) {
             inboxes.allSatisfy { $0.received.count >= 15 * 50 }
         }
         for (i, inbox) in inboxes.enumerated() {
@@ -167,15 +173,16 @@ import Testing
         try matches[0].send(Data("to-b".utf8), to: [ids[1]], with: .reliable)
         try matches[0].send(Data("to-b-and-d".utf8), to: [ids[1], ids[3]], with: .reliable)
         for _ in 0..<20 { try matches[0].send(Data("u-to-c".utf8), to: [ids[2]], with: .unreliable) }
-        try await eventually("the subsets arrived") {
-            inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d"] && inboxes[3].texts(from: ids[0]) == ["to-b-and-d"]
-                && !inboxes[2].texts(from: ids[0]).isEmpty
+        // A reliable end marker to everyone: reliable messages arrive in order, so a subset message that went astray
+        // would be in before it.
+        try matches[0].sendData(toAllPlayers: Data("end".utf8), with: .reliable)
+        try await waitUntil("the subsets and the end marker arrived") {
+            (1...3).allSatisfy { inboxes[$0].texts(from: ids[0]).contains("end") } && inboxes[2].texts(from: ids[0]).contains("u-to-c")
         }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(Set(inboxes[2].texts(from: ids[0])) == ["u-to-c"])
-        #expect(inboxes[2].texts(from: ids[0]).count <= 20)
-        #expect(inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d"])
-        #expect(inboxes[3].texts(from: ids[0]) == ["to-b-and-d"])
+        #expect(Set(inboxes[2].texts(from: ids[0])) == ["u-to-c", "end"])
+        #expect(inboxes[2].texts(from: ids[0]).count <= 21)
+        #expect(inboxes[1].texts(from: ids[0]) == ["to-b", "to-b-and-d", "end"])
+        #expect(inboxes[3].texts(from: ids[0]) == ["to-b-and-d", "end"])
 
         let stranger = try await Self.player(server.url, "Stranger")
         for mode in [GKMatchSendDataMode.reliable, .unreliable] {
@@ -210,12 +217,15 @@ import Testing
                 #expect(error.message.contains("at most"))
             }
         }
+        // A reliable end marker: reliable messages arrive in order, so a second copy of the largest, or a refused
+        // reliable message that was sent after all, would be in before it.
+        let end = Data("end".utf8)
+        try matches[0].sendData(toAllPlayers: end, with: .reliable)
         let a = Self.id(devices[0])
-        try await eventually("the largest messages arrived") {
-            inbox.received.contains { $0.player == a && $0.bytes == largest } && inbox.received.contains { $0.player == a && $0.bytes == datagram }
+        try await waitUntil("the largest messages and the end marker arrived") {
+            inbox.received.contains { $0.player == a && $0.bytes == end } && inbox.received.contains { $0.player == a && $0.bytes == datagram }
         }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(inbox.received.allSatisfy { $0.bytes == largest || $0.bytes == datagram })
+        #expect(inbox.received.allSatisfy { $0.bytes == largest || $0.bytes == datagram || $0.bytes == end })
         #expect(inbox.received.filter { $0.bytes == largest }.count == 1)
 
         matches[0].disconnect()
@@ -239,7 +249,7 @@ import Testing
         // A member who leaves: the others hear it at once, and it is no longer in their playerIDs.
         let left = ContinuousClock.now
         matches[0].disconnect()
-        try await eventually(within: 1, "the others heard A leave") {
+        try await waitUntil("the others heard A leave", within: .seconds(1)) {
             inboxes[1].states(of: ids[0]) == [.disconnected] && inboxes[3].states(of: ids[0]) == [.disconnected]
         }
         #expect(ContinuousClock.now - left < .seconds(1))
@@ -249,15 +259,16 @@ import Testing
         // last heartbeat was at most a quarter of that before the network went quiet), not before.
         let silenced = ContinuousClock.now
         proxy.setBlackHole(true)
-        try await Task.sleep(for: .milliseconds(1000))
-        #expect(inboxes[1].states(of: ids[2]).isEmpty)
-        try await eventually(within: 5, "the others heard C time out") {
+        try await waitUntil("the others heard C time out", within: .seconds(5)) {
             inboxes[1].states(of: ids[2]) == [.disconnected] && inboxes[3].states(of: ids[2]) == [.disconnected]
         }
-        #expect(ContinuousClock.now - silenced >= .milliseconds(1100))
+        for inbox in [inboxes[1], inboxes[3]] {
+            let heard = try #require(inbox.time(of: .disconnected, for: ids[2]))
+            #expect(heard - silenced >= .milliseconds(1100), "C was disconnected \(heard - silenced) after its network went quiet")
+        }
         #expect(Set(matches[1].playerIDs) == [ids[3]])
         // The silenced device finds out too: its match fails once it cannot reach the relay for the timeout.
-        try await eventually(within: 10, "C's match failed") { !inboxes[2].failed.isEmpty }
+        try await waitUntil("C's match failed") { !inboxes[2].failed.isEmpty }
         #expect((inboxes[2].failed.first as? GKError)?.code == .communicationsFailure)
         #expect(try await Self.statistics(server)["membersTimedOut"] == 1)
         await proxy.stop()
@@ -281,10 +292,16 @@ import Testing
             proxy.cutAllConnections()
         }
         try await Self.sendNumbered(matches[0], tag: "m", count: 10_000)
-        try await eventually(within: 90, "all 10,000 arrived") { inbox.texts(from: a).count >= 10_000 }
-        for proxy in [senderProxy, receiverProxy] { proxy.setCutAfterBytes(nil) }
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(inbox.texts(from: a) == Self.numbered("m", 10_000))
+        try await waitUntil("all 10,000 arrived", within: .seconds(90)) { inbox.texts(from: a).contains("m:9999") }
+        // The breaking stops; an end marker goes over fresh connections. The relay resends what a receiver has not
+        // acknowledged ahead of anything newer, so any duplicate still to come would arrive before the marker.
+        for proxy in [senderProxy, receiverProxy] {
+            proxy.setCutAfterBytes(nil)
+            proxy.cutAllConnections()
+        }
+        try matches[0].sendData(toAllPlayers: Data("m:end".utf8), with: .reliable)
+        try await waitUntil("the end marker arrived", within: .seconds(30)) { inbox.texts(from: a).contains("m:end") }
+        #expect(inbox.texts(from: a) == Self.numbered("m", 10_000) + ["m:end"])
         #expect(senderProxy.cutConnections + receiverProxy.cutConnections >= 3)
         #expect(inbox.failed.isEmpty)
         await senderProxy.stop()
@@ -299,7 +316,7 @@ import Testing
         let second = try LiveServer(engine: "sqlite", games: try Self.games())
         second.udpPort = first.boundUDPPort
         await #expect(throws: LiveServerError.self) { try await second.start(extraArguments: ["--admin-key", Self.adminKey]) }
-        try await eventually("the second server exits") { !(second.process?.isRunning ?? false) }
+        try await waitUntil("the second server exits") { !(second.process?.isRunning ?? false) }
         #expect(second.process?.terminationStatus != 0)
         #expect(second.errorOutput.contains("bind UDP"), "\(second.errorOutput)")
         try await first.stop()
@@ -330,8 +347,14 @@ import Testing
         // The sender is who the relay authenticated: the frame carries no sender, B hears A.
         raw.send(.reliable(seq: 1, recipients: [bIndex], payload: ByteBuffer(string: "reliable from raw")))
 
-        try await eventually("the genuine messages arrived") { inbox.texts(from: a).count >= 2 }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil("the genuine messages arrived") { inbox.texts(from: a).count >= 2 }
+        // The counters account for every datagram once the relay has dealt with all seven: only the one it forwarded
+        // can reach B.
+        let handled = ["datagramsMalformed", "datagramsUnknownConnection", "datagramsForged", "datagramsReplayed", "unreliableForwarded"]
+        try await waitUntil("the relay dealt with all seven datagrams") {
+            let counters = try await Self.statistics(server)
+            return handled.reduce(0) { $0 + (counters[$1] ?? 0) } >= 7
+        }
         #expect(inbox.texts(from: a).sorted() == ["genuine", "reliable from raw"])
         let counters = try await Self.statistics(server)
         #expect(counters["datagramsMalformed"] == 2)
@@ -351,7 +374,7 @@ import Testing
         let raw = try await RawRelayClient.connect(devices[0], matchID: matches[0].matchID, udpPort: server.boundUDPPort)
         // An oversized frame ends only that connection.
         raw.send(.reliable(seq: 1, recipients: [], payload: ByteBuffer(repeating: 1, count: Limits.maximumReliableMessageBytes + 1)))
-        try await eventually("the oversized frame closed the raw connection") { raw.isClosed }
+        try await waitUntil("the oversized frame closed the raw connection") { raw.isClosed }
         #expect(try await Self.statistics(server)["protocolErrors"] == 1)
         #expect(inboxes[1].texts(from: ids[0]).isEmpty)
 
@@ -361,10 +384,10 @@ import Testing
         // Addressed to the flooder itself (nobody): the flood costs the relay its reading, not deliveries to the others.
         let own = try #require(flooder.index(of: ids[0]))
         for seq in 1...40_000 { flooder.send(.reliable(seq: UInt64(seq), recipients: [own], payload: ByteBuffer(string: "f"))) }
-        try await eventually(within: 60, "the others heard the flooder leave") {
+        try await waitUntil("the others heard the flooder leave", within: .seconds(60)) {
             inboxes[1].states(of: ids[0]).last == .disconnected && inboxes[2].states(of: ids[0]).last == .disconnected
         }
-        try await eventually("the flooder was told why") {
+        try await waitUntil("the flooder was told why") {
             flooder.received.contains { if case .closing(.flooding, _) = $0 { true } else { false } }
         }
         let counters = try await Self.statistics(server)
@@ -373,7 +396,7 @@ import Testing
         #expect(inboxes[1].texts(from: ids[0]).isEmpty && inboxes[2].texts(from: ids[0]).isEmpty)
         // The others' match goes on.
         try matches[1].sendData(toAllPlayers: Data("still here".utf8), with: .reliable)
-        try await eventually("the match goes on") { inboxes[2].texts(from: ids[1]) == ["still here"] }
+        try await waitUntil("the match goes on") { inboxes[2].texts(from: ids[1]) == ["still here"] }
         flooder.close()
         raw.close()
         try await server.stop()
@@ -389,12 +412,12 @@ import Testing
         let (devices, matches) = try await Self.match([server.url, server.url])
         let inbox = MatchInbox(matches[1])
         let a = Self.id(devices[0])
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.udpConfirmed(matches)
         for i in 0..<50 { try matches[0].sendData(toAllPlayers: Data("dup:\(i)".utf8), with: .unreliable) }
-        try await eventually("unreliable data arrived through the UDP proxy") { inbox.texts(from: a).count >= 40 }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil("unreliable data arrived through the UDP proxy") { inbox.texts(from: a).count >= 40 }
+        // The proxy sends each copy right behind its original: B has had the copies of all it received but the last.
         #expect(Set(inbox.texts(from: a)).count == inbox.texts(from: a).count)
-        #expect(try await Self.statistics(server)["datagramsReplayed"] ?? 0 >= 40)
+        try await waitUntil("the relay dropped A's doubled datagrams as replays") { try await Self.statistics(server)["datagramsReplayed"] ?? 0 >= 40 }
         #expect(udpProxy.statistics.duplicated > 0)
 
         // UDP blocked for new matches: the SDK says so in its log and sends unreliable data over the WebSocket.
@@ -402,9 +425,9 @@ import Testing
         udpProxy.setBlocked(true)
         let (blockedDevices, blockedMatches) = try await Self.match([server.url, server.url])
         let blockedInbox = MatchInbox(blockedMatches[1])
-        try await Task.sleep(for: .milliseconds(2500))
+        try await waitUntil("both devices gave up on UDP") { blockedMatches.allSatisfy { $0.unreliablePath == .webSocket } }
         for i in 0..<20 { try blockedMatches[0].sendData(toAllPlayers: Data("ws:\(i)".utf8), with: .unreliable) }
-        try await eventually("unreliable data arrived over the WebSocket") { blockedInbox.texts(from: Self.id(blockedDevices[0])).count == 20 }
+        try await waitUntil("unreliable data arrived over the WebSocket") { blockedInbox.texts(from: Self.id(blockedDevices[0])).count == 20 }
         #expect(blockedInbox.texts(from: Self.id(blockedDevices[0])) == (0..<20).map { "ws:\($0)" })
         await udpProxy.stop()
         try await server.stop()

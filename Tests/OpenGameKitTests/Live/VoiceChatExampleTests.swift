@@ -1,4 +1,5 @@
 import Foundation
+import NetworkFaultProxy
 import OpenGameKitVoice
 import Testing
 import VoiceTestSupport
@@ -48,15 +49,22 @@ import VoiceTestSupport
         let ann = try Run(["--account", "ann", "--microphone", speech, "--speaker", "ann.wav"], server: server.url, in: folder)
         let bob = try Run(["--account", "bob", "--speaker", "bob.wav"], server: server.url, in: folder)
         let input = try TestAudio.readAll(try WAVFileSource(path: speech))
-        // Matchmaking, then the speech in real time, then the jitter buffer's delay.
-        try await Task.sleep(for: .milliseconds(3000 + input.count * 1000 / VoiceFormat.sampleRate))
+        // Bob's speaker file starts with Ann's first packet and grows a frame every 20 ms of Bob's playing: once it
+        // holds the speech and twice the jitter buffer's longest delay more, Bob has played all of it.
+        let frames = input.count / VoiceFormat.samplesPerFrame + 2 * VoiceJitterBuffer.Configuration().maxDelay
+        let bobFile = folder.appendingPathComponent("bob.wav").path
+        try await waitUntil("Bob's speaker file holds Ann's speech and a second more (\(frames) frames)", within: .seconds(60)) {
+            var file = stat()
+            // A 44-byte header, then 20 ms stereo frames of 16-bit samples.
+            return stat(bobFile, &file) == 0 && Int(file.st_size) >= 44 + frames * VoiceFormat.stereoSamplesPerFrame * MemoryLayout<Int16>.size
+        }
         let annSaid = try await ann.quit()
         let bobSaid = try await bob.quit()
         #expect(ann.process.terminationStatus == 0, "\(annSaid)")
         #expect(bob.process.terminationStatus == 0, "\(bobSaid)")
         #expect(annSaid.contains("signed in as Ann") && annSaid.contains("joined the channel"), "\(annSaid)")
         #expect(bobSaid.contains("is speaking"), "Bob never saw Ann speak: \(bobSaid)")
-        let heard = try TestAudio.readAll(try WAVFileSource(path: folder.appendingPathComponent("bob.wav").path))
+        let heard = try TestAudio.readAll(try WAVFileSource(path: bobFile))
         let similarity = TestAudio.similarity(input: input, output: heard, maxDelay: 96_000)
         #expect(similarity.envelope >= 0.7, "Bob's speaker file does not follow Ann's speech (envelope correlation \(similarity.envelope))")
         try await server.stop()

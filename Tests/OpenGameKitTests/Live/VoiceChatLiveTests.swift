@@ -23,6 +23,21 @@ import VoiceTestSupport
         try TestAudio.readAll(try WAVFileSource(path: path))
     }
 
+    /// Waits until the voice engines have read every speaker's input to its end (they read in real time, 20 ms a
+    /// frame), then until `listener` has played twice the jitter buffer's longest delay more: by then it has played
+    /// the last packets. Both on the engines' own clocks, which a loaded machine slows down alike.
+    static func waitUntilPlayed(_ speakers: [ObservedVoiceSource], speechMilliseconds: Int, into listener: ObservedWAVSink) async throws {
+        try await waitUntil("the speakers' inputs were read to their end", within: .milliseconds(speechMilliseconds) + .seconds(30)) {
+            speakers.allSatisfy(\.hasEnded)
+        }
+        let playedAtEnd = listener.framesWritten
+        let drain = 2 * VoiceJitterBuffer.Configuration().maxDelay
+        try await waitUntil("the listener played \(drain) frames after the speech ended") { listener.framesWritten >= playedAtEnd + drain }
+    }
+
+    /// Milliseconds of audio in `samples` (48 kHz).
+    static func milliseconds(_ samples: [Int16]) -> Int { samples.count * 1000 / VoiceFormat.sampleRate }
+
     @Test(.enabled(if: TestAudio.hasEspeak, "needs espeak-ng (the test script installs it)"))
     func speechReachesTheListenersButNotTheMutingOrStoppedOnes() async throws {
         let server = try await RelayLiveTests.server()
@@ -30,8 +45,9 @@ import VoiceTestSupport
         let ids = devices.map(RelayLiveTests.id)
         let speech = try TestAudio.speak()
         let outputs = (0..<4).map { TestAudio.temporaryPath("out\($0).wav") }
-        let sinks = try outputs.map { try WAVFileSink(path: $0) }
-        matches[0].setVoiceAudio(source: try WAVFileSource(path: speech), sink: sinks[0])
+        let sinks = try outputs.map { try ObservedWAVSink(path: $0) }
+        let microphone = ObservedVoiceSource(try WAVFileSource(path: speech))
+        matches[0].setVoiceAudio(source: microphone, sink: sinks[0])
         for i in 1..<4 { matches[i].setVoiceAudio(source: try PCMPushSource(), sink: sinks[i]) }
         let chats = try matches.map { try $0.voiceChat(named: "team") }
         #expect(matches[0].voiceChat(withName: "team") === chats[0], "the same name must give the same object")
@@ -44,18 +60,16 @@ import VoiceTestSupport
         chats[2].setMute(true, forPlayer: ids[0])
         chats[3].start()
         chats[3].stop()
-        try await eventually("A sees B and C listening and D stopped") {
+        try await waitUntil("A sees B and C listening and D stopped") {
             matches[0].voice.members(of: "team") == [ids[1]: .listening, ids[2]: .listening, ids[3]: .joined]
         }
         chats[0].isActive = true
         chats[0].start()
-        try await eventually("B sees A connected") { chats[1].playerIDs.contains(ids[0]) }
+        try await waitUntil("B sees A connected") { chats[1].playerIDs.contains(ids[0]) }
 
         let input = try Self.samples(speech)
-        // The speech plays in real time (20 ms a frame); then the jitter buffer drains.
-        try await Task.sleep(for: .milliseconds(input.count * 1000 / VoiceFormat.sampleRate + 1500))
+        try await Self.waitUntilPlayed([microphone], speechMilliseconds: Self.milliseconds(input), into: sinks[1])
         for match in matches { match.disconnect() }
-        try await Task.sleep(for: .milliseconds(200))
         for sink in sinks { try sink.close() }
 
         let listened = try Self.samples(outputs[1])
@@ -98,23 +112,23 @@ import VoiceTestSupport
         let (devices, matches) = try await RelayLiveTests.match([server.url, server.url])
         let speech = try TestAudio.speak()
         let output = TestAudio.temporaryPath("lossy.wav")
-        let sink = try WAVFileSink(path: output)
-        matches[0].setVoiceAudio(source: try WAVFileSource(path: speech), sink: try PCMPullSink())
+        let sink = try ObservedWAVSink(path: output)
+        let microphone = ObservedVoiceSource(try WAVFileSource(path: speech))
+        matches[0].setVoiceAudio(source: microphone, sink: try PCMPullSink())
         matches[1].setVoiceAudio(source: try PCMPushSource(), sink: sink)
         let speaker = try matches[0].voiceChat(named: "team")
         let listener = try matches[1].voiceChat(named: "team")
         listener.setPosition(SIMD3(-4, 0, 0), forPlayer: RelayLiveTests.id(devices[0]))
         listener.start()
-        try await eventually("A sees B listening") { matches[0].voice.members(of: "team")[RelayLiveTests.id(devices[1])] == .listening }
-        // Let UDP be confirmed through the proxy before the loss begins (the probes would be lost too).
-        try await Task.sleep(for: .milliseconds(500))
+        try await waitUntil("A sees B listening") { matches[0].voice.members(of: "team")[RelayLiveTests.id(devices[1])] == .listening }
+        // UDP is confirmed through the proxy before the loss begins (the probes would be lost too).
+        try await RelayLiveTests.udpConfirmed(matches)
         udpProxy.setLoss(0.1)
         speaker.isActive = true
         speaker.start()
         let input = try Self.samples(speech)
-        try await Task.sleep(for: .milliseconds(input.count * 1000 / VoiceFormat.sampleRate + 1500))
+        try await Self.waitUntilPlayed([microphone], speechMilliseconds: Self.milliseconds(input), into: sink)
         for match in matches { match.disconnect() }
-        try await Task.sleep(for: .milliseconds(200))
         try sink.close()
 
         let similarity = TestAudio.similarity(input: input, output: try Self.samples(output), maxDelay: 48_000)
@@ -137,17 +151,18 @@ import VoiceTestSupport
         let first = try TestAudio.speak("The red team attacks the northern gate at dawn. Bring every archer you have.")
         let second = try TestAudio.speak("<speak><break time=\"1500ms\"/>Everyone, the match ends in five minutes. Good luck.</speak>")
         let output = TestAudio.temporaryPath("both.wav")
-        let sink = try WAVFileSink(path: output)
-        matches[0].setVoiceAudio(source: try WAVFileSource(path: first), sink: try PCMPullSink())
+        let sink = try ObservedWAVSink(path: output)
+        let microphones = [ObservedVoiceSource(try WAVFileSource(path: first)), ObservedVoiceSource(try WAVFileSource(path: second))]
+        matches[0].setVoiceAudio(source: microphones[0], sink: try PCMPullSink())
         matches[1].setVoiceAudio(source: try PCMPushSource(), sink: sink)
-        matches[2].setVoiceAudio(source: try WAVFileSource(path: second), sink: try PCMPullSink())
+        matches[2].setVoiceAudio(source: microphones[1], sink: try PCMPullSink())
         let listenerTeam = try matches[1].voiceChat(named: "team")
         let listenerAll = try matches[1].voiceChat(named: "all")
         listenerTeam.start()
         listenerAll.start()
         let team = try matches[0].voiceChat(named: "team")
         let all = try matches[2].voiceChat(named: "all")
-        try await eventually("the talkers see B in their channels") {
+        try await waitUntil("the talkers see B in their channels") {
             matches[0].voice.members(of: "team")[ids[1]] == .listening && matches[2].voice.members(of: "all")[ids[1]] == .listening
         }
         team.isActive = true
@@ -155,9 +170,8 @@ import VoiceTestSupport
         team.start()
         all.start()
         let a = try Self.samples(first), d = try Self.samples(second)
-        try await Task.sleep(for: .milliseconds(max(a.count, d.count) * 1000 / VoiceFormat.sampleRate + 1500))
+        try await Self.waitUntilPlayed(microphones, speechMilliseconds: max(Self.milliseconds(a), Self.milliseconds(d)), into: sink)
         for match in matches { match.disconnect() }
-        try await Task.sleep(for: .milliseconds(200))
         try sink.close()
 
         let heard = try Self.samples(output)

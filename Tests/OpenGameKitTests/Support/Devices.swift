@@ -1,4 +1,5 @@
 import Foundation
+import NetworkFaultProxy
 import OpenGameKit
 import Testing
 
@@ -40,19 +41,9 @@ func nextEvent<Event: Sendable, T: Sendable>(
     }
 }
 
-/// Polls `condition` until it holds, failing after `seconds`.
-func eventually(within seconds: Double = 10, _ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    throw LiveServerError("timed out waiting for: \(what)")
-}
-
 /// The match's other members once every member has connected to the relay (`expectedPlayerCount` 0).
-func allConnected(_ match: GKMatch, within seconds: Double = 10) async throws -> [String] {
-    try await eventually(within: seconds, "every member of match \(match.matchID) connected to the relay") { match.expectedPlayerCount == 0 }
+func allConnected(_ match: GKMatch, within timeout: Duration = .seconds(10)) async throws -> [String] {
+    try await waitUntil("every member of match \(match.matchID) connected to the relay", within: timeout) { match.expectedPlayerCount == 0 }
     return match.playerIDs
 }
 

@@ -5,7 +5,7 @@ import OpenGameKit
 final class MatchInbox: GKMatchDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var data: [(player: String, bytes: Data)] = []
-    private var states: [(player: String, state: GKPlayerConnectionState)] = []
+    private var states: [(player: String, state: GKPlayerConnectionState, at: ContinuousClock.Instant)] = []
     private var failures: [(any Error)?] = []
 
     /// Becomes `match`'s delegate.
@@ -18,7 +18,8 @@ final class MatchInbox: GKMatchDelegate, @unchecked Sendable {
     }
 
     func match(_ match: GKMatch, player playerID: String, didChange state: GKPlayerConnectionState) {
-        lock.withLock { states.append((playerID, state)) }
+        let now = ContinuousClock.now
+        lock.withLock { states.append((playerID, state, now)) }
     }
 
     func match(_ match: GKMatch, didFailWithError error: (any Error)?) {
@@ -36,6 +37,11 @@ final class MatchInbox: GKMatchDelegate, @unchecked Sendable {
     /// The states `player` went through.
     func states(of player: String) -> [GKPlayerConnectionState] {
         lock.withLock { states.filter { $0.player == player }.map(\.state) }
+    }
+
+    /// When the delegate first heard that `player` went to `state`, if it did.
+    func time(of state: GKPlayerConnectionState, for player: String) -> ContinuousClock.Instant? {
+        lock.withLock { states.first { $0.player == player && $0.state == state }?.at }
     }
 
     /// The errors that ended the match.

@@ -3,6 +3,7 @@ import GameCenterProtocol
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import NetworkFaultProxy
 import NIOCore
 import NIOPosix
 @testable import OpenGameKit
@@ -59,10 +60,10 @@ final class RawRelayClient: @unchecked Sendable {
             }
             inbox.closed.withLock { $0 = true }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while inbox.welcome.withLock({ $0 }) == nil {
-            guard ContinuousClock.now < deadline, !inbox.closed.withLock({ $0 }) else { throw LiveServerError("no relay welcome") }
-            try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil("the relay's welcome") {
+            if inbox.welcome.withLock({ $0 }) != nil { return true }
+            guard !inbox.closed.withLock({ $0 }) else { throw LiveServerError("the relay closed the connection before its welcome") }
+            return false
         }
         let udp = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
         return RawRelayClient(
