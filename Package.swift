@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -266,3 +267,28 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - Fuzzers (only with OPENGAMEKIT_FUZZ set)
+
+// The coverage-guided fuzzers of the wire decoders: Fuzz/<Name>/main.swift, its seed corpus in Fuzz/<Name>/corpus/
+// (and a libFuzzer dictionary, fuzz.dict, where the decoder's words are text). Each runs libFuzzer through FuzzerMain and
+// needs the toolchain's `-sanitize=fuzzer` to link, so only `scripts/fuzz.sh` builds them: an ordinary `swift build`
+// never sees them, and no product carries their code.
+if ProcessInfo.processInfo.environment["OPENGAMEKIT_FUZZ"] != nil {
+    let fuzzers: [(name: String, dependencies: [Target.Dependency], exclude: [String])] = [
+        ("FuzzRealtimeFrame", ["GameCenterProtocol"], ["corpus", "fuzz.dict"]),
+        ("FuzzRelayFrame", ["GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
+        ("FuzzRelayDatagram", ["GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
+        ("FuzzSessionFrame", ["OpenGameKit", "GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
+        ("FuzzDNSMessage", ["OpenGameKitLAN"], ["corpus"]),
+    ]
+    package.targets.append(.target(name: "FuzzerMain", path: "Fuzz/FuzzerMain"))
+    for fuzzer in fuzzers {
+        package.targets.append(
+            .executableTarget(
+                name: fuzzer.name, dependencies: ["FuzzerMain"] + fuzzer.dependencies, path: "Fuzz/\(fuzzer.name)", exclude: fuzzer.exclude,
+                swiftSettings: swiftSettings)
+        )
+        package.products.append(.executable(name: fuzzer.name, targets: [fuzzer.name]))
+    }
+}

@@ -4,7 +4,7 @@ import NIOCore
 /// in every unreliable datagram it sends, which proves the datagram comes from the connected peer.
 ///
 /// Stored as two integers so that matching a datagram's token allocates nothing.
-struct ConnectionToken: Hashable, Sendable, CustomStringConvertible {
+package struct ConnectionToken: Hashable, Sendable, CustomStringConvertible {
     /// The token's length in bytes.
     static let length = 16
 
@@ -62,7 +62,7 @@ struct ConnectionToken: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Hex digits, for logs.
-    var description: String {
+    package var description: String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }

@@ -15,7 +15,7 @@ import NIOCore
 /// | 5 | data | the message (0…89,088 bytes) |
 /// | 6 | heartbeat | — |
 /// | 7 | goodbye | — |
-enum SessionFrame: Equatable, Sendable {
+package enum SessionFrame: Equatable, Sendable {
     /// A connection request (first frame from the requester).
     case hello(SessionHello)
     /// The request was accepted; the acceptor's token and UDP port.
@@ -49,7 +49,7 @@ enum SessionFrame: Equatable, Sendable {
     }
 
     /// Appends the frame, length prefix included, to `buffer` (the payload of a data frame is copied once).
-    func encode(into buffer: inout ByteBuffer) {
+    package func encode(into buffer: inout ByteBuffer) {
         let lengthIndex = buffer.writerIndex
         buffer.writeInteger(UInt32(0))
         switch self {

@@ -7,7 +7,7 @@ import NIOCore
 /// A frame that arrived whole is sliced out of the received buffer, not copied. Only a frame split across reads is
 /// copied, once, into a buffer of its own (reused for the next split frame), taking from the next read just the
 /// bytes that frame still lacks.
-struct SessionFrameDecoder: Sendable {
+package struct SessionFrameDecoder: Sendable {
     /// Received bytes not yet looked at.
     private var input = ByteBuffer()
     /// The start of a frame split across reads.
@@ -15,13 +15,13 @@ struct SessionFrameDecoder: Sendable {
     private var failed: SessionProtocolError?
 
     /// Creates an empty decoder.
-    init() {}
+    package init() {}
 
     /// The number of buffered bytes not yet returned as frames.
-    var bufferedByteCount: Int { input.readableBytes + split.readableBytes }
+    package var bufferedByteCount: Int { input.readableBytes + split.readableBytes }
 
     /// Appends received bytes.
-    mutating func feed(_ bytes: ByteBuffer) {
+    package mutating func feed(_ bytes: ByteBuffer) {
         guard failed == nil else { return }
         if input.readableBytes == 0 {
             input = bytes
@@ -37,7 +37,7 @@ struct SessionFrameDecoder: Sendable {
     }
 
     /// The next complete frame, `nil` if more bytes are needed, or an error (then every later call fails too).
-    mutating func next() throws(SessionProtocolError) -> SessionFrame? {
+    package mutating func next() throws(SessionProtocolError) -> SessionFrame? {
         if let failed { throw failed }
         do throws(SessionProtocolError) {
             if split.readableBytes > 0 {

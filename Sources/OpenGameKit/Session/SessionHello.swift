@@ -1,5 +1,5 @@
 /// The first frame on a new connection: who is asking, and how to reach it by UDP.
-struct SessionHello: Equatable, Sendable {
+package struct SessionHello: Equatable, Sendable {
     /// The protocol version (``SessionLimits/protocolVersion``).
     var version: UInt8
     /// The requester's peer id.

@@ -3,7 +3,7 @@ import NIOCore
 
 /// One unreliable message as a UDP datagram: `"OGK"`, a version byte, the receiver's ``ConnectionToken``,
 /// then the message (at most ``SessionLimits/maxUnreliableMessage`` bytes).
-struct UnreliableDatagram: Equatable, Sendable {
+package struct UnreliableDatagram: Equatable, Sendable {
     /// The bytes every datagram starts with.
     static let magic: [UInt8] = Array("OGK".utf8) + [SessionLimits.protocolVersion]
     /// The header size: magic and token.
@@ -20,7 +20,7 @@ struct UnreliableDatagram: Equatable, Sendable {
     var encodedLength: Int { Self.headerLength + payload.count }
 
     /// The datagram's bytes.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: encodedLength) { bytes, count in
             write(to: UnsafeMutableRawBufferPointer(bytes))
             count = encodedLength
@@ -47,7 +47,7 @@ struct UnreliableDatagram: Equatable, Sendable {
     }
 
     /// Parses a datagram; `nil` for anything that is not one.
-    init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         self.init(buffer: ByteBuffer(bytes: bytes))
     }
 
