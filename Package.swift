@@ -276,7 +276,7 @@ let package = Package(
     ]
 )
 
-// The micro-benchmarks in Benchmarks/ (ordo-one/benchmark: wall clock, CPU, allocation counts, thresholds) are part
+// The micro-benchmarks in Benchmarks/ (ordo-one/benchmark: wall clock, allocation counts, thresholds) are part
 // of the package only when OPENGAMEKIT_BENCHMARKS is set, so games that depend on OpenGameKit, the serving binary
 // and the test build never fetch or build the harness:
 //     OPENGAMEKIT_BENCHMARKS=1 swift package benchmark
@@ -302,4 +302,29 @@ if ProcessInfo.processInfo.environment["OPENGAMEKIT_BENCHMARKS"] != nil {
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]
+}
+
+// MARK: - Fuzzers (only with OPENGAMEKIT_FUZZ set)
+
+// The coverage-guided fuzzers of the wire decoders: Fuzz/<Name>/main.swift, its seed corpus in Fuzz/<Name>/corpus/
+// (and a libFuzzer dictionary, fuzz.dict, where the decoder's words are text). Each runs libFuzzer through FuzzerMain and
+// needs the toolchain's `-sanitize=fuzzer` to link, so only `scripts/fuzz.sh` builds them: an ordinary `swift build`
+// never sees them, and no product carries their code.
+if ProcessInfo.processInfo.environment["OPENGAMEKIT_FUZZ"] != nil {
+    let fuzzers: [(name: String, dependencies: [Target.Dependency], exclude: [String])] = [
+        ("FuzzRealtimeFrame", ["GameCenterProtocol"], ["corpus", "fuzz.dict"]),
+        ("FuzzRelayFrame", ["GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
+        ("FuzzRelayDatagram", ["GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
+        ("FuzzSessionFrame", ["OpenGameKit", "GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
+        ("FuzzDNSMessage", ["OpenGameKitLAN"], ["corpus"]),
+    ]
+    package.targets.append(.target(name: "FuzzerMain", path: "Fuzz/FuzzerMain"))
+    for fuzzer in fuzzers {
+        package.targets.append(
+            .executableTarget(
+                name: fuzzer.name, dependencies: ["FuzzerMain"] + fuzzer.dependencies, path: "Fuzz/\(fuzzer.name)", exclude: fuzzer.exclude,
+                swiftSettings: swiftSettings)
+        )
+        package.products.append(.executable(name: fuzzer.name, targets: [fuzzer.name]))
+    }
 }

@@ -5,7 +5,7 @@
 #   scripts/format.sh --check   changes nothing; lists the files that are not formatted and fails if there are any
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Package.swift Sources Tests Examples Benchmarks)
+paths=(Package.swift Sources Tests Examples Benchmarks Fuzz)
 if [ "${1:-}" = "--check" ]; then
   unformatted=()
   while IFS= read -r -d '' file; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need, starts a throwaway PostgreSQL, and runs every test:
 # the Swift suites (unit, storage on SQLite and PostgreSQL, in-process server, live server + SDK devices),
-# a schemathesis run against /openapi.yaml, and the web app in headless Chromium.
+# a schemathesis run against /openapi.yaml, the web app in headless Chromium, and the wire decoders' fuzzers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/postgres.sh
@@ -74,10 +74,13 @@ schema_status=$?
 # The web app in headless Chromium against the real binary; screenshots and axe reports in Tests/Browser/artifacts.
 python3 -m pytest -q Tests/Browser
 browser_status=$?
+# The coverage-guided fuzzers of the wire decoders (libFuzzer + AddressSanitizer, built in .build-fuzzing), 30 s each.
+bash scripts/fuzz.sh
+fuzz_status=$?
 set -e
 
-if [ "$swift_status" -ne 0 ] || [ "$schema_status" -ne 0 ] || [ "$browser_status" -ne 0 ]; then
-  echo "tests failed (swift test: $swift_status, schemathesis: $schema_status, browser: $browser_status)"
+if [ "$swift_status" -ne 0 ] || [ "$schema_status" -ne 0 ] || [ "$browser_status" -ne 0 ] || [ "$fuzz_status" -ne 0 ]; then
+  echo "tests failed (swift test: $swift_status, schemathesis: $schema_status, browser: $browser_status, fuzz: $fuzz_status)"
   exit 1
 fi
 echo "all tests passed"

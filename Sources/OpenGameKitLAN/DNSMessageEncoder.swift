@@ -5,8 +5,9 @@
 struct DNSMessageEncoder {
     private(set) var bytes: [UInt8] = []
     let compress: Bool
-    /// Offsets of previously written name suffixes, keyed by their exact labels.
-    private var suffixOffsets: [[String]: Int] = [:]
+    /// Offsets of previously written name suffixes, keyed by their labels' exact bytes (not their strings: `String` equality
+    /// would take "é" and "e" + U+0301 for the same label, and point one name at the other's bytes).
+    private var suffixOffsets: [[[UInt8]]: Int] = [:]
 
     init(compress: Bool) {
         self.compress = compress
@@ -93,7 +94,7 @@ struct DNSMessageEncoder {
 
     mutating func writeName(_ name: DNSName, allowCompression: Bool = true) throws(DNSMessageError) {
         try name.validate()
-        let labels = name.labels
+        let labels = name.labels.map { Array($0.utf8) }
         for start in labels.indices {
             let suffix = Array(labels[start...])
             if compress, allowCompression, let offset = suffixOffsets[suffix] {
@@ -103,9 +104,8 @@ struct DNSMessageEncoder {
             if compress, bytes.count < 0x3FFF, suffixOffsets[suffix] == nil {
                 suffixOffsets[suffix] = bytes.count
             }
-            let label = Array(labels[start].utf8)
-            bytes.append(UInt8(label.count))
-            bytes += label
+            bytes.append(UInt8(labels[start].count))
+            bytes += labels[start]
         }
         bytes.append(0)
     }

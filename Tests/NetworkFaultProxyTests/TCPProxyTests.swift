@@ -4,9 +4,10 @@ import Testing
 /// `FaultyTCPProxy` between a test client and an echo server.
 @Suite(.timeLimit(.minutes(1)))
 struct TCPProxyTests {
-    /// A megabyte of random bytes.
+    /// A megabyte of random bytes, the same in every run (unless `OPENGAMEKIT_FUZZ_SEED` says otherwise).
     private static func megabyte() -> [UInt8] {
-        (0..<1_000_000).map { _ in UInt8.random(in: 0...255) }
+        var generator = TestSeed(default: 0x1_0000).generator
+        return (0..<1_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
     /// Sends `bytes` through `proxy` to the echo server and returns what came back.

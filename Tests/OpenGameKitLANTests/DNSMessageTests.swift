@@ -86,6 +86,17 @@ struct DNSMessageTests {
         #expect(try DNSMessage(bytes: plain.bytes) == message)
     }
 
+    /// "é" and "e" + U+0301 are equal Swift strings but different labels on the wire: the encoder, which looked names up
+    /// by their strings, compressed the second name into a pointer to the first, and the message parsed back as another.
+    @Test func compressionPointsOnlyAtTheSameBytes() throws {
+        let composed = DNSName(labels: ["caf\u{E9}", "local"])
+        let decomposed = DNSName(labels: ["cafe\u{301}", "local"])
+        let message = DNSMessage.query([DNSQuestion(name: composed, type: .a), DNSQuestion(name: decomposed, type: .a)])
+        let decoded = try DNSMessage(bytes: message.encoded())
+        #expect(decoded == message)
+        #expect(decoded.questions.map { Array($0.name.labels[0].utf8) } == [Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8)])
+    }
+
     @Test func namesCompareCaseInsensitively() {
         #expect(DNSName("Host.LOCAL.") == DNSName("host.local"))
         #expect(Set([DNSName("A.b."), DNSName("a.B")]).count == 1)

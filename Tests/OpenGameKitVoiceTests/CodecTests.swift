@@ -19,15 +19,16 @@ import VoiceTestSupport
 
     @Test func malformedPacketsGiveErrorsOrConcealmentNeverATrap() throws {
         let decoder = try OpusVoiceDecoder()
-        var random = SplitMix64(seed: 3)
+        let seed = TestSeed(default: 3)
+        var random = seed.generator
         var errors = 0
         for length in 1...300 {
             let garbage = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-            do { #expect(try decoder.decode(garbage).count == 960) } catch { errors += 1; #expect(error.code == .malformedPacket) }
-            #expect(decoder.recover(fromNext: garbage).count == 960)
+            do { #expect(try decoder.decode(garbage).count == 960, "\(seed)") } catch { errors += 1; #expect(error.code == .malformedPacket, "\(seed)") }
+            #expect(decoder.recover(fromNext: garbage).count == 960, "\(seed)")
         }
-        print("garbage packets rejected: \(errors) of 300")
-        #expect(errors > 0)
+        print("garbage packets rejected: \(errors) of 300 (\(seed))")
+        #expect(errors > 0, "\(seed)")
         #expect(throws: VoiceError.self) { try decoder.decode([]) }
         // A valid 40 ms packet (code 1: two 20 ms frames) is not one voice frame.
         #expect { try decoder.decode([0x09, 0, 0]) } throws: { ($0 as? VoiceError)?.message.contains("one 20 ms Opus frame") == true }

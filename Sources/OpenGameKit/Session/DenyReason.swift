@@ -1,5 +1,5 @@
 /// Why a peer refused a connection request (carried in the deny frame).
-enum DenyReason: UInt8, Sendable, Equatable {
+package enum DenyReason: UInt8, Sendable, Equatable {
     /// The user declined.
     case declined = 0
     /// The peer already has the maximum number of connected peers.

@@ -14,7 +14,7 @@ import NIOCore
 /// | 5 | data | the message (0…89,088 bytes) |
 /// | 6 | heartbeat | — |
 /// | 7 | goodbye | — |
-enum SessionFrame: Equatable, Sendable {
+package enum SessionFrame: Equatable, Sendable {
     /// A connection request (first frame from the requester).
     case hello(SessionHello)
     /// The request was accepted; the acceptor's UDP port.
@@ -38,7 +38,7 @@ enum SessionFrame: Equatable, Sendable {
     }
 
     /// The frame's bytes. Strings longer than 255 bytes are cut at a character boundary.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var buffer = ByteBuffer()
         encode(into: &buffer)
         return Array(buffer.readableBytesView)
@@ -72,7 +72,7 @@ enum SessionFrame: Equatable, Sendable {
     }
 
     /// Parses one frame (kind and payload). A data frame's message is copied out of `body` once.
-    static func decode(body: ByteBuffer) throws(SessionProtocolError) -> SessionFrame {
+    package static func decode(body: ByteBuffer) throws(SessionProtocolError) -> SessionFrame {
         var body = body
         guard let rawKind = body.readInteger(as: UInt8.self) else { throw .emptyFrame }
         guard let kind = Kind(rawValue: rawKind) else { throw .unknownKind(rawKind) }

@@ -1,5 +1,5 @@
 /// The first frame on a new connection: who is asking, and how to reach it by UDP.
-struct SessionHello: Equatable, Sendable {
+package struct SessionHello: Equatable, Sendable {
     /// The requester's peer id.
     var peerID: String
     /// The requester's display name.

@@ -1,5 +1,5 @@
 /// Why bytes received from a peer are not a valid session record, frame or datagram. The connection is closed.
-enum SessionProtocolError: Error, Equatable, Sendable {
+package enum SessionProtocolError: Error, Equatable, Sendable {
     /// A length prefix of zero.
     case emptyRecord
     /// A length prefix larger than ``SessionRecord/maxLength``.

@@ -8,7 +8,7 @@ import NIOCore
 /// A record that arrived whole is sliced out of the received buffer, not copied. Only a record split across reads is
 /// copied, once, into a buffer of its own (reused for the next split record), taking from the next read just the
 /// bytes that record still lacks.
-struct SessionRecordDecoder: Sendable {
+package struct SessionRecordDecoder: Sendable {
     /// Received bytes not yet looked at.
     private var input = ByteBuffer()
     /// The start of a record split across reads.
@@ -16,13 +16,13 @@ struct SessionRecordDecoder: Sendable {
     private var failed: SessionProtocolError?
 
     /// Creates an empty decoder.
-    init() {}
+    package init() {}
 
     /// The number of buffered bytes not yet handed out as records.
-    var bufferedByteCount: Int { input.readableBytes + split.readableBytes }
+    package var bufferedByteCount: Int { input.readableBytes + split.readableBytes }
 
     /// Appends received bytes.
-    mutating func feed(_ bytes: ByteBuffer) {
+    package mutating func feed(_ bytes: ByteBuffer) {
         guard failed == nil else { return }
         if input.readableBytes == 0 {
             input = bytes
@@ -39,7 +39,7 @@ struct SessionRecordDecoder: Sendable {
 
     /// Hands the next complete record's body to `read` and returns what it returns; `nil` if more bytes are needed.
     /// An invalid length, or an error `read` throws, is thrown, and then every later call fails too.
-    mutating func next<Result>(_ read: (ByteBuffer) throws(SessionProtocolError) -> Result) throws(SessionProtocolError) -> Result? {
+    package mutating func next<Result>(_ read: (ByteBuffer) throws(SessionProtocolError) -> Result) throws(SessionProtocolError) -> Result? {
         if let failed { throw failed }
         do throws(SessionProtocolError) {
             if split.readableBytes > 0 {

@@ -9,11 +9,11 @@ import NIOCore
 /// ``SessionLimits/maxUnreliableMessage`` bytes) encrypted with ChaCha20-Poly1305 and the 16-byte tag. The header is
 /// the additional authenticated data and the nonce is four zero bytes and the counter. Each direction of a connection
 /// has its own key (see ``SessionKeys``); its counter starts at 1 and grows by one with every datagram.
-struct UnreliableDatagram: Equatable, Sendable {
+package struct UnreliableDatagram: Equatable, Sendable {
     /// The bytes every datagram starts with.
     static let magic: [UInt8] = Array("OGK".utf8) + [SessionLimits.protocolVersion]
     /// The clear header's size: magic, receiver id and counter.
-    static let headerLength = magic.count + 16
+    package static let headerLength = magic.count + 16
     /// The largest datagram: the header, the largest message and the tag.
     static let maxLength = length(payloadCount: SessionLimits.maxUnreliableMessage)
 
@@ -32,7 +32,7 @@ struct UnreliableDatagram: Equatable, Sendable {
 
     /// Reads the clear header of `datagram`, not yet authenticated; `nil` for anything that cannot be a datagram
     /// (another magic, shorter than the header and a tag, or longer than ``maxLength``).
-    init?(header datagram: ByteBuffer) {
+    package init?(header datagram: ByteBuffer) {
         guard datagram.readableBytes >= Self.length(payloadCount: 0), datagram.readableBytes <= Self.maxLength,
             datagram.getInteger(at: datagram.readerIndex, as: UInt32.self) == Self.magicValue,
             let receiverID = datagram.getInteger(at: datagram.readerIndex + 4, as: UInt64.self),
