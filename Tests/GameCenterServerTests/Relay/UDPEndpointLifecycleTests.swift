@@ -28,7 +28,10 @@ import Testing
 
     /// The inodes of the UDP sockets bound to `port` on this machine (/proc/net/udp).
     static func udpSocketInodes(boundTo port: Int) -> Set<String> {
-        let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
+        // Read to the end: the kernel hands the table out a page at a time (a single read returns the first page).
+        guard let file = FileHandle(forReadingAtPath: "/proc/net/udp") else { return [] }
+        defer { try? file.close() }
+        let table = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         let suffix = ":" + String(format: "%04X", port)
         return Set(
             table.split(separator: "\n").dropFirst().compactMap { line -> String? in

@@ -49,7 +49,10 @@ import Testing
     /// read all it was sent, as the kernel's table of TCP sockets (/proc/net/tcp) says: no connection waits in the
     /// listening socket's accept queue, and the server's side of this one holds no unread byte.
     static func serverHasRead(port: Int, clientPort: Int) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        // Read to the end: the kernel hands the table out a page at a time (a single read returns the first page).
+        guard let file = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return false }
+        defer { try? file.close() }
+        let table = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         let server = String(format: "0100007F:%04X", port), client = String(format: "0100007F:%04X", clientPort)
         var acceptQueueEmpty = false, allRead = false
         // Fields: slot, local address, remote address, state (0A: listening), tx_queue:rx_queue, … For a listening
