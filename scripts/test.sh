@@ -23,13 +23,14 @@ if ! command -v tmux >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 tmux >/dev/null
 fi
 # The voice engine (OpenGameKitVoice) links libopus, speexdsp and libpulse-simple; its tests render speech
-# with espeak-ng and check the Opus stream with opusdec (opus-tools).
+# with espeak-ng, check the Opus stream with opusdec (opus-tools), and play and record through a private
+# PulseAudio server with a null sink (pulseaudio).
 if ! pkg-config --exists opus speexdsp libpulse-simple 2>/dev/null || ! command -v espeak-ng >/dev/null \
-  || ! command -v sox >/dev/null || ! command -v opusdec >/dev/null; then
+  || ! command -v sox >/dev/null || ! command -v opusdec >/dev/null || ! command -v pulseaudio >/dev/null; then
   echo "installing the voice engine's libraries and tools from Debian…"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
-    libopus-dev libspeexdsp-dev libpulse-dev espeak-ng sox opus-tools >/dev/null
+    libopus-dev libspeexdsp-dev libpulse-dev espeak-ng sox opus-tools pulseaudio >/dev/null
 fi
 # The web app's browser tests drive Debian's Chromium through its chromedriver (/usr/bin/chromedriver) with
 # Selenium, and check every page with axe-core (axe-selenium-python ships it).

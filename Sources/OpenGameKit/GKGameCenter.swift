@@ -19,6 +19,8 @@ public final class GKGameCenter: Sendable {
     public let storageDirectory: URL
     /// The locale the server localizes texts for (BCP 47).
     public let locale: String
+    /// Where the device owner's restrictions are read from (see ``GKDeviceRestrictions``).
+    public let restrictionsFile: URL
 
     let api: APIClient
     let logger: Logger
@@ -35,10 +37,12 @@ public final class GKGameCenter: Sendable {
     private let _matchmaker: GKMatchmaker
 
     /// Creates a device. `storageDirectory` defaults to `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT`
-    /// (`~/.local/share/...`); devices sharing a folder share their saved session.
+    /// (`~/.local/share/...`); devices sharing a folder share their saved session. `restrictionsFile` defaults to the
+    /// device's own (``GKDeviceRestrictions/defaultFile``); tests and kiosks may name another.
     public init(
         server: URL, bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
-        storageDirectory: URL? = nil, locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-")
+        storageDirectory: URL? = nil, locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
+        restrictionsFile: URL = GKDeviceRestrictions.defaultFile
     ) {
         self.server = server
         self.bundleID = bundleID
@@ -46,6 +50,7 @@ public final class GKGameCenter: Sendable {
         self.environment = environment
         self.storageDirectory = storageDirectory ?? Self.defaultStorageDirectory(bundleID: bundleID, environment: environment)
         self.locale = locale.isEmpty || locale == "POSIX" ? "en" : locale
+        self.restrictionsFile = restrictionsFile
         self.api = APIClient(server: server, bundleID: bundleID, clientKey: clientKey, environment: environment, locale: self.locale)
         var logger = Logger(label: "opengamekit")
         logger[metadataKey: LogKey.bundleID] = "\(bundleID)"
@@ -92,6 +97,9 @@ public final class GKGameCenter: Sendable {
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
         return base.appendingPathComponent("opengamekit/\(bundleID)-\(environment.rawValue)", isDirectory: true)
     }
+
+    /// What the device's owner allows on it, read from ``restrictionsFile`` now.
+    public var restrictions: GKDeviceRestrictions { GKDeviceRestrictions.read(from: restrictionsFile) }
 
     /// Game Center events for this device (friend requests, answers, sign-outs) as they arrive on the realtime
     /// channel. Each access returns a new stream that sees the events from then on.

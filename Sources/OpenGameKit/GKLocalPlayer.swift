@@ -38,6 +38,18 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     public var isAuthenticated: Bool { session != nil }
     /// Underage players cannot send or accept friend requests.
     public var isUnderage: Bool { session?.player.underage ?? false }
+    /// Whether this player may not talk to other players (voice chat): an underage account, or a device whose owner
+    /// turned voice chat off (``GKDeviceRestrictions``).
+    public var isPersonalizedCommunicationRestricted: Bool { communicationRestriction != nil }
+
+    /// Why this player may not talk to others, or nil when they may.
+    var communicationRestriction: String? {
+        if isUnderage { return "parental controls block it for an underage account" }
+        let restrictions = gameCenter.restrictions
+        if let problem = restrictions.problem { return "the device's restrictions keep it off: \(problem)" }
+        if !restrictions.allowsVoiceChat { return "the device's owner turned it off (\"voiceChat\": false in \(gameCenter.restrictionsFile.path))" }
+        return nil
+    }
     /// The friends' player ids: nil until ``loadFriends()``.
     public var friends: [String]? { gameCenter.state.withLock { $0.friends } }
 

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import COpus
 import OpenGameKitVoice
@@ -14,6 +15,8 @@ enum OpusAnchor {
         var decodeMicroseconds: Double
         /// Mean encoded size in bytes.
         var meanBytes: Double
+        /// The decoded speech against the input, aligned by the encoder's look-ahead: signal over error energy, in dB.
+        var signalToNoiseDecibels: Double
     }
 
     /// Encodes `frames` with the settings of `configuration`, then decodes every packet.
@@ -30,7 +33,7 @@ enum OpusAnchor {
         for (request, value) in [
             (OPUS_SET_BITRATE_REQUEST, configuration.bitrate), (OPUS_SET_INBAND_FEC_REQUEST, configuration.fec ? 1 : 0),
             (OPUS_SET_PACKET_LOSS_PERC_REQUEST, configuration.expectedPacketLoss), (OPUS_SET_DTX_REQUEST, configuration.dtx ? 1 : 0),
-            (OPUS_SET_SIGNAL_REQUEST, Int(OPUS_SIGNAL_VOICE)),
+            (OPUS_SET_SIGNAL_REQUEST, Int(OPUS_SIGNAL_VOICE)), (OPUS_SET_COMPLEXITY_REQUEST, configuration.complexity),
         ] {
             guard ogk_opus_encoder_set(encoder, request, Int32(value)) == OPUS_OK else { throw ValidationError("Opus refused request \(request) = \(value)") }
         }
@@ -49,18 +52,34 @@ enum OpusAnchor {
         }
         let encodeSeconds = ThreadClock.seconds() - encodeStart
 
-        var pcm = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)
+        var lookahead: Int32 = 0
+        _ = ogk_opus_encoder_get(encoder, OPUS_GET_LOOKAHEAD_REQUEST, &lookahead)
+        var decoded = [Int16](repeating: 0, count: frames.count * VoiceFormat.samplesPerFrame)
         let decodeStart = ThreadClock.seconds()
-        for packet in packets {
-            let decoded = packet.withUnsafeBufferPointer { packet in
-                pcm.withUnsafeMutableBufferPointer { opus_decode(decoder, packet.baseAddress, Int32(packet.count), $0.baseAddress!, samples, 0) }
+        for (index, packet) in packets.enumerated() {
+            let count = packet.withUnsafeBufferPointer { packet in
+                decoded.withUnsafeMutableBufferPointer {
+                    opus_decode(decoder, packet.baseAddress, Int32(packet.count), $0.baseAddress! + index * Int(samples), samples, 0)
+                }
             }
-            guard decoded == samples else { throw ValidationError("opus_decode failed: \(decoded)") }
+            guard count == samples else { throw ValidationError("opus_decode failed: \(count)") }
         }
         let decodeSeconds = ThreadClock.seconds() - decodeStart
         return Figures(
             encodeMicroseconds: encodeSeconds / Double(frames.count) * 1e6,
             decodeMicroseconds: decodeSeconds / Double(packets.count) * 1e6,
-            meanBytes: Double(packets.reduce(0) { $0 + $1.count }) / Double(packets.count))
+            meanBytes: Double(packets.reduce(0) { $0 + $1.count }) / Double(packets.count),
+            signalToNoiseDecibels: signalToNoise(input: Array(frames.joined()), output: decoded, delay: Int(lookahead)))
+    }
+
+    /// 10·log10(Σ input² / Σ (input − output shifted back by `delay`)²).
+    static func signalToNoise(input: [Int16], output: [Int16], delay: Int) -> Double {
+        var signal = 0.0, noise = 0.0
+        for index in 0..<(input.count - delay) {
+            let x = Double(input[index]), y = Double(output[index + delay])
+            signal += x * x
+            noise += (x - y) * (x - y)
+        }
+        return 10 * log10(signal / max(noise, 1))
     }
 }

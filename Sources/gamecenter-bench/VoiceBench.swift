@@ -22,16 +22,18 @@ struct VoiceBench: AsyncParsableCommand {
     @Option(help: "Voice packets timed send → arrive through the relay (one per 20 ms).") var latencyPackets = 1_000
     @Option(help: "Packets each of the 4 members sends per second in the data and voice cost phases.") var costHertz = 100.0
     @Option(help: "Seconds of each cost phase.") var costSeconds = 10.0
+    @Option(help: "20 ms frames of speech played in real time through the voice engines for the measured mouth-to-ear.") var engineFrames = 1_500
     @Option(help: "4-player matches in the load run, everyone talking.") var matches = 20
     @Option(help: "Seconds of the load run.") var loadSeconds = 10.0
     @Option(help: "espeak-ng executable (Debian package espeak-ng).") var espeak = "/usr/bin/espeak-ng"
     @Option(help: "Database (default: a new SQLite file in a temporary folder).") var database: String?
 
     func validate() throws {
-        guard frames >= 100, latencyPackets >= 100, costHertz > 0, costHertz <= VoiceLimits.packetsPerSecond, costSeconds > 0, matches >= 1, loadSeconds > 0
+        guard frames >= 100, engineFrames >= 100, latencyPackets >= 100, costHertz > 0, costHertz <= VoiceLimits.packetsPerSecond, costSeconds > 0,
+            matches >= 1, loadSeconds > 0
         else {
             throw ValidationError(
-                "need --frames ≥ 100, --latency-packets ≥ 100, --cost-hertz 0…\(Int(VoiceLimits.packetsPerSecond)) (the relay's voice limit), --cost-seconds > 0, --matches ≥ 1, --load-seconds > 0"
+                "need --frames ≥ 100, --engine-frames ≥ 100, --latency-packets ≥ 100, --cost-hertz 0…\(Int(VoiceLimits.packetsPerSecond)) (the relay's voice limit), --cost-seconds > 0, --matches ≥ 1, --load-seconds > 0"
             )
         }
     }
@@ -54,6 +56,17 @@ struct VoiceBench: AsyncParsableCommand {
             String(
                 format: "encode %.1f CPU µs per frame, decode %.1f CPU µs per packet (mean packet %.0f B)",
                 opus.encodeMicroseconds, opus.decodeMicroseconds, opus.meanBytes))
+        print("\n## Opus complexity (bare libopus, same speech): encode CPU against quality, signal-to-noise of the decoded speech")
+        for complexity in [10, 8, 6, 5, 3, 0] {
+            var tried = settings
+            tried.complexity = complexity
+            let figures = try OpusAnchor.measure(frames: speech, configuration: tried)
+            print(
+                String(
+                    format: "complexity %2d: encode %.1f CPU µs per frame (%.2f× complexity %d), SNR %.1f dB, mean packet %.0f B%@",
+                    complexity, figures.encodeMicroseconds, figures.encodeMicroseconds / opus.encodeMicroseconds, settings.complexity,
+                    figures.signalToNoiseDecibels, figures.meanBytes, complexity == settings.complexity ? " (the pipeline's setting)" : ""))
+        }
         print("\n## Anchor: raw loopback UDP (blocking sockets)")
         let rawRTT = RawUDPPingPong.measure(roundTrips: 4_000)
         print(String(format: "100 B ping-pong RTT: p50 %.1f µs, p99 %.1f µs", rawRTT.p50 * 1e6, rawRTT.p99 * 1e6))
@@ -97,7 +110,7 @@ struct VoiceBench: AsyncParsableCommand {
             """
         let server = try await BenchServer.start(manifest: manifest, database: database, logger: logger)
         do {
-            try await relayParts(server: server, bundleID: bundleID, pipelines: pipelines, rawRTT: rawRTT, rawRate: rawRate)
+            try await relayParts(server: server, bundleID: bundleID, speech: speech, pipelines: pipelines, rawRTT: rawRTT, rawRate: rawRate)
         } catch {
             await server.stop()
             throw error
@@ -106,13 +119,13 @@ struct VoiceBench: AsyncParsableCommand {
     }
 
     private func relayParts(
-        server: BenchServer, bundleID: String, pipelines: VoicePipelineCost.Figures,
+        server: BenchServer, bundleID: String, speech: [[Int16]], pipelines: VoicePipelineCost.Figures,
         rawRTT: RawUDPPingPong.Figures, rawRate: DatagramRate
     ) async throws {
         let packet = pipelines.medianPacket
         let payload = VoiceArrivals.stamped(packet)
         print(
-            "\n## Ours: mouth-to-ear through the relay, 2 SDK devices, one \(payload.count) B voice packet (8 B send time + a median speech packet) per 20 ms")
+            "\n## Ours: voice packets through the relay, 2 SDK devices, one \(payload.count) B voice packet (8 B send time + a median speech packet) per 20 ms")
         let pair = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: 1, players: 2, tag: "pair")
         let latency = try await VoiceRelayLatency.measure(pair: pair, packet: packet, packets: latencyPackets)
         pair.disconnect()
@@ -121,28 +134,37 @@ struct VoiceBench: AsyncParsableCommand {
             String(
                 format: "send → arrive: p50 %.3f ms, p99 %.3f ms (%d of %d arrived); p50 %.1f× half the raw UDP RTT",
                 latency.p50 * 1000, latency.p99 * 1000, latency.received, latency.sent, latency.p50 / rawOneWay))
-        let frameMilliseconds = Double(VoiceFormat.frameMilliseconds)
         let lookahead = Double(pipelines.codecDelaySamples) / Double(VoiceFormat.sampleRate) * 1000
-        let jitterFrames = VoiceJitterBuffer.Configuration().initialDelay
-        let jitter = Double(jitterFrames) * frameMilliseconds
-        let processing = (pipelines.sendMicroseconds + pipelines.receiveMicroseconds / Double(VoicePipelineCost.talkers.count)) / 1000
         print(
             String(
-                format:
-                    "pipeline's own delay: one frame %.0f ms + encoder look-ahead %d samples = %.1f ms + jitter buffer initial delay %d frames = %.0f ms; CPU per frame (send + receive) %.2f ms",
-                frameMilliseconds, pipelines.codecDelaySamples, lookahead, jitterFrames, jitter, processing))
-        for (name, network) in [("p50", latency.p50), ("p99", latency.p99)] {
-            let total = frameMilliseconds + lookahead + jitter + processing + network * 1000
+                format: "pipeline's own delay: one frame %d ms + encoder look-ahead %d samples (%.1f ms); jitter buffer starts at %d frame(s)",
+                VoiceFormat.frameMilliseconds, pipelines.codecDelaySamples, lookahead, VoiceJitterBuffer.Configuration().initialDelay))
+
+        let speechSeconds = Double(min(engineFrames, speech.count) * VoiceFormat.frameMilliseconds) / 1000
+        print(
+            "\n## Ours: mouth-to-ear measured through 4 voice engines (1 talker, 3 listeners), \(Int(speechSeconds)) s of speech in real time; device buffers excluded"
+        )
+        let engines = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: 1, players: 4, tag: "engine")
+        let heard = try await VoiceEngineLatency.measure(quad: engines, speech: Array(speech.prefix(engineFrames)))
+        engines.disconnect()
+        guard !heard.delays.isEmpty else { throw ValidationError("no listener played a speech onset") }
+        for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
+            let total = percentile(heard.delays, p) * 1000
             print(
                 String(
-                    format: "mouth-to-ear without device buffers, relay at %@: %.1f ms; goal ≤ 60 ms with 20 ms frames: %@",
-                    name, total, total <= 60 ? "met" : "NOT met"))
+                    format: "mouth-to-ear %@: %.1f ms (%d onsets × 3 listeners, %d missed); goal ≤ 60 ms with 20 ms frames: %@",
+                    name, total, heard.onsets, heard.missed, total <= 60 ? "met" : "NOT met"))
         }
-        let budget = 60 - (frameMilliseconds + lookahead + processing + latency.p99 * 1000)
-        print(
-            String(
-                format: "left for the jitter buffer under the goal (relay at p99): %.1f ms, room for %d of its 20 ms frames; it starts with %d",
-                budget, Int(max(0, budget) / frameMilliseconds), jitterFrames))
+        if heard.spreads.isEmpty {
+            print("speaking/silent agreement: no transition reported by every listener (\(heard.unmatched) unmatched)")
+        } else {
+            print(
+                String(
+                    format:
+                        "speaking/silent agreement between the 3 listeners: spread p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d transitions (%d not reported by all); goal ≤ 100 ms",
+                    percentile(heard.spreads, 0.5) * 1000, percentile(heard.spreads, 0.99) * 1000, heard.spreads.max()! * 1000, heard.spreads.count,
+                    heard.unmatched))
+        }
 
         print(
             "\n## Ours: relay CPU per forwarded packet, 4 SDK devices in one match, each sending \(Int(costHertz))/s for \(costSeconds) s, \(payload.count) B payloads"
@@ -167,6 +189,7 @@ struct VoiceBench: AsyncParsableCommand {
                 cost.voice.processMicrosecondsPerForwarded / cost.data.processMicrosecondsPerForwarded))
 
         print("\n## Ours: 4-player voice matches one server core carries, everyone talking")
+        let frameMilliseconds = Double(VoiceFormat.frameMilliseconds)
         let perMatch = 4.0 * 1000 / frameMilliseconds * 3
         let matchCore = perMatch * cost.voice.relayMicrosecondsPerForwarded / 1e6
         print(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import OpenGameKitVoice
 import VoiceTestSupport
@@ -116,6 +117,57 @@ import VoiceTestSupport
         #expect(got == 1_920)
         #expect(buffer[0] == 2 && buffer[1_919] == 2 && buffer[1_920] == 0 && buffer[1_999] == 0)
         #expect(sink.underrunSamples == 80)
+    }
+
+    /// Real PulseAudio: espeak speech played through `PulseAudioSink` into a null sink comes back through
+    /// `PulseAudioSource` recording that sink's monitor, in real time, on the server's clock.
+    @Test(.enabled(if: PrivatePulseAudio.isInstalled && TestAudio.hasEspeak, "needs pulseaudio and espeak-ng (the test script installs them)"))
+    func speechPlayedThroughPulseAudioIsRecordedBackFromItsMonitor() throws {
+        let pulse = try PrivatePulseAudio()
+        defer { pulse.stop() }
+        let speech = try TestAudio.speak("Testing the speakers and the microphone through a real PulseAudio server.")
+        let input = try TestAudio.readAll(try WAVFileSource(path: speech))
+        let sink = try PulseAudioSink(server: pulse.server, device: PrivatePulseAudio.sinkName)
+        let source = try PulseAudioSource(server: pulse.server, device: PrivatePulseAudio.sinkName + ".monitor")
+        // Recording runs on its own thread while this one plays; half a second of silence before and after.
+        let frames = input.count / VoiceFormat.samplesPerFrame + 50
+        let recorded = Mutex<[Int16]>([])
+        let recording = Thread {
+            for _ in 0..<frames {
+                guard case .frame(let frame) = try? source.readFrame() else { return }
+                recorded.withLock { $0 += frame }
+            }
+        }
+        recording.start()
+        let silence = [Int16](repeating: 0, count: VoiceFormat.stereoSamplesPerFrame)
+        for _ in 0..<25 { try sink.writeFrame(silence) }
+        for start in stride(from: 0, to: input.count - VoiceFormat.samplesPerFrame + 1, by: VoiceFormat.samplesPerFrame) {
+            let mono = input[start..<start + VoiceFormat.samplesPerFrame]
+            try sink.writeFrame(mono.flatMap { [$0, $0] })
+        }
+        for _ in 0..<25 { try sink.writeFrame(silence) }
+        let deadline = Date().addingTimeInterval(Double(frames) * 0.02 + 10)
+        while recorded.withLock({ $0.count }) < frames * VoiceFormat.samplesPerFrame, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let output = recorded.withLock { $0 }
+        #expect(output.count == frames * VoiceFormat.samplesPerFrame, "recorded \(output.count) samples of \(frames * VoiceFormat.samplesPerFrame)")
+        let similarity = TestAudio.similarity(input: input, output: output, maxDelay: 48_000)
+        print("PulseAudio loop: envelope \(similarity.envelope), waveform \(similarity.waveform), delay \(similarity.delay) samples")
+        #expect(similarity.envelope >= 0.9, "the monitor's recording does not follow what was played (envelope \(similarity.envelope))")
+        #expect(similarity.waveform >= 0.9, "the monitor's recording is not the same waveform (\(similarity.waveform))")
+    }
+
+    @Test(.enabled(if: PrivatePulseAudio.isInstalled, "needs pulseaudio (the test script installs it)"))
+    func anUnknownPulseAudioDeviceIsRefusedByName() throws {
+        let pulse = try PrivatePulseAudio()
+        defer { pulse.stop() }
+        #expect { try PulseAudioSource(server: pulse.server, device: "no_such_microphone") } throws: { error in
+            guard let error = error as? VoiceError else { return false }
+            return error.code == .deviceUnavailable && error.message.contains("no_such_microphone")
+        }
+        #expect { try PulseAudioSink(server: pulse.server, device: "no_such_speakers") } throws: { error in
+            guard let error = error as? VoiceError else { return false }
+            return error.code == .deviceUnavailable && error.message.contains("no_such_speakers")
+        }
     }
 
     @Test func pulseAudioWithoutAServerThrowsAClearError() {

@@ -16,6 +16,13 @@ import Testing
         }
     }
 
+    /// A buffer that waits three frames before it plays, so the tests can show reordering within its delay.
+    static func threeFrameBuffer() throws -> VoiceJitterBuffer {
+        var configuration = VoiceJitterBuffer.Configuration()
+        configuration.initialDelay = 3
+        return try VoiceJitterBuffer(configuration)
+    }
+
     /// Delivers `arrivals[tick]` then pops, once per tick.
     static func play(_ arrivals: [[VoicePacket]], buffer: inout VoiceJitterBuffer, extraTicks: Int = 4) -> [String] {
         (0..<arrivals.count + extraTicks).map { tick in
@@ -25,7 +32,7 @@ import Testing
     }
 
     @Test func reordersPackets() throws {
-        var buffer = try VoiceJitterBuffer()
+        var buffer = try Self.threeFrameBuffer()
         let arrivals = [[Self.packet(0, 0)], [Self.packet(2, 2)], [Self.packet(1, 1)], [Self.packet(4, 4)], [Self.packet(3, 3)], [Self.packet(5, 5)]]
         let out = Self.play(arrivals, buffer: &buffer)
         #expect(out == ["b", "b", "p0", "p1", "p2", "p3", "p4", "p5", "m-", "m-"])
@@ -33,7 +40,7 @@ import Testing
     }
 
     @Test func dropsDuplicates() throws {
-        var buffer = try VoiceJitterBuffer()
+        var buffer = try Self.threeFrameBuffer()
         let arrivals = [[Self.packet(0, 0), Self.packet(0, 0)], [Self.packet(1, 1)], [Self.packet(1, 1), Self.packet(2, 2)], [Self.packet(0, 0)]]
         let out = Self.play(arrivals, buffer: &buffer, extraTicks: 1)
         #expect(out == ["b", "b", "p0", "p1", "p2"])
@@ -42,7 +49,7 @@ import Testing
     }
 
     @Test func reportsLossWithTheNextPacketForFEC() throws {
-        var buffer = try VoiceJitterBuffer()
+        var buffer = try Self.threeFrameBuffer()
         let arrivals = [[Self.packet(0, 0)], [Self.packet(1, 1)], [], [Self.packet(3, 3)], [], [], [Self.packet(6, 6)]]
         let out = Self.play(arrivals, buffer: &buffer, extraTicks: 0)
         // Frame 2 is missing with packet 3 buffered (FEC); frames 4 and 5 are missing with packet 6 not yet there.
@@ -51,7 +58,7 @@ import Testing
     }
 
     @Test func dropsLatePacketsAndGrowsItsDelay() throws {
-        var buffer = try VoiceJitterBuffer()
+        var buffer = try Self.threeFrameBuffer()
         #expect(buffer.delay == 3)
         var out: [String] = []
         for tick in 0..<6 {
@@ -70,7 +77,7 @@ import Testing
     }
 
     @Test func tellsDTXSilenceFromLoss() throws {
-        var buffer = try VoiceJitterBuffer()
+        var buffer = try Self.threeFrameBuffer()
         // Sequence numbers run on (0, 1, 2) while timestamps jump from 1 to 5: frames 2–4 were not sent.
         let arrivals = [[Self.packet(0, 0)], [Self.packet(1, 1, speaking: false)], [], [], [], [Self.packet(2, 5)], [Self.packet(3, 6)]]
         let out = Self.play(arrivals, buffer: &buffer, extraTicks: 2)
@@ -80,6 +87,7 @@ import Testing
 
     @Test func shrinksItsDelayInsideASilenceGap() throws {
         var configuration = VoiceJitterBuffer.Configuration()
+        configuration.initialDelay = 3
         configuration.adaptationWindow = 10
         var buffer = try VoiceJitterBuffer(configuration)
         var out: [String] = []
@@ -95,8 +103,29 @@ import Testing
         #expect(out.last == "p30", "frame 30 should play one tick early, at tick 31: \(out)")
     }
 
-    @Test func staysBoundedAndRestartsOnAJump() throws {
+    /// The default buffer plays a packet on the tick it arrives. A lost frame whose next packet is not there yet is
+    /// concealed and raises the delay to two frames, so the next loss finds its next packet buffered (FEC).
+    @Test func startsAtOneFrameAndMakesRoomForFECAfterALoss() throws {
         var buffer = try VoiceJitterBuffer()
+        #expect(buffer.delay == 1)
+        let lost: Set<Int> = [3, 7]
+        let arrivals: [[VoicePacket]] = (0..<10).map { i in lost.contains(i) ? [] : [Self.packet(UInt16(i), UInt32(i))] }
+        let out = Self.play(arrivals, buffer: &buffer, extraTicks: 1)
+        #expect(out == ["p0", "p1", "p2", "m-", "m-", "p4", "p5", "p6", "m8", "p8", "p9"])
+        #expect(buffer.delay == 2)
+        #expect(buffer.statistics.lost == 2 && buffer.statistics.stretched == 1, "\(buffer.statistics)")
+    }
+
+    @Test func refusesARecoveryDelayOutsideItsRange() throws {
+        var configuration = VoiceJitterBuffer.Configuration()
+        configuration.recoveryDelay = 0
+        #expect(throws: VoiceError.self) { try VoiceJitterBuffer(configuration) }
+        configuration.recoveryDelay = configuration.maxDelay + 1
+        #expect(throws: VoiceError.self) { try VoiceJitterBuffer(configuration) }
+    }
+
+    @Test func staysBoundedAndRestartsOnAJump() throws {
+        var buffer = try Self.threeFrameBuffer()
         for i in 0..<200 { buffer.put(Self.packet(UInt16(i), UInt32(i))) }
         #expect(buffer.count == buffer.configuration.capacity)
         #expect(buffer.statistics.overflowed == 200 - buffer.configuration.capacity)
@@ -108,7 +137,7 @@ import Testing
     }
 
     @Test func handlesWrappingTimestampsAndSequences() throws {
-        var buffer = try VoiceJitterBuffer()
+        var buffer = try Self.threeFrameBuffer()
         let start = UInt32.max - 1
         let arrivals = (0..<4).map { i in [Self.packet(UInt16.max &+ UInt16(i), start &+ UInt32(i))] }
         let out = Self.play(arrivals, buffer: &buffer, extraTicks: 2)

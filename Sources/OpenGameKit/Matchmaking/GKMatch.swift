@@ -100,7 +100,7 @@ public final class GKMatch: Sendable {
             box.match?.relayEvent(event)
         }
         self.voice = MatchVoice(localPlayerID: localPlayerID, relay: relay, logger: device.logger) { [localPlayer = device.localPlayer] in
-            !localPlayer.isUnderage
+            localPlayer.communicationRestriction
         }
         box.match = self
     }

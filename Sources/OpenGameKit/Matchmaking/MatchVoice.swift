@@ -27,24 +27,25 @@ package final class MatchVoice: Sendable {
     /// The device's logger.
     package let logger: Logger
     private let relay: MatchRelayClient
-    private let mayTalk: @Sendable () -> Bool
+    private let restriction: @Sendable () -> String?
     private let observers = Mutex<(next: Int, all: [Int: @Sendable (Event) -> Void])>((0, [:]))
     private let attached = Mutex<(any AnyObject & Sendable)?>(nil)
 
-    init(localPlayerID: String, relay: MatchRelayClient, logger: Logger, mayTalk: @escaping @Sendable () -> Bool) {
+    /// `restriction` says why the local player may not talk (parental controls, the device's restrictions), or nil.
+    init(localPlayerID: String, relay: MatchRelayClient, logger: Logger, restriction: @escaping @Sendable () -> String?) {
         self.localPlayerID = localPlayerID
         self.logger = logger
         self.relay = relay
-        self.mayTalk = mayTalk
+        self.restriction = restriction
     }
 
     /// Joins (`.joined`), starts receiving (`.listening`) or leaves (`.none`) `channel`.
     ///
-    /// Throws `parentalControlsBlocked` for an underage player, `invalidParameter` for a name outside
-    /// `VoiceLimits` or a ninth channel, or once the match is disconnected.
+    /// Throws `parentalControlsBlocked` for an underage player or a device whose owner turned voice chat off,
+    /// `invalidParameter` for a name outside `VoiceLimits` or a ninth channel, or once the match is disconnected.
     package func setChannel(_ channel: String, _ membership: VoiceChannelMembership) throws {
-        if membership != .none, !mayTalk() {
-            throw GKError(.parentalControlsBlocked, "voice chat is off for this player: parental controls block it for an underage account")
+        if membership != .none, let restriction = restriction() {
+            throw GKError(.parentalControlsBlocked, "voice chat is off for this player: \(restriction)")
         }
         try relay.setVoiceChannel(channel, membership)
     }

@@ -53,7 +53,10 @@ final class SessionConnectionHandler: ChannelInboundHandler {
             failed = true
             deliver()
             inbox.session?.handleProtocolViolation(on: id, error: error)
-            context.close(promise: nil)
+            // After what is queued: when the peer's handshake and its bad confirmation came in one read, our own
+            // confirmation is queued and not yet written. Closing first would leave the peer to see a connection
+            // closed mid-handshake instead of a confirmation that does not open (authenticationFailed).
+            outbox.closeAfterFlush()
         }
     }
 

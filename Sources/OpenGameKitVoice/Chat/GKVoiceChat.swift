@@ -20,6 +20,7 @@ public final class GKVoiceChat: Sendable {
         var positions: [String: SIMD3<Float>] = [:]
         var listener = SIMD3<Float>(0, 0, 0)
         var handler: (@Sendable (String, GKVoiceChatPlayerState) -> Void)?
+        var errorHandler: (@Sendable (GKError) -> Void)?
         var connected: Set<String> = []
         var speaking: Set<String> = []
     }
@@ -36,17 +37,40 @@ public final class GKVoiceChat: Sendable {
     public var playerIDs: [String] { state.withLock { $0.connected.sorted() } }
 
     /// Starts receiving the channel's voice; the relay starts forwarding it to this device. Waits (and says so in
-    /// ``waitingFor``) while the device has no microphone or speakers.
+    /// ``waitingFor``) while the device has no microphone or speakers. When the channel cannot start (the match is
+    /// disconnected, or voice chat became restricted: `parentalControlsBlocked`) it stays stopped and
+    /// ``errorHandler`` hears why.
     public func start() {
-        state.withLock { $0.started = true }
-        engine.setMembership(.listening, of: self)
+        do {
+            try engine.setMembership(.listening, of: self)
+            state.withLock { $0.started = true }
+        } catch {
+            report(error)
+        }
     }
 
     /// Stops receiving the channel: the relay stops sending its voice to this device (saving the bandwidth, unlike
-    /// muting), and the microphone no longer feeds it.
+    /// muting), and the microphone no longer feeds it. The microphone stops at once even when the relay cannot be
+    /// told (a disconnected match); ``errorHandler`` hears that.
     public func stop() {
         state.withLock { $0.started = false }
-        engine.setMembership(.joined, of: self)
+        do {
+            try engine.setMembership(.joined, of: self)
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Called, on the caller's thread, with the reason when ``start()`` or ``stop()`` could not tell the relay
+    /// (beyond the seed, whose `start` and `stop` cannot fail visibly).
+    public var errorHandler: (@Sendable (GKError) -> Void)? {
+        get { state.withLock { $0.errorHandler } }
+        set { state.withLock { $0.errorHandler = newValue } }
+    }
+
+    private func report(_ error: any Error) {
+        let failure = error as? GKError ?? GKError(.unknown, "voice channel \(name) could not change: \(error)")
+        state.withLock { $0.errorHandler }?(failure)
     }
 
     /// Whether the channel is started.

@@ -55,14 +55,10 @@ final class VoiceChatEngine: @unchecked Sendable {
     }
 
     /// Tells the relay that this device receives (`.listening`) or stopped (`.joined`) `chat`; starts the engine's
-    /// thread with the first started channel.
-    func setMembership(_ membership: VoiceChannelMembership, of chat: GKVoiceChat) {
-        do {
-            try transport.setChannel(chat.name, membership)
-        } catch {
-            logger.warning("voice channel \(chat.name) could not change: \(error)")
-            return
-        }
+    /// thread with the first started channel. Throws why the relay could not be told (a disconnected match, voice
+    /// chat restricted), changing nothing.
+    func setMembership(_ membership: VoiceChannelMembership, of chat: GKVoiceChat) throws {
+        try transport.setChannel(chat.name, membership)
         let startThread = lock.withLock { () -> Bool in
             if membership == .listening {
                 if receivers[chat.name] == nil { receivers[chat.name] = try? VoiceReceivePipeline() }

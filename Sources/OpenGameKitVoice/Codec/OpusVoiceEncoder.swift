@@ -7,6 +7,8 @@ import COpus
 public final class OpusVoiceEncoder: @unchecked Sendable {
     /// Bitrates libopus accepts, in bits per second.
     public static let bitrateRange = 6_000...510_000
+    /// Complexities libopus accepts: more spends more CPU on a better encoding.
+    public static let complexityRange = 0...10
 
     private let encoder: OpaquePointer
     private var output = [UInt8](repeating: 0, count: VoicePacket.maxOpusLength)
@@ -21,12 +23,17 @@ public final class OpusVoiceEncoder: @unchecked Sendable {
     ///   - expectedPacketLoss: percent, 0…100; Opus spends FEC bits in proportion (at 0 it sends no FEC).
     ///   - fec: whether to carry in-band FEC (a coarse copy of each frame inside the next packet).
     ///   - dtx: whether silent frames become 1–2 byte packets that need not be sent.
-    public init(bitrate: Int = 24_000, expectedPacketLoss: Int = 10, fec: Bool = true, dtx: Bool = true) throws(VoiceError) {
+    ///   - complexity: 0…10, CPU spent per frame against quality (libopus's own default is 10).
+    public init(bitrate: Int = 24_000, expectedPacketLoss: Int = 10, fec: Bool = true, dtx: Bool = true, complexity: Int = 10) throws(VoiceError) {
         guard Self.bitrateRange.contains(bitrate) else {
             throw VoiceError(.invalidArgument, "Opus bitrate must be \(Self.bitrateRange.lowerBound)…\(Self.bitrateRange.upperBound) bit/s, not \(bitrate)")
         }
         guard (0...100).contains(expectedPacketLoss) else {
             throw VoiceError(.invalidArgument, "expected packet loss must be 0…100 percent, not \(expectedPacketLoss)")
+        }
+        guard Self.complexityRange.contains(complexity) else {
+            throw VoiceError(
+                .invalidArgument, "Opus complexity must be \(Self.complexityRange.lowerBound)…\(Self.complexityRange.upperBound), not \(complexity)")
         }
         var error: Int32 = 0
         guard let encoder = opus_encoder_create(Int32(VoiceFormat.sampleRate), 1, OPUS_APPLICATION_VOIP, &error), error == OPUS_OK else {
@@ -39,6 +46,7 @@ public final class OpusVoiceEncoder: @unchecked Sendable {
         try apply(OPUS_SET_PACKET_LOSS_PERC_REQUEST, expectedPacketLoss, "expected packet loss")
         try apply(OPUS_SET_DTX_REQUEST, dtx ? 1 : 0, "DTX")
         try apply(OPUS_SET_SIGNAL_REQUEST, Int(OPUS_SIGNAL_VOICE), "signal type")
+        try apply(OPUS_SET_COMPLEXITY_REQUEST, complexity, "complexity")
     }
 
     deinit { opus_encoder_destroy(encoder) }

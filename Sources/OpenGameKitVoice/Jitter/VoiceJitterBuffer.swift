@@ -8,17 +8,24 @@ import DequeModule
 /// sequence numbers: conceal, or recover from the next packet's FEC) from DTX gaps (consecutive sequence
 /// numbers: the sender sent nothing), and holds at most ``Configuration/capacity`` packets.
 ///
-/// Its delay starts at ``Configuration/initialDelay`` frames. A late packet grows it by one frame at once
-/// (one concealed frame is played); when every packet of the last ``Configuration/adaptationWindow`` arrived two
-/// or more frames ahead of its turn, it shrinks by one frame, skipped inside a DTX gap so no speech is cut.
+/// Its delay starts at ``Configuration/initialDelay`` frames: one, so a packet plays on the first tick after it
+/// arrives. A late packet grows the delay by one frame at once (one concealed frame is played), and so does a lost
+/// frame whose next packet was not there yet, up to ``Configuration/recoveryDelay``: from then on the packet after
+/// a loss is buffered when the loss is found, and Opus FEC rebuilds the lost frame from it. When every packet of
+/// the last ``Configuration/adaptationWindow`` arrived two or more frames ahead of its turn, with no loss among them,
+/// the delay shrinks by one frame, skipped inside a DTX gap so no speech is cut.
 ///
 /// speexdsp's `jitter_buffer_*` was not used: it offers no look at the next packet, which Opus FEC needs
 /// (frame *n* is rebuilt from packet *n*+1), and it ignores sequence numbers, so it cannot tell loss from DTX.
 public struct VoiceJitterBuffer: Sendable {
     /// Settings of the buffer.
     public struct Configuration: Sendable, Equatable {
-        /// Frames (20 ms each) to wait after the first packet before playing; 1…``maxDelay``.
-        public var initialDelay = 3
+        /// Frames (20 ms each) to wait after the first packet before playing, 1…``maxDelay``; 1 plays it on the
+        /// first tick after it arrives.
+        public var initialDelay = 1
+        /// The delay a lost frame raises the buffer to (when it is lower), so that the packet after the next loss is
+        /// already buffered and its FEC can rebuild the lost frame; 1…``maxDelay``.
+        public var recoveryDelay = 2
         /// The most frames the delay may grow to.
         public var maxDelay = 25
         /// The most packets held; a packet further ahead than this restarts the stream.
@@ -26,7 +33,7 @@ public struct VoiceJitterBuffer: Sendable {
         /// Packets observed before the delay may shrink.
         public var adaptationWindow = 100
 
-        /// The default settings: 60 ms initial delay, at most 500 ms, 64 packets.
+        /// The default settings: 20 ms initial delay, 40 ms after a loss, at most 500 ms, 64 packets.
         public init() {}
     }
 
@@ -102,6 +109,9 @@ public struct VoiceJitterBuffer: Sendable {
         }
         guard (1...configuration.maxDelay).contains(configuration.initialDelay) else {
             throw VoiceError(.invalidArgument, "jitter buffer initial delay must be 1…\(configuration.maxDelay) frames, not \(configuration.initialDelay)")
+        }
+        guard (1...configuration.maxDelay).contains(configuration.recoveryDelay) else {
+            throw VoiceError(.invalidArgument, "jitter buffer recovery delay must be 1…\(configuration.maxDelay) frames, not \(configuration.recoveryDelay)")
         }
         guard configuration.adaptationWindow >= 1 else {
             throw VoiceError(.invalidArgument, "jitter buffer adaptation window must be 1 or more packets, not \(configuration.adaptationWindow)")
@@ -186,9 +196,10 @@ public struct VoiceJitterBuffer: Sendable {
                 }
                 return .silence
             }
-            statistics.lost += 1
+            let recoverable = next.timestamp == head &+ 1
+            lose(recoverable: recoverable)
             playhead = head &+ 1
-            return .missing(next: next.timestamp == head &+ 1 ? next : nil)
+            return .missing(next: recoverable ? next : nil)
         }
         playhead = head &+ 1
         emptyTicks += 1
@@ -203,8 +214,16 @@ public struct VoiceJitterBuffer: Sendable {
             }
             return .silence
         }
-        statistics.lost += 1
+        lose(recoverable: false)
         return .missing(next: nil)
+    }
+
+    /// Counts a lost frame; one that FEC could not rebuild (its next packet was not there) raises the delay to
+    /// ``Configuration/recoveryDelay``. Either way the delay does not shrink before a window without loss.
+    private mutating func lose(recoverable: Bool) {
+        statistics.lost += 1
+        margins.removeAll()
+        if !recoverable, delay < configuration.recoveryDelay { growBy = 1 }
     }
 
     private mutating func adapt() {

@@ -17,6 +17,8 @@ public final class VoiceSendPipeline: @unchecked Sendable {
         public var fec = true
         /// Discontinuous transmission: send (almost) nothing while silent.
         public var dtx = true
+        /// Opus encoder complexity, 0…10: CPU per frame against quality.
+        public var complexity = 10
         /// Cancel the echo of the playback reference, when one is given.
         public var echoCancellation = true
         /// Noise suppression, gain and voice activity settings.
@@ -46,7 +48,8 @@ public final class VoiceSendPipeline: @unchecked Sendable {
     public init(_ configuration: Configuration = .init()) throws(VoiceError) {
         self.configuration = configuration
         encoder = try OpusVoiceEncoder(
-            bitrate: configuration.bitrate, expectedPacketLoss: configuration.expectedPacketLoss, fec: configuration.fec, dtx: configuration.dtx)
+            bitrate: configuration.bitrate, expectedPacketLoss: configuration.expectedPacketLoss, fec: configuration.fec, dtx: configuration.dtx,
+            complexity: configuration.complexity)
         echoCanceller = configuration.echoCancellation ? try EchoCanceller() : nil
         preprocessor = try VoicePreprocessor(configuration.preprocessing, echoCanceller: echoCanceller)
     }

@@ -89,8 +89,11 @@ public final class VoicePreprocessor: @unchecked Sendable {
         // activity threshold, and the far end hears itself.
         var maxGain: Int32 = 12
         speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_MAX_GAIN, &maxGain)
-        var vad: Int32 = configuration.vad == .speex ? 1 : 0
-        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_VAD, &vad)
+        if configuration.vad == .speex {
+            // Off by default; setting it at all makes speexdsp print "The VAD has been replaced by a hack…" to stderr.
+            var vad: Int32 = 1
+            speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_VAD, &vad)
+        }
         if let echoCanceller {
             speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(echoCanceller.state))
         }

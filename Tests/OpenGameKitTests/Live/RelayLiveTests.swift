@@ -39,11 +39,14 @@ import Testing
         return server
     }
 
-    /// A signed-up device talking to `url` (the server, or a proxy in front of it).
-    static func player(_ url: URL, _ alias: String, game: String = game) async throws -> GKGameCenter {
+    /// A signed-up device talking to `url` (the server, or a proxy in front of it). Its owner's restrictions are read
+    /// from `restrictionsFile`, by default one in its own folder that does not exist (nothing restricted, whatever the
+    /// machine's own file says).
+    static func player(_ url: URL, _ alias: String, game: String = game, restrictionsFile: URL? = nil) async throws -> GKGameCenter {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
         let device = GKGameCenter(
-            server: url, bundleID: game, environment: .sandbox,
-            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+            server: url, bundleID: game, environment: .sandbox, storageDirectory: folder,
+            restrictionsFile: restrictionsFile ?? folder.appendingPathComponent("restrictions.json"))
         let account = "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())"
         try await device.localPlayer.authenticate(.signUp(account: account, password: "password-\(alias)", alias: alias, underage: false))
         return device

@@ -12,10 +12,14 @@ import VoiceTestSupport
     /// Records what a channel's update handler hears.
     final class StateLog: @unchecked Sendable {
         private let lock = NSLock()
-        private var entries: [(player: String, state: GKVoiceChatPlayerState)] = []
+        private var entries: [(player: String, state: GKVoiceChatPlayerState, at: ContinuousClock.Instant)] = []
 
-        func record(_ player: String, _ state: GKVoiceChatPlayerState) { lock.withLock { entries.append((player, state)) } }
+        func record(_ player: String, _ state: GKVoiceChatPlayerState) { lock.withLock { entries.append((player, state, .now)) } }
         func states(of player: String) -> [GKVoiceChatPlayerState] { lock.withLock { entries.filter { $0.player == player }.map(\.state) } }
+        /// `player`'s speaking and silent transitions, with when each was heard.
+        func talking(of player: String) -> [(state: GKVoiceChatPlayerState, at: ContinuousClock.Instant)] {
+            lock.withLock { entries.filter { $0.player == player && ($0.state == .speaking || $0.state == .silent) }.map { ($0.state, $0.at) } }
+        }
     }
 
     /// The samples of a WAV file, as 48 kHz mono.
@@ -51,8 +55,10 @@ import VoiceTestSupport
         for i in 1..<4 { matches[i].setVoiceAudio(source: try PCMPushSource(), sink: sinks[i]) }
         let chats = try matches.map { try $0.voiceChat(named: "team") }
         #expect(matches[0].voiceChat(withName: "team") === chats[0], "the same name must give the same object")
-        let heard = StateLog()
+        let heard = StateLog(), heardByC = StateLog()
         chats[1].playerStateUpdateHandler = { player, state in heard.record(player, state) }
+        // C muted A on its own device only: it still hears when A speaks (the state travels with the packets).
+        chats[2].playerStateUpdateHandler = { player, state in heardByC.record(player, state) }
 
         // B listens; C listens but mutes A; D joined and stopped (the relay must not send it A's voice).
         chats[1].start()
@@ -86,6 +92,12 @@ import VoiceTestSupport
         #expect(heard.states(of: ids[0]).first == .connected)
         #expect(heard.states(of: ids[0]).contains(.speaking), "B never heard A start speaking")
         #expect(heard.states(of: ids[0]).contains(.silent), "B never heard A fall silent in the pauses")
+        // Both listeners play the same packets, so they agree on A's turns; how closely in time is printed (the
+        // bench measures it: `gamecenter-bench voice`).
+        let byB = heard.talking(of: ids[0]), byC = heardByC.talking(of: ids[0])
+        #expect(byB.map(\.state) == byC.map(\.state), "B and C disagree on when A spoke: \(byB.map(\.state)) against \(byC.map(\.state))")
+        let spreads = zip(byB, byC).map { abs(($0.at - $1.at) / .milliseconds(1)) }
+        print("voice chat live: B and C heard A's \(byB.count) speaking/silent turns at most \(String(format: "%.2f", spreads.max() ?? 0)) ms apart")
         let counters = try await RelayLiveTests.statistics(server)
         #expect(counters["voiceWithheld"] ?? 0 > 100, "the relay withheld nothing from the stopped device")
         try await server.stop()

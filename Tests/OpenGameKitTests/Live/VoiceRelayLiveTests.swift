@@ -6,6 +6,7 @@ import GameCenterProtocol
 import NetworkFaultProxy
 @testable import OpenGameKit
 import OpenGameKitVoice
+import Synchronization
 import Testing
 
 /// Voice channels through the relay, with SDK devices against a real server: who receives a channel's voice,
@@ -148,6 +149,78 @@ import Testing
         try matches[0].voice.setChannel("team", .listening)
         try await waitUntil("the child sees the adult listening") { matches[1].voice.members(of: "team")[adult.localPlayer.playerID] == .listening }
         #expect(matches[0].voice.members(of: "team").isEmpty)
+        try await server.stop()
+    }
+
+    /// A device whose owner turned voice chat off (`restrictions.json`) is refused like an underage player, and
+    /// the file is read afresh: turned on, the same match talks; turned off again, `start()` fails visibly.
+    @Test func aDeviceWhoseOwnerTurnedVoiceOffIsRefusedUntilTurnedOn() async throws {
+        let server = try await RelayLiveTests.server()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("owner-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let restrictions = folder.appendingPathComponent("restrictions.json")
+        try Data(#"{"voiceChat": false}"#.utf8).write(to: restrictions)
+        let adult = try await RelayLiveTests.player(server.url, "Adult")
+        let restricted = try await RelayLiveTests.player(server.url, "Kept", restrictionsFile: restrictions)
+        let request = GKMatchRequest(minPlayers: 2, maxPlayers: 2)
+        async let adultMatch = adult.matchmaker.findMatch(for: request)
+        async let restrictedMatch = restricted.matchmaker.findMatch(for: request)
+        let matches = try await [adultMatch, restrictedMatch]
+        for match in matches { _ = try await allConnected(match) }
+
+        #expect(restricted.localPlayer.isPersonalizedCommunicationRestricted)
+        #expect(!restricted.localPlayer.isUnderage, "the account is an adult's: the device alone turns voice off")
+        #expect(!adult.localPlayer.isPersonalizedCommunicationRestricted)
+        do {
+            _ = try matches[1].voiceChat(named: "team")
+            Issue.record("a device with voice chat turned off got a voice chat")
+        } catch let error as GKError {
+            #expect(error.code == .parentalControlsBlocked)
+            #expect(error.message.contains("voiceChat"), "the error should say which setting keeps voice off: \(error.message)")
+        }
+        #expect(matches[1].voiceChat(withName: "team") == nil)
+
+        try Data(#"{"voiceChat": true}"#.utf8).write(to: restrictions)
+        #expect(!restricted.localPlayer.isPersonalizedCommunicationRestricted)
+        matches[1].setVoiceAudio(source: try PCMPushSource(), sink: try PCMPullSink())
+        let chat = try matches[1].voiceChat(named: "team")
+        chat.start()
+        #expect(chat.isStarted)
+        try await waitUntil("the adult sees the player listening") {
+            matches[0].voice.members(of: "team")[restricted.localPlayer.playerID] == .listening
+        }
+        chat.stop()
+
+        // Turned off again while the game runs: start() refuses, visibly, and the relay never hears of it.
+        try Data(#"{"voiceChat": false}"#.utf8).write(to: restrictions)
+        let errors = Mutex<[GKError]>([])
+        chat.errorHandler = { error in errors.withLock { $0.append(error) } }
+        chat.start()
+        #expect(!chat.isStarted)
+        #expect(errors.withLock { $0.map(\.code) } == [.parentalControlsBlocked])
+        try await waitUntil("the adult sees the player stopped") { matches[0].voice.members(of: "team")[restricted.localPlayer.playerID] == .joined }
+        for match in matches { match.disconnect() }
+        try await server.stop()
+    }
+
+    /// Once the match is over for this device, `start()` and `stop()` cannot reach the relay: the error handler says so.
+    @Test func startAndStopOnADisconnectedMatchReportTheirFailure() async throws {
+        let server = try await RelayLiveTests.server()
+        let (_, matches) = try await RelayLiveTests.match([server.url, server.url])
+        matches[0].setVoiceAudio(source: try PCMPushSource(), sink: try PCMPullSink())
+        let chat = try matches[0].voiceChat(named: "team")
+        let errors = Mutex<[GKError]>([])
+        chat.errorHandler = { error in errors.withLock { $0.append(error) } }
+        chat.start()
+        #expect(chat.isStarted && errors.withLock { $0.isEmpty })
+        matches[0].disconnect()
+        chat.stop()
+        #expect(!chat.isStarted, "stop() must stop the microphone even when the relay cannot be told")
+        chat.start()
+        #expect(!chat.isStarted)
+        let codes = errors.withLock { $0.map(\.code) }
+        #expect(codes.count == 2, "stop() and start() on a disconnected match should each report a failure: \(codes)")
+        matches[1].disconnect()
         try await server.stop()
     }
 
