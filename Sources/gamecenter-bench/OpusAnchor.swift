@@ -15,8 +15,10 @@ enum OpusAnchor {
         var decodeMicroseconds: Double
         /// Mean encoded size in bytes.
         var meanBytes: Double
-        /// The decoded speech against the input, aligned by the encoder's look-ahead: signal over error energy, in dB.
-        var signalToNoiseDecibels: Double
+        /// The decoded speech against the input, aligned by the encoder's look-ahead: the log-spectral distance in dB
+        /// over the 10 ms blocks that hold speech (lower is closer; Opus does not keep the waveform, so a
+        /// signal-to-noise ratio would say little).
+        var spectralDistanceDecibels: Double
     }
 
     /// Encodes `frames` with the settings of `configuration`, then decodes every packet.
@@ -69,17 +71,7 @@ enum OpusAnchor {
             encodeMicroseconds: encodeSeconds / Double(frames.count) * 1e6,
             decodeMicroseconds: decodeSeconds / Double(packets.count) * 1e6,
             meanBytes: Double(packets.reduce(0) { $0 + $1.count }) / Double(packets.count),
-            signalToNoiseDecibels: signalToNoise(input: Array(frames.joined()), output: decoded, delay: Int(lookahead)))
+            spectralDistanceDecibels: SpectralDistance.decibels(input: Array(frames.joined()), output: decoded, delay: Int(lookahead)))
     }
 
-    /// 10·log10(Σ input² / Σ (input − output shifted back by `delay`)²).
-    static func signalToNoise(input: [Int16], output: [Int16], delay: Int) -> Double {
-        var signal = 0.0, noise = 0.0
-        for index in 0..<(input.count - delay) {
-            let x = Double(input[index]), y = Double(output[index + delay])
-            signal += x * x
-            noise += (x - y) * (x - y)
-        }
-        return 10 * log10(signal / max(noise, 1))
-    }
 }

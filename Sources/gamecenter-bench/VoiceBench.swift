@@ -56,16 +56,16 @@ struct VoiceBench: AsyncParsableCommand {
             String(
                 format: "encode %.1f CPU µs per frame, decode %.1f CPU µs per packet (mean packet %.0f B)",
                 opus.encodeMicroseconds, opus.decodeMicroseconds, opus.meanBytes))
-        print("\n## Opus complexity (bare libopus, same speech): encode CPU against quality, signal-to-noise of the decoded speech")
+        print("\n## Opus complexity (bare libopus, same speech): encode CPU against quality, the log-spectral distance of the decoded speech")
         for complexity in [10, 8, 6, 5, 3, 0] {
             var tried = settings
             tried.complexity = complexity
             let figures = try OpusAnchor.measure(frames: speech, configuration: tried)
             print(
                 String(
-                    format: "complexity %2d: encode %.1f CPU µs per frame (%.2f× complexity %d), SNR %.1f dB, mean packet %.0f B%@",
+                    format: "complexity %2d: encode %.1f CPU µs per frame (%.2f× complexity %d), spectral distance %.2f dB, mean packet %.0f B%@",
                     complexity, figures.encodeMicroseconds, figures.encodeMicroseconds / opus.encodeMicroseconds, settings.complexity,
-                    figures.signalToNoiseDecibels, figures.meanBytes, complexity == settings.complexity ? " (the pipeline's setting)" : ""))
+                    figures.spectralDistanceDecibels, figures.meanBytes, complexity == settings.complexity ? " (the pipeline's setting)" : ""))
         }
         print("\n## Anchor: raw loopback UDP (blocking sockets)")
         let rawRTT = RawUDPPingPong.measure(roundTrips: 4_000)
@@ -147,13 +147,13 @@ struct VoiceBench: AsyncParsableCommand {
         let engines = try await VoiceMatches.form(server: server, bundleID: bundleID, matches: 1, players: 4, tag: "engine")
         let heard = try await VoiceEngineLatency.measure(quad: engines, speech: Array(speech.prefix(engineFrames)))
         engines.disconnect()
-        guard !heard.delays.isEmpty else { throw ValidationError("no listener played a speech onset") }
+        guard !heard.delays.isEmpty else { throw ValidationError("no listener's output followed the speech") }
         for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
             let total = percentile(heard.delays, p) * 1000
             print(
                 String(
-                    format: "mouth-to-ear %@: %.1f ms (%d onsets × 3 listeners, %d missed); goal ≤ 60 ms with 20 ms frames: %@",
-                    name, total, heard.onsets, heard.missed, total <= 60 ? "met" : "NOT met"))
+                    format: "mouth-to-ear %@: %.1f ms (%d windows of %.0f s × 3 listeners, %d without speech to match); goal ≤ 60 ms with 20 ms frames: %@",
+                    name, total, heard.delays.count / 3, VoiceEngineLatency.windowSeconds, heard.unmatchedWindows, total <= 60 ? "met" : "NOT met"))
         }
         if heard.spreads.isEmpty {
             print("speaking/silent agreement: no transition reported by every listener (\(heard.unmatched) unmatched)")

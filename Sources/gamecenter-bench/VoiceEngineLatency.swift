@@ -6,30 +6,31 @@ import OpenGameKitVoice
 /// Mouth-to-ear through the whole voice path, measured rather than added up: one talker's voice engine reads
 /// espeak-ng speech from a microphone that stamps each frame as it is read, and three listeners' engines write to
 /// speakers that stamp each frame as it is written; everything between (preprocessing, VAD, Opus, the relay, the
-/// jitter buffer, decoding, mixing) is the product's. Device buffers are excluded: a frame counts as spoken when
-/// its capture ends and as heard when it is handed to the speaker.
+/// jitter buffer, decoding, mixing) is the product's. Device buffers are excluded: a frame counts as spoken in the
+/// middle of its 20 ms of capture (which ends when the engine reads it) and as heard in the middle of its 20 ms of
+/// playback (which starts when it is handed to the speaker). The delay is where the speech's loudness envelope over
+/// wall-clock time best matches each listener's, found per window of `windowSeconds` on a 1 ms grid; onsets and
+/// thresholds play no part, so the preprocessor's shaping of a word's attack does not bias it.
 ///
 /// Also how closely the listeners agree on the talker's speaking and silent states (the 100 ms).
 enum VoiceEngineLatency {
     /// What one run measured.
     struct Figures {
-        /// Speech onsets (a loud sample after at least `quietFrames` quiet frames) found in the input.
-        var onsets = 0
-        /// Onset delays heard, in seconds, over every listener.
+        /// The delay found for each window and listener, in seconds.
         var delays: [Double] = []
-        /// Onsets a listener never played within `searchSeconds`.
-        var missed = 0
+        /// Windows whose best match was too weak to trust (silence, or no speech heard), over every listener.
+        var unmatchedWindows = 0
         /// For each speaking/silent transition every listener reported, the spread of the times they reported it.
         var spreads: [Double] = []
         /// Transitions the listeners did not all report.
         var unmatched = 0
     }
 
-    /// A sample this loud (about −30 dBFS) is speech.
-    static let loud: Int16 = 1_000
-    /// Frames below `loud` before an onset: a sentence's start, not a syllable's.
-    static let quietFrames = 15
-    /// How long after an onset a listener's speaker is searched for it.
+    /// The length of speech each delay is found over.
+    static let windowSeconds = 3.0
+    /// The longest delay looked for.
+    static let maxDelaySeconds = 0.4
+    /// How far apart two listeners' reports of one transition may be and still count as the same one.
     static let searchSeconds = 0.5
 
     /// A microphone that gives its frames as fast as the engine reads them (every 20 ms) and records when.
@@ -58,23 +59,27 @@ enum VoiceEngineLatency {
         var hasEnded: Bool { lock.withLock { read.count == frames.count } }
     }
 
-    /// A speaker that keeps, for each frame written, when it was written and where its first loud sample is.
+    /// A speaker that keeps, for each frame written, when it was written and its RMS level.
     final class StampedSpeaker: VoiceAudioSink, @unchecked Sendable {
         private let clock: BenchClock
         private let lock = NSLock()
-        private var written: [(time: Double, firstLoud: Int?)] = []
+        private var written: [(time: Double, level: Double)] = []
 
         init(clock: BenchClock) { self.clock = clock }
 
         func writeFrame(_ frame: [Int16]) throws(VoiceError) {
             let time = clock.seconds()
-            // Interleaved stereo: the sample index of the first loud value, in mono samples.
-            let firstLoud = frame.firstIndex { $0 >= VoiceEngineLatency.loud || $0 <= -VoiceEngineLatency.loud }.map { $0 / 2 }
-            lock.withLock { written.append((time, firstLoud)) }
+            let level = VoiceEngineLatency.rms(frame)
+            lock.withLock { written.append((time, level)) }
         }
 
         /// Every frame written so far.
-        var frames: [(time: Double, firstLoud: Int?)] { lock.withLock { written } }
+        var frames: [(time: Double, level: Double)] { lock.withLock { written } }
+    }
+
+    /// The RMS of `samples`.
+    static func rms(_ samples: [Int16]) -> Double {
+        (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
     }
 
     /// Seconds since it was made, on the continuous clock.
@@ -139,29 +144,23 @@ enum VoiceEngineLatency {
     }
 
     private static func figures(
-        speech: [[Int16]], read: [Double], listeners: [[(time: Double, firstLoud: Int?)]], states: StateTimes, count: Int
+        speech: [[Int16]], read: [Double], listeners: [[(time: Double, level: Double)]], states: StateTimes, count: Int
     ) -> Figures {
         var figures = Figures()
-        let frameSeconds = Double(VoiceFormat.frameMilliseconds) / 1000
-        let sampleSeconds = 1 / Double(VoiceFormat.sampleRate)
-        var quiet = 0
-        for (index, frame) in speech.enumerated() {
-            guard let offset = frame.firstIndex(where: { $0 >= loud || $0 <= -loud }) else {
-                quiet += 1
-                continue
-            }
-            defer { quiet = 0 }
-            guard quiet >= quietFrames, index < read.count else { continue }
-            figures.onsets += 1
-            // The onset left the mouth when its sample was captured: the frame's capture ended when it was read.
-            let spoken = read[index] - frameSeconds + Double(offset) * sampleSeconds
-            for frames in listeners {
-                let heard = frames.first { $0.time >= read[index] && $0.firstLoud != nil && $0.time - read[index] <= searchSeconds }
-                if let heard, let at = heard.firstLoud {
-                    figures.delays.append(heard.time + Double(at) * sampleSeconds - spoken)
+        let half = Double(VoiceFormat.frameMilliseconds) / 2000
+        // Loudness over wall-clock time, one point per frame at the middle of its capture or of its playback.
+        let spoken = zip(read, speech).map { (time: $0 - half, level: rms($1)) }
+        guard let first = spoken.first?.time, let last = spoken.last?.time else { return figures }
+        for heard in listeners {
+            let played = heard.map { (time: $0.time + half, level: $0.level) }
+            var start = first
+            while start + windowSeconds <= last {
+                if let delay = bestDelay(spoken: spoken, heard: played, from: start, to: start + windowSeconds) {
+                    figures.delays.append(delay)
                 } else {
-                    figures.missed += 1
+                    figures.unmatchedWindows += 1
                 }
+                start += windowSeconds
             }
         }
         let all = (1...count).map { states.transitions(of: $0) }
@@ -178,5 +177,49 @@ enum VoiceEngineLatency {
             }
         }
         return figures
+    }
+
+    /// The delay (0…`maxDelaySeconds`, 1 ms steps) at which the heard envelope best follows the spoken one between
+    /// `start` and `end`; nil when the best correlation is below 0.8 (a window of silence, or speech not heard).
+    private static func bestDelay(
+        spoken: [(time: Double, level: Double)], heard: [(time: Double, level: Double)], from start: Double, to end: Double
+    ) -> Double? {
+        let step = 0.001
+        let grid = Array(stride(from: start, to: end, by: step))
+        let x = grid.map { interpolate(spoken, at: $0) }
+        var best: (delay: Double, correlation: Double)?
+        for lag in 0...Int(maxDelaySeconds / step) {
+            let y = grid.map { interpolate(heard, at: $0 + Double(lag) * step) }
+            let correlation = pearson(x, y)
+            if correlation > best?.correlation ?? -1 { best = (Double(lag) * step, correlation) }
+        }
+        guard let best, best.correlation >= 0.8 else { return nil }
+        return best.delay
+    }
+
+    /// The level of `points` (sorted by time) at `time`, linearly between the two around it; 0 outside them.
+    private static func interpolate(_ points: [(time: Double, level: Double)], at time: Double) -> Double {
+        var low = 0, high = points.count
+        while low < high {
+            let middle = (low + high) / 2
+            if points[middle].time < time { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, low < points.count else { return 0 }
+        let a = points[low - 1], b = points[low]
+        let span = b.time - a.time
+        return span > 0 ? a.level + (b.level - a.level) * (time - a.time) / span : a.level
+    }
+
+    private static func pearson(_ x: [Double], _ y: [Double]) -> Double {
+        let n = Double(x.count)
+        let mx = x.reduce(0, +) / n, my = y.reduce(0, +) / n
+        var sxy = 0.0, sxx = 0.0, syy = 0.0
+        for i in x.indices {
+            let dx = x[i] - mx, dy = y[i] - my
+            sxy += dx * dy
+            sxx += dx * dx
+            syy += dy * dy
+        }
+        return sxx > 0 && syy > 0 ? sxy / (sxx * syy).squareRoot() : 0
     }
 }

@@ -115,6 +115,44 @@ import VoiceTestSupport
         #expect(cancelled < raw / 4)
     }
 
+    /// Push-to-talk released mid-word: without `finish()` the listener conceals the cut stream for half a second
+    /// (Opus's guess at speech that never came, and "speaking" all along); with it the listener falls silent at once.
+    @Test(.enabled(if: TestAudio.hasEspeak, "espeak-ng is missing: apt-get install espeak-ng"))
+    func finishingACutTalkSpurtSilencesTheListenerAtOnce() throws {
+        let speech = try TestAudio.speak()
+        defer { try? FileManager.default.removeItem(atPath: speech) }
+        let source = try WAVFileSource(path: speech)
+        var frames: [[Int16]] = []
+        while case .frame(let frame) = try source.readFrame() { frames.append(frame) }
+
+        func afterTheCut(finishing: Bool) throws -> (energy: Double, speakingTicks: Int) {
+            let send = try VoiceSendPipeline(), receive = try VoiceReceivePipeline()
+            var spoken = 0
+            for frame in frames {
+                if let packet = try send.process(frame) { try receive.receive(packet.bytes, from: "alice") }
+                _ = receive.tick()
+                if send.speaking { spoken += 1 }
+                // Cut mid-word: after a loud frame, well into the speech.
+                let loud = frame.contains { abs(Int($0)) > 8_000 }
+                if spoken >= 40, loud { break }
+            }
+            if finishing, let end = try send.finish() { try receive.receive(end.bytes, from: "alice") }
+            var energy = 0.0, speakingTicks = 0
+            for tick in 0..<25 {
+                let frame = try #require(receive.tick()["alice"])
+                // The first frame after the cut holds the decoder's fade-out of the last word either way.
+                if tick > 0 { energy += frame.samples.reduce(0.0) { $0 + Double($1) * Double($1) } }
+                if frame.speaking { speakingTicks += 1 }
+            }
+            return (energy, speakingTicks)
+        }
+        let finished = try afterTheCut(finishing: true), cut = try afterTheCut(finishing: false)
+        print("after a cut talk spurt: energy \(finished.energy) finished, \(cut.energy) cut; speaking ticks \(finished.speakingTicks), \(cut.speakingTicks)")
+        #expect(cut.speakingTicks >= 20 && cut.energy > 1e8, "the cut stream should be concealed (the test means nothing otherwise)")
+        #expect(finished.speakingTicks == 0, "the listener still hears the talker speaking after the spurt was finished")
+        #expect(finished.energy < cut.energy / 20, "the finished stream is not silent: \(finished.energy) against \(cut.energy)")
+    }
+
     @Test func receivePipelineKeepsSendersApart() throws {
         let receive = try VoiceReceivePipeline(maxSenders: 2)
         let encoder = try OpusVoiceEncoder(dtx: false)

@@ -21,6 +21,8 @@ final class VoiceChatEngine: @unchecked Sendable {
     private var receivers: [String: VoiceReceivePipeline] = [:]
     private var sender: VoiceSendPipeline?
     private var active: GKVoiceChat?
+    /// The channel the microphone fed on the last tick.
+    private var feeding: String?
     private var source: (any VoiceAudioSource)?
     private var sink: (any VoiceAudioSink)?
     private var systemSource = true
@@ -187,33 +189,39 @@ final class VoiceChatEngine: @unchecked Sendable {
         _waitingFor = waiting
     }
 
-    /// Reads one microphone frame and sends it on the active channel when that channel is started.
+    /// Reads one microphone frame and sends it on the active channel when that channel is started. When the
+    /// microphone stops feeding a channel mid-speech (push-to-talk released, another channel made active, the channel
+    /// stopped), that channel gets one packet flagged silent first, so its listeners fall silent at once.
     private func talk() {
-        let packet = lock.withLock { () -> (String, [UInt8])? in
-            guard let source else { return nil }
+        let packets = lock.withLock { () -> [(channel: String, bytes: [UInt8])] in
+            guard let source else { return [] }
             let read: VoiceFrameRead
             do {
                 read = try source.readFrame()
             } catch {
                 logger.warning("the microphone failed: \(error)")
                 self.source = nil
-                return nil
+                return []
             }
-            guard case .frame(let captured) = read, let active, active.isStarted else { return nil }
+            var packets: [(channel: String, bytes: [UInt8])] = []
+            let target = active.flatMap { $0.isStarted ? $0.name : nil }
             do {
+                if let fed = feeding, fed != target, let end = try sender?.finish() { packets.append((fed, end.bytes)) }
+                feeding = target
+                guard case .frame(let captured) = read, let target else { return packets }
                 if sender == nil { sender = try VoiceSendPipeline() }
-                guard let packet = try sender!.process(captured, played: played) else { return nil }
-                return (active.name, packet.bytes)
+                if let packet = try sender!.process(captured, played: played) { packets.append((target, packet.bytes)) }
             } catch {
                 logger.warning("voice could not be encoded: \(error)")
-                return nil
             }
+            return packets
         }
-        guard let (channel, bytes) = packet else { return }
-        do {
-            try transport.send(Data(bytes), on: channel)
-        } catch {
-            logger.debug("a voice packet was not sent: \(error)")
+        for packet in packets {
+            do {
+                try transport.send(Data(packet.bytes), on: packet.channel)
+            } catch {
+                logger.debug("a voice packet was not sent: \(error)")
+            }
         }
     }
 

@@ -30,7 +30,6 @@ public final class VoiceSendPipeline: @unchecked Sendable {
 
     private let encoder: OpusVoiceEncoder
     private let preprocessor: VoicePreprocessor
-    private let echoCanceller: EchoCanceller?
     private var sequence: UInt16 = 0
     private var timestamp: UInt32 = 0
     private let silence = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)
@@ -50,8 +49,7 @@ public final class VoiceSendPipeline: @unchecked Sendable {
         encoder = try OpusVoiceEncoder(
             bitrate: configuration.bitrate, expectedPacketLoss: configuration.expectedPacketLoss, fec: configuration.fec, dtx: configuration.dtx,
             complexity: configuration.complexity)
-        echoCanceller = configuration.echoCancellation ? try EchoCanceller() : nil
-        preprocessor = try VoicePreprocessor(configuration.preprocessing, echoCanceller: echoCanceller)
+        preprocessor = try VoicePreprocessor(configuration.preprocessing, echoCanceller: configuration.echoCancellation ? try EchoCanceller() : nil)
     }
 
     /// The encoder's look-ahead in 48 kHz samples.
@@ -60,11 +58,7 @@ public final class VoiceSendPipeline: @unchecked Sendable {
     /// Processes one captured 960-sample frame, with the frame played on the speakers meanwhile if known;
     /// returns the packet to send, or nil when DTX sends nothing.
     public func process(_ captured: [Int16], played reference: [Int16]? = nil) throws(VoiceError) -> VoicePacket? {
-        var frame = captured
-        if let reference, let echoCanceller {
-            frame = try echoCanceller.cancel(captured: captured, played: reference)
-        }
-        let cleaned = try preprocessor.process(frame)
+        let cleaned = try preprocessor.process(captured, played: reference)
         let wasSpeaking = speaking
         speaking = cleaned.speaking
         let opus = try encoder.encode(cleaned.speaking ? cleaned.frame : silence)
@@ -74,6 +68,21 @@ public final class VoiceSendPipeline: @unchecked Sendable {
         // always follows a packet flagged silent, and the receiver plays it as silence, not as loss.
         if configuration.dtx, opus.count <= 2, !cleaned.speaking, !wasSpeaking { return nil }
         let packet = try VoicePacket(speaking: cleaned.speaking, sequence: sequence, timestamp: timestamp, opus: opus)
+        sequence &+= 1
+        packetsSent += 1
+        return packet
+    }
+
+    /// Ends a talk spurt cut short — push-to-talk released, the channel made inactive or stopped: returns one silent
+    /// frame flagged silent when the last frame was speech (nil otherwise), so receivers fall silent at once instead
+    /// of concealing a stream that stopped mid-word, and forgets the detector's hangover.
+    public func finish() throws(VoiceError) -> VoicePacket? {
+        guard speaking else { return nil }
+        speaking = false
+        preprocessor.endSpeech()
+        let opus = try encoder.encode(silence)
+        defer { timestamp &+= 1 }
+        let packet = try VoicePacket(speaking: false, sequence: sequence, timestamp: timestamp, opus: opus)
         sequence &+= 1
         packetsSent += 1
         return packet

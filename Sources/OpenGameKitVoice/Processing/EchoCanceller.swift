@@ -14,7 +14,7 @@ public final class EchoCanceller: @unchecked Sendable {
         guard (20...1000).contains(tailMilliseconds) else {
             throw VoiceError(.invalidArgument, "echo tail must be 20…1000 ms, not \(tailMilliseconds)")
         }
-        guard let state = speex_echo_state_init(Int32(VoiceFormat.samplesPerFrame), Int32(VoiceFormat.sampleRate * tailMilliseconds / 1000)) else {
+        guard let state = speex_echo_state_init(Int32(VoiceFormat.samplesPerProcessingBlock), Int32(VoiceFormat.sampleRate * tailMilliseconds / 1000)) else {
             throw VoiceError(.codecFailure, "speex_echo_state_init failed")
         }
         self.state = state
@@ -32,10 +32,17 @@ public final class EchoCanceller: @unchecked Sendable {
         captured.withUnsafeBufferPointer { rec in
             played.withUnsafeBufferPointer { play in
                 output.withUnsafeMutableBufferPointer { out in
-                    speex_echo_cancellation(state, rec.baseAddress, play.baseAddress, out.baseAddress)
+                    for start in stride(from: 0, to: VoiceFormat.samplesPerFrame, by: VoiceFormat.samplesPerProcessingBlock) {
+                        cancel(block: rec.baseAddress! + start, played: play.baseAddress! + start, into: out.baseAddress! + start)
+                    }
                 }
             }
         }
         return output
+    }
+
+    /// Cancels the echo of one block (``VoiceFormat/samplesPerProcessingBlock`` samples) of `captured` into `out`.
+    func cancel(block captured: UnsafePointer<Int16>, played: UnsafePointer<Int16>, into out: UnsafeMutablePointer<Int16>) {
+        speex_echo_cancellation(state, captured, played, out)
     }
 }

@@ -56,6 +56,7 @@ public final class VoicePreprocessor: @unchecked Sendable {
     }
 
     private let state: OpaquePointer
+    private let echoCanceller: EchoCanceller?
     /// The settings in use.
     public let configuration: Configuration
     private var noiseFloor: Float = -90
@@ -72,11 +73,12 @@ public final class VoicePreprocessor: @unchecked Sendable {
         guard configuration.hangoverFrames >= 0 else {
             throw VoiceError(.invalidArgument, "VAD hangover must be 0 or more frames, not \(configuration.hangoverFrames)")
         }
-        guard let state = speex_preprocess_state_init(Int32(VoiceFormat.samplesPerFrame), Int32(VoiceFormat.sampleRate)) else {
+        guard let state = speex_preprocess_state_init(Int32(VoiceFormat.samplesPerProcessingBlock), Int32(VoiceFormat.sampleRate)) else {
             throw VoiceError(.codecFailure, "speex_preprocess_state_init failed")
         }
         self.state = state
         self.configuration = configuration
+        self.echoCanceller = echoCanceller
         var denoise: Int32 = configuration.noiseSuppression ? 1 : 0
         speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DENOISE, &denoise)
         var suppress = Int32(configuration.noiseSuppressionDecibels)
@@ -102,12 +104,32 @@ public final class VoicePreprocessor: @unchecked Sendable {
     deinit { speex_preprocess_state_destroy(state) }
 
     /// Cleans one 960-sample frame and decides whether it holds speech.
-    public func process(_ frame: [Int16]) throws(VoiceError) -> Result {
+    ///
+    /// With `played` (what the speakers played meanwhile) and an echo canceller, each block is echo-cancelled just
+    /// before it is cleaned, as speexdsp needs: the preprocessor suppresses the residual echo of the block the
+    /// canceller processed last.
+    public func process(_ frame: [Int16], played: [Int16]? = nil) throws(VoiceError) -> Result {
         guard frame.count == VoiceFormat.samplesPerFrame else {
             throw VoiceError(.invalidArgument, "a preprocessor frame is \(VoiceFormat.samplesPerFrame) samples (20 ms at 48 kHz), not \(frame.count)")
         }
+        if let played, played.count != VoiceFormat.samplesPerFrame {
+            throw VoiceError(.invalidArgument, "the played frame must be \(VoiceFormat.samplesPerFrame) samples (20 ms at 48 kHz), not \(played.count)")
+        }
         var cleaned = frame
-        let speexVoice = cleaned.withUnsafeMutableBufferPointer { speex_preprocess_run(state, $0.baseAddress) } != 0
+        let block = VoiceFormat.samplesPerProcessingBlock
+        let echo = played.flatMap { played in echoCanceller.map { ($0, played) } }
+        let speexVoice = cleaned.withUnsafeMutableBufferPointer { samples in
+            stride(from: 0, to: VoiceFormat.samplesPerFrame, by: block).map { start in
+                if let (canceller, played) = echo {
+                    frame.withUnsafeBufferPointer { captured in
+                        played.withUnsafeBufferPointer {
+                            canceller.cancel(block: captured.baseAddress! + start, played: $0.baseAddress! + start, into: samples.baseAddress! + start)
+                        }
+                    }
+                }
+                return speex_preprocess_run(state, samples.baseAddress! + start) != 0
+            }
+        }.contains(true)
         let level = Self.decibels(cleaned)
         let speaking: Bool
         switch configuration.vad {
@@ -118,6 +140,9 @@ public final class VoicePreprocessor: @unchecked Sendable {
         }
         return Result(frame: cleaned, speaking: speaking, levelDecibels: level)
     }
+
+    /// Forgets the hangover: the next frame counts as speech only if it is loud itself (a talk spurt was cut short).
+    public func endSpeech() { hangover = 0 }
 
     private func energyDecision(_ level: Float) -> Bool {
         // The floor falls at once to a quieter frame and rises slowly (about 3 dB a second), so it follows
