@@ -18,6 +18,8 @@ package final class MatchmakingService: Service, ChannelPresence {
     let logger: Logger
     let metrics: ServerMetrics
     let limiter: RateLimiter
+    /// Seconds an invitation lasts for games whose manifest sets none (``GameCenterApp/Configuration/invitationLifetime``).
+    let invitationLifetime: Int
     let state = Mutex(MatchmakerState())
     private let origin = ContinuousClock.now
 
@@ -26,10 +28,11 @@ package final class MatchmakingService: Service, ChannelPresence {
 
     init(
         database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
-        logger: Logger
+        invitationLifetime: Int, logger: Logger
     ) {
         self.metrics = metrics
         self.limiter = limiter
+        self.invitationLifetime = invitationLifetime
         self.database = database
         self.clock = clock
         self.recorder = MatchRecorder(database: database, bus: bus)
@@ -41,6 +44,12 @@ package final class MatchmakingService: Service, ChannelPresence {
     var queueNow: Int64 {
         let elapsed = ContinuousClock.now - origin
         return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// How long `game`'s invitations (and friends chosen to play it with) wait: its manifest's setting, else the
+    /// server's.
+    func invitationSeconds(for game: Game) -> Int {
+        game.matchmaking.invitationSeconds ?? invitationLifetime
     }
 
     private static func gameKey(_ device: DeviceIdentity) -> String {
@@ -80,7 +89,7 @@ package final class MatchmakingService: Service, ChannelPresence {
         )
         let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow)
         let now = clock.nowMillis()
-        let invitationSeconds = Int64(device.game.matchmaking.invitationSeconds)
+        let invitationSeconds = Int64(invitationSeconds(for: device.game))
         let (decisions, forming) = try state.withLock { state -> (MatchmakingDecisions, FormingMatch?) in
             guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
             guard !state.isWaiting(session.playerID) else { throw APIError.alreadyWaiting }
