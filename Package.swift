@@ -267,6 +267,7 @@ let package = Package(
                 "VoiceTestSupport",
                 "GameCenterProtocol",
                 "NetworkFaultProxy",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -94,7 +94,8 @@ public struct InviteeStatus: Codable, Sendable, Equatable {
 }
 
 /// An invitation to a match, as the invitee receives it (pushed as ``EventKind/matchInvitation`` and listed by
-/// `GET /v1/invitations` until answered or expired).
+/// `GET /v1/invitations` until answered or expired; pushed again as ``EventKind/invitationAccepted`` when the invitee
+/// accepts it in the Game Center app).
 public struct InvitationInfo: Codable, Sendable, Equatable {
     public var invitationID: String
     public var matchID: String
@@ -106,10 +107,13 @@ public struct InvitationInfo: Codable, Sendable, Equatable {
     public var maxPlayers: Int
     public var message: String?
     public var expiresAt: Date
+    /// When the invitee accepted it in the Game Center app (their game joins it without asking again); nil while
+    /// it waits for an answer.
+    public var acceptedAt: Date?
 
     public init(
         invitationID: String, matchID: String, bundleID: String, inviter: String, inviterAlias: String, hosted: Bool,
-        minPlayers: Int, maxPlayers: Int, message: String?, expiresAt: Date
+        minPlayers: Int, maxPlayers: Int, message: String?, expiresAt: Date, acceptedAt: Date? = nil
     ) {
         self.invitationID = invitationID
         self.matchID = matchID
@@ -121,10 +125,12 @@ public struct InvitationInfo: Codable, Sendable, Equatable {
         self.maxPlayers = maxPlayers
         self.message = message
         self.expiresAt = expiresAt
+        self.acceptedAt = acceptedAt
     }
 }
 
-/// `GET /v1/invitations`: the caller's unanswered, unexpired invitations for the device's game, oldest first.
+/// `GET /v1/invitations`: the caller's unanswered, unexpired invitations for the device's game, oldest first (those
+/// accepted in the Game Center app but not yet joined included, with ``InvitationInfo/acceptedAt``).
 public struct InvitationList: Codable, Sendable {
     public var invitations: [InvitationInfo]
 
@@ -221,8 +227,9 @@ public struct MatchPlayerLeft: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/matchmaking/play-with-friends`: what the Game Center app sends to start a match with friends;
-/// the caller's game receives the ids (``EventKind/playWithFriends``) and makes a request inviting them.
+/// Friends the player chose in the Game Center app to play a game with: kept for the game (one choice per player and
+/// game, a new one replaces it) until a device of it claims it (`POST /v1/matchmaking/play-with-friends/claim`) or it
+/// expires; announced to running devices as ``EventKind/playWithFriends``. The game makes a request inviting them.
 public struct PlayWithFriends: Codable, Sendable, Equatable {
     public var bundleID: String
     public var playerIDs: [String]
@@ -230,6 +237,16 @@ public struct PlayWithFriends: Codable, Sendable, Equatable {
     public init(bundleID: String, playerIDs: [String]) {
         self.bundleID = bundleID
         self.playerIDs = playerIDs
+    }
+}
+
+/// `POST /v1/matchmaking/play-with-friends/claim`: the friends chosen for the device's game that were waiting for it,
+/// handed out once (a second claim, from this device or another, gets none of them).
+public struct PlayWithFriendsList: Codable, Sendable, Equatable {
+    public var choices: [PlayWithFriends]
+
+    public init(choices: [PlayWithFriends]) {
+        self.choices = choices
     }
 }
 

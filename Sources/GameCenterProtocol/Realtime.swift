@@ -22,8 +22,12 @@ public enum EventKind: String, Codable, Sendable {
     case matchRequestFailed
     /// Payload: ``MatchPlayerLeft``; sent to the other members.
     case matchPlayerLeft
-    /// Payload: ``PlayWithFriends``; sent to the player who chose friends in the Game Center app.
+    /// Payload: ``PlayWithFriends``; sent to the player who chose friends in the Game Center app (a device of the
+    /// game then claims the choice, so that one device gets it once).
     case playWithFriends
+    /// Payload: ``InvitationInfo`` with ``InvitationInfo/acceptedAt``; sent to the invitee when they accept the
+    /// invitation in the Game Center app (their running game joins it).
+    case invitationAccepted
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

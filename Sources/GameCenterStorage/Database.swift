@@ -55,9 +55,8 @@ public final class Database: Sendable {
         let location = try DatabaseLocation(url)
         switch location {
         case .sqlite(let path):
-            let database = try await openSQLite(path: path, logger: logger)
+            let database = try await openSQLite(path: path, logger: logger, migrations: migrations)
             do {
-                try await database.migrate(migrations)
                 let result = try await body(database)
                 await database.closeSQLite()
                 return result
@@ -83,7 +82,10 @@ public final class Database: Sendable {
         self.logger = logger
     }
 
-    private static func openSQLite(path: String, logger: Logger) async throws -> Database {
+    /// Opens the writer, applies `migrations` with it, then opens the readers. A connection that read the schema
+    /// before a migration prepares its first statement after it with the old schema, and SQLiteNIO takes a
+    /// statement's column names before running it: `SELECT *` on a table that gained a column would miss it.
+    private static func openSQLite(path: String, logger: Logger, migrations: [Migration]) async throws -> Database {
         let storage: SQLiteConnection.Storage
         if path == ":memory:" {
             // A named shared-cache memory database, so that all connections see the same data.
@@ -104,14 +106,19 @@ public final class Database: Sendable {
             }
             return connection
         }
-        let writer = try await open()
+        let writer = GroupCommitter(connection: try await open())
         var readers: [SQLiteConnection] = []
-        for _ in 0..<4 { readers.append(try await open()) }
-        return Database(
-            engine: .sqlite,
-            backend: .sqlite(writer: GroupCommitter(connection: writer), readers: ConnectionPool(readers)),
-            logger: logger
-        )
+        do {
+            try await Database(engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool([])), logger: logger).migrate(migrations)
+            for _ in 0..<4 { readers.append(try await open()) }
+        } catch {
+            for connection in readers + [await writer.close()] {
+                let closed: EventLoopFuture<Void> = connection.close()
+                try? await closed.get()
+            }
+            throw error
+        }
+        return Database(engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool(readers)), logger: logger)
     }
 
     private func closeSQLite() async {

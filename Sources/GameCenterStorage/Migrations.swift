@@ -193,6 +193,23 @@ enum Migrations {
                 "ALTER TABLE players ADD COLUMN alias_skeleton TEXT",
                 "CREATE INDEX players_by_alias_skeleton ON players (environment, alias_skeleton)",
             ]),
+        Migration(
+            version: 9, name: "invitations accepted in the Game Center app, play with friends",
+            common: [
+                // An invitation accepted in the Game Center app stays pending (the inviter's match waits for the
+                // invitee's game to join); this says it was accepted, so the game joins without asking again.
+                "ALTER TABLE invitations ADD COLUMN accepted_in_app_at BIGINT",
+                """
+                CREATE TABLE play_with_friends (
+                    player_id TEXT NOT NULL REFERENCES players (player_id),
+                    bundle_id TEXT NOT NULL,
+                    friends TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    PRIMARY KEY (player_id, bundle_id)
+                )
+                """,
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

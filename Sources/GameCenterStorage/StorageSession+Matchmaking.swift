@@ -60,10 +60,13 @@ public struct InvitationRecord: Sendable, Equatable {
     public var state: State
     public var createdAt: Int64
     public var expiresAt: Int64
+    /// When the invitee accepted it in the Game Center app; it stays `pending` (their game joins it when it starts).
+    public var acceptedInAppAt: Int64?
 
     public init(
         invitationID: String, matchID: String, bundleID: String, environment: String, inviter: String, invitee: String,
-        hosted: Bool, minPlayers: Int, maxPlayers: Int, message: String?, state: State, createdAt: Int64, expiresAt: Int64
+        hosted: Bool, minPlayers: Int, maxPlayers: Int, message: String?, state: State, createdAt: Int64, expiresAt: Int64,
+        acceptedInAppAt: Int64? = nil
     ) {
         self.invitationID = invitationID
         self.matchID = matchID
@@ -78,6 +81,7 @@ public struct InvitationRecord: Sendable, Equatable {
         self.state = state
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.acceptedInAppAt = acceptedInAppAt
     }
 }
 
@@ -184,16 +188,30 @@ extension StorageSession {
         try await sql.raw("SELECT * FROM invitations WHERE invitation_id = \(bind: id)").first().map(Self.invitation(from:))
     }
 
-    /// A player's pending, unexpired invitations for one game and environment, oldest first.
-    public func pendingInvitations(invitee: String, bundleID: String, environment: String, now: Int64) async throws -> [InvitationRecord] {
-        try await sql.raw(
+    /// A player's pending, unexpired invitations in one environment, for one game (or, with `bundleID` nil, for
+    /// every game), oldest first.
+    public func pendingInvitations(invitee: String, bundleID: String?, environment: String, now: Int64) async throws -> [InvitationRecord] {
+        let game = bundleID.map { SQLQueryString(" AND bundle_id = \(bind: $0)") } ?? ""
+        return try await sql.raw(
             """
             SELECT * FROM invitations
-            WHERE invitee = \(bind: invitee) AND state = 'pending' AND bundle_id = \(bind: bundleID)
+            WHERE invitee = \(bind: invitee) AND state = 'pending'\(game)
               AND environment = \(bind: environment) AND expires_at > \(bind: now)
             ORDER BY created_at, invitation_id
             """
         ).all().map(Self.invitation(from:))
+    }
+
+    /// Records that the invitee accepted a pending, unexpired invitation in the Game Center app (the first time
+    /// counts); it stays pending until their game joins or declines it. Nil when it is not (any more) answerable.
+    public func acceptInvitationInApp(id: String, now: Int64) async throws -> InvitationRecord? {
+        try await sql.raw(
+            """
+            UPDATE invitations SET accepted_in_app_at = COALESCE(accepted_in_app_at, \(bind: now))
+            WHERE invitation_id = \(bind: id) AND state = 'pending' AND expires_at > \(bind: now)
+            RETURNING *
+            """
+        ).first().map(Self.invitation(from:))
     }
 
     /// Answers a pending, unexpired invitation; nil when it is not (any more) answerable.
@@ -241,7 +259,8 @@ extension StorageSession {
             minPlayers: Int(try row.int("min_players")), maxPlayers: Int(try row.int("max_players")),
             message: try row.optionalString("message"),
             state: InvitationRecord.State(rawValue: try row.string("state")) ?? .cancelled,
-            createdAt: try row.int("created_at"), expiresAt: try row.int("expires_at")
+            createdAt: try row.int("created_at"), expiresAt: try row.int("expires_at"),
+            acceptedInAppAt: try row.optionalInt("accepted_in_app_at")
         )
     }
 }

@@ -132,7 +132,8 @@ struct RealtimeClient: Sendable {
                 device.localPlayer.updateFriends { $0.removeAll { $0 == removed.playerID } }
                 device.eventHub.publish(.friendRemoved(playerID: removed.playerID))
             }
-        case .matchInvitation, .invitationCancelled, .inviteeAnswered, .matchFound, .matchRequestFailed, .matchPlayerLeft, .playWithFriends:
+        case .matchInvitation, .invitationAccepted, .invitationCancelled, .inviteeAnswered, .matchFound, .matchRequestFailed,
+            .matchPlayerLeft, .playWithFriends:
             device.matchmaker.handle(event.kind, payload: payload, bundleID: device.bundleID)
         }
         device.localPlayer.advanceCursor(to: event.seq, token: token)

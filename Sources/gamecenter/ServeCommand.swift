@@ -20,6 +20,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("heartbeat-seconds"), help: "Seconds between realtime heartbeats.") var heartbeatSeconds = 15.0
     @Option(name: .customLong("session-lifetime"), help: "Seconds a session lasts after sign-in (default: 30 days).")
     var sessionLifetime = 30.0 * 24 * 3600
+    @Option(
+        name: .customLong("invitation-lifetime"),
+        help:
+            "Seconds an unanswered match invitation (and friends chosen in the web app to play with) waits, for games whose manifest sets no matchmaking.invitationSeconds; 10…86400 (default: 3600)."
+    )
+    var invitationLifetime = 3600
     @Option(name: .customLong("admin-key"), help: "Key for the /admin/v1 routes (or GAMECENTER_ADMIN_KEY); admin routes are off without one.")
     var adminKey: String?
     @Flag(name: .customLong("test-clock"), help: "Let POST /admin/v1/clock move the server's clock forward. For tests only.")
@@ -58,6 +64,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port), (0...65535).contains(udpPort) else { throw ValidationError("ports are 0…65535") }
         guard heartbeatSeconds >= 0.05, heartbeatSeconds <= 3600 else { throw ValidationError("--heartbeat-seconds must be 0.05…3600") }
         guard sessionLifetime >= 1 else { throw ValidationError("--session-lifetime must be at least 1 second") }
+        let lifetimes = MatchmakingSettings.invitationSecondsRange
+        guard lifetimes.contains(invitationLifetime) else {
+            throw ValidationError("--invitation-lifetime must be a whole number of seconds from \(lifetimes.lowerBound) to \(lifetimes.upperBound)")
+        }
         if let key = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"], key.count < 16 {
             throw ValidationError("the admin key must be at least 16 characters")
         }
@@ -115,6 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.gamesPath = games ?? (FileManager.default.fileExists(atPath: "games") ? "games" : nil)
         configuration.heartbeatInterval = .milliseconds(Int64(heartbeatSeconds * 1000))
         configuration.accounts.sessionLifetime = sessionLifetime
+        configuration.invitationLifetime = invitationLifetime
         configuration.adminKey = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]
         configuration.testClock = testClock
         configuration.secureCookies = secureCookies

@@ -1,7 +1,11 @@
 """The Game Center web app in real headless Chromium (Selenium), against the real `gamecenter` binary.
 
 Two players sign up through the forms, become friends by account name, one reports a score through the JSON API
-and sees it ranked on the leaderboard page. axe-core checks every page (serious and critical violations fail),
+and sees it ranked on the leaderboard page. A game invites a player whose game is not running; they accept in the
+browser and their game, started afterwards, finds the invitation accepted and joins the match; a decline in the
+browser reaches the inviter's game; friends chosen on a game's page reach that game once. Games are played here
+through the JSON API and the realtime channel (websocket-client, which Selenium depends on), as the SDK would.
+axe-core checks every page (serious and critical violations fail),
 and every page is saved as screenshots at 1280x800 and 390x844 (and full height) in $WEBAPP_ARTIFACTS
 (default Tests/Browser/artifacts, git-ignored).
 
@@ -15,12 +19,14 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
+import websocket
 from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
@@ -183,6 +189,60 @@ def api(url, method, path, body=None, token=None):
         return json.loads(text) if text else None
 
 
+class GameDevice:
+    """A player's Tapper game on a device: a session of the game and its realtime channel, read in a thread that
+    answers the server's heartbeats and keeps the events."""
+
+    def __init__(self, url, account):
+        self.url = url
+        self.token = api(url, "POST", "/v1/sessions", {"account": account, "password": "password-1"})["token"]
+        self.socket = websocket.create_connection(
+            url.replace("http://", "ws://") + "/v1/realtime",
+            header=[f"Authorization: Bearer {self.token}", f"X-GameCenter-Bundle-ID: {GAME}", "X-GameCenter-Environment: sandbox"],
+            timeout=30)
+        # The channel is open (matchmaking takes this device's requests) once the server said hello.
+        assert "hello" in json.loads(self.socket.recv())
+        self.socket.settimeout(None)  # the reader waits for heartbeats and events as long as the test runs
+        self.events = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                frame = json.loads(self.socket.recv())
+            except Exception:
+                return
+            if "heartbeat" in frame:
+                self.socket.send(json.dumps({"heartbeat": {}}))
+            elif "event" in frame:
+                event = frame["event"]["_0"]
+                with self.changed:
+                    self.events.append((event["kind"], json.loads(event["payload"])))
+                    self.changed.notify_all()
+
+    def wait_for(self, kind, accept=lambda payload: True, timeout=10):
+        """The payload of the first event of `kind` that `accept` takes, waiting up to `timeout` seconds."""
+        def found():
+            return next((payload for k, payload in self.events if k == kind and accept(payload)), None)
+        with self.changed:
+            assert self.changed.wait_for(lambda: found() is not None, timeout=timeout), f"no {kind} event; got {self.events}"
+            return found()
+
+    def call(self, method, path, body=None):
+        return api(self.url, method, path, body, token=self.token)
+
+    def close(self):
+        self.socket.close()
+
+
+def sign_in(pages, account):
+    pages.driver.delete_all_cookies()
+    pages.open("/sign-in")
+    pages.fill({"account": account, "password": "password-1", "environment": "sandbox"})
+    pages.submit("/sign-in")
+
+
 def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, browser):
     pages = Pages(browser, server)
     ann, bob = f"ann-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
@@ -304,3 +364,86 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
     with pytest.raises(urllib.error.HTTPError) as refused:
         api(server, "GET", "/v1/me", token=session["token"])
     assert refused.value.code == 401
+
+
+def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_chosen_to_play(server, browser):
+    pages = Pages(browser, server)
+    cat, dan = f"cat-{uuid.uuid4().hex[:6]}", f"dan-{uuid.uuid4().hex[:6]}"
+    ids = {}
+    for account, alias in [(cat, "Cat"), (dan, "Dan")]:
+        ids[account] = api(server, "POST", "/v1/accounts", {"account": account, "password": "password-1", "alias": alias})["player"]["playerID"]
+    cat_token = api(server, "POST", "/v1/sessions", {"account": cat, "password": "password-1"})["token"]
+    dan_token = api(server, "POST", "/v1/sessions", {"account": dan, "password": "password-1"})["token"]
+    api(server, "POST", "/v1/friend-requests", {"playerIDs": [ids[dan]]}, token=cat_token)
+    request = api(server, "GET", "/v1/friend-requests", token=dan_token)["requests"][0]
+    api(server, "POST", f"/v1/friend-requests/{request['requestID']}/accept", token=dan_token)
+
+    # Cat's game invites Dan, whose game is not running.
+    cat_game = GameDevice(server, cat)
+    match_request = {"minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
+                     "playersToInvite": [ids[dan]], "inviteMessage": "Tap with me tonight?"}
+    cat_game.call("POST", "/v1/matchmaking/requests", dict(match_request, requestID="cat-1"))
+
+    # Dan accepts in the browser.
+    sign_in(pages, dan)
+    pages.open("/invitations")
+    text = pages.main_text()
+    assert "Cat invites you to play Tapper" in text and "“Tap with me tonight?”" in text
+    assert re.search(r"Expires \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 59 minutes\)", text), text
+    assert ids[cat] not in browser.page_source
+    assert browser.find_element(By.CSS_SELECTOR, "header nav a[aria-current='page']").text == "Invitations"
+    pages.check("invitations")
+    pages.submit("/invitations/accept")
+    text = pages.main_text()
+    assert "Invitation accepted." in text and "Start Tapper on your device to join the match." in text
+    pages.check("invitations-accepted")
+
+    # Dan's game starts: the invitation is there, accepted; joining it starts the match for both games.
+    dan_game = GameDevice(server, dan)
+    invitations = dan_game.call("GET", "/v1/invitations")["invitations"]
+    assert [(i["inviterAlias"], "acceptedAt" in i) for i in invitations] == [("Cat", True)]
+    dan_game.call("POST", f"/v1/invitations/{invitations[0]['invitationID']}/accept", {"requestID": "dan-1"})
+    cat_match = cat_game.wait_for("matchFound")
+    assert dan_game.wait_for("matchFound")["matchID"] == cat_match["matchID"]
+    assert sorted(cat_match["players"]) == sorted([ids[cat], ids[dan]])
+    pages.open("/invitations")
+    assert "No invitations are waiting for you." in pages.main_text()
+    pages.check("invitations-empty")
+
+    # A decline in the browser reaches the inviter's game.
+    cat_game.call("POST", "/v1/matchmaking/requests", dict(match_request, requestID="cat-2"))
+    pages.open("/invitations")
+    pages.submit("/invitations/decline")
+    assert "Invitation declined." in pages.main_text()
+    answer = cat_game.wait_for("inviteeAnswered", lambda payload: payload["requestID"] == "cat-2")
+    assert answer["state"] == "declined" and answer["playerID"] == ids[dan]
+    cat_game.call("DELETE", "/v1/matchmaking/requests/cat-2")
+
+    # A form from elsewhere (no token) answers nothing.
+    cat_game.call("POST", "/v1/matchmaking/requests", dict(match_request, requestID="cat-3"))
+    pages.open("/invitations")
+    invitation = browser.find_element(By.CSS_SELECTOR, "form[action='/invitations/accept'] input[name='invitation']").get_attribute("value")
+    html = browser.find_element(By.TAG_NAME, "html")
+    browser.execute_script("""
+        const form = document.createElement('form'); form.method = 'post'; form.action = '/invitations/accept';
+        const field = document.createElement('input'); field.name = 'invitation'; field.value = arguments[0];
+        form.appendChild(field); document.body.appendChild(form); form.submit();""", invitation)
+    wait_for_next_page(browser, html)
+    assert "this form expired or did not come from this site" in pages.main_text()
+    assert "acceptedAt" not in dan_game.call("GET", "/v1/invitations")["invitations"][0]
+    cat_game.call("DELETE", "/v1/matchmaking/requests/cat-3")
+
+    # Play with friends: Dan picks Cat for Tapper; Dan's game claims the choice, once.
+    pages.open(f"/games/{GAME}/play")
+    assert "Cat" in pages.main_text()
+    pages.check("play-with-friends")
+    browser.find_element(By.XPATH, "//label[text()='Cat']").click()
+    pages.submit(f"/games/{GAME}/play")
+    text = pages.main_text()
+    assert "Your friends are chosen." in text and "Waiting for Tapper to start: Cat." in text
+    pages.check("play-with-friends-waiting")
+    assert dan_game.wait_for("playWithFriends")["playerIDs"] == [ids[cat]]
+    assert dan_game.call("POST", "/v1/matchmaking/play-with-friends/claim") == {"choices": [{"bundleID": GAME, "playerIDs": [ids[cat]]}]}
+    assert dan_game.call("POST", "/v1/matchmaking/play-with-friends/claim") == {"choices": []}
+    cat_game.close()
+    dan_game.close()

@@ -112,6 +112,83 @@ import Testing
     }
 
     @Test(arguments: TestDatabases.all)
+    func invitationsToEveryGameAreListedAndAcceptedInTheAppOnlyWhileOpen(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let ids = try await players(2, in: db)
+            let (inviter, invitee) = (ids[0], ids[1])
+            let match = match(.started)
+            let game = invitation(match, from: inviter, to: invitee)
+            let other = invitation(match, from: inviter, to: invitee, bundleID: "com.example.other")
+            let expiring = invitation(match, from: inviter, to: invitee, expiresAt: 5_000)
+            try await db.write { storage in
+                try await storage.insertMatch(match)
+                for record in [game, other, expiring] { try await storage.insertInvitation(record) }
+            }
+            let everyGame = try await db.read {
+                try await $0.pendingInvitations(invitee: invitee, bundleID: nil, environment: "sandbox", now: 2_000)
+            }
+            #expect(Set(everyGame.map(\.invitationID)) == [game.invitationID, other.invitationID, expiring.invitationID])
+            #expect(everyGame.allSatisfy { $0.acceptedInAppAt == nil })
+            #expect(try await db.read { try await $0.pendingInvitations(invitee: invitee, bundleID: nil, environment: "live", now: 2_000) }.isEmpty)
+            #expect(try await db.read { try await $0.pendingInvitations(invitee: inviter, bundleID: nil, environment: "sandbox", now: 2_000) }.isEmpty)
+
+            // Accepted in the app: still pending (listed for the game), the first time kept.
+            let accepted = try await db.write { try await $0.acceptInvitationInApp(id: game.invitationID, now: 3_000) }
+            #expect(accepted?.acceptedInAppAt == 3_000 && accepted?.state == .pending)
+            let again = try await db.write { try await $0.acceptInvitationInApp(id: game.invitationID, now: 4_000) }
+            #expect(again?.acceptedInAppAt == 3_000)
+            let listed = try await db.read {
+                try await $0.pendingInvitations(invitee: invitee, bundleID: "com.example.game", environment: "sandbox", now: 4_000)
+            }
+            #expect(listed.first { $0.invitationID == game.invitationID }?.acceptedInAppAt == 3_000)
+            // The game then answers it as usual, once.
+            #expect(try await db.write { try await $0.answerInvitation(id: game.invitationID, state: .accepted, now: 4_500) }?.acceptedInAppAt == 3_000)
+            #expect(try await db.write { try await $0.acceptInvitationInApp(id: game.invitationID, now: 4_600) } == nil)
+            // Expired, declined or unknown: nothing to accept.
+            #expect(try await db.write { try await $0.acceptInvitationInApp(id: expiring.invitationID, now: 6_000) } == nil)
+            _ = try await db.write { try await $0.answerInvitation(id: other.invitationID, state: .declined, now: 5_000) }
+            #expect(try await db.write { try await $0.acceptInvitationInApp(id: other.invitationID, now: 5_500) } == nil)
+            #expect(try await db.write { try await $0.acceptInvitationInApp(id: "inv-none", now: 5_500) } == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func friendsChosenToPlayWithAreKeptPerGameReplacedAndTakenOnceUntilTheyExpire(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let ids = try await players(3, in: db)
+            let (player, ann, bob) = (ids[0], ids[1], ids[2])
+            let first = PlayWithFriendsRecord(playerID: player, bundleID: "com.example.game", friends: [ann], createdAt: 1_000, expiresAt: 10_000)
+            let otherGame = PlayWithFriendsRecord(
+                playerID: player, bundleID: "com.example.other", friends: [bob, ann], createdAt: 1_000, expiresAt: 10_000)
+            try await db.write { storage in
+                try await storage.savePlayWithFriends(first)
+                try await storage.savePlayWithFriends(otherGame)
+            }
+            #expect(try await db.read { try await $0.playWithFriends(playerID: player, bundleID: "com.example.game", now: 2_000) } == first)
+            // A new choice replaces the last one.
+            let second = PlayWithFriendsRecord(
+                playerID: player, bundleID: "com.example.game", friends: [bob, ann], createdAt: 3_000, expiresAt: 12_000)
+            try await db.write { try await $0.savePlayWithFriends(second) }
+            #expect(try await db.read { try await $0.playWithFriends(playerID: player, bundleID: "com.example.game", now: 4_000) } == second)
+            // Taken once, in the order chosen; then gone. The other game's choice stays.
+            #expect(try await db.write { try await $0.takePlayWithFriends(playerID: player, bundleID: "com.example.game", now: 5_000) } == second)
+            #expect(try await db.write { try await $0.takePlayWithFriends(playerID: player, bundleID: "com.example.game", now: 5_000) } == nil)
+            #expect(try await db.read { try await $0.playWithFriends(playerID: player, bundleID: "com.example.game", now: 5_000) } == nil)
+            #expect(try await db.read { try await $0.playWithFriends(playerID: player, bundleID: "com.example.other", now: 5_000) } == otherGame)
+            // Another player's choice is not this player's.
+            #expect(try await db.read { try await $0.playWithFriends(playerID: ann, bundleID: "com.example.other", now: 5_000) } == nil)
+            // Expired: neither listed nor handed out, and removed when taken.
+            #expect(try await db.read { try await $0.playWithFriends(playerID: player, bundleID: "com.example.other", now: 10_000) } == nil)
+            #expect(try await db.write { try await $0.takePlayWithFriends(playerID: player, bundleID: "com.example.other", now: 10_000) } == nil)
+            let stored = try await db.read { storage in
+                try await storage.sql.raw("SELECT COUNT(*) AS n FROM play_with_friends WHERE player_id = \(bind: player)").first()?
+                    .decode(column: "n", as: Int64.self)
+            }
+            #expect(stored == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
     func aRestartAbandonsFormingMatchesAndOnlyThem(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let ids = try await players(2, in: db)

@@ -105,6 +105,36 @@ import Testing
         }
         #expect(missing.map(\.playerID) == ["G:early"] && missing.map(\.alias) == ["Early"])
     }
+
+    /// Version 9: an invitation stored before it is still open, not accepted in the app, and can then be.
+    @Test func invitationsStoredBeforeAppAcceptanceStayOpenAndCanBeAcceptedInTheApp() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-migration-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = "sqlite:\(folder.path)/upgrade.sqlite"
+        let players = ["G:inviter", "G:invitee"].map {
+            PlayerRecord(playerID: $0, environment: "sandbox", accountName: $0, passwordHash: "hash", alias: $0, underage: false, createdAt: 1_000)
+        }
+        let match = MatchRecord(matchID: "m-old", bundleID: "com.example.game", environment: "sandbox", hosted: false, state: .started, createdAt: 1_000)
+        let invitation = InvitationRecord(
+            invitationID: "inv-old", matchID: "m-old", bundleID: "com.example.game", environment: "sandbox", inviter: "G:inviter",
+            invitee: "G:invitee", hosted: false, minPlayers: 2, maxPlayers: 2, message: nil, state: .pending, createdAt: 1_000,
+            expiresAt: 100_000)
+        try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 8 }) { db in
+            try await db.write { storage in
+                for player in players { try await storage.insertPlayerBeforeAliasSkeletons(player) }
+                try await storage.insertMatch(match)
+                try await storage.insertInvitation(invitation)
+            }
+        }
+        let (stored, accepted) = try await Database.withDatabase(url: url) { db in
+            (
+                try await db.read { try await $0.invitation(id: "inv-old") },
+                try await db.write { try await $0.acceptInvitationInApp(id: "inv-old", now: 2_000) }
+            )
+        }
+        #expect(stored == invitation)
+        #expect(accepted?.acceptedInAppAt == 2_000 && accepted?.state == .pending)
+    }
 }
 
 extension StorageSession {

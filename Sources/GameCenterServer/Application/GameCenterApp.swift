@@ -24,6 +24,12 @@ public enum GameCenterApp {
         public var heartbeatInterval: Duration = .seconds(15)
         /// Account rules' tunables.
         public var accounts = AccountPolicy()
+        /// Seconds an unanswered match invitation can still be answered — and friends chosen in the Game Center app
+        /// wait for their game to start — for games whose manifest sets no `matchmaking.invitationSeconds`
+        /// (``MatchmakingSettings/invitationSecondsRange``). An hour by default: long enough for an invitee to see
+        /// it on the invitations page and start the game; the inviter's game waits that long only if it does not
+        /// cancel first.
+        public var invitationLifetime = 3600
         /// The key `/admin/v1/…` routes require; nil turns them off.
         public var adminKey: String?
         /// Lets `POST /admin/v1/clock` move the server's clock forward (tests only; never on by default).
@@ -108,7 +114,7 @@ public enum GameCenterApp {
             self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics)
             self.matchmaking = MatchmakingService(
                 database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
-                limiter: limiter, logger: logger)
+                limiter: limiter, invitationLifetime: configuration.invitationLifetime, logger: logger)
             self.realtime = RealtimeService(
                 database: database, bus: bus, presence: matchmaking, heartbeatInterval: configuration.heartbeatInterval, metrics: metrics,
                 limiter: limiter, channels: RealtimeChannelCap(allowed: configuration.rateLimits.realtimeChannelsOpenPerSession), clock: clock)

@@ -28,8 +28,9 @@ public struct MatchmakingSettings: Sendable, Equatable {
     public var fillMilliseconds: Int64 = 2000
     /// When true, every request must name a role (`playerAttributes` ≠ 0).
     public var rolesRequired = false
-    /// How long an invitation can be answered, in seconds (default 120).
-    public var invitationSeconds = 120
+    /// How long an invitation can be answered, in seconds; nil (the default) leaves it to the server
+    /// (``GameCenterApp/Configuration/invitationLifetime``, `--invitation-lifetime`).
+    public var invitationSeconds: Int?
     /// How long a match member may stay silent on the relay before the others are told it disconnected, in
     /// milliseconds (default 10 s).
     public var timeoutMilliseconds: Int64 = 10_000
@@ -39,8 +40,8 @@ public struct MatchmakingSettings: Sendable, Equatable {
 
     /// Allowed fill times, in seconds.
     public static let fillSecondsRange = 0.0...30.0
-    /// Allowed invitation lifetimes, in seconds.
-    public static let invitationSecondsRange = 10...3600
+    /// Allowed invitation lifetimes, in seconds (10 s to a day), for manifests and `--invitation-lifetime` alike.
+    public static let invitationSecondsRange = 10...86_400
     /// Allowed relay timeouts, in seconds.
     public static let timeoutSecondsRange = 0.5...300.0
 }

@@ -147,15 +147,35 @@ struct MatchRecorder: Sendable {
         publish(others)
     }
 
-    /// Hands friends chosen in the Game Center app to the player's game (which then invites them).
-    func playWithFriends(_ friends: [String], bundleID: String, environment: String, playerID: String, now: Int64) async throws {
+    /// Keeps friends chosen in the Game Center app for the player's game until `expiresAt` (replacing an earlier
+    /// choice) and tells the player's running devices, one of which claims them and invites them.
+    func playWithFriends(_ friends: [String], bundleID: String, environment: String, playerID: String, now: Int64, expiresAt: Int64) async throws {
         try await database.write { storage in
             try await MatchRequestRules.checkInvitees(friends, of: playerID, environment: environment, in: storage)
+            try await storage.savePlayWithFriends(
+                PlayWithFriendsRecord(playerID: playerID, bundleID: bundleID, friends: friends, createdAt: now, expiresAt: expiresAt))
             _ = try await EventLog.append(
                 .playWithFriends, PlayWithFriends(bundleID: bundleID, playerIDs: friends),
                 to: playerID, now: now, in: storage)
         }
         publish([playerID])
+    }
+
+    /// Records that the invitee accepted `invitation` in the Game Center app and, the first time, tells their
+    /// running devices (their game joins it). The invitation stays pending: the inviter hears "accepted" when the
+    /// invitee's game joins. Nil when it can no longer be answered.
+    func acceptInApp(_ invitation: InvitationRecord, now: Int64) async throws -> InvitationRecord? {
+        let accepted = try await database.write { storage -> InvitationRecord? in
+            guard let accepted = try await storage.acceptInvitationInApp(id: invitation.invitationID, now: now) else { return nil }
+            if invitation.acceptedInAppAt == nil {
+                let alias = try await storage.player(id: accepted.inviter)?.alias ?? ""
+                _ = try await EventLog.append(
+                    .invitationAccepted, Self.info(accepted, inviterAlias: alias), to: accepted.invitee, now: now, in: storage)
+            }
+            return accepted
+        }
+        if accepted != nil { publish([invitation.invitee]) }
+        return accepted
     }
 
     /// Cancels invitations left pending by a previous process (its forming matches lived in its memory).
@@ -178,7 +198,7 @@ struct MatchRecorder: Sendable {
             invitationID: invitation.invitationID, matchID: invitation.matchID, bundleID: invitation.bundleID,
             inviter: invitation.inviter, inviterAlias: inviterAlias, hosted: invitation.hosted,
             minPlayers: invitation.minPlayers, maxPlayers: invitation.maxPlayers, message: invitation.message,
-            expiresAt: StoredTime.date(invitation.expiresAt))
+            expiresAt: StoredTime.date(invitation.expiresAt), acceptedAt: invitation.acceptedInAppAt.map(StoredTime.date))
     }
 
     private static func cancelled(_ invitation: InvitationRecord, reason: String) -> InvitationCancelled {

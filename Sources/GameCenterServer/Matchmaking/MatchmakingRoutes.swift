@@ -35,6 +35,9 @@ struct MatchmakingRoutes {
             try await matchmaking.playWithFriends(body.playerIDs, device: context.requireDevice(), session: context.requireSession())
             return .noContent
         }
+        group.post("matchmaking/play-with-friends/claim") { _, context -> PlayWithFriendsList in
+            PlayWithFriendsList(choices: try await matchmaking.claimPlayWithFriends(device: context.requireDevice(), session: context.requireSession()))
+        }
         group.get("invitations") { _, context -> InvitationList in
             InvitationList(invitations: try await matchmaking.invitations(device: context.requireDevice(), session: context.requireSession()))
         }
@@ -63,4 +66,5 @@ struct MatchmakingRoutes {
 extension MatchRequestStatus: ResponseEncodable {}
 extension MatchmakingActivity: ResponseEncodable {}
 extension InvitationList: ResponseEncodable {}
+extension PlayWithFriendsList: ResponseEncodable {}
 extension MatchInfo: ResponseEncodable {}

@@ -18,6 +18,8 @@ package final class MatchmakingService: Service, ChannelPresence {
     let logger: Logger
     let metrics: ServerMetrics
     let limiter: RateLimiter
+    /// Seconds an invitation lasts for games whose manifest sets none (``GameCenterApp/Configuration/invitationLifetime``).
+    let invitationLifetime: Int
     let state = Mutex(MatchmakerState())
     private let origin = ContinuousClock.now
 
@@ -26,10 +28,11 @@ package final class MatchmakingService: Service, ChannelPresence {
 
     init(
         database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
-        logger: Logger
+        invitationLifetime: Int, logger: Logger
     ) {
         self.metrics = metrics
         self.limiter = limiter
+        self.invitationLifetime = invitationLifetime
         self.database = database
         self.clock = clock
         self.recorder = MatchRecorder(database: database, bus: bus)
@@ -41,6 +44,12 @@ package final class MatchmakingService: Service, ChannelPresence {
     var queueNow: Int64 {
         let elapsed = ContinuousClock.now - origin
         return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// How long `game`'s invitations (and friends chosen to play it with) wait: its manifest's setting, else the
+    /// server's.
+    func invitationSeconds(for game: Game) -> Int {
+        game.matchmaking.invitationSeconds ?? invitationLifetime
     }
 
     private static func gameKey(_ device: DeviceIdentity) -> String {
@@ -80,7 +89,7 @@ package final class MatchmakingService: Service, ChannelPresence {
         )
         let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow)
         let now = clock.nowMillis()
-        let invitationSeconds = Int64(device.game.matchmaking.invitationSeconds)
+        let invitationSeconds = Int64(invitationSeconds(for: device.game))
         let (decisions, forming) = try state.withLock { state -> (MatchmakingDecisions, FormingMatch?) in
             guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
             guard !state.isWaiting(session.playerID) else { throw APIError.alreadyWaiting }
@@ -241,7 +250,7 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// Joins the inviter's forming match; the match is pushed when it starts.
     func accept(invitationID: String, _ body: AcceptInvitation, device: DeviceIdentity, session: AuthenticatedSession) async throws -> MatchRequestStatus {
         let requestID = try MatchRequestRules.requestID(body.requestID)
-        let invitation = try await openInvitation(invitationID, device: device, session: session)
+        let invitation = try await openInvitation(invitationID, of: session.playerID, in: device.environment, game: device.game.bundleID)
         let key = RequestKey(playerID: session.playerID, requestID: requestID)
         try state.withLock { state in
             guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
@@ -274,7 +283,11 @@ package final class MatchmakingService: Service, ChannelPresence {
 
     /// Says no to an invitation; the inviter is told.
     func decline(invitationID: String, device: DeviceIdentity, session: AuthenticatedSession) async throws {
-        let invitation = try await openInvitation(invitationID, device: device, session: session)
+        try await decline(try await openInvitation(invitationID, of: session.playerID, in: device.environment, game: device.game.bundleID))
+    }
+
+    /// Declines an invitation ``openInvitation(_:of:in:game:)`` found; the inviter is told.
+    func decline(_ invitation: InvitationRecord) async throws {
         let now = clock.nowMillis()
         guard let answered = try await database.write({ try await $0.answerInvitation(id: invitation.invitationID, state: .declined, now: now) }) else {
             throw APIError.invitationClosed
@@ -282,12 +295,15 @@ package final class MatchmakingService: Service, ChannelPresence {
         try await closeInvitation(answered, now: now)
     }
 
-    /// An invitation addressed to the caller for the device's game that can still be answered.
-    private func openInvitation(_ invitationID: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> InvitationRecord {
+    /// An invitation addressed to `playerID` in `environment` (and for `game`, when given) that can still be
+    /// answered. Another player's invitation is answered as no invitation at all: `noSuchInvitation`.
+    func openInvitation(
+        _ invitationID: String, of playerID: String, in environment: GameCenterProtocol.Environment, game bundleID: String?
+    ) async throws -> InvitationRecord {
         guard (1...64).contains(invitationID.count),
             let invitation = try await database.read({ try await $0.invitation(id: invitationID) }),
-            invitation.invitee == session.playerID, invitation.bundleID == device.game.bundleID,
-            invitation.environment == device.environment.rawValue
+            invitation.invitee == playerID, bundleID == nil || invitation.bundleID == bundleID,
+            invitation.environment == environment.rawValue
         else { throw APIError.noSuchInvitation }
         guard invitation.state == .pending, invitation.expiresAt > clock.nowMillis() else { throw APIError.invitationClosed }
         return invitation
@@ -335,18 +351,6 @@ package final class MatchmakingService: Service, ChannelPresence {
         let now = queueNow
         let players = state.withLock { $0.queue.activity(game: Self.gameKey(device), playerGroup: playerGroup, since: now - window) }
         return MatchmakingActivity(players: players, windowSeconds: Limits.matchmakingActivityWindowSeconds)
-    }
-
-    /// The Game Center app's "play with friends": the caller's game is handed the friends to invite.
-    func playWithFriends(_ playerIDs: [String], device: DeviceIdentity, session: AuthenticatedSession) async throws {
-        let friends = try PlayerIDRules.list(playerIDs)
-        guard !friends.contains(session.playerID) else { throw APIError.inviteSelf }
-        guard friends.count < Limits.matchPlayers.upperBound else {
-            throw APIError.matchRequestInvalid("at most \(Limits.matchPlayers.upperBound - 1) friends can play with you")
-        }
-        try await recorder.playWithFriends(
-            friends, bundleID: device.game.bundleID, environment: device.environment.rawValue,
-            playerID: session.playerID, now: clock.nowMillis())
     }
 
     // MARK: Channels

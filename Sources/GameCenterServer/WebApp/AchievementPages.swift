@@ -95,7 +95,8 @@ struct AchievementPages: Sendable {
             points: mine.points, maximumPoints: game.achievements.reduce(0) { $0 + $1.points },
             rows: rows, friends: friendProfiles.map { .init(id: $0.playerID, alias: $0.alias, selected: $0.playerID == compared) },
             comparing: compared != nil, friendAlias: friendAlias, friendPoints: friendPoints,
-            leaderboardsLink: PageLinks.game(game.bundleID, "leaderboards"), formAction: PageLinks.game(game.bundleID, "achievements"))
+            leaderboardsLink: PageLinks.game(game.bundleID, "leaderboards"), playLink: PageLinks.game(game.bundleID, "play"),
+            formAction: PageLinks.game(game.bundleID, "achievements"))
         return renderer.render("achievements", content)
     }
 }
@@ -151,5 +152,5 @@ struct AchievementsView {
     /// same field names.)
     let comparing: Bool
     let friendAlias: String?, friendPoints: Int?
-    let leaderboardsLink: String, formAction: String
+    let leaderboardsLink: String, playLink: String, formAction: String
 }

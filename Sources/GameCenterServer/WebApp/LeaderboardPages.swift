@@ -80,7 +80,7 @@ struct LeaderboardPages: Sendable {
             jumpToMe: myPageStart.flatMap { $0 == start ? nil : link($0, time, friendsOnly) },
             previous: start > 1 ? link(max(start - Self.pageLength, 1), time, friendsOnly) : nil,
             next: start + Self.pageLength <= board.maxRange ? link(start + Self.pageLength, time, friendsOnly) : nil,
-            achievementsLink: PageLinks.game(game.bundleID, "achievements"))
+            achievementsLink: PageLinks.game(game.bundleID, "achievements"), playLink: PageLinks.game(game.bundleID, "play"))
         return renderer.render("leaderboard", content)
     }
 
@@ -146,13 +146,14 @@ struct LeaderboardView {
     let count: Int
     let myRank: Int?, myValue: String?
     let jumpToMe: String?, previous: String?, next: String?
-    let achievementsLink: String
+    let achievementsLink: String, playLink: String
 
     /// The page of a game without leaderboards.
     static func empty(game: Game, chrome: PageChrome) -> LeaderboardView {
         LeaderboardView(
             chrome: chrome, bundleID: game.bundleID, gameName: game.name, hasBoards: false, categories: [], time: "",
             players: "", timeTabs: [], playerTabs: [], entries: [], count: 0, myRank: nil, myValue: nil, jumpToMe: nil,
-            previous: nil, next: nil, achievementsLink: PageLinks.game(game.bundleID, "achievements"))
+            previous: nil, next: nil, achievementsLink: PageLinks.game(game.bundleID, "achievements"),
+            playLink: PageLinks.game(game.bundleID, "play"))
     }
 }

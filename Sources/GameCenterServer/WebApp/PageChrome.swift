@@ -10,11 +10,11 @@ struct PageChrome: Sendable {
     /// The CSRF token of the forms in the chrome.
     let csrf: String
     /// Which navigation item is current, if any.
-    let isHome: Bool, isFriends: Bool, isAccount: Bool
+    let isHome: Bool, isFriends: Bool, isInvitations: Bool, isAccount: Bool
 
     /// The navigation's items.
     enum Section {
-        case home, friends, account
+        case home, friends, invitations, account
     }
 
     /// The chrome of a page titled `title` in navigation `section`, for `request`'s reader.
@@ -25,6 +25,7 @@ struct PageChrome: Sendable {
         self.csrf = request.session?.csrfToken ?? request.signedOutFormToken
         self.isHome = section == .home
         self.isFriends = section == .friends
+        self.isInvitations = section == .invitations
         self.isAccount = section == .account
     }
 }

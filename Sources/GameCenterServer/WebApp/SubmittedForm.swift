@@ -6,14 +6,17 @@ struct SubmittedForm: Sendable {
     /// Forms larger than this are refused.
     static let maximumBytes = 16 * 1024
 
-    /// The fields by name; a repeated name keeps its first value.
-    let fields: [String: String]
+    /// The values of each field by name, in the order sent (checkboxes of one name send several).
+    let fields: [String: [String]]
 
     /// A form with no fields (a GET request's).
     static let empty = SubmittedForm(fields: [:])
 
-    /// The value of the field `name`, if sent.
-    subscript(_ name: String) -> String? { fields[name] }
+    /// The first value of the field `name`, if sent.
+    subscript(_ name: String) -> String? { fields[name]?.first }
+
+    /// Every value sent for the field `name`, in order.
+    func values(_ name: String) -> [String] { fields[name] ?? [] }
 
     /// Reads the request's body as a form.
     static func read(_ request: Request) async throws -> SubmittedForm {
@@ -29,17 +32,17 @@ struct SubmittedForm: Sendable {
 
     /// Parses `name=value&…`, `+` standing for a space.
     init(encoded: String) {
-        var fields: [String: String] = [:]
+        var fields: [String: [String]] = [:]
         for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (part: Substring) in String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
             guard let name = decode(parts[0]), let value = parts.count > 1 ? decode(parts[1]) : "" else { continue }
-            if fields[name] == nil { fields[name] = value }
+            fields[name, default: []].append(value)
         }
         self.fields = fields
     }
 
-    private init(fields: [String: String]) {
+    private init(fields: [String: [String]]) {
         self.fields = fields
     }
 }

@@ -45,6 +45,15 @@ extension APIError {
     /// The player to remove is not a friend (told without their id).
     static let notYourFriend = APIError(.friendNotAFriend, "that player is not your friend")
 
+    /// The play-with-friends form was sent with no friend ticked.
+    static let noFriendChosen = APIError(.requestInvalidParameter, "choose at least one friend to play with")
+
+    /// A play-with-friends choice named a player who is not a friend (told without their id).
+    static let playOnlyWithFriends = APIError(.matchmakingNotFriends, "you can play only with your friends; choose them from the list")
+
+    /// A play-with-friends choice named a player who does not exist (told without their id).
+    static let noSuchFriendToPlayWith = APIError(.playerUnknown, "a chosen player does not exist; choose your friends from the list")
+
     /// A query parameter of a page had a value it does not take.
     static func invalidPageParameter(_ name: String, allowed: String) -> APIError {
         APIError(.requestInvalidParameter, "'\(name)' must be \(allowed)")

@@ -9,7 +9,8 @@ struct WebAppRoutes {
         "POST /sign-out-everywhere", "GET /account", "POST /account/profile", "POST /account/sessions/revoke",
         "GET /friends", "POST /friends/request", "POST /friends/accept", "POST /friends/decline", "POST /friends/remove",
         "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
-        "GET /games/{bundleID}/achievements/{identifier}/image",
+        "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",
+        "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play",
     ]
 
     let services: GameCenterApp.Services
@@ -38,6 +39,14 @@ struct WebAppRoutes {
         AchievementPages(
             registry: services.registry, achievements: services.achievements, friends: services.friends,
             players: services.players, responder: responder, renderer: renderer
+        ).add(to: router)
+        InvitationPages(
+            matchmaking: services.matchmaking, registry: services.registry, clock: services.clock, responder: responder,
+            renderer: renderer
+        ).add(to: router)
+        PlayWithFriendsPages(
+            registry: services.registry, matchmaking: services.matchmaking, friends: services.friends, players: services.players,
+            clock: services.clock, responder: responder, renderer: renderer
         ).add(to: router)
     }
 }

@@ -20,6 +20,9 @@ public final class GKInvite: Sendable {
     public var minPlayers: Int { info.minPlayers }
     /// The match's size limits.
     public var maxPlayers: Int { info.maxPlayers }
+    /// True when the player already accepted this invitation in the Game Center app: join it
+    /// (``GKMatchmaker/match(for:)``) without asking again. False when it waits for the player's answer.
+    public var isAccepted: Bool { info.acceptedAt != nil }
 
     let info: InvitationInfo
     let device: GKGameCenter

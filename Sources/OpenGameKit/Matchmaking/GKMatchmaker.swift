@@ -28,7 +28,8 @@ public enum GKInviteeState: String, Sendable {
 /// A request waits on the server only while the device's realtime channel is open (it opens when the player
 /// authenticates); if the channel drops while a request waits, the request fails with `communicationsFailure`
 /// and has left the server's queue. Matches and invitations arrive on the channel, so nothing is missed while
-/// the game runs; invitations sent while the game was not running are fetched when the channel opens.
+/// the game runs; invitations sent while the game was not running — and those the player accepted in the Game Center
+/// app, and friends they chose there to play with — are fetched when the channel opens.
 public final class GKMatchmaker: Sendable {
     /// The default device's matchmaker.
     public static func shared() -> GKMatchmaker { GKGameCenter.default.matchmaker }
@@ -36,6 +37,11 @@ public final class GKMatchmaker: Sendable {
     /// Called with an invitation the local player received (`(invite, nil)`), or with friends the player chose
     /// in the Game Center app to play with (`(nil, playerIDs)`: make a request that invites them). Invitations
     /// that arrive before a handler is set are kept and handed to it when it is set.
+    ///
+    /// An invitation the player accepted in the Game Center app comes with ``GKInvite/isAccepted`` true — when the
+    /// game next starts, or at once if it runs — and the game joins it with ``match(for:)`` (the seed's
+    /// `acceptedInvite`); if the game was running it may also have had the same invitation before, unanswered. Each
+    /// choice of friends reaches one device of the game, once.
     public var inviteHandler: (@Sendable (GKInvite?, [String]?) -> Void)? {
         get { state.withLock { $0.inviteHandler } }
         set {
@@ -324,6 +330,18 @@ public final class GKMatchmaker: Sendable {
             } catch {
                 device.logger.debug("loading invitations failed", metadata: [LogKey.error: "\(error)"])
             }
+            await claimPlayWithFriends(device: device)
+        }
+    }
+
+    /// Takes the friends the player chose in the Game Center app to play this game with (the server hands each
+    /// choice to one device, once) and passes them to the invitation handler.
+    private func claimPlayWithFriends(device: GKGameCenter) async {
+        do {
+            let list: PlayWithFriendsList = try await device.authenticated(.post, "/v1/matchmaking/play-with-friends/claim")
+            for choice in list.choices { deliver(nil, choice.playerIDs) }
+        } catch {
+            device.logger.debug("claiming friends to play with failed", metadata: [LogKey.error: "\(error)"])
         }
     }
 
@@ -360,7 +378,7 @@ public final class GKMatchmaker: Sendable {
     func handle(_ kind: EventKind, payload: Data, bundleID: String) {
         let decoder = WireCoding.makeDecoder()
         switch kind {
-        case .matchInvitation:
+        case .matchInvitation, .invitationAccepted:
             if let info = try? decoder.decode(InvitationInfo.self, from: payload), info.bundleID == bundleID { deliver(info, nil) }
         case .invitationCancelled:
             if let cancelled = try? decoder.decode(InvitationCancelled.self, from: payload) {
@@ -385,8 +403,9 @@ public final class GKMatchmaker: Sendable {
                 state.withLock { $0.matches[left.matchID]?.match }?.memberLeft(left.playerID)
             }
         case .playWithFriends:
-            if let chosen = try? decoder.decode(PlayWithFriends.self, from: payload), chosen.bundleID == bundleID {
-                deliver(nil, chosen.playerIDs)
+            // The event says a choice waits; claiming it makes sure one device gets it, once.
+            if let chosen = try? decoder.decode(PlayWithFriends.self, from: payload), chosen.bundleID == bundleID, let device = try? device {
+                Task { await claimPlayWithFriends(device: device) }
             }
         default:
             break
@@ -401,10 +420,19 @@ public final class GKMatchmaker: Sendable {
         }
     }
 
-    /// Hands an invitation (or a friend list) to the handler once, or keeps it until a handler is set.
+    /// Hands an invitation (or a friend list) to the handler once — an invitation once unanswered and once accepted
+    /// in the Game Center app — or keeps it until a handler is set (an accepted one replacing the unanswered one).
     private func deliver(_ info: InvitationInfo?, _ players: [String]?) {
         let handler = state.withLock { state -> (@Sendable (GKInvite?, [String]?) -> Void)? in
-            if let info, !state.delivered.insert(info.invitationID).inserted { return nil }
+            if let info {
+                let accepted = info.acceptedAt != nil
+                guard state.delivered.insert(accepted ? "\(info.invitationID) accepted" : info.invitationID).inserted else { return nil }
+                if accepted {
+                    // Once accepted, the unanswered form is stale: not handed out later, and no longer kept.
+                    state.delivered.insert(info.invitationID)
+                    state.waitingForHandler.removeAll { $0.0?.invitationID == info.invitationID }
+                }
+            }
             guard let handler = state.inviteHandler else {
                 state.waitingForHandler.append((info, players))
                 return nil

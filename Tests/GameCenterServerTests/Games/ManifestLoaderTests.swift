@@ -52,7 +52,8 @@ import Testing
     @Test func matchmakingSettingsLoadWithTheirDefaults() throws {
         let defaults = try Self.load(Self.valid).matchmaking
         #expect(defaults == MatchmakingSettings())
-        #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == 120 && !defaults.rolesRequired)
+        // No invitation lifetime of its own: the server's (`--invitation-lifetime`) applies.
+        #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == nil && !defaults.rolesRequired)
         let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5 }")
             .matchmaking
         #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30 && set.timeoutMilliseconds == 2500)
@@ -217,8 +218,11 @@ import Testing
             name: "relay timeout is 0.5 to 300 seconds", yaml: head + "matchmaking: { timeoutSeconds: 0.1 }",
             field: "matchmaking.timeoutSeconds", rule: "from 0.5 to 300.0"),
         Case(
-            name: "invitations live 10 to 3600 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
-            field: "matchmaking.invitationSeconds", rule: "from 10 to 3600"),
+            name: "invitations live at least 10 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
+            field: "matchmaking.invitationSeconds", rule: "from 10 to 86400"),
+        Case(
+            name: "invitations live at most a day", yaml: head + "matchmaking: { invitationSeconds: 86401 }",
+            field: "matchmaking.invitationSeconds", rule: "from 10 to 86400"),
         Case(
             name: "roles are on or off", yaml: head + "matchmaking: { rolesRequired: maybe }",
             field: "matchmaking.rolesRequired", rule: "true or false"),

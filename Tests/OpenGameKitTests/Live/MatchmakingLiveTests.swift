@@ -588,6 +588,9 @@ final class InviteInbox: @unchecked Sendable {
         try await waitUntil("a friend list arrives") { lock.withLock { !playerLists.isEmpty } }
         return lock.withLock { playerLists.removeFirst() }
     }
+
+    /// Invitations and friend lists that arrived and were not taken yet.
+    var count: Int { lock.withLock { invites.count + playerLists.count } }
 }
 
 /// Invitee answers the inviting device heard.
