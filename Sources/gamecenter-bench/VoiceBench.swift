@@ -137,8 +137,10 @@ struct VoiceBench: AsyncParsableCommand {
         let lookahead = Double(pipelines.codecDelaySamples) / Double(VoiceFormat.sampleRate) * 1000
         print(
             String(
-                format: "pipeline's own delay: one frame %d ms + encoder look-ahead %d samples (%.1f ms); jitter buffer starts at %d frame(s)",
-                VoiceFormat.frameMilliseconds, pipelines.codecDelaySamples, lookahead, VoiceJitterBuffer.Configuration().initialDelay))
+                format:
+                    "what adds up to mouth-to-ear: half a frame to capture a sample's middle and half to play it (%d ms), the speexdsp preprocessor one frame (%d ms), the encoder look-ahead %d samples (%.1f ms), the relay (above), then the wait for the listener's next playback tick (0–%d ms; the jitter buffer starts at %d frame)",
+                VoiceFormat.frameMilliseconds, VoiceFormat.frameMilliseconds, pipelines.codecDelaySamples, lookahead, VoiceFormat.frameMilliseconds,
+                VoiceJitterBuffer.Configuration().initialDelay))
 
         let speechSeconds = Double(min(engineFrames, speech.count) * VoiceFormat.frameMilliseconds) / 1000
         print(
@@ -154,6 +156,15 @@ struct VoiceBench: AsyncParsableCommand {
                 String(
                     format: "mouth-to-ear %@: %.1f ms (%d windows of %.0f s × 3 listeners, %d without speech to match); goal ≤ 60 ms with 20 ms frames: %@",
                     name, total, heard.delays.count / 3, VoiceEngineLatency.windowSeconds, heard.unmatchedWindows, total <= 60 ? "met" : "NOT met"))
+        }
+        print(
+            "listeners' playback ticks after the talker's capture tick (modulo 20 ms; the engines' start times set it): "
+                + heard.tickPhases.map { String(format: "%.1f ms", $0 * 1000) }.joined(separator: ", "))
+        for (index, listener) in heard.jitter.enumerated() {
+            let counters = listener.statistics
+            print(
+                "listener \(index + 1)'s jitter buffer at the end: delay \(listener.delay) frame(s); \(counters.received) packets, \(counters.late) late, \(counters.lost) lost, \(counters.stretched) stretched, \(counters.skipped) skipped"
+            )
         }
         if heard.spreads.isEmpty {
             print("speaking/silent agreement: no transition reported by every listener (\(heard.unmatched) unmatched)")

@@ -24,6 +24,11 @@ enum VoiceEngineLatency {
         var spreads: [Double] = []
         /// Transitions the listeners did not all report.
         var unmatched = 0
+        /// Each listener's jitter buffer for the talker at the end: its delay in frames and its counters.
+        var jitter: [(delay: Int, statistics: VoiceJitterBuffer.Statistics)] = []
+        /// How long after the talker's engine reads a frame each listener's engine plays, modulo a frame (median, s):
+        /// the wait for the next playback tick, which depends only on when the engines started.
+        var tickPhases: [Double] = []
     }
 
     /// The length of speech each delay is found over.
@@ -139,8 +144,18 @@ enum VoiceEngineLatency {
             try await Task.sleep(for: .milliseconds(100))
         }
         try await Task.sleep(for: .seconds(1))
+        let jitter = chats.dropFirst().compactMap { $0.jitter[talkerID].map { (delay: $0.delay, statistics: $0.statistics) } }
         for chat in chats { chat.stop() }
-        return figures(speech: speech, read: microphone.readTimes, listeners: speakers.dropFirst().map(\.frames), states: states, count: members.count - 1)
+        var measured = figures(
+            speech: speech, read: microphone.readTimes, listeners: speakers.dropFirst().map(\.frames), states: states, count: members.count - 1)
+        measured.jitter = jitter
+        let reads = microphone.readTimes, frameSeconds = Double(VoiceFormat.frameMilliseconds) / 1000
+        for speaker in speakers.dropFirst() {
+            guard let first = reads.first else { continue }
+            let phases = speaker.frames.map { ($0.time - first).truncatingRemainder(dividingBy: frameSeconds) }.filter { $0 >= 0 }.sorted()
+            if !phases.isEmpty { measured.tickPhases.append(phases[phases.count / 2]) }
+        }
+        return measured
     }
 
     private static func figures(

@@ -118,6 +118,9 @@ public final class GKVoiceChat: Sendable {
     /// What the channel waits for before it can talk or play (no microphone, no speakers), or nil.
     public var waitingFor: String? { engine.waitingFor }
 
+    /// For each member this device hears on the channel: their jitter buffer's counters and current delay in frames.
+    package var jitter: [String: (statistics: VoiceJitterBuffer.Statistics, delay: Int)] { engine.jitter(on: name) }
+
     // MARK: For the engine
 
     /// How the engine mixes `playerID` of this channel: muted, and the position if one is set.

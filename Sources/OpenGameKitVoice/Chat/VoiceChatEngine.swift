@@ -97,6 +97,18 @@ final class VoiceChatEngine: @unchecked Sendable {
         }
     }
 
+    /// For each member heard on `channel`: their jitter buffer's counters and current delay in frames (for benches).
+    func jitter(on channel: String) -> [String: (statistics: VoiceJitterBuffer.Statistics, delay: Int)] {
+        lock.withLock {
+            guard let receiver = receivers[channel] else { return [:] }
+            var all: [String: (statistics: VoiceJitterBuffer.Statistics, delay: Int)] = [:]
+            for sender in receiver.senders {
+                if let statistics = receiver.statistics(for: sender), let delay = receiver.delay(for: sender) { all[sender] = (statistics, delay) }
+            }
+            return all
+        }
+    }
+
     /// What the engine waits for (a microphone, speakers), or nil.
     var waitingFor: String? { lock.withLock { _waitingFor } }
 
@@ -191,7 +203,8 @@ final class VoiceChatEngine: @unchecked Sendable {
 
     /// Reads one microphone frame and sends it on the active channel when that channel is started. When the
     /// microphone stops feeding a channel mid-speech (push-to-talk released, another channel made active, the channel
-    /// stopped), that channel gets one packet flagged silent first, so its listeners fall silent at once.
+    /// stopped, the source ended), that channel gets one packet flagged silent first, so its listeners fall silent at
+    /// once.
     private func talk() {
         let packets = lock.withLock { () -> [(channel: String, bytes: [UInt8])] in
             guard let source else { return [] }
@@ -204,7 +217,8 @@ final class VoiceChatEngine: @unchecked Sendable {
                 return []
             }
             var packets: [(channel: String, bytes: [UInt8])] = []
-            let target = active.flatMap { $0.isStarted ? $0.name : nil }
+            // A source that ended (a WAV file read to its end) cuts the talk spurt like a released push-to-talk key.
+            let target = read == .end ? nil : active.flatMap { $0.isStarted ? $0.name : nil }
             do {
                 if let fed = feeding, fed != target, let end = try sender?.finish() { packets.append((fed, end.bytes)) }
                 feeding = target

@@ -60,6 +60,9 @@ public final class VoiceReceivePipeline: @unchecked Sendable {
     /// The jitter buffer counters for `sender`.
     public func statistics(for sender: String) -> VoiceJitterBuffer.Statistics? { streams[sender]?.jitter.statistics }
 
+    /// The jitter buffer's current delay for `sender`, in frames.
+    public func delay(for sender: String) -> Int? { streams[sender]?.jitter.delay }
+
     /// Plays 20 ms: one frame per sender (silence while a sender's buffer fills).
     public func tick() -> [String: Frame] {
         var frames: [String: Frame] = [:]
