@@ -132,10 +132,19 @@ enum VoiceEngineLatency {
             }
             chats.append(chat)
         }
-        for chat in chats.dropFirst() { chat.start() }
-        try await quad.waitUntil { match in
-            match === members[0] ? match.voice.members(of: channel).values.filter { $0 == .listening }.count == members.count - 1 : true
+        // Each engine ticks every 20 ms from when its first channel starts, so when a listener starts sets how long a
+        // packet waits for its next playback tick (0–20 ms; on real hardware the sound card's clock sets it). The
+        // listeners start spread across one frame, and the talker at a random point after, so the run samples that
+        // wait across the frame instead of one phase that polling happened to pick.
+        let listeners = members.count - 1
+        for chat in chats.dropFirst() {
+            chat.start()
+            try await Task.sleep(for: .microseconds(VoiceFormat.frameMilliseconds * 1000 / listeners))
         }
+        try await quad.waitUntil { match in
+            match === members[0] ? match.voice.members(of: channel).values.filter { $0 == .listening }.count == listeners : true
+        }
+        try await Task.sleep(for: .microseconds(Int.random(in: 0..<VoiceFormat.frameMilliseconds * 1000)))
         chats[0].isActive = true
         chats[0].start()
         let deadline = ContinuousClock.now + .milliseconds(speech.count * VoiceFormat.frameMilliseconds) + .seconds(30)
