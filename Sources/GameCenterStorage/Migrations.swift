@@ -210,6 +210,13 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 10, name: "players by alias",
+            common: [
+                // Friend requests and the Game Center app find players by account name or exact alias; without this
+                // the alias side read every player of the environment.
+                "CREATE INDEX players_by_alias ON players (environment, alias)"
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

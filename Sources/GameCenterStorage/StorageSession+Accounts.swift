@@ -27,12 +27,15 @@ extension StorageSession {
     }
 
     /// The players of one environment whose account name is `name` lower-cased or whose alias is exactly `name`:
-    /// at most one by account name, any number by alias (aliases need not be unique). Oldest account first.
+    /// at most one by account name, any number by alias (aliases need not be unique). Oldest account first. Two
+    /// lookups in a `UNION`, so each side reads its own index (`environment, account_name` and `players_by_alias`):
+    /// with an `OR` the planners read every player of the environment.
     public func players(environment: String, accountNameOrAlias name: String) async throws -> [PlayerRecord] {
         try await sql.raw(
             """
-            SELECT * FROM players
-            WHERE environment = \(bind: environment) AND (account_name = \(bind: name.lowercased()) OR alias = \(bind: name))
+            SELECT * FROM players WHERE environment = \(bind: environment) AND account_name = \(bind: name.lowercased())
+            UNION
+            SELECT * FROM players WHERE environment = \(bind: environment) AND alias = \(bind: name)
             ORDER BY created_at, player_id
             """
         ).all().map(Self.player(from:))

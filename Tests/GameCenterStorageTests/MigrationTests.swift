@@ -135,6 +135,30 @@ import Testing
         #expect(stored == invitation)
         #expect(accepted?.acceptedInAppAt == 2_000 && accepted?.state == .pending)
     }
+
+    /// Version 10: finding players by account name or alias searches two indexes on both their columns, not every
+    /// player of the environment.
+    @Test func findingPlayersByNameUsesIndexesOnly() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gc-migration-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Database.withDatabase(url: "sqlite:\(folder.path)/plan.sqlite") { db in
+            let plan = try await db.read { storage in
+                try await storage.sql.raw(
+                    """
+                    EXPLAIN QUERY PLAN
+                    SELECT * FROM players WHERE environment = 'sandbox' AND account_name = 'ann'
+                    UNION
+                    SELECT * FROM players WHERE environment = 'sandbox' AND alias = 'Ann'
+                    ORDER BY created_at, player_id
+                    """
+                ).all().map { try $0.decode(column: "detail", as: String.self) }
+            }
+            // The query of `players(environment:accountNameOrAlias:)`: each side a search on both columns of an index.
+            #expect(!plan.contains { $0.contains("SCAN players") }, "the lookup reads the whole table: \(plan)")
+            #expect(plan.contains { $0.contains("INDEX players_by_alias (environment=? AND alias=?)") }, "plan: \(plan)")
+            #expect(plan.contains { $0.contains("(environment=? AND account_name=?)") }, "plan: \(plan)")
+        }
+    }
 }
 
 extension StorageSession {
