@@ -4,13 +4,18 @@ import SQLKit
 /// Friends a player chose in the Game Center app to play a game with, kept for that game until one of its devices
 /// takes them or they expire. One per player and game: a new choice replaces the previous one.
 public struct PlayWithFriendsRecord: Sendable, Equatable {
+    /// The player who chose.
     public var playerID: String
+    /// The game they chose the friends for.
     public var bundleID: String
     /// The friends' player ids, in the order chosen.
     public var friends: [String]
+    /// When the choice was made, in milliseconds since 1970.
     public var createdAt: Int64
+    /// When the choice lapses unclaimed, in milliseconds since 1970.
     public var expiresAt: Int64
 
+    /// A choice as stored.
     public init(playerID: String, bundleID: String, friends: [String], createdAt: Int64, expiresAt: Int64) {
         self.playerID = playerID
         self.bundleID = bundleID

@@ -13,11 +13,7 @@ enum PageDates {
 
     /// `2026-11-24T17:40:00Z`, for a `<time datetime>` attribute.
     static func machine(_ date: Date) -> String {
-        date.formatted(
-            Date.VerbatimFormatStyle(
-                format:
-                    "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits)T\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)Z",
-                timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+        date.formatted(.iso8601)
     }
 
     /// How long until `date`, counted from `now` in whole units rounded down, as words a reader in any time zone

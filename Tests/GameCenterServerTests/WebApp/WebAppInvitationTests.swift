@@ -268,3 +268,12 @@ import Testing
         #expect(PageDates.remaining(until: now.addingTimeInterval(seconds), from: now) == words)
     }
 }
+
+extension WebAppInvitationTests {
+    /// The page's dates: read by people in UTC to the minute, and by machines as ISO 8601 in UTC.
+    @Test func datesAreWrittenInUTCForPeopleAndMachines() {
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(PageDates.minute(date) == "2023-11-14 22:13 UTC")
+        #expect(PageDates.machine(date) == "2023-11-14T22:13:20Z")
+    }
+}
