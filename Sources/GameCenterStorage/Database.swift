@@ -29,6 +29,8 @@ public final class Database: Sendable {
     let logger: Logger
     /// When work last got a PostgreSQL connection: a pool that is merely busy keeps handing them out.
     let lastConnection = LastConnection()
+    /// Statements sent to the engine since the database opened.
+    public let statements: StatementCounter
 
     private enum Backend: Sendable {
         case sqlite(writer: GroupCommitter, readers: ConnectionPool<SQLiteConnection>)
@@ -66,7 +68,7 @@ public final class Database: Sendable {
             }
         case .postgres(let configuration):
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-            let database = Database(engine: .postgres, backend: .postgres(client), logger: logger)
+            let database = Database(engine: .postgres, backend: .postgres(client), logger: logger, statements: StatementCounter())
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
@@ -76,8 +78,9 @@ public final class Database: Sendable {
         }
     }
 
-    private init(engine: StorageEngine, backend: Backend, logger: Logger) {
+    private init(engine: StorageEngine, backend: Backend, logger: Logger, statements: StatementCounter) {
         self.engine = engine
+        self.statements = statements
         self.backend = backend
         self.logger = logger
     }
@@ -106,10 +109,12 @@ public final class Database: Sendable {
             }
             return connection
         }
-        let writer = GroupCommitter(connection: try await open())
+        let statements = StatementCounter()
+        let writer = GroupCommitter(connection: try await open(), statements: statements)
         var readers: [SQLiteConnection] = []
         do {
-            try await Database(engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool([])), logger: logger).migrate(migrations)
+            try await Database(engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool([])), logger: logger, statements: statements)
+                .migrate(migrations)
             for _ in 0..<4 { readers.append(try await open()) }
         } catch {
             for connection in readers + [await writer.close()] {
@@ -118,7 +123,7 @@ public final class Database: Sendable {
             }
             throw error
         }
-        return Database(engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool(readers)), logger: logger)
+        return Database(engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool(readers)), logger: logger, statements: statements)
     }
 
     private func closeSQLite() async {
@@ -142,11 +147,11 @@ public final class Database: Sendable {
         case .sqlite(_, let readers):
             let engine = engine
             return try await readers.withConnection { connection in
-                try await body(StorageSession(sql: connection.sql(), engine: engine, sqliteConnection: connection))
+                try await body(StorageSession(sql: connection.sql(), engine: engine, statements: self.statements, sqliteConnection: connection))
             }
         case .postgres(let client):
             return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
-                try await body(StorageSession(sql: connection.sql(), engine: self.engine))
+                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements))
             }
         }
     }
@@ -159,7 +164,21 @@ public final class Database: Sendable {
             return try await writer.write(body)
         case .postgres(let client):
             return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
-                try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine), begin: "BEGIN", body)
+                try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements), begin: "BEGIN", body)
+            }
+        }
+    }
+
+    /// Runs `body`, which sends one statement on PostgreSQL, as its own transaction: a statement is atomic, so it needs
+    /// no `BEGIN` and `COMMIT` (two round trips fewer). On SQLite it is ``write(_:)``: the body may send several
+    /// statements, run in the group committer's transaction.
+    public func writeStatement<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite(let writer, _):
+            return try await writer.write(body)
+        case .postgres(let client):
+            return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
+                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements))
             }
         }
     }

@@ -2,9 +2,9 @@ import SQLKit
 import SQLiteNIO
 import Synchronization
 
-/// SQLite's writer: runs queued write transactions in groups that share one `COMMIT` (one fsync), each inside its
-/// own savepoint so that one failing leaves the others intact. A caller resumes only after its group committed,
-/// so "returned" still means "durable".
+/// SQLite's writer: runs queued write transactions in groups that share one `COMMIT` (one fsync); one that fails
+/// leaves the others intact (see `commit`). A caller resumes only after its group committed, so "returned" still
+/// means "durable".
 ///
 /// SQLite allows one writer at a time anyway; grouping turns N fsyncs into one when writes arrive together.
 actor GroupCommitter {
@@ -20,12 +20,14 @@ actor GroupCommitter {
     static let maximumGroup = 256
 
     private let connection: SQLiteConnection
+    private let statements: StatementCounter
     private var queue: [Job] = []
     private var running = false
     private var closed = false
 
-    init(connection: SQLiteConnection) {
+    init(connection: SQLiteConnection, statements: StatementCounter) {
         self.connection = connection
+        self.statements = statements
     }
 
     /// Runs `body` in the next group; returns its result once the group has committed.
@@ -68,8 +70,33 @@ actor GroupCommitter {
         running = false
     }
 
+    /// Runs `group` in one transaction with no savepoints (two statements fewer per job: most groups have no
+    /// failure). When a job throws, the transaction is rolled back, that job gets its error, and the others run
+    /// again, each in its own savepoint.
     private func commit(_ group: [Job]) async {
-        let session = StorageSession(sql: connection.sql(), engine: .sqlite, sqliteConnection: connection)
+        let session = StorageSession(sql: connection.sql(), engine: .sqlite, statements: statements, sqliteConnection: connection)
+        do {
+            try await session.sql.raw("BEGIN IMMEDIATE").run()
+        } catch {
+            for job in group { job.finish(error) }
+            return
+        }
+        for (position, job) in group.enumerated() {
+            do {
+                try await job.run(session)
+            } catch {
+                try? await session.sql.raw("ROLLBACK").run()
+                job.finish(error)
+                await commitWithSavepoints(Array(group[..<position] + group[(position + 1)...]), session: session)
+                return
+            }
+        }
+        await finish(group, session: session)
+    }
+
+    /// Runs `group` in one transaction, each job in its own savepoint, so that one failing leaves the others intact.
+    private func commitWithSavepoints(_ group: [Job], session: StorageSession) async {
+        guard !group.isEmpty else { return }
         do {
             try await session.sql.raw("BEGIN IMMEDIATE").run()
         } catch {
@@ -93,12 +120,17 @@ actor GroupCommitter {
                 job.finish(error)
             }
         }
+        await finish(succeeded, session: session)
+    }
+
+    /// Commits the open transaction and completes `jobs` (with the error when the commit fails).
+    private func finish(_ jobs: [Job], session: StorageSession) async {
         do {
             try await session.sql.raw("COMMIT").run()
-            for job in succeeded { job.finish(nil) }
+            for job in jobs { job.finish(nil) }
         } catch {
             try? await session.sql.raw("ROLLBACK").run()
-            for job in succeeded { job.finish(error) }
+            for job in jobs { job.finish(error) }
         }
     }
 

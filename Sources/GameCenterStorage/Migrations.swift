@@ -217,6 +217,14 @@ enum Migrations {
                 // the alias side read every player of the environment.
                 "CREATE INDEX players_by_alias ON players (environment, alias)"
             ]),
+        Migration(
+            version: 11, name: "achievement completed by",
+            common: [
+                // The id of the report that completed the achievement: an upsert tells from the row it wrote whether
+                // its own report completed it, so a report needs no read (or lock) before it. Earlier completions
+                // have none.
+                "ALTER TABLE achievement_progress ADD COLUMN completed_by TEXT"
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -184,3 +184,47 @@ public struct AchievementRarityRecord: Sendable, Equatable {
         self.completions = completions
     }
 }
+
+/// The kinds of device reports applied once per id (`applied_reports.kind`): a score report and an achievement
+/// report may carry the same id.
+public enum ReportKind {
+    /// Score reports.
+    public static let scores = "scores"
+    /// Achievement reports.
+    public static let achievements = "achievements"
+}
+
+/// One achievement of an achievement report.
+public struct AchievementReportEntry: Sendable, Equatable {
+    /// The achievement.
+    public var identifier: String
+    /// The progress reported, 0 to 100.
+    public var percent: Double
+    /// The event payload stored in the player's stream when this report completes the achievement (used only
+    /// when `percent` is 100).
+    public var completionEvent: String
+
+    /// An entry of a report.
+    public init(identifier: String, percent: Double, completionEvent: String) {
+        self.identifier = identifier
+        self.percent = percent
+        self.completionEvent = completionEvent
+    }
+}
+
+/// What applying an achievement report did.
+public struct AchievementReportOutcome: Sendable, Equatable {
+    /// False when the report's id was applied before: nothing changed.
+    public var applied: Bool
+    /// The player's progress on the game afterwards, by identifier.
+    public var progress: [AchievementProgressRecord]
+    /// The achievements this report completed, by identifier.
+    public var newlyCompleted: [String]
+
+    /// An outcome.
+    public init(applied: Bool, progress: [AchievementProgressRecord], newlyCompleted: [String] = []) {
+        self.applied = applied
+        self.progress = progress
+        self.newlyCompleted = newlyCompleted
+    }
+}

@@ -8,12 +8,7 @@ extension StorageSession {
             SELECT identifier, percent, completed_at, last_reported_at FROM achievement_progress
             WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) ORDER BY identifier
             """
-        ).all().map { row in
-            AchievementProgressRecord(
-                identifier: try row.string("identifier"), percent: try row.decode(column: "percent", as: Double.self),
-                completedAt: try row.optionalInt("completed_at"), lastReportedAt: try row.int("last_reported_at")
-            )
-        }
+        ).all().map(Self.progressRecord)
     }
 
     /// How rare a game's achievements are in one environment: how many players played the game there, and how many
@@ -41,37 +36,118 @@ extension StorageSession {
         return AchievementRarityRecord(players: players, completions: completed)
     }
 
-    /// Applies reported progress: the stored percentage only ever grows, the first report reaching 100 sets the
-    /// completion time, every report updates the report time. Returns the stored state afterwards.
-    public func reportAchievement(
-        bundleID: String, playerID: String, identifier: String, percent: Double, now: Int64
-    ) async throws -> (record: AchievementProgressRecord, newlyCompleted: Bool) {
-        let before = try await sql.raw(
+    /// Applies one report of a player's progress on a game's achievements once per `reportID`: a stored percentage
+    /// only ever grows, the first report reaching 100 sets the completion time (`now`) and stores the entry's
+    /// `completionEvent` as an event of `eventKind` in the player's stream, every report updates the report time.
+    /// Returns the player's progress on the game afterwards, and which achievements this report completed;
+    /// `applied` is false (and nothing changed) when this player's achievement report with this id was applied before.
+    ///
+    /// Who completed an achievement is read from the row the upsert wrote (`completed_by`, the completing report's
+    /// id), not from a read before it: two reports racing to complete one achievement log one completion, with no lock.
+    /// On PostgreSQL this is one statement (run it with ``Database/writeStatement(_:)``).
+    public func reportAchievements(
+        reportID: String, _ entries: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
+    ) async throws -> AchievementReportOutcome {
+        // One row per achievement (a statement may not touch a row twice): the highest progress reported for it.
+        var merged: [String: AchievementReportEntry] = [:]
+        for entry in entries where (merged[entry.identifier]?.percent ?? -1) < entry.percent {
+            merged[entry.identifier] = entry
+        }
+        let reported = merged.values.sorted { $0.identifier < $1.identifier }
+        func completes(_ entry: AchievementReportEntry) -> Bool { entry.percent >= 100 }
+        let upsert: SQLQueryString = """
+            ON CONFLICT (bundle_id, player_id, identifier) DO UPDATE SET
+                percent = CASE WHEN excluded.percent > achievement_progress.percent THEN excluded.percent ELSE achievement_progress.percent END,
+                completed_at = COALESCE(achievement_progress.completed_at, excluded.completed_at),
+                completed_by = CASE WHEN achievement_progress.completed_at IS NULL THEN excluded.completed_by ELSE achievement_progress.completed_by END,
+                last_reported_at = excluded.last_reported_at
+            RETURNING identifier, percent, completed_at, last_reported_at, completed_by
             """
-            SELECT completed_at FROM achievement_progress
-            WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) AND identifier = \(bind: identifier)
+        guard engine == .postgres else {
+            guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.achievements, now: now) else {
+                return AchievementReportOutcome(applied: false, progress: try await achievementProgress(bundleID: bundleID, playerID: playerID))
+            }
+            let rows = reported.map { entry in
+                SQLGroupExpression(
+                    [
+                        SQLBind(bundleID), SQLBind(playerID), SQLBind(entry.identifier), SQLBind(entry.percent),
+                        SQLBind(completes(entry) ? now : nil), SQLBind(now), SQLBind(completes(entry) ? reportID : nil),
+                    ] as [any SQLExpression])
+            }
+            var completed: [String] = []
+            for row in try await sql.raw(
+                """
+                INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
+                VALUES \(SQLList(rows))
+                \(upsert)
+                """
+            ).all() where try row.optionalString("completed_by") == reportID && row.optionalInt("completed_at") == now {
+                let identifier = try row.string("identifier")
+                completed.append(identifier)
+                if let event = merged[identifier]?.completionEvent {
+                    _ = try await appendEvent(playerID: playerID, kind: eventKind, payload: event, now: now)
+                }
+            }
+            return AchievementReportOutcome(
+                applied: true, progress: try await achievementProgress(bundleID: bundleID, playerID: playerID), newlyCompleted: completed.sorted())
+        }
+        // Typed in the list: a column of NULL binds would otherwise be taken as text.
+        let rows = reported.map { entry -> SQLQueryString in
+            let completedAt: Int64? = completes(entry) ? now : nil
+            let completedBy: String? = completes(entry) ? reportID : nil
+            let event: String? = completes(entry) ? entry.completionEvent : nil
+            return """
+                (\(bind: entry.identifier), \(bind: entry.percent)::DOUBLE PRECISION, \(bind: completedAt)::BIGINT, \(bind: completedBy)::TEXT, \(bind: event)::TEXT)
+                """
+        }
+        let returned = try await sql.raw(
             """
-        ).first()
-        let wasCompleted = try before?.optionalInt("completed_at") != nil
-        let completedAt: Int64? = percent >= 100 ? now : nil
-        guard
-            let row = try await sql.raw(
-                """
-                INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at)
-                VALUES (\(bind: bundleID), \(bind: playerID), \(bind: identifier), \(bind: percent), \(bind: completedAt), \(bind: now))
-                ON CONFLICT (bundle_id, player_id, identifier) DO UPDATE SET
-                    percent = CASE WHEN excluded.percent > achievement_progress.percent THEN excluded.percent ELSE achievement_progress.percent END,
-                    completed_at = COALESCE(achievement_progress.completed_at, excluded.completed_at),
-                    last_reported_at = excluded.last_reported_at
-                RETURNING identifier, percent, completed_at, last_reported_at
-                """
-            ).first()
-        else { throw StorageError.notFound("achievement row vanished") }
-        let record = AchievementProgressRecord(
+            WITH input (identifier, percent, completed_at, completed_by, event) AS (VALUES \(SQLList(rows))),
+            applied AS (
+                INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
+                VALUES (\(bind: reportID), \(bind: playerID), \(bind: ReportKind.achievements), \(bind: now))
+                ON CONFLICT DO NOTHING RETURNING report_id),
+            upserted AS (
+                INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
+                SELECT \(bind: bundleID), \(bind: playerID), identifier, percent, completed_at, \(bind: now), completed_by
+                FROM input WHERE EXISTS (SELECT 1 FROM applied)
+                \(upsert)),
+            completed AS (
+                SELECT upserted.identifier, input.event, row_number() OVER (ORDER BY upserted.identifier) AS n
+                FROM upserted JOIN input USING (identifier)
+                WHERE upserted.completed_by = \(bind: reportID) AND upserted.completed_at = \(bind: now)),
+            numbered AS (
+                UPDATE players SET event_seq = event_seq + (SELECT COUNT(*) FROM completed)
+                WHERE player_id = \(bind: playerID) AND EXISTS (SELECT 1 FROM completed) RETURNING event_seq),
+            stored_events AS (
+                INSERT INTO events (player_id, seq, kind, payload, created_at)
+                SELECT \(bind: playerID), numbered.event_seq - (SELECT COUNT(*) FROM completed) + completed.n, \(bind: eventKind), completed.event, \(bind: now)
+                FROM completed, numbered RETURNING seq)
+            SELECT identifier, percent, completed_at, last_reported_at, completed_by, 1::BIGINT AS reported,
+                (SELECT COUNT(*) FROM applied) AS applied FROM upserted
+            UNION ALL
+            SELECT identifier, percent, completed_at, last_reported_at, completed_by, 0::BIGINT, (SELECT COUNT(*) FROM applied) FROM achievement_progress
+            WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) AND identifier NOT IN (SELECT identifier FROM upserted)
+            """
+        ).all()
+        var progress: [AchievementProgressRecord] = [], completed: [String] = []
+        for row in returned {
+            let record = try Self.progressRecord(row)
+            progress.append(record)
+            if try row.int("reported") == 1, try row.optionalString("completed_by") == reportID, record.completedAt == now {
+                completed.append(record.identifier)
+            }
+        }
+        // A duplicate of a report applied before, by a player with no progress, returns no row: it was not applied.
+        let applied = try returned.first?.int("applied") ?? 0 == 1
+        return AchievementReportOutcome(
+            applied: applied, progress: progress.sorted { $0.identifier < $1.identifier }, newlyCompleted: completed.sorted())
+    }
+
+    private static func progressRecord(_ row: any SQLRow) throws -> AchievementProgressRecord {
+        AchievementProgressRecord(
             identifier: try row.string("identifier"), percent: try row.decode(column: "percent", as: Double.self),
-            completedAt: try row.optionalInt("completed_at"), lastReportedAt: try row.int("last_reported_at")
-        )
-        return (record, !wasCompleted && record.completedAt != nil)
+            completedAt: try row.optionalInt("completed_at"), lastReportedAt: try row.int("last_reported_at"))
     }
 
     /// Erases a player's progress on a game's achievements; returns how many were erased.
@@ -85,8 +161,8 @@ extension StorageSession {
         ).all().count
     }
 
-    /// Records that a device's report was applied; returns false when this player's report of this kind (`scores`,
-    /// `achievements`) with this id was applied before. Reports of different kinds never share an id's record.
+    /// Records that a device's report was applied; returns false when this player's report of this kind (a
+    /// ``ReportKind``) with this id was applied before. Reports of different kinds never share an id's record.
     public func markReportApplied(reportID: String, playerID: String, kind: String, now: Int64) async throws -> Bool {
         try await sql.raw(
             """

@@ -3,6 +3,59 @@ import SQLiteNIO
 import Synchronization
 
 extension StorageSession {
+    /// Applies one report of a player's scores (all of one game and environment) once per `reportID`: stores them at
+    /// `now` as ``insertScores(_:bundleID:environment:playerID:now:)`` does and returns the stored records in the
+    /// order of `scores`, or nil when this player's score report with this id was applied before.
+    ///
+    /// On PostgreSQL this is one statement (run it with ``Database/writeStatement(_:)``): the report id, the reports
+    /// and the bests are written by one `WITH … INSERT` whose parts see each other only through `RETURNING`. A
+    /// concurrent report with the same id waits on the first's row of `applied_reports` and then inserts nothing.
+    public func reportScores(
+        reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
+    ) async throws -> [ScoreRecord]? {
+        guard engine == .postgres else {
+            guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.scores, now: now) else { return nil }
+            return try await insertScores(scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
+        }
+        guard !scores.isEmpty else { return [] }
+        let input = scores.map { score in
+            SQLGroupExpression([SQLBind(score.category), SQLBind(score.value), SQLBind(Int64(bitPattern: score.context))] as [any SQLExpression])
+        }
+        // The batch's best per leaderboard (earliest among equals), and only where it beats the stored best.
+        let higher = Set(scores.filter(\.higherIsBetter).map(\.category)).sorted()
+        let lower = Set(scores.filter { !$0.higherIsBetter }.map(\.category)).sorted()
+        func best(_ name: String, _ categories: [String], higherIsBetter: Bool) -> SQLQueryString {
+            guard !categories.isEmpty else { return "" }
+            let order = SQLRaw(higherIsBetter ? "DESC" : "ASC"), better = SQLRaw(higherIsBetter ? ">" : "<")
+            return """
+                , \(unsafeRaw: name) AS (
+                    INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value)
+                    SELECT DISTINCT ON (category) \(bind: bundleID), \(bind: environment), category, \(bind: playerID), score_id, value
+                    FROM inserted WHERE category IN (\(binds: categories)) ORDER BY category, value \(order), score_id
+                    ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
+                    WHERE excluded.value \(better) best_scores.value
+                       OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id))
+                """
+        }
+        let statement: SQLQueryString = """
+            WITH input (category, value, context) AS (VALUES \(SQLList(input))),
+            applied AS (
+                INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
+                VALUES (\(bind: reportID), \(bind: playerID), \(bind: ReportKind.scores), \(bind: now))
+                ON CONFLICT DO NOTHING RETURNING report_id),
+            inserted AS (
+                INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
+                SELECT \(bind: bundleID), \(bind: environment), category, \(bind: playerID), value, context, \(bind: now)
+                FROM input WHERE EXISTS (SELECT 1 FROM applied)
+                RETURNING score_id, category, value, context)
+            \(best("higher", higher, higherIsBetter: true))\(best("lower", lower, higherIsBetter: false))
+            SELECT score_id, category, value, context FROM inserted
+            """
+        let rows = try await sql.raw(statement).all()
+        guard !rows.isEmpty else { return nil }
+        return try Self.records(scores, returned: rows, playerID: playerID, now: now)
+    }
+
     /// Stores one player's reports (all of one game and environment) at `now` and keeps `best_scores` current:
     /// a report replaces the stored best when its value is better, or equal and reported earlier (smaller id).
     /// Returns the stored records in the order of `scores`.
@@ -23,7 +76,15 @@ extension StorageSession {
             VALUES \(SQLList(rows)) RETURNING score_id, category, value, context
             """
         ).all()
-        // RETURNING promises no order: hand the ids out by content. Reports with equal content are interchangeable.
+        let records = try Self.records(scores, returned: returned, playerID: playerID, now: now)
+        try await updateBestScores(zip(scores, records).map { ($0.higherIsBetter, $1) }, bundleID: bundleID, environment: environment)
+        return records
+    }
+
+    /// The records of `scores` from the rows an `INSERT … RETURNING score_id, category, value, context` gave back.
+    /// `RETURNING` promises no order: the ids are handed out by content (reports with equal content are
+    /// interchangeable), the smaller id to the earlier report.
+    private static func records(_ scores: [NewScore], returned: [any SQLRow], playerID: String, now: Int64) throws -> [ScoreRecord] {
         var idsByContent: [ScoreContent: [Int64]] = [:]
         for row in returned {
             let content = ScoreContent(
@@ -32,15 +93,13 @@ extension StorageSession {
             idsByContent[content, default: []].append(try row.int("score_id"))
         }
         for key in idsByContent.keys { idsByContent[key]?.sort(by: >) }
-        let records = try scores.map { score in
+        return try scores.map { score in
             let content = ScoreContent(category: score.category, value: score.value, context: score.context)
             guard let id = idsByContent[content]?.popLast() else { throw StorageError.notFound("a stored score went missing") }
             return ScoreRecord(
                 scoreID: id, category: score.category, playerID: playerID, value: score.value,
                 context: score.context, reportedAt: now)
         }
-        try await updateBestScores(zip(scores, records).map { ($0.higherIsBetter, $1) }, bundleID: bundleID, environment: environment)
-        return records
     }
 
     private func updateBestScores(_ reports: [(higherIsBetter: Bool, record: ScoreRecord)], bundleID: String, environment: String) async throws {
@@ -82,6 +141,7 @@ extension StorageSession {
     public func scores(ids: [Int64]) async throws -> [ScoreRecord] {
         guard !ids.isEmpty else { return [] }
         if let connection = sqliteConnection {
+            countDirectStatement()
             // Every leaderboard page reads these rows: taken by position, not decoded by name.
             let rows = Mutex<[ScoreRecord]>([])
             try await connection.query(
@@ -118,6 +178,7 @@ extension StorageSession {
     ) async throws {
         guard !categories.isEmpty else { return }
         if let connection = sqliteConnection {
+            countDirectStatement()
             // A board of a million players is read at every start: SQLite's rows are taken as they come.
             try await connection.query(
                 """
@@ -154,6 +215,7 @@ extension StorageSession {
     ) async throws {
         guard !categories.isEmpty else { return }
         if let connection = sqliteConnection {
+            countDirectStatement()
             try await connection.query(
                 """
                 SELECT player_id, score_id, value, reported_at FROM scores INDEXED BY scores_by_time

@@ -6,12 +6,25 @@ import SQLiteNIO
 /// The queries are written once in SQL that both engines understand; SQLKit adapts placeholders.
 /// Areas live in `StorageSession+Area.swift` files.
 public struct StorageSession: Sendable {
-    /// The SQL connection (benchmarks reach it for their anchors and bulk seeding).
+    /// The SQL connection (benchmarks reach it for their anchors and bulk seeding); it counts every statement.
     package let sql: any SQLDatabase
     /// The engine behind this session.
     public let engine: StorageEngine
     /// The SQLite connection underneath, for the few bulk reads that skip SQLKit's row decoding.
-    var sqliteConnection: SQLiteConnection? = nil
+    let sqliteConnection: SQLiteConnection?
+    private let statements: StatementCounter
+
+    init(sql: any SQLDatabase, engine: StorageEngine, statements: StatementCounter, sqliteConnection: SQLiteConnection? = nil) {
+        self.sql = CountingSQLDatabase(base: sql, counter: statements)
+        self.engine = engine
+        self.statements = statements
+        self.sqliteConnection = sqliteConnection
+    }
+
+    /// Counts a statement sent on ``sqliteConnection`` directly.
+    func countDirectStatement() {
+        statements.add()
+    }
 }
 
 extension SQLRow {

@@ -65,11 +65,13 @@ extension StorageConformanceTests {
                     _ = try await storage.insertPlayer(player)
                     try await storage.recordPlayedGame(playerID: player.playerID, bundleID: game, now: 1_000)
                 }
-                _ = try await storage.reportAchievement(bundleID: game, playerID: a.playerID, identifier: "x", percent: 100, now: 1_000)
-                _ = try await storage.reportAchievement(bundleID: game, playerID: b.playerID, identifier: "x", percent: 100, now: 1_000)
-                _ = try await storage.reportAchievement(bundleID: game, playerID: c.playerID, identifier: "x", percent: 50, now: 1_000)
-                _ = try await storage.reportAchievement(bundleID: game, playerID: a.playerID, identifier: "y", percent: 100, now: 1_000)
-                _ = try await storage.reportAchievement(bundleID: game, playerID: other.playerID, identifier: "y", percent: 100, now: 1_000)
+            }
+            for (player, identifier, percent) in [(a, "x", 100.0), (b, "x", 100), (c, "x", 50), (a, "y", 100), (other, "y", 100)] {
+                _ = try await db.writeStatement {
+                    try await $0.reportAchievements(
+                        reportID: UUID().uuidString, [AchievementReportEntry(identifier: identifier, percent: percent, completionEvent: "{}")],
+                        bundleID: game, playerID: player.playerID, eventKind: "achievementCompleted", now: 1_000)
+                }
             }
             let rarity = try await db.read { try await $0.achievementRarity(bundleID: game, environment: "sandbox") }
             #expect(rarity == AchievementRarityRecord(players: 3, completions: ["x": 2, "y": 1]))

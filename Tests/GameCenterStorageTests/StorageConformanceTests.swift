@@ -268,27 +268,159 @@ import Testing
         }
     }
 
+    /// Reports `entries` (identifier, percent) for `player` on `com.example.g` with a new report id, or `reportID`.
+    func reportAchievements(
+        _ entries: [(String, Double)], for player: PlayerRecord, at now: Int64, reportID: String = UUID().uuidString, in db: Database
+    ) async throws -> AchievementReportOutcome {
+        try await db.writeStatement {
+            try await $0.reportAchievements(
+                reportID: reportID, entries.map { AchievementReportEntry(identifier: $0.0, percent: $0.1, completionEvent: "{\"done\":\"\($0.0)\"}") },
+                bundleID: "com.example.g", playerID: player.playerID, eventKind: "achievementCompleted", now: now)
+        }
+    }
+
     @Test(arguments: TestDatabases.all)
     func achievementProgressOnlyGrowsAndCompletesOnce(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let a = newPlayer()
             _ = try await db.write { try await $0.insertPlayer(a) }
-            func report(_ percent: Double, at now: Int64) async throws -> (AchievementProgressRecord, Bool) {
-                try await db.write {
-                    try await $0.reportAchievement(bundleID: "com.example.g", playerID: a.playerID, identifier: "x", percent: percent, now: now)
-                }
+            func report(_ percent: Double, at now: Int64) async throws -> AchievementReportOutcome {
+                try await reportAchievements([("x", percent)], for: a, at: now, in: db)
             }
+            func record(_ percent: Double, completedAt: Int64?, at now: Int64) -> AchievementProgressRecord {
+                AchievementProgressRecord(identifier: "x", percent: percent, completedAt: completedAt, lastReportedAt: now)
+            }
+            #expect(try await report(50, at: 1_000) == AchievementReportOutcome(applied: true, progress: [record(50, completedAt: nil, at: 1_000)]))
+            #expect(try await report(30, at: 2_000).progress == [record(50, completedAt: nil, at: 2_000)])
             #expect(
-                try await report(50, at: 1_000) == (AchievementProgressRecord(identifier: "x", percent: 50, completedAt: nil, lastReportedAt: 1_000), false))
-            #expect(try await report(30, at: 2_000).0.percent == 50)
+                try await report(100, at: 3_000)
+                    == AchievementReportOutcome(applied: true, progress: [record(100, completedAt: 3_000, at: 3_000)], newlyCompleted: ["x"]))
             #expect(
-                try await report(100, at: 3_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 3_000), true))
-            #expect(
-                try await report(100, at: 4_000) == (AchievementProgressRecord(identifier: "x", percent: 100, completedAt: 3_000, lastReportedAt: 4_000), false)
-            )
+                try await report(100, at: 4_000) == AchievementReportOutcome(applied: true, progress: [record(100, completedAt: 3_000, at: 4_000)]))
+            // The completion, once, in the player's stream.
+            let events = try await db.read { try await $0.events(playerID: a.playerID, after: 0, limit: 10) }
+            #expect(events.map(\.kind) == ["achievementCompleted"] && events.map(\.payload) == ["{\"done\":\"x\"}"] && events.map(\.createdAt) == [3_000])
             #expect(try await db.read { try await $0.achievementProgress(bundleID: "com.example.other", playerID: a.playerID) }.isEmpty)
             #expect(try await db.write { try await $0.resetAchievements(bundleID: "com.example.g", playerID: a.playerID) } == 1)
             #expect(try await db.read { try await $0.achievementProgress(bundleID: "com.example.g", playerID: a.playerID) }.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func anAchievementReportAnswersAllProgressAndIsAppliedOncePerID(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(a) }
+            _ = try await reportAchievements([("b", 20), ("c", 100)], for: a, at: 1_000, in: db)
+            // One achievement twice in a report: the higher progress counts.
+            let outcome = try await reportAchievements([("a", 100), ("b", 40), ("a", 10), ("d", 5)], for: a, at: 2_000, reportID: "once", in: db)
+            #expect(outcome.applied && outcome.newlyCompleted == ["a"])
+            #expect(outcome.progress.map(\.identifier) == ["a", "b", "c", "d"])
+            #expect(outcome.progress.map(\.percent) == [100, 40, 100, 5])
+            #expect(outcome.progress.map(\.completedAt) == [2_000, nil, 1_000, nil])
+            let again = try await reportAchievements([("b", 90), ("e", 100)], for: a, at: 3_000, reportID: "once", in: db)
+            #expect(again == AchievementReportOutcome(applied: false, progress: outcome.progress))
+            let events = try await db.read { try await $0.events(playerID: a.playerID, after: 0, limit: 10) }
+            #expect(events.map(\.payload) == ["{\"done\":\"c\"}", "{\"done\":\"a\"}"] && events.map(\.seq) == [1, 2])
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func reportsRacingToCompleteAnAchievementLogOneCompletion(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(a) }
+            // 16 reports at once, all completing "x"; half of them also complete their own achievement. All in the same
+            // millisecond: the completion time cannot tell which report completed "x".
+            let outcomes = try await withThrowingTaskGroup(of: AchievementReportOutcome.self) { group in
+                for n in 0..<16 {
+                    group.addTask {
+                        try await self.reportAchievements([("x", 100)] + (n.isMultiple(of: 2) ? [("own\(n)", 100.0)] : []), for: a, at: 1_000, in: db)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0.newlyCompleted.contains("x") }.count == 1)
+            #expect(outcomes.flatMap(\.newlyCompleted).count == 9)
+            let events = try await db.read { try await $0.events(playerID: a.playerID, after: 0, limit: 100) }
+            #expect(events.map(\.seq) == Array(1...9))
+            #expect(events.filter { $0.payload == "{\"done\":\"x\"}" }.count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func aScoreReportIsAppliedOncePerIDEvenWhenSentTwiceAtOnce(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(a) }
+            let bundle = TestDatabases.unique("com.example.once")
+            let score = NewScore(category: "points", value: 7, context: 0, higherIsBetter: true)
+            let applied = try await withThrowingTaskGroup(of: [ScoreRecord]?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await db.writeStatement {
+                            try await $0.reportScores(reportID: "same", [score], bundleID: bundle, environment: "sandbox", playerID: a.playerID, now: 1_000)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(applied.compactMap { $0 }.count == 1)
+            #expect(try await db.write { try await $0.deleteScores(bundleID: bundle, playerID: a.playerID) } == 1)
+        }
+    }
+
+    /// The statements one report costs (a behaviour, not a time): one on PostgreSQL, where a report is one
+    /// statement, and on SQLite, the report's three plus the group's `BEGIN` and `COMMIT` when it is alone.
+    @Test(arguments: TestDatabases.all)
+    func aSingleReportCostsOneStatementOnPostgreSQL(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let a = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(a) }
+            let expected = engine == "postgres" ? 1 : 5
+            let bundle = TestDatabases.unique("com.example.cost")
+            for n in 0..<3 {
+                let before = db.statements.value
+                _ = try await db.writeStatement {
+                    try await $0.reportScores(
+                        reportID: "s\(n)", [NewScore(category: "points", value: Int64(n), context: 0, higherIsBetter: true)], bundleID: bundle,
+                        environment: "sandbox", playerID: a.playerID, now: 1_000)
+                }
+                #expect(db.statements.value - before == expected, "a score report")
+                let beforeAchievement = db.statements.value
+                _ = try await reportAchievements([("x", 10 * Double(n))], for: a, at: 1_000, in: db)
+                #expect(db.statements.value - beforeAchievement == expected, "an achievement report")
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func aFailingWriteLeavesTheWritesBesideItIntact(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            struct Refused: Error {}
+            let players = (0..<48).map { _ in newPlayer() }
+            // At once: on SQLite they share groups, where one failing must not take the others with it.
+            let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+                for (n, player) in players.enumerated() {
+                    group.addTask {
+                        do {
+                            try await db.write { storage in
+                                _ = try await storage.insertPlayer(player)
+                                if n.isMultiple(of: 5) { throw Refused() }
+                            }
+                            return (n, true)
+                        } catch {
+                            return (n, false)
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            for (n, player) in players.enumerated() {
+                #expect(outcomes[n] == !n.isMultiple(of: 5))
+                let stored = try await db.read { try await $0.player(id: player.playerID) }
+                #expect((stored != nil) == !n.isMultiple(of: 5), "player \(n)")
+            }
         }
     }
 
@@ -350,7 +482,11 @@ import Testing
             let bundle = "com.example.scores-\(UUID().uuidString.prefix(8))"
             _ = try await db.write { try await $0.insertPlayer(player) }
             func report(_ scores: [NewScore], at now: Int64) async throws -> [ScoreRecord] {
-                try await db.write { try await $0.insertScores(scores, bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: now) }
+                let stored = try await db.writeStatement {
+                    try await $0.reportScores(
+                        reportID: UUID().uuidString, scores, bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: now)
+                }
+                return try #require(stored)
             }
             // A batch with duplicates: each gets its own id, in the order sent.
             let first = try await report(

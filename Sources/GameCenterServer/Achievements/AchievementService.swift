@@ -63,23 +63,18 @@ struct AchievementService: Sendable {
         try limiter.take(.reports, for: session.playerID, cost: batch.achievements.count)
         let game = device.game
         let now = clock.nowMillis()
-        let (records, completed, applied) = try await database.write { storage in
-            try await storage.lockPlayer(session.playerID)
-            var completed: [AchievementCompleted] = []
-            let applied = try await storage.markReportApplied(reportID: batch.reportID, playerID: session.playerID, kind: "achievements", now: now)
-            if applied {
-                for entry in batch.achievements {
-                    let (record, newlyCompleted) = try await storage.reportAchievement(
-                        bundleID: game.bundleID, playerID: session.playerID, identifier: entry.identifier, percent: entry.percentComplete, now: now)
-                    if newlyCompleted {
-                        let event = AchievementCompleted(bundleID: game.bundleID, identifier: record.identifier, completedAt: StoredTime.date(now))
-                        _ = try await EventLog.append(.achievementCompleted, event, to: session.playerID, now: now, in: storage)
-                        completed.append(event)
-                    }
-                }
-            }
-            return (try await storage.achievementProgress(bundleID: game.bundleID, playerID: session.playerID), completed, applied)
+        let completion = { (identifier: String) in AchievementCompleted(bundleID: game.bundleID, identifier: identifier, completedAt: StoredTime.date(now)) }
+        let entries = try batch.achievements.map { entry in
+            AchievementReportEntry(
+                identifier: entry.identifier, percent: entry.percentComplete,
+                completionEvent: entry.percentComplete >= 100 ? try EventLog.payload(completion(entry.identifier)) : "")
         }
+        let outcome = try await database.writeStatement { storage in
+            try await storage.reportAchievements(
+                reportID: batch.reportID, entries, bundleID: game.bundleID, playerID: session.playerID,
+                eventKind: EventKind.achievementCompleted.rawValue, now: now)
+        }
+        let (records, completed, applied) = (outcome.progress, outcome.newlyCompleted, outcome.applied)
         if applied { metrics.achievementReports.increment(by: batch.achievements.count) }
         if !completed.isEmpty { bus.publish(.playerEvents(playerID: session.playerID)) }
         return Self.list(records, game: game)

@@ -111,7 +111,7 @@ public enum GameCenterApp {
             self.relay = RelayService(
                 database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
                 publicAddress: configuration.udpPublicAddress, logger: logger)
-            self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics)
+            self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics, statements: database.statements)
             self.matchmaking = MatchmakingService(
                 database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime, logger: logger)

@@ -1,25 +1,51 @@
 import CoreMetrics
+import GameCenterStorage
 import Hummingbird
 import NIOCore
 import Synchronization
 
 /// `GET /metrics` (behind the admin key): every metric in Prometheus text format. The relay's counters, which the
-/// datagram path keeps as plain atomics, are brought up to date on each scrape.
+/// datagram path keeps as plain atomics, and the count of SQL statements sent (`storage.statements`) are brought up
+/// to date on each scrape.
 struct MetricsRoutes: Sendable {
     let metrics: ServerMetrics
     let relay: RelayExport
+    let storage: StatementExport
 
-    init(metrics: ServerMetrics, relayStatistics: RelayStatistics) {
+    init(metrics: ServerMetrics, relayStatistics: RelayStatistics, statements: StatementCounter) {
         self.metrics = metrics
         self.relay = RelayExport(statistics: relayStatistics, factory: metrics.factory)
+        self.storage = StatementExport(counter: statements, factory: metrics.factory)
     }
 
     func add(to group: RouterGroup<AppRequestContext>) {
         group.get("metrics") { _, _ in
             relay.update()
+            storage.update()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
+    }
+
+    /// The database's statement count as the `storage.statements` counter.
+    final class StatementExport: Sendable {
+        private let counter: StatementCounter
+        private let metric: CoreMetrics.Counter
+        private let exported = Mutex(0)
+
+        init(counter: StatementCounter, factory: any MetricsFactory) {
+            self.counter = counter
+            self.metric = CoreMetrics.Counter(label: "storage.statements", factory: factory)
+        }
+
+        /// Adds the statements sent since the last scrape.
+        func update() {
+            let value = counter.value
+            exported.withLock { exported in
+                if value > exported { metric.increment(by: value - exported) }
+                exported = max(exported, value)
+            }
         }
     }
 

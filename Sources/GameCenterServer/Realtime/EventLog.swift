@@ -11,7 +11,11 @@ enum EventLog {
     static func append<Payload: Encodable>(
         _ kind: EventKind, _ payload: Payload, to playerID: String, now: Int64, in storage: StorageSession
     ) async throws -> Int64 {
-        let json = String(decoding: try WireCoding.makeEncoder().encode(payload), as: UTF8.self)
-        return try await storage.appendEvent(playerID: playerID, kind: kind.rawValue, payload: json, now: now)
+        try await storage.appendEvent(playerID: playerID, kind: kind.rawValue, payload: try self.payload(payload), now: now)
+    }
+
+    /// `payload` as stored in an event row (JSON).
+    static func payload<Payload: Encodable>(_ payload: Payload) throws -> String {
+        String(decoding: try WireCoding.makeEncoder().encode(payload), as: UTF8.self)
     }
 }

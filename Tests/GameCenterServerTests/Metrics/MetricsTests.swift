@@ -92,4 +92,30 @@ struct MetricsTests {
             #expect(Self.value(after, "http_requests", ["status": "4xx"]) == 2)
         }
     }
+
+    /// A device's single report sends only its write's statements (on SQLite: the report's three and the group's
+    /// `BEGIN` and `COMMIT`); the session, the game and the rank index answer from memory. The count reaches
+    /// `storage_statements`.
+    @Test func aSingleReportSendsOnlyItsWritesStatements() async throws {
+        try await TestServer.run(admin: true) { client in
+            let key: HTTPFields = [.authorization: "Bearer \(TestServer.adminKey)"]
+            let player = try await client.signUp()
+            let database = client.services.database
+            // The first report on a board reads the board from storage into the rank index: the others do not.
+            for n in 0..<4 {
+                let before = database.statements.value
+                let score = ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: "open.points", value: Int64(n), context: 0)])
+                #expect(try await client.send(.post, "/v1/scores", score, token: player.token).status == .ok)
+                #expect(n == 0 || database.statements.value - before == 5, "a score report")
+                let beforeAchievement = database.statements.value
+                let progress = AchievementReportBatch(
+                    reportID: UUID().uuidString, achievements: [.init(identifier: "open.many", percentComplete: Double(10 * n))])
+                #expect(try await client.send(.post, "/v1/achievements", progress, token: player.token).status == .ok)
+                #expect(database.statements.value - beforeAchievement == 5, "an achievement report")
+            }
+            let sent = database.statements.value
+            let scraped = try Self.parse(String(decoding: try await client.call(.get, "/metrics", extraHeaders: key).body, as: UTF8.self))
+            #expect(Self.value(scraped, "storage_statements") == Double(sent))
+        }
+    }
 }
