@@ -63,6 +63,18 @@ public struct AchievementList: Codable, Sendable {
     }
 }
 
+/// The answer to `POST /v1/achievements`: the stored progress of the achievements reported (by identifier, each
+/// once), after the report — or, for a re-sent report, as it is now.
+public struct AchievementReportResult: Codable, Sendable {
+    /// The reported achievements' progress.
+    public var achievements: [AchievementProgress]
+
+    /// A result.
+    public init(achievements: [AchievementProgress]) {
+        self.achievements = achievements
+    }
+}
+
 /// `POST /v1/achievements`: progress on several achievements, applied atomically and once per `reportID`.
 public struct AchievementReportBatch: Codable, Sendable {
     /// Chosen by the device; a re-send with the same id is answered without applying it again.

@@ -216,7 +216,7 @@ public struct AchievementReportEntry: Sendable, Equatable {
 public struct AchievementReportOutcome: Sendable, Equatable {
     /// False when the report's id was applied before: nothing changed.
     public var applied: Bool
-    /// The player's progress on the game afterwards, by identifier.
+    /// The reported achievements' stored progress afterwards, by identifier.
     public var progress: [AchievementProgressRecord]
     /// The achievements this report completed, by identifier.
     public var newlyCompleted: [String]

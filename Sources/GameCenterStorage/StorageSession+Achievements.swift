@@ -39,8 +39,8 @@ extension StorageSession {
     /// Applies one report of a player's progress on a game's achievements once per `reportID`: a stored percentage
     /// only ever grows, the first report reaching 100 sets the completion time (`now`) and stores the entry's
     /// `completionEvent` as an event of `eventKind` in the player's stream, every report updates the report time.
-    /// Returns the player's progress on the game afterwards, and which achievements this report completed;
-    /// `applied` is false (and nothing changed) when this player's achievement report with this id was applied before.
+    /// Returns the reported achievements' stored progress afterwards, and which of them this report completed; `applied`
+    /// is false (and nothing changed) when this player's achievement report with this id was applied before.
     ///
     /// Who completed an achievement is read from the row the upsert wrote (`completed_by`, the completing report's
     /// id), not from a read before it: two reports racing to complete one achievement log one completion, with no lock.
@@ -65,7 +65,7 @@ extension StorageSession {
             """
         guard engine == .postgres else {
             guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.achievements, now: now) else {
-                return AchievementReportOutcome(applied: false, progress: try await achievementProgress(bundleID: bundleID, playerID: playerID))
+                return try await unapplied(reported, bundleID: bundleID, playerID: playerID)
             }
             let rows = reported.map { entry in
                 SQLGroupExpression(
@@ -74,22 +74,20 @@ extension StorageSession {
                         SQLBind(completes(entry) ? now : nil), SQLBind(now), SQLBind(completes(entry) ? reportID : nil),
                     ] as [any SQLExpression])
             }
-            var completed: [String] = []
-            for row in try await sql.raw(
+            let returned = try await sql.raw(
                 """
                 INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
                 VALUES \(SQLList(rows))
                 \(upsert)
                 """
-            ).all() where try row.optionalString("completed_by") == reportID && row.optionalInt("completed_at") == now {
-                let identifier = try row.string("identifier")
-                completed.append(identifier)
+            ).all()
+            let outcome = try Self.outcome(returned, reportID: reportID, now: now)
+            for identifier in outcome.newlyCompleted {
                 if let event = merged[identifier]?.completionEvent {
                     _ = try await appendEvent(playerID: playerID, kind: eventKind, payload: event, now: now)
                 }
             }
-            return AchievementReportOutcome(
-                applied: true, progress: try await achievementProgress(bundleID: bundleID, playerID: playerID), newlyCompleted: completed.sorted())
+            return outcome
         }
         // Typed in the list: a column of NULL binds would otherwise be taken as text.
         let rows = reported.map { entry -> SQLQueryString in
@@ -123,25 +121,30 @@ extension StorageSession {
                 INSERT INTO events (player_id, seq, kind, payload, created_at)
                 SELECT \(bind: playerID), numbered.event_seq - (SELECT COUNT(*) FROM completed) + completed.n, \(bind: eventKind), completed.event, \(bind: now)
                 FROM completed, numbered RETURNING seq)
-            SELECT identifier, percent, completed_at, last_reported_at, completed_by, 1::BIGINT AS reported,
-                (SELECT COUNT(*) FROM applied) AS applied FROM upserted
-            UNION ALL
-            SELECT identifier, percent, completed_at, last_reported_at, completed_by, 0::BIGINT, (SELECT COUNT(*) FROM applied) FROM achievement_progress
-            WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) AND identifier NOT IN (SELECT identifier FROM upserted)
+            SELECT identifier, percent, completed_at, last_reported_at, completed_by FROM upserted
             """
         ).all()
+        // Every entry of an applied report returns its row: none means the id was applied before.
+        guard !returned.isEmpty else { return try await unapplied(reported, bundleID: bundleID, playerID: playerID) }
+        return try Self.outcome(returned, reportID: reportID, now: now)
+    }
+
+    /// The rows an achievement upsert returned: their records by identifier, and those this report completed.
+    private static func outcome(_ rows: [any SQLRow], reportID: String, now: Int64) throws -> AchievementReportOutcome {
         var progress: [AchievementProgressRecord] = [], completed: [String] = []
-        for row in returned {
-            let record = try Self.progressRecord(row)
+        for row in rows {
+            let record = try progressRecord(row)
             progress.append(record)
-            if try row.int("reported") == 1, try row.optionalString("completed_by") == reportID, record.completedAt == now {
-                completed.append(record.identifier)
-            }
+            if try row.optionalString("completed_by") == reportID, record.completedAt == now { completed.append(record.identifier) }
         }
-        // A duplicate of a report applied before, by a player with no progress, returns no row: it was not applied.
-        let applied = try returned.first?.int("applied") ?? 0 == 1
-        return AchievementReportOutcome(
-            applied: applied, progress: progress.sorted { $0.identifier < $1.identifier }, newlyCompleted: completed.sorted())
+        return AchievementReportOutcome(applied: true, progress: progress.sorted { $0.identifier < $1.identifier }, newlyCompleted: completed.sorted())
+    }
+
+    /// The answer to a report whose id was applied before: the reported achievements' stored progress.
+    private func unapplied(_ reported: [AchievementReportEntry], bundleID: String, playerID: String) async throws -> AchievementReportOutcome {
+        let identifiers = Set(reported.map(\.identifier))
+        let progress = try await achievementProgress(bundleID: bundleID, playerID: playerID).filter { identifiers.contains($0.identifier) }
+        return AchievementReportOutcome(applied: false, progress: progress)
     }
 
     private static func progressRecord(_ row: any SQLRow) throws -> AchievementProgressRecord {

@@ -69,7 +69,7 @@ public final class GKAchievement: Codable, Sendable, CustomStringConvertible {
             throw GKError(.invalidParameter, "percentComplete of '\(bad.identifier)' is \(bad.percentComplete); it must be 0 to 100")
         }
         let batch = AchievementReportBatch(reportID: UUID().uuidString, achievements: entries)
-        let list = try await device.sendReport("/v1/achievements", body: batch, reportID: batch.reportID, as: AchievementList.self)
+        let list = try await device.sendReport("/v1/achievements", body: batch, reportID: batch.reportID, as: AchievementReportResult.self)
         let stored = Dictionary(uniqueKeysWithValues: list.achievements.map { ($0.identifier, $0) })
         for achievement in achievements {
             guard let progress = stored[achievement.identifier] else { continue }

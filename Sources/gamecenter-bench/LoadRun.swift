@@ -29,8 +29,16 @@ struct LoadRun {
     }
 
     func measure() async throws -> Result {
+        try await measure(probe: {}).result
+    }
+
+    /// Warms up, then measures with `probe` read just before and just after the measured run (a server's CPU time,
+    /// its counters), so that the warm-up's requests are in neither.
+    func measure<Probe>(probe: () async throws -> Probe) async throws -> (result: Result, before: Probe, after: Probe) {
         _ = try await runFor(seconds: min(1, seconds / 4))  // warm-up: connections, caches
-        return try await runFor(seconds: seconds)
+        let before = try await probe()
+        let result = try await runFor(seconds: seconds)
+        return (result, before, try await probe())
     }
 
     private func runFor(seconds: Double) async throws -> Result {

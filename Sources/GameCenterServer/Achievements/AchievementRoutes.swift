@@ -26,7 +26,7 @@ struct AchievementRoutes {
         group.get("achievements") { _, context -> AchievementList in
             try await achievements.progress(device: context.requireDevice(), playerID: context.requireSession().playerID)
         }
-        group.post("achievements") { request, context -> AchievementList in
+        group.post("achievements") { request, context -> AchievementReportResult in
             let batch = try await request.decode(as: AchievementReportBatch.self, context: context)
             return try await achievements.report(batch, device: context.requireDevice(), session: context.requireSession())
         }
@@ -44,3 +44,4 @@ struct AchievementRoutes {
 
 extension AchievementDescriptionList: ResponseEncodable {}
 extension AchievementList: ResponseEncodable {}
+extension AchievementReportResult: ResponseEncodable {}

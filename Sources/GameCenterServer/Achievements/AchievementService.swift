@@ -56,9 +56,10 @@ struct AchievementService: Sendable {
         return Self.list(records, game: device.game)
     }
 
-    /// Applies a batch atomically: every entry is checked first, then all are stored in one transaction. A batch
-    /// whose `reportID` was applied before changes nothing and answers the current state.
-    func report(_ batch: AchievementReportBatch, device: DeviceIdentity, session: AuthenticatedSession) async throws -> AchievementList {
+    /// Applies a batch atomically: every entry is checked first, then all are stored in one transaction (on
+    /// PostgreSQL, one statement). Answers the reported achievements' stored progress; a batch whose `reportID` was
+    /// applied before changes nothing and answers their current state.
+    func report(_ batch: AchievementReportBatch, device: DeviceIdentity, session: AuthenticatedSession) async throws -> AchievementReportResult {
         try Self.validate(batch, game: device.game)
         try limiter.take(.reports, for: session.playerID, cost: batch.achievements.count)
         let game = device.game
@@ -74,10 +75,9 @@ struct AchievementService: Sendable {
                 reportID: batch.reportID, entries, bundleID: game.bundleID, playerID: session.playerID,
                 eventKind: EventKind.achievementCompleted.rawValue, now: now)
         }
-        let (records, completed, applied) = (outcome.progress, outcome.newlyCompleted, outcome.applied)
-        if applied { metrics.achievementReports.increment(by: batch.achievements.count) }
-        if !completed.isEmpty { bus.publish(.playerEvents(playerID: session.playerID)) }
-        return Self.list(records, game: game)
+        if outcome.applied { metrics.achievementReports.increment(by: batch.achievements.count) }
+        if !outcome.newlyCompleted.isEmpty { bus.publish(.playerEvents(playerID: session.playerID)) }
+        return AchievementReportResult(achievements: outcome.progress.map(Self.progress))
     }
 
     /// Erases the caller's progress in the device's game (and environment, which the player belongs to).
@@ -112,14 +112,16 @@ struct AchievementService: Sendable {
         }
     }
 
+    static func progress(_ record: AchievementProgressRecord) -> AchievementProgress {
+        AchievementProgress(
+            identifier: record.identifier, percentComplete: record.percent,
+            completedAt: record.completedAt.map(StoredTime.date), lastReportedAt: StoredTime.date(record.lastReportedAt))
+    }
+
     static func list(_ records: [AchievementProgressRecord], game: Game) -> AchievementList {
         let points = Dictionary(uniqueKeysWithValues: game.achievements.map { ($0.identifier, $0.points) })
         return AchievementList(
-            achievements: records.map {
-                AchievementProgress(
-                    identifier: $0.identifier, percentComplete: $0.percent,
-                    completedAt: $0.completedAt.map(StoredTime.date), lastReportedAt: StoredTime.date($0.lastReportedAt))
-            },
+            achievements: records.map(progress),
             // Achievements removed from the manifest since they were completed are worth nothing now.
             points: records.filter { $0.completedAt != nil }.reduce(0) { $0 + (points[$1.identifier] ?? 0) }
         )
