@@ -9,7 +9,8 @@ import NIOCore
 /// `gamecenter-bench reports`: durable score and achievement reports per second, one per request and in batches,
 /// against `gamecenter serve` running as its own process (so the load generator's CPU is not the server's), on
 /// SQLite and PostgreSQL, beside the plain SQL upsert loop on the same engine in the same run. For each run: the
-/// server's CPU time per report and the SQL statements it sent per report (its `storage_statements` counter).
+/// server's CPU time per report, how busy the whole machine was (a saturated machine caps every process on it), and
+/// the SQL statements the server sent per report (its `storage_statements` counter).
 /// `--baseline` adds an older `gamecenter` executable, measured the same way in the same run.
 struct ReportBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,8 +63,8 @@ struct ReportBench: AsyncParsableCommand {
             let anchorRate = Double(anchor.upserts) / anchor.elapsed
             print("\n## \(engine.name)")
             print(String(format: "anchor: plain SQL upsert loop, one row per transaction, %d loops in this process: %.0f upserts/s", concurrency, anchorRate))
-            print("| server | reports | reports/s | × anchor | p50 ms | p99 ms | server CPU µs/report | statements/report | errors |")
-            print("|---|---|---|---|---|---|---|---|---|")
+            print("| server | reports | reports/s | × anchor | p50 ms | p99 ms | server CPU µs/report | machine busy | statements/report | errors |")
+            print("|---|---|---|---|---|---|---|---|---|---|")
             for (name, executable) in servers {
                 let run = UUID().uuidString.prefix(8).lowercased()
                 for line in try await measure(executable: executable, database: engine.url("server-\(run)"), run: run, folder: folder, client: client) {
@@ -86,7 +87,18 @@ struct ReportBench: AsyncParsableCommand {
         var size: Int
         var result: LoadRun.Result
         var cpuMicrosecondsPerReport: Double
+        /// The share of the machine's CPU time (all cores, every process: server, database, load generator) not idle.
+        var machineBusy: Double
         var statementsPerReport: Double?
+    }
+
+    /// All cores' CPU time from /proc/stat, busy and total, in clock ticks.
+    static func machineTicks() -> (busy: Double, total: Double) {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let cpu = stat.split(separator: "\n").first else { return (0, 0) }
+        let ticks = cpu.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 5 else { return (0, 0) }
+        let total = ticks.reduce(0, +), idle = ticks[3] + ticks[4]  // idle and iowait
+        return (total - idle, total)
     }
 
     private func measure(executable: String, database: String, run: String, folder: URL, client: HTTPClient) async throws -> [Line] {
@@ -132,14 +144,17 @@ struct ReportBench: AsyncParsableCommand {
                     return (try? encoder.encode(AchievementReportBatch(reportID: id, achievements: entries))) ?? Data()
                 }, concurrency: concurrency, seconds: seconds, perWorkerHeaders: perWorker)
             let measured = try await load.measure {
-                (cpu: server.cpuSeconds(), statements: try await Self.statements(client: client, base: base))
+                (cpu: server.cpuSeconds(), machine: Self.machineTicks(), statements: try await Self.statements(client: client, base: base))
             }
             let reports = Double(measured.result.requests * size)
             let statements = measured.after.statements.flatMap { after in measured.before.statements.map { Double(after - $0) / reports } }
             lines.append(
                 Line(
                     name: size == 1 ? "\(kind), 1 per request" : "\(kind), \(size) per request", size: size, result: measured.result,
-                    cpuMicrosecondsPerReport: (measured.after.cpu - measured.before.cpu) / reports * 1e6, statementsPerReport: statements))
+                    cpuMicrosecondsPerReport: (measured.after.cpu - measured.before.cpu) / reports * 1e6,
+                    machineBusy: (measured.after.machine.busy - measured.before.machine.busy)
+                        / max(1, measured.after.machine.total - measured.before.machine.total),
+                    statementsPerReport: statements))
         }
         return lines
     }
