@@ -61,6 +61,10 @@ public final class VoicePreprocessor: @unchecked Sendable {
     public let configuration: Configuration
     private var noiseFloor: Float = -90
     private var hangover = 0
+    /// Whether automatic gain is paused because the far end is playing (see ``process(_:played:)``).
+    private var gainHeld = false
+    /// The far end's level (dBFS) above which automatic gain holds still.
+    static let farEndHoldDecibels: Float = -50
 
     /// Creates a preprocessor; if `echoCanceller` is given, the residual echo it leaves is suppressed too.
     public init(_ configuration: Configuration = .init(), echoCanceller: EchoCanceller? = nil) throws(VoiceError) {
@@ -107,7 +111,9 @@ public final class VoicePreprocessor: @unchecked Sendable {
     ///
     /// With `played` (what the speakers played meanwhile) and an echo canceller, each block is echo-cancelled just
     /// before it is cleaned, as speexdsp needs: the preprocessor suppresses the residual echo of the block the
-    /// canceller processed last.
+    /// canceller processed last. While the far end plays (its block above ``farEndHoldDecibels``), automatic gain
+    /// holds still: it neither adapts to nor lifts what is left of the echo, which the voice activity detector would
+    /// otherwise take for speech.
     public func process(_ frame: [Int16], played: [Int16]? = nil) throws(VoiceError) -> Result {
         guard frame.count == VoiceFormat.samplesPerFrame else {
             throw VoiceError(.invalidArgument, "a preprocessor frame is \(VoiceFormat.samplesPerFrame) samples (20 ms at 48 kHz), not \(frame.count)")
@@ -126,6 +132,7 @@ public final class VoicePreprocessor: @unchecked Sendable {
                             canceller.cancel(block: captured.baseAddress! + start, played: $0.baseAddress! + start, into: samples.baseAddress! + start)
                         }
                     }
+                    holdGain(Self.decibels(played[start..<start + block]) > Self.farEndHoldDecibels)
                 }
                 return speex_preprocess_run(state, samples.baseAddress! + start) != 0
             }
@@ -139,6 +146,13 @@ public final class VoicePreprocessor: @unchecked Sendable {
             speaking = energyDecision(level)
         }
         return Result(frame: cleaned, speaking: speaking, levelDecibels: level)
+    }
+
+    private func holdGain(_ hold: Bool) {
+        guard configuration.automaticGain, hold != gainHeld else { return }
+        gainHeld = hold
+        var agc: Int32 = hold ? 0 : 1
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC, &agc)
     }
 
     /// Forgets the hangover: the next frame counts as speech only if it is loud itself (a talk spurt was cut short).
@@ -156,7 +170,7 @@ public final class VoicePreprocessor: @unchecked Sendable {
     }
 
     /// The RMS level of `frame` in dBFS (−100 for digital silence).
-    static func decibels(_ frame: [Int16]) -> Float {
+    static func decibels(_ frame: some Collection<Int16>) -> Float {
         var sum: Double = 0
         for s in frame { sum += Double(s) * Double(s) }
         let rms = (sum / Double(max(frame.count, 1))).squareRoot() / 32768
