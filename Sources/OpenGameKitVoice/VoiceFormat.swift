@@ -13,5 +13,5 @@ public enum VoiceFormat {
     public static let stereoSamplesPerFrame = samplesPerFrame * 2
     /// The block speexdsp's echo canceller and preprocessor work in: 10 ms (two per frame). The preprocessor delays
     /// what it cleans by one block, so a 10 ms block saves 10 ms of mouth-to-ear over a whole frame.
-    static let samplesPerProcessingBlock = samplesPerFrame / 2
+    package static let samplesPerProcessingBlock = samplesPerFrame / 2
 }

@@ -138,8 +138,9 @@ struct VoiceBench: AsyncParsableCommand {
         print(
             String(
                 format:
-                    "what adds up to mouth-to-ear: half a frame to capture a sample's middle and half to play it (%d ms), the speexdsp preprocessor one frame (%d ms), the encoder look-ahead %d samples (%.1f ms), the relay (above), then the wait for the listener's next playback tick (0–%d ms; the jitter buffer starts at %d frame)",
-                VoiceFormat.frameMilliseconds, VoiceFormat.frameMilliseconds, pipelines.codecDelaySamples, lookahead, VoiceFormat.frameMilliseconds,
+                    "what adds up to mouth-to-ear: half a frame to capture a sample's middle and half to play it (%d ms), the speexdsp preprocessor one block (%d ms), the encoder look-ahead %d samples (%.1f ms), the relay (above), then the wait for the listener's next playback tick (0–%d ms; the jitter buffer starts at %d frame)",
+                VoiceFormat.frameMilliseconds, VoiceFormat.samplesPerProcessingBlock * 1000 / VoiceFormat.sampleRate, pipelines.codecDelaySamples, lookahead,
+                VoiceFormat.frameMilliseconds,
                 VoiceJitterBuffer.Configuration().initialDelay))
 
         let speechSeconds = Double(min(engineFrames, speech.count) * VoiceFormat.frameMilliseconds) / 1000
