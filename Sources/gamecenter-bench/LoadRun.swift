@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// A closed-loop load: `concurrency` workers each send the next request as soon as the last one answered.
 struct LoadRun {
@@ -13,6 +14,8 @@ struct LoadRun {
     let seconds: Double
     /// Extra headers per worker (e.g. each worker signed in as its own player).
     var perWorkerHeaders: [[(String, String)]] = []
+    /// The request method; a GET sends no body.
+    var method: HTTPMethod = .POST
 
     struct Result {
         var requests: Int
@@ -50,12 +53,12 @@ struct LoadRun {
                     var latencies: [Double] = []
                     var errors = 0
                     var request = HTTPClientRequest(url: url)
-                    request.method = .POST
+                    request.method = method
                     request.headers.add(contentsOf: headers)
                     if worker < perWorkerHeaders.count { request.headers.add(contentsOf: perWorkerHeaders[worker]) }
-                    request.headers.add(name: "Content-Type", value: "application/json")
+                    if method == .POST { request.headers.add(name: "Content-Type", value: "application/json") }
                     while ContinuousClock.now < deadline {
-                        request.body = .bytes(ByteBuffer(bytes: body(worker, latencies.count)))
+                        if method == .POST { request.body = .bytes(ByteBuffer(bytes: body(worker, latencies.count))) }
                         let sent = ContinuousClock.now
                         let response = try await client.execute(request, timeout: .seconds(10))
                         _ = try await response.body.collect(upTo: 1 << 20)
