@@ -210,9 +210,15 @@ private struct ManifestChecker {
         let membersNode = try required(fields, "members", in: node)
         let members = try membersNode.sequence().map { try identifier($0) }
         guard !members.isEmpty else { throw membersNode.fail("needs at least one member leaderboard") }
+        // A report without a category goes to the default board, and aggregates take no reports.
+        if let defaultNode = fields["default"], try defaultNode.bool() {
+            throw defaultNode.fail(
+                "an aggregate cannot be the default leaderboard: scores reported without a category go to the default, and aggregates take no reports; make one of its members the default instead"
+            )
+        }
         return AggregateDefinition(
             category: try identifier(required(fields, "category", in: node)),
-            isDefault: try fields["default"]?.bool() ?? false,
+            isDefault: false,
             title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
             members: members
         )

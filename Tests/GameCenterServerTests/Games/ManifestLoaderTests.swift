@@ -165,6 +165,14 @@ import Testing
                   - { category: y, title: { en: Y }, members: [x] }
                 """, field: "aggregates[1].members", rule: "cannot contain aggregates"),
         Case(
+            name: "the default leaderboard takes reports, so it is not an aggregate",
+            yaml: head + """
+                leaderboards:
+                  - { category: a, title: { en: A }, format: integer }
+                aggregates:
+                  - { category: x, default: true, title: { en: X }, members: [a] }
+                """, field: "aggregates[0].default", rule: "an aggregate cannot be the default leaderboard"),
+        Case(
             name: "aggregate members exist",
             yaml: head + """
                 leaderboards:
