@@ -95,7 +95,7 @@ private struct ManifestChecker {
     }
 
     private func matchmaking(_ node: ManifestNode) throws -> MatchmakingSettings {
-        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds"])
+        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds", "maxRelayedPlayers"])
         var settings = MatchmakingSettings()
         if let fillNode = fields["fillSeconds"] {
             let range = MatchmakingSettings.fillSecondsRange
@@ -119,6 +119,14 @@ private struct ManifestChecker {
                 throw timeoutNode.fail("must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
             }
             settings.timeoutMilliseconds = Int64((seconds * 1000).rounded())
+        }
+        if let playersNode = fields["maxRelayedPlayers"] {
+            let range = MatchmakingSettings.maxRelayedPlayersRange
+            let players = try playersNode.int()
+            guard range.contains(players) else {
+                throw playersNode.fail("must be a whole number of players from \(range.lowerBound) to \(range.upperBound)")
+            }
+            settings.maxRelayedPlayers = players
         }
         return settings
     }

@@ -54,10 +54,14 @@ import Testing
         #expect(defaults == MatchmakingSettings())
         // No invitation lifetime of its own: the server's (`--invitation-lifetime`) applies.
         #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == nil && !defaults.rolesRequired)
-        let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5 }")
-            .matchmaking
+        let set = try Self.load(
+            Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5, maxRelayedPlayers: 16 }"
+        ).matchmaking
         #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30 && set.timeoutMilliseconds == 2500)
+        #expect(set.maxRelayedPlayers == 16)
         #expect(defaults.timeoutMilliseconds == 10_000)
+        // The seed caps peer-to-peer matches at 4: relayed matches keep that unless the manifest says otherwise.
+        #expect(defaults.maxRelayedPlayers == 4)
     }
 
     @Test func theExampleGameLoads() throws {
@@ -225,6 +229,12 @@ import Testing
         Case(
             name: "relay timeout is 0.5 to 300 seconds", yaml: head + "matchmaking: { timeoutSeconds: 0.1 }",
             field: "matchmaking.timeoutSeconds", rule: "from 0.5 to 300.0"),
+        Case(
+            name: "relayed matches have at most 16 players", yaml: head + "matchmaking: { maxRelayedPlayers: 17 }",
+            field: "matchmaking.maxRelayedPlayers", rule: "from 2 to 16"),
+        Case(
+            name: "relayed matches have at least 2 players", yaml: head + "matchmaking: { maxRelayedPlayers: 1 }",
+            field: "matchmaking.maxRelayedPlayers", rule: "from 2 to 16"),
         Case(
             name: "invitations live at least 10 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
             field: "matchmaking.invitationSeconds", rule: "from 10 to 86400"),

@@ -15,6 +15,8 @@ import Testing
     static let quest = "com.example.quest"
     /// Like the arena, with a fill time long enough that players requesting together always arrive within it.
     static let patient = "com.example.patient"
+    /// Relays matches of up to 16 players (`matchmaking.maxRelayedPlayers`); the others keep the seed's 4.
+    static let crowd = "com.example.crowd"
 
     /// A folder with the two test games' manifests.
     static func games() throws -> String {
@@ -35,6 +37,11 @@ import Testing
         name: Patient
         matchmaking: { fillSeconds: 10 }
         """.write(to: folder.appendingPathComponent("patient.yaml"), atomically: true, encoding: .utf8)
+        try """
+        bundleID: \(crowd)
+        name: Crowd
+        matchmaking: { maxRelayedPlayers: 16 }
+        """.write(to: folder.appendingPathComponent("crowd.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }
 
@@ -205,6 +212,25 @@ import Testing
         devices[5].matchmaker.cancel()
         await #expect(throws: GKError.self) { try await value(of: hosted, "the cancelled hosted request") }
         await #expect(throws: GKError.self) { try await value(of: relayed, "the cancelled relayed request") }
+        try await server.stop()
+    }
+
+    /// The seed caps peer-to-peer matches at 4: a relayed match is at most the game's `matchmaking.maxRelayedPlayers`
+    /// (default 4, up to 16), and a request above it gets `matchRequestInvalid` saying the cap.
+    @Test func relayedMatchSizeIsCappedByTheGamesManifest() async throws {
+        let server = try await Self.server()
+        let alice = try await Self.player(server, "Alice")
+        let refused = await #expect(throws: GKError.self) { try await alice.matchmaker.findMatch(for: Self.request(2, 5)) }
+        #expect(refused?.code == .matchRequestInvalid)
+        #expect(refused?.message.contains("at most 4 players") == true)
+        #expect(refused?.message.contains("maxRelayedPlayers") == true)
+
+        let crowd = try await Self.player(server, "Carol", game: Self.crowd)
+        let big = Self.find(crowd, Self.request(2, 16))
+        try await Self.sent(crowd, "the server has the 16-player relayed request")
+        crowd.matchmaker.cancel()
+        let cancelled = await #expect(throws: GKError.self) { try await value(of: big, "the cancelled 16-player request") }
+        #expect(cancelled?.code == .cancelled)
         try await server.stop()
     }
 
