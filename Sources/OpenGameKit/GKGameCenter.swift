@@ -119,6 +119,11 @@ public final class GKGameCenter: Sendable {
         await realtime?.value
     }
 
+    /// Closes the device as ``close()`` does and calls `completionHandler` once it is done.
+    public func close(completionHandler: @escaping @Sendable () -> Void) {
+        CompletionHandler.run(completionHandler) { await self.close() }
+    }
+
     /// Sends a report through the outbox: stored durably first, then sent. When the network (or the server) fails,
     /// the report stays and is re-sent in the background; the error says so (`queued`).
     func sendReport<Response: Decodable>(_ path: String, body: some Encodable, reportID: String, as: Response.Type) async throws -> Response {
@@ -173,6 +178,26 @@ public final class GKGameCenter: Sendable {
         return token
     }
 
+    /// Loads `path` for the signed-in player and keeps the answer on this device. When a later load of the same path
+    /// by the same player fails for a transient reason (server unreachable or failing), the error carries the kept
+    /// answer, made by `show`, in ``GKError/partialResult``, as a failed leaderboard load does.
+    func loadKeepingLast<Response: Decodable & Sendable, Result: Sendable>(
+        _ path: String, as: Response.Type, show: (Response) -> Result
+    ) async throws -> Result {
+        let key = state.withLock { $0.session?.player.playerID }.map { LastLoadKey(playerID: $0, path: path) }
+        let response: Response
+        do {
+            response = try await authenticated(.get, path, as: Response.self)
+        } catch var error as GKError {
+            if error.isTransient, let key, let last = state.withLock({ $0.lastLoads[key] }) as? Response {
+                error.partialResult = show(last)
+            }
+            throw error
+        }
+        if let key { state.withLock { $0.lastLoads[key] = response } }
+        return show(response)
+    }
+
     /// Sends an authenticated request; a `notAuthenticated` answer signs the device out and tells the game.
     func authenticated<Response: Decodable>(
         _ method: HTTPMethodName, _ path: String, body: (some Encodable)? = APIClient.NoBody?.none, as: Response.Type = Response.self
@@ -206,9 +231,17 @@ struct DeviceState: Sendable {
     var session: SavedSession?
     /// The last page each leaderboard query loaded, by player and query: what a failed load falls back to.
     var leaderboardPages: [LeaderboardPageKey: LeaderboardPage] = [:]
+    /// The last answer to each load that keeps one (``GKGameCenter/loadKeepingLast(_:as:show:)``), by player and path.
+    var lastLoads: [LastLoadKey: any Sendable] = [:]
     var friends: [String]?
     var authenticating = false
     var realtime: Task<Void, Never>?
+}
+
+/// Which player loaded which path.
+struct LastLoadKey: Hashable, Sendable {
+    var playerID: String
+    var path: String
 }
 
 /// Which player asked which leaderboard query.

@@ -94,14 +94,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
 
     /// The completion-handler form of ``authenticate(_:)``.
     public func authenticate(_ credentials: GKCredentials, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        Task {
-            do {
-                try await authenticate(credentials)
-                completionHandler(nil)
-            } catch {
-                completionHandler(error)
-            }
-        }
+        CompletionHandler.run(completionHandler) { try await self.authenticate(credentials) }
     }
 
     private func openSession(_ credentials: GKCredentials, device: GKGameCenter) async throws -> SavedSession {
@@ -166,6 +159,11 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         _ = try? await device.api.send(.DELETE, "/v1/sessions/current", token: token, as: APIClient.Empty.self)
     }
 
+    /// Signs out and calls `completionHandler` once it is done.
+    public func signOut(completionHandler: @escaping @Sendable () -> Void) {
+        CompletionHandler.run(completionHandler) { await self.signOut() }
+    }
+
     /// Forgets the session `token` if it is still the current one, and tells the game.
     func sessionEnded(token: String, error: (any Error)?) async {
         let device = gameCenter
@@ -186,11 +184,26 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     }
 
     /// Loads the friends' player ids (also kept in ``friends``).
+    ///
+    /// When a load fails because the server cannot be reached (or is failing), the error carries the friends this
+    /// device last knew (``friends``): `error.partialResult(as: [String].self)`.
     @discardableResult
     public func loadFriends() async throws -> [String] {
-        let list = try await gameCenter.authenticated(.get, "/v1/friends", as: FriendList.self)
+        let list: FriendList
+        do {
+            list = try await gameCenter.authenticated(.get, "/v1/friends", as: FriendList.self)
+        } catch var error as GKError {
+            if error.isTransient, let known = friends { error.partialResult = known }
+            throw error
+        }
         gameCenter.state.withLock { $0.friends = list.playerIDs }
         return list.playerIDs
+    }
+
+    /// Loads the friends' player ids and calls `completionHandler` once with them (or, after a failure, the ones
+    /// last known) and any error, as the seed's `loadFriendsWithCompletionHandler:` does.
+    public func loadFriends(completionHandler: @escaping @Sendable ([String]?, (any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.loadFriends() }
     }
 
     /// Sets the status message friends see (at most 140 characters; empty clears it).
@@ -198,9 +211,19 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         try await updateProfile(UpdateProfileRequest(status: message))
     }
 
+    /// Sets the status message and calls `completionHandler` once with nil or the error.
+    public func setStatus(_ message: String, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.setStatus(message) }
+    }
+
     /// Changes the alias others see (1 to 32 characters).
     public func setAlias(_ alias: String) async throws {
         try await updateProfile(UpdateProfileRequest(alias: alias))
+    }
+
+    /// Changes the alias and calls `completionHandler` once with nil or the error.
+    public func setAlias(_ alias: String, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.setAlias(alias) }
     }
 
     private func updateProfile(_ request: UpdateProfileRequest) async throws {
@@ -215,6 +238,11 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     /// Signs this player out everywhere else; their other devices see `notAuthenticated`.
     public func revokeOtherSessions() async throws {
         _ = try await gameCenter.authenticated(.delete, "/v1/sessions/others", as: APIClient.Empty.self)
+    }
+
+    /// Signs this player out everywhere else and calls `completionHandler` once with nil or the error.
+    public func revokeOtherSessions(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.revokeOtherSessions() }
     }
 
     func advanceCursor(to seq: Int64, token: String) {

@@ -49,15 +49,7 @@ public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
         forIdentifiers ids: [String], in gameCenter: GKGameCenter = .default,
         completionHandler: @escaping @Sendable ([GKPlayer]?, (any Error)?) -> Void
     ) {
-        Task {
-            do {
-                completionHandler(try await loadPlayers(forIdentifiers: ids, in: gameCenter), nil)
-            } catch let error as GKError {
-                completionHandler(error.partialResult(as: [GKPlayer].self), error)
-            } catch {
-                completionHandler(nil, error)
-            }
-        }
+        CompletionHandler.run(completionHandler) { try await loadPlayers(forIdentifiers: ids, in: gameCenter) }
     }
 }
 

@@ -37,4 +37,9 @@ public final class GKInvite: Sendable {
     public func decline() async throws {
         let _: APIClient.Empty = try await device.authenticated(.post, "/v1/invitations/\(info.invitationID)/decline")
     }
+
+    /// Completion-handler form of ``decline()``: called once with nil or the error.
+    public func decline(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.decline() }
+    }
 }

@@ -82,9 +82,7 @@ public final class GKMatchmaker: Sendable {
 
     /// Completion-handler form of ``findMatch(for:)``.
     public func findMatch(for request: GKMatchRequest, completionHandler: @escaping @Sendable (GKMatch?, (any Error)?) -> Void) {
-        Task {
-            do { completionHandler(try await findMatch(for: request), nil) } catch { completionHandler(nil, error) }
-        }
+        CompletionHandler.run(completionHandler) { try await self.findMatch(for: request) }
     }
 
     /// Finds players for a hosted match (your own server connects them): the player ids of the whole match,
@@ -95,9 +93,7 @@ public final class GKMatchmaker: Sendable {
 
     /// Completion-handler form of ``findPlayersForHostedMatch(for:)``.
     public func findPlayersForHostedMatch(for request: GKMatchRequest, completionHandler: @escaping @Sendable ([String]?, (any Error)?) -> Void) {
-        Task {
-            do { completionHandler(try await findPlayersForHostedMatch(for: request), nil) } catch { completionHandler(nil, error) }
-        }
+        CompletionHandler.run(completionHandler) { try await self.findPlayersForHostedMatch(for: request) }
     }
 
     /// Joins the match of an invitation the local player received; returns it once it starts.
@@ -110,9 +106,7 @@ public final class GKMatchmaker: Sendable {
 
     /// Completion-handler form of ``match(for:)``.
     public func match(for invite: GKInvite, completionHandler: @escaping @Sendable (GKMatch?, (any Error)?) -> Void) {
-        Task {
-            do { completionHandler(try await match(for: invite), nil) } catch { completionHandler(nil, error) }
-        }
+        CompletionHandler.run(completionHandler) { try await self.match(for: invite) }
     }
 
     /// Joins the hosted match of an invitation; returns the player ids of the whole match once it starts.
@@ -123,11 +117,22 @@ public final class GKMatchmaker: Sendable {
         return try await accept(invite).players
     }
 
+    /// Completion-handler form of ``findPlayers(for:)``.
+    public func findPlayers(for invite: GKInvite, completionHandler: @escaping @Sendable ([String]?, (any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.findPlayers(for: invite) }
+    }
+
     /// Finds more players for a running match (for example to replace one who left). `matchRequest` sizes
     /// count the whole match; returns when the new players are in (the match's delegate hears each one).
     public func addPlayers(to match: GKMatch, matchRequest: GKMatchRequest) async throws {
         let info = try await submit(matchRequest, hosted: false, matchID: match.matchID)
         match.membersChanged(to: info.players)
+    }
+
+    /// Completion-handler form of ``addPlayers(to:matchRequest:)``: called once with nil when the new players are
+    /// in, or with the error.
+    public func addPlayers(to match: GKMatch, matchRequest: GKMatchRequest, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.addPlayers(to: match, matchRequest: matchRequest) }
     }
 
     /// Stops every request of this device that is still waiting: each pending call throws `cancelled`, and the
@@ -162,10 +167,23 @@ public final class GKMatchmaker: Sendable {
         return activity.players
     }
 
+    /// Completion-handler form of ``queryActivity()``, as the seed's `queryActivityWithCompletionHandler:`: the count,
+    /// or 0 and the error.
+    public func queryActivity(completionHandler: @escaping @Sendable (Int, (any Error)?) -> Void) {
+        CompletionHandler.run({ players, error in completionHandler(players ?? 0, error) }) { try await self.queryActivity() }
+    }
+
     /// Players of this game and `playerGroup` who asked for a match in the last 2 minutes.
     public func queryPlayerGroupActivity(_ playerGroup: UInt32) async throws -> Int {
         let activity: MatchmakingActivity = try await device.authenticated(.get, "/v1/matchmaking/activity?playerGroup=\(playerGroup)")
         return activity.players
+    }
+
+    /// Completion-handler form of ``queryPlayerGroupActivity(_:)``: the count, or 0 and the error.
+    public func queryPlayerGroupActivity(_ playerGroup: UInt32, completionHandler: @escaping @Sendable (Int, (any Error)?) -> Void) {
+        CompletionHandler.run({ players, error in completionHandler(players ?? 0, error) }) {
+            try await self.queryPlayerGroupActivity(playerGroup)
+        }
     }
 
     // MARK: Requests
