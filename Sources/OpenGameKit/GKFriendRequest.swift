@@ -40,6 +40,32 @@ public final class GKFriendRequest: Sendable, CustomStringConvertible {
         CompletionHandler.run(completionHandler) { try await send(to: playerIDs, message: message, in: gameCenter) }
     }
 
+    /// Asks each player named by account name or alias to become the local player's friend, as people know each other
+    /// (the seed never shows player ids): all are sent, or none.
+    ///
+    /// A name is an account name (unique) or else an exact alias; an alias several players share is refused with
+    /// `invalidParameter` saying to ask for the account name, and a name nobody has with `invalidPlayer`. Every name
+    /// counts against the sender's friend-request limit (30 an hour by default) whether or not it is found, so names
+    /// cannot be tried faster than requests are sent; past it the server answers `communicationsFailure` with
+    /// `retryAfterSeconds`.
+    public static func send(toAccounts names: [String], message: String?, in gameCenter: GKGameCenter = .default) async throws {
+        let most = Limits.maximumPlayerIDsPerRequest
+        guard (1...most).contains(names.count) else {
+            throw GKError(.invalidParameter, "name 1 to \(most) players by account name or alias; got \(names.count)")
+        }
+        _ = try await gameCenter.authenticated(
+            .post, "/v1/friend-requests/by-name", body: SendFriendRequestsByName(names: names, message: message), as: APIClient.Empty.self)
+    }
+
+    /// Sends friend requests by name as ``send(toAccounts:message:in:)`` does and calls `completionHandler` once with
+    /// nil or the error.
+    public static func send(
+        toAccounts names: [String], message: String?, in gameCenter: GKGameCenter = .default,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await send(toAccounts: names, message: message, in: gameCenter) }
+    }
+
     /// Requests waiting for the local player's answer, oldest first.
     public static func loadPending(in gameCenter: GKGameCenter = .default) async throws -> [GKFriendRequest] {
         try await gameCenter.authenticated(.get, "/v1/friend-requests", as: FriendRequestList.self).requests.map {

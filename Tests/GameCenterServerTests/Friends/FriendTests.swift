@@ -150,6 +150,34 @@ import Testing
         }
     }
 
+    /// Friends by name (the seed never shows player ids): an account name or an alias only one player has reaches
+    /// them; a shared alias asks for the account name; every name counts against the sender's limit, found or not.
+    @Test func friendRequestsByNameReachTheNamedPlayerAndCountEveryNameTried() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(alias: "Alice")
+            let suffix = UUID().uuidString.prefix(8).lowercased()
+            let bob = try await client.signUp(alias: "Bob \(suffix)", account: "bob-\(suffix)")
+            let carol = try await client.signUp(alias: "Carol \(suffix)")
+            _ = try await client.signUp(alias: "Twin \(suffix)")
+            _ = try await client.signUp(alias: "Twin \(suffix)")
+            func send(_ names: [String]) async throws -> TestServer.Client.Answer {
+                try await client.send(.post, "/v1/friend-requests/by-name", SendFriendRequestsByName(names: names, message: "Hi"), token: alice.token)
+            }
+            #expect(try await send(["BOB-\(suffix)", " Carol \(suffix) "]).status == .created)
+            #expect(try await pending(client, bob.token).map(\.from) == [alice.player.playerID])
+            #expect(try await pending(client, carol.token).map(\.message) == ["Hi"])
+            let shared = try await send(["Twin \(suffix)"])
+            expectError(shared, .badRequest, "request.invalid_parameter", .invalidParameter)
+            #expect(String(decoding: shared.body, as: UTF8.self).contains("account name"))
+            expectError(try await send(["nobody-\(suffix)"]), .notFound, "player.unknown", .invalidPlayer)
+            expectError(try await send([]), .badRequest, "request.invalid_parameter", .invalidParameter)
+            // 2 sent + 1 shared + 1 unknown: 4 of the 30 an hour are gone; trying 26 more names, found or not,
+            // uses the rest, and the next name is refused before it is looked up.
+            for index in 0..<26 { expectError(try await send(["nobody-\(index)-\(suffix)"]), .notFound, "player.unknown", .invalidPlayer) }
+            expectError(try await send(["nobody-else-\(suffix)"]), .tooManyRequests, "request.rate_limited", .communicationsFailure)
+        }
+    }
+
     /// Lookups are answered from a short-lived cache: every change made on the server shows in the very next lookup.
     @Test func lookupsSeeEveryChangeAtOnce() async throws {
         try await TestServer.run { client in

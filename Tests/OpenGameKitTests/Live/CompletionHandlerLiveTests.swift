@@ -178,6 +178,10 @@ import Testing
 
         // Friendship ended, signed out, closed.
         #expect(try await ledger.once("removeFriend", as: Failure.self) { calls in GKFriendRequest.removeFriend(bobID, in: alice) { calls.add($0) } } == nil)
+        let byName = try await ledger.once("GKFriendRequest.send(toAccounts:)", as: Failure.self) { calls in
+            GKFriendRequest.send(toAccounts: ["bob-\(suffix)"], message: nil, in: alice) { calls.add($0) }
+        }
+        #expect(byName == nil)
         _ = try await ledger.once("signOut", as: Void.self) { calls in alice.localPlayer.signOut { calls.add(()) } }
         #expect(!alice.localPlayer.isAuthenticated)
         let signedOut = try await ledger.once("loadFriends (signed out)", as: ([String]?, Failure).self) { calls in
