@@ -34,14 +34,14 @@ public final class GKMatchmaker: Sendable {
     /// The default device's matchmaker.
     public static func shared() -> GKMatchmaker { GKGameCenter.default.matchmaker }
 
-    /// Called with an invitation the local player received (`(invite, nil)`), or with friends the player chose
-    /// in the Game Center app to play with (`(nil, playerIDs)`: make a request that invites them). Invitations
-    /// that arrive before a handler is set are kept and handed to it when it is set.
+    /// Called with an invitation the local player accepted (`(acceptedInvite, nil)`, the seed's call: join it with
+    /// ``match(for:)``), or with friends the player chose in the Game Center app to play with (`(nil, playerIDs)`:
+    /// make a request that invites them). What arrives before a handler is set is kept and handed to it when it is set.
     ///
-    /// An invitation the player accepted in the Game Center app comes with ``GKInvite/isAccepted`` true — when the
-    /// game next starts, or at once if it runs — and the game joins it with ``match(for:)`` (the seed's
-    /// `acceptedInvite`); if the game was running it may also have had the same invitation before, unanswered. Each
-    /// choice of friends reaches one device of the game, once.
+    /// An invitation is accepted in the Game Center app (it then arrives when the game next starts, or at once if it
+    /// runs) or in the game with ``accept(_:)``. Invitations not answered yet never reach the handler: they are
+    /// ``GKGameCenterEvent/invitationReceived(_:)`` events and ``receivedInvites``, for the game to show. Each choice
+    /// of friends reaches one device of the game, once.
     public var inviteHandler: (@Sendable (GKInvite?, [String]?) -> Void)? {
         get { state.withLock { $0.inviteHandler } }
         set {
@@ -101,7 +101,7 @@ public final class GKMatchmaker: Sendable {
         guard !invite.isHosted else {
             throw GKError(.invalidParameter, "this invitation is to a hosted match: join it with findPlayers(for:)")
         }
-        return try makeMatch(try await accept(invite))
+        return try makeMatch(try await join(invite))
     }
 
     /// Completion-handler form of ``match(for:)``.
@@ -114,7 +114,7 @@ public final class GKMatchmaker: Sendable {
         guard invite.isHosted else {
             throw GKError(.invalidParameter, "this invitation is to a relayed match: join it with match(for:)")
         }
-        return try await accept(invite).players
+        return try await join(invite).players
     }
 
     /// Completion-handler form of ``findPlayers(for:)``.
@@ -157,6 +157,29 @@ public final class GKMatchmaker: Sendable {
         for controller in state.withLock({ $0.controllers.values.compactMap(\.controller) }) {
             controller.hostedPlayerReady(playerID)
         }
+    }
+
+    // MARK: Invitations
+
+    /// Invitations the local player received in this game and has not answered on this device, oldest first: what a
+    /// game shows so the player can ``accept(_:)`` or decline one (each also came as an
+    /// ``GKGameCenterEvent/invitationReceived(_:)`` event). Invitations cancelled by their inviter leave the list.
+    public var receivedInvites: [GKInvite] {
+        guard let device = try? device else { return [] }
+        return state.withLock { $0.received }.map { GKInvite(info: $0, device: device) }
+    }
+
+    /// The player accepts `invite`: the ``inviteHandler`` is called with it accepted (``GKInvite/isAccepted``), as
+    /// the seed's `acceptedInvite` (or keeps it until a handler is set); the game then joins with ``match(for:)``.
+    public func accept(_ invite: GKInvite) {
+        var info = invite.info
+        info.acceptedAt = info.acceptedAt ?? Date()
+        deliver(info, nil)
+    }
+
+    /// Forgets a received invitation once it is answered or gone.
+    func answered(_ invitationID: String) {
+        state.withLock { state in state.received.removeAll { $0.invitationID == invitationID } }
     }
 
     // MARK: Activity
@@ -220,7 +243,8 @@ public final class GKMatchmaker: Sendable {
     }
 
     /// Accepts an invitation and waits for its match.
-    func accept(_ invite: GKInvite, requestID: String = UUID().uuidString.lowercased()) async throws -> MatchInfo {
+    func join(_ invite: GKInvite, requestID: String = UUID().uuidString.lowercased()) async throws -> MatchInfo {
+        answered(invite.invitationID)
         let device = try self.device
         _ = try device.requireToken()
         try await waitForChannel()
@@ -400,7 +424,10 @@ public final class GKMatchmaker: Sendable {
             if let info = try? decoder.decode(InvitationInfo.self, from: payload), info.bundleID == bundleID { deliver(info, nil) }
         case .invitationCancelled:
             if let cancelled = try? decoder.decode(InvitationCancelled.self, from: payload) {
-                state.withLock { state in state.waitingForHandler.removeAll { $0.0?.invitationID == cancelled.invitationID } }
+                state.withLock { state in
+                    state.waitingForHandler.removeAll { $0.0?.invitationID == cancelled.invitationID }
+                    state.received.removeAll { $0.invitationID == cancelled.invitationID }
+                }
             }
         case .inviteeAnswered:
             if let answer = try? decoder.decode(InviteeAnswered.self, from: payload), answer.bundleID == bundleID {
@@ -438,18 +465,24 @@ public final class GKMatchmaker: Sendable {
         }
     }
 
-    /// Hands an invitation (or a friend list) to the handler once — an invitation once unanswered and once accepted
-    /// in the Game Center app — or keeps it until a handler is set (an accepted one replacing the unanswered one).
+    /// Hands an accepted invitation (or a friend list) to the handler once, or keeps it until a handler is set. An
+    /// unanswered invitation is announced once instead (an event, and ``receivedInvites``) until it is answered.
     private func deliver(_ info: InvitationInfo?, _ players: [String]?) {
+        if let info, info.acceptedAt == nil {
+            let isNew = state.withLock { state in
+                guard state.delivered.insert(info.invitationID).inserted else { return false }
+                state.received.append(info)
+                return true
+            }
+            if isNew, let device = try? device { device.eventHub.publish(.invitationReceived(GKInvite(info: info, device: device))) }
+            return
+        }
         let handler = state.withLock { state -> (@Sendable (GKInvite?, [String]?) -> Void)? in
             if let info {
-                let accepted = info.acceptedAt != nil
-                guard state.delivered.insert(accepted ? "\(info.invitationID) accepted" : info.invitationID).inserted else { return nil }
-                if accepted {
-                    // Once accepted, the unanswered form is stale: not handed out later, and no longer kept.
-                    state.delivered.insert(info.invitationID)
-                    state.waitingForHandler.removeAll { $0.0?.invitationID == info.invitationID }
-                }
+                guard state.delivered.insert("\(info.invitationID) accepted").inserted else { return nil }
+                // Once accepted, the unanswered form is stale: not announced later, and no longer listed.
+                state.delivered.insert(info.invitationID)
+                state.received.removeAll { $0.invitationID == info.invitationID }
             }
             guard let handler = state.inviteHandler else {
                 state.waitingForHandler.append((info, players))
@@ -474,6 +507,8 @@ private struct MatchmakerState: Sendable {
     var inviteHandler: (@Sendable (GKInvite?, [String]?) -> Void)?
     var waitingForHandler: [(InvitationInfo?, [String]?)] = []
     var delivered: Set<String> = []
+    /// Invitations announced and not answered yet, oldest first.
+    var received: [InvitationInfo] = []
 }
 
 /// A request waiting for its match.

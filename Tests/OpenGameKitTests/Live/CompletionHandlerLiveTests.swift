@@ -143,7 +143,7 @@ import Testing
         }
         #expect(groupActivity >= 0 && groupError == nil)
         let invites = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in invites.record(invite, players) }
+        invites.watch(bob)
         let inviting = GKMatchRequest(minPlayers: 2, maxPlayers: 2)
         inviting.playersToInvite = [bobID]
         let invitingTask = Task { try await alice.matchmaker.findMatch(for: inviting) }
