@@ -25,6 +25,7 @@ public final class GKGameCenter: Sendable {
     let api: APIClient
     let logger: Logger
     let sessionFile: SessionFile
+    let devicePlayerFile: DevicePlayerFile
     let state = Mutex(DeviceState())
     let eventHub = EventHub()
     let outbox: Outbox
@@ -36,12 +37,16 @@ public final class GKGameCenter: Sendable {
     public var matchmaker: GKMatchmaker { _matchmaker }
     private let _matchmaker: GKMatchmaker
 
-    /// Creates a device. `storageDirectory` defaults to `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT`
-    /// (`~/.local/share/...`); devices sharing a folder share their saved session. `restrictionsFile` defaults to the
-    /// device's own (``GKDeviceRestrictions/defaultFile``); tests and kiosks may name another.
+    /// Creates a device. `storageDirectory` (this game's saved session and outbox) defaults to
+    /// `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT` (`~/.local/share/...`); devices sharing a folder share their
+    /// saved session. `deviceDirectory` holds the player signed in on the device for every game (the seed's one player
+    /// per device): it defaults to `$XDG_DATA_HOME/opengamekit` when `storageDirectory` is left out, else to
+    /// `storageDirectory` (a test device of its own); games naming the same one share their player. `restrictionsFile`
+    /// defaults to the device's own (``GKDeviceRestrictions/defaultFile``); tests and kiosks may name another.
     public init(
         server: URL, bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
-        storageDirectory: URL? = nil, locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
+        storageDirectory: URL? = nil, deviceDirectory: URL? = nil,
+        locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
         restrictionsFile: URL = GKDeviceRestrictions.defaultFile
     ) {
         self.server = server
@@ -56,6 +61,8 @@ public final class GKGameCenter: Sendable {
         logger[metadataKey: LogKey.bundleID] = "\(bundleID)"
         self.logger = logger
         self.sessionFile = SessionFile(directory: self.storageDirectory)
+        self.devicePlayerFile = DevicePlayerFile(
+            directory: deviceDirectory ?? storageDirectory ?? Self.dataDirectory, server: server, environment: environment)
         self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
         self._localPlayer = GKLocalPlayer()
         self._matchmaker = GKMatchmaker()
@@ -91,11 +98,16 @@ public final class GKGameCenter: Sendable {
     }
 
     static func defaultStorageDirectory(bundleID: String, environment: GKEnvironment) -> URL {
+        dataDirectory.appendingPathComponent("\(bundleID)-\(environment.rawValue)", isDirectory: true)
+    }
+
+    /// The SDK's folder in the user's data directory, shared by every game: `$XDG_DATA_HOME/opengamekit`.
+    static var dataDirectory: URL {
         let variables = ProcessInfo.processInfo.environment
         let base =
             variables["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        return base.appendingPathComponent("opengamekit/\(bundleID)-\(environment.rawValue)", isDirectory: true)
+        return base.appendingPathComponent("opengamekit", isDirectory: true)
     }
 
     /// What the device's owner allows on it, read from ``restrictionsFile`` now.
