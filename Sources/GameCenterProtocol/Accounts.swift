@@ -26,6 +26,18 @@ public struct SignInRequest: Codable, Sendable {
     }
 }
 
+/// `POST /v1/sessions/for-game`: a session for the device's game from a live session of another game of the same
+/// player and environment on the same device (the seed's one player per device, for every game).
+public struct GameSessionRequest: Codable, Sendable {
+    /// The bearer token of the other game's session.
+    public var token: String
+
+    /// A request made with the other game's token.
+    public init(token: String) {
+        self.token = token
+    }
+}
+
 /// The answer to sign-up and sign-in: a bearer token and the signed-in player.
 public struct SessionResponse: Codable, Sendable {
     /// The bearer token; shown once, stored only hashed on the server.

@@ -20,6 +20,20 @@ public struct SendFriendRequests: Codable, Sendable {
     }
 }
 
+/// Body of `POST /v1/friend-requests/by-name`: recipients by account name or exact alias, as people know them.
+public struct SendFriendRequestsByName: Codable, Sendable {
+    /// Account names or aliases, 1 to 100 of them, each 1 to 64 characters.
+    public var names: [String]
+    /// Shown to each recipient with the request (at most 280 characters).
+    public var message: String?
+
+    /// A request to `names`, with an optional message.
+    public init(names: [String], message: String?) {
+        self.names = names
+        self.message = message
+    }
+}
+
 /// A pending friend request addressed to the caller.
 public struct FriendRequestInfo: Codable, Sendable, Equatable {
     public var requestID: String

@@ -58,6 +58,12 @@ public final class GKAchievement: Codable, Sendable, CustomStringConvertible {
         try await Self.report([self])
     }
 
+    /// Reports this achievement's progress and calls `completionHandler` once with nil or the error, as the seed's
+    /// `reportAchievementWithCompletionHandler:` does (a queued report's error has `queued == true`).
+    public func report(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.report() }
+    }
+
     /// Reports several achievements of one device in one request, applied all or none.
     public static func report(_ achievements: [GKAchievement]) async throws {
         guard let device = achievements.first?.gameCenter else { return }
@@ -79,11 +85,28 @@ public final class GKAchievement: Codable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Reports several achievements of one device in one request and calls `completionHandler` once with nil or the
+    /// error.
+    public static func report(_ achievements: [GKAchievement], completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await report(achievements) }
+    }
+
     /// The local player's achievements with progress in this game (the ones ever reported).
+    ///
+    /// When a load fails because the server cannot be reached (or is failing), the error carries the last
+    /// achievements this device loaded for the player: `error.partialResult(as: [GKAchievement].self)`.
     public static func loadAchievements(in gameCenter: GKGameCenter = .default) async throws -> [GKAchievement] {
-        try await gameCenter.authenticated(.get, "/v1/achievements", as: AchievementList.self).achievements.map {
-            GKAchievement(progress: $0, in: gameCenter)
+        try await gameCenter.loadKeepingLast("/v1/achievements", as: AchievementList.self) { list in
+            list.achievements.map { GKAchievement(progress: $0, in: gameCenter) }
         }
+    }
+
+    /// Loads the local player's achievements and calls `completionHandler` once with them (or, after a failure, the
+    /// last ones loaded, if any) and any error, as the seed's `loadAchievementsWithCompletionHandler:` does.
+    public static func loadAchievements(
+        in gameCenter: GKGameCenter = .default, completionHandler: @escaping @Sendable ([GKAchievement]?, (any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await loadAchievements(in: gameCenter) }
     }
 
     /// A friend's completed achievements in this game and their points; strangers get `invalidPlayer`.
@@ -94,14 +117,34 @@ public final class GKAchievement: Codable, Sendable, CustomStringConvertible {
         return (list.achievements.map { GKAchievement(progress: $0, in: gameCenter) }, list.points)
     }
 
+    /// Loads a friend's completed achievements and points and calls `completionHandler` once with them, or nil and
+    /// the error.
+    public static func loadCompletedAchievements(
+        forPlayer playerID: String, in gameCenter: GKGameCenter = .default,
+        completionHandler: @escaping @Sendable ((achievements: [GKAchievement], points: Int)?, (any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await loadCompletedAchievements(forPlayer: playerID, in: gameCenter) }
+    }
+
     /// The local player's achievement points in this game.
     public static func loadPoints(in gameCenter: GKGameCenter = .default) async throws -> Int {
         try await gameCenter.authenticated(.get, "/v1/achievements", as: AchievementList.self).points
     }
 
+    /// Loads the local player's achievement points and calls `completionHandler` once with them, or nil and the error.
+    public static func loadPoints(in gameCenter: GKGameCenter = .default, completionHandler: @escaping @Sendable (Int?, (any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await loadPoints(in: gameCenter) }
+    }
+
     /// Erases the local player's progress in this game; hidden achievements are hidden again.
     public static func resetAchievements(in gameCenter: GKGameCenter = .default) async throws {
         _ = try await gameCenter.authenticated(.delete, "/v1/achievements", as: APIClient.Empty.self)
+    }
+
+    /// Erases the local player's progress in this game and calls `completionHandler` once with nil or the error, as
+    /// the seed's `resetAchievementsWithCompletionHandler:` does.
+    public static func resetAchievements(in gameCenter: GKGameCenter = .default, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await resetAchievements(in: gameCenter) }
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -39,11 +39,29 @@ public final class GKAchievementDescription: Sendable, CustomStringConvertible {
         return data
     }
 
+    /// Loads the completed image and calls `completionHandler` once with it, or nil and the error, as the seed's
+    /// `loadImageWithCompletionHandler:` does.
+    public func loadImage(completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.loadImage() }
+    }
+
     /// The game's achievement descriptions.
+    ///
+    /// When a load fails because the server cannot be reached (or is failing), the error carries the last
+    /// descriptions this device loaded for the player: `error.partialResult(as: [GKAchievementDescription].self)`.
     public static func loadAchievementDescriptions(in gameCenter: GKGameCenter = .default) async throws -> [GKAchievementDescription] {
-        try await gameCenter.authenticated(.get, "/v1/achievement-descriptions", as: AchievementDescriptionList.self).descriptions.map {
-            GKAchievementDescription(info: $0, gameCenter: gameCenter)
+        try await gameCenter.loadKeepingLast("/v1/achievement-descriptions", as: AchievementDescriptionList.self) { list in
+            list.descriptions.map { GKAchievementDescription(info: $0, gameCenter: gameCenter) }
         }
+    }
+
+    /// Loads the game's achievement descriptions and calls `completionHandler` once with them (or, after a failure,
+    /// the last ones loaded, if any) and any error, as the seed's `loadAchievementDescriptionsWithCompletionHandler:`
+    /// does.
+    public static func loadAchievementDescriptions(
+        in gameCenter: GKGameCenter = .default, completionHandler: @escaping @Sendable ([GKAchievementDescription]?, (any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await loadAchievementDescriptions(in: gameCenter) }
     }
 
     /// The standard image for an achievement not completed yet (PNG, shipped with the SDK).

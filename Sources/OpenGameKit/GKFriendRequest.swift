@@ -32,11 +32,52 @@ public final class GKFriendRequest: Sendable, CustomStringConvertible {
             as: APIClient.Empty.self)
     }
 
+    /// Sends friend requests as ``send(to:message:in:)`` does and calls `completionHandler` once with nil or the error.
+    public static func send(
+        to playerIDs: [String], message: String?, in gameCenter: GKGameCenter = .default,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await send(to: playerIDs, message: message, in: gameCenter) }
+    }
+
+    /// Asks each player named by account name or alias to become the local player's friend, as people know each other
+    /// (the seed never shows player ids): all are sent, or none.
+    ///
+    /// A name is an account name (unique) or else an exact alias; an alias several players share is refused with
+    /// `invalidParameter` saying to ask for the account name, and a name nobody has with `invalidPlayer`. Every name
+    /// counts against the sender's friend-request limit (30 an hour by default) whether or not it is found, so names
+    /// cannot be tried faster than requests are sent; past it the server answers `communicationsFailure` with
+    /// `retryAfterSeconds`.
+    public static func send(toAccounts names: [String], message: String?, in gameCenter: GKGameCenter = .default) async throws {
+        let most = Limits.maximumPlayerIDsPerRequest
+        guard (1...most).contains(names.count) else {
+            throw GKError(.invalidParameter, "name 1 to \(most) players by account name or alias; got \(names.count)")
+        }
+        _ = try await gameCenter.authenticated(
+            .post, "/v1/friend-requests/by-name", body: SendFriendRequestsByName(names: names, message: message), as: APIClient.Empty.self)
+    }
+
+    /// Sends friend requests by name as ``send(toAccounts:message:in:)`` does and calls `completionHandler` once with
+    /// nil or the error.
+    public static func send(
+        toAccounts names: [String], message: String?, in gameCenter: GKGameCenter = .default,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await send(toAccounts: names, message: message, in: gameCenter) }
+    }
+
     /// Requests waiting for the local player's answer, oldest first.
     public static func loadPending(in gameCenter: GKGameCenter = .default) async throws -> [GKFriendRequest] {
         try await gameCenter.authenticated(.get, "/v1/friend-requests", as: FriendRequestList.self).requests.map {
             GKFriendRequest(info: $0, device: gameCenter)
         }
+    }
+
+    /// Loads the requests waiting for an answer and calls `completionHandler` once with them, or nil and the error.
+    public static func loadPending(
+        in gameCenter: GKGameCenter = .default, completionHandler: @escaping @Sendable ([GKFriendRequest]?, (any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await loadPending(in: gameCenter) }
     }
 
     /// Accepts: the sender becomes a friend and is told. A request can be answered once.
@@ -45,15 +86,32 @@ public final class GKFriendRequest: Sendable, CustomStringConvertible {
         device.localPlayer.updateFriends { if !$0.contains(from) { $0.append(from) } }
     }
 
+    /// Accepts and calls `completionHandler` once with nil or the error.
+    public func accept(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.accept() }
+    }
+
     /// Declines; the sender is not told. A request can be answered once.
     public func decline() async throws {
         _ = try await device.authenticated(.post, "/v1/friend-requests/\(pathComponent(requestID))/decline", as: APIClient.Empty.self)
+    }
+
+    /// Declines and calls `completionHandler` once with nil or the error.
+    public func decline(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.decline() }
     }
 
     /// Ends a friendship; the former friend is told.
     public static func removeFriend(_ playerID: String, in gameCenter: GKGameCenter = .default) async throws {
         _ = try await gameCenter.authenticated(.delete, "/v1/friends/\(pathComponent(playerID))", as: APIClient.Empty.self)
         gameCenter.localPlayer.updateFriends { $0.removeAll { $0 == playerID } }
+    }
+
+    /// Ends a friendship and calls `completionHandler` once with nil or the error.
+    public static func removeFriend(
+        _ playerID: String, in gameCenter: GKGameCenter = .default, completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await removeFriend(playerID, in: gameCenter) }
     }
 }
 

@@ -25,6 +25,7 @@ public final class GKGameCenter: Sendable {
     let api: APIClient
     let logger: Logger
     let sessionFile: SessionFile
+    let devicePlayerFile: DevicePlayerFile
     let state = Mutex(DeviceState())
     let eventHub = EventHub()
     let outbox: Outbox
@@ -36,12 +37,16 @@ public final class GKGameCenter: Sendable {
     public var matchmaker: GKMatchmaker { _matchmaker }
     private let _matchmaker: GKMatchmaker
 
-    /// Creates a device. `storageDirectory` defaults to `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT`
-    /// (`~/.local/share/...`); devices sharing a folder share their saved session. `restrictionsFile` defaults to the
-    /// device's own (``GKDeviceRestrictions/defaultFile``); tests and kiosks may name another.
+    /// Creates a device. `storageDirectory` (this game's saved session and outbox) defaults to
+    /// `$XDG_DATA_HOME/opengamekit/BUNDLE-ENVIRONMENT` (`~/.local/share/...`); devices sharing a folder share their
+    /// saved session. `deviceDirectory` holds the player signed in on the device for every game (the seed's one player
+    /// per device): it defaults to `$XDG_DATA_HOME/opengamekit` when `storageDirectory` is left out, else to
+    /// `storageDirectory` (a test device of its own); games naming the same one share their player. `restrictionsFile`
+    /// defaults to the device's own (``GKDeviceRestrictions/defaultFile``); tests and kiosks may name another.
     public init(
         server: URL, bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
-        storageDirectory: URL? = nil, locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
+        storageDirectory: URL? = nil, deviceDirectory: URL? = nil,
+        locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
         restrictionsFile: URL = GKDeviceRestrictions.defaultFile
     ) {
         self.server = server
@@ -56,6 +61,8 @@ public final class GKGameCenter: Sendable {
         logger[metadataKey: LogKey.bundleID] = "\(bundleID)"
         self.logger = logger
         self.sessionFile = SessionFile(directory: self.storageDirectory)
+        self.devicePlayerFile = DevicePlayerFile(
+            directory: deviceDirectory ?? storageDirectory ?? Self.dataDirectory, server: server, environment: environment)
         self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
         self._localPlayer = GKLocalPlayer()
         self._matchmaker = GKMatchmaker()
@@ -91,11 +98,16 @@ public final class GKGameCenter: Sendable {
     }
 
     static func defaultStorageDirectory(bundleID: String, environment: GKEnvironment) -> URL {
+        dataDirectory.appendingPathComponent("\(bundleID)-\(environment.rawValue)", isDirectory: true)
+    }
+
+    /// The SDK's folder in the user's data directory, shared by every game: `$XDG_DATA_HOME/opengamekit`.
+    static var dataDirectory: URL {
         let variables = ProcessInfo.processInfo.environment
         let base =
             variables["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        return base.appendingPathComponent("opengamekit/\(bundleID)-\(environment.rawValue)", isDirectory: true)
+        return base.appendingPathComponent("opengamekit", isDirectory: true)
     }
 
     /// What the device's owner allows on it, read from ``restrictionsFile`` now.
@@ -117,6 +129,11 @@ public final class GKGameCenter: Sendable {
         matchmaker.failAll(GKError(.cancelled, "the device was closed while the request waited"))
         await outbox.stopRetrying()
         await realtime?.value
+    }
+
+    /// Closes the device as ``close()`` does and calls `completionHandler` once it is done.
+    public func close(completionHandler: @escaping @Sendable () -> Void) {
+        CompletionHandler.run(completionHandler) { await self.close() }
     }
 
     /// Sends a report through the outbox: stored durably first, then sent. When the network (or the server) fails,
@@ -173,6 +190,26 @@ public final class GKGameCenter: Sendable {
         return token
     }
 
+    /// Loads `path` for the signed-in player and keeps the answer on this device. When a later load of the same path
+    /// by the same player fails for a transient reason (server unreachable or failing), the error carries the kept
+    /// answer, made by `show`, in ``GKError/partialResult``, as a failed leaderboard load does.
+    func loadKeepingLast<Response: Decodable & Sendable, Result: Sendable>(
+        _ path: String, as: Response.Type, show: (Response) -> Result
+    ) async throws -> Result {
+        let key = state.withLock { $0.session?.player.playerID }.map { LastLoadKey(playerID: $0, path: path) }
+        let response: Response
+        do {
+            response = try await authenticated(.get, path, as: Response.self)
+        } catch var error as GKError {
+            if error.isTransient, let key, let last = state.withLock({ $0.lastLoads[key] }) as? Response {
+                error.partialResult = show(last)
+            }
+            throw error
+        }
+        if let key { state.withLock { $0.lastLoads[key] = response } }
+        return show(response)
+    }
+
     /// Sends an authenticated request; a `notAuthenticated` answer signs the device out and tells the game.
     func authenticated<Response: Decodable>(
         _ method: HTTPMethodName, _ path: String, body: (some Encodable)? = APIClient.NoBody?.none, as: Response.Type = Response.self
@@ -206,9 +243,17 @@ struct DeviceState: Sendable {
     var session: SavedSession?
     /// The last page each leaderboard query loaded, by player and query: what a failed load falls back to.
     var leaderboardPages: [LeaderboardPageKey: LeaderboardPage] = [:]
+    /// The last answer to each load that keeps one (``GKGameCenter/loadKeepingLast(_:as:show:)``), by player and path.
+    var lastLoads: [LastLoadKey: any Sendable] = [:]
     var friends: [String]?
     var authenticating = false
     var realtime: Task<Void, Never>?
+}
+
+/// Which player loaded which path.
+struct LastLoadKey: Hashable, Sendable {
+    var playerID: String
+    var path: String
 }
 
 /// Which player asked which leaderboard query.

@@ -6,6 +6,10 @@ public enum GKGameCenterEvent: Sendable {
     case friendRequestReceived(GKFriendRequest)
     /// A player accepted the local player's friend request and is now a friend.
     case friendRequestAccepted(playerID: String)
+    /// A friend invited the local player to a match and waits for the answer: show it, then
+    /// ``GKMatchmaker/accept(_:)`` it (the ``GKMatchmaker/inviteHandler`` then gets it, as the seed's
+    /// `acceptedInvite`) or ``GKInvite/decline()`` it. Also listed in ``GKMatchmaker/receivedInvites``.
+    case invitationReceived(GKInvite)
     /// A friend ended the friendship.
     case friendRemoved(playerID: String)
     /// The local player completed an achievement of this game (possibly on another device).

@@ -92,21 +92,27 @@ public final class GKLeaderboard: Sendable {
     /// Loads the scores and calls `completionHandler` with them (or the last good ones) and any error, as the
     /// seed's `loadScoresWithCompletionHandler:` does.
     public func loadScores(completionHandler: @escaping @Sendable ([GKScore]?, (any Error)?) -> Void) {
-        Task {
-            do {
-                completionHandler(try await loadScores(), nil)
-            } catch let error as GKError {
-                completionHandler(error.partialResult(as: [GKScore].self), error)
-            } catch {
-                completionHandler(nil, error)
-            }
-        }
+        CompletionHandler.run(completionHandler) { try await self.loadScores() }
     }
 
     /// The game's leaderboard categories (aggregates last) and their titles in the device's locale.
+    ///
+    /// When a load fails because the server cannot be reached (or is failing), the error carries the last answer this
+    /// device loaded for the player: `error.partialResult(as: (categories: [String], titles: [String]).self)`.
     public static func loadCategories(in gameCenter: GKGameCenter = .default) async throws -> (categories: [String], titles: [String]) {
-        let list = try await gameCenter.authenticated(.get, "/v1/leaderboards", as: LeaderboardList.self)
-        return (list.leaderboards.map(\.category), list.leaderboards.map(\.title))
+        try await gameCenter.loadKeepingLast("/v1/leaderboards", as: LeaderboardList.self) { list in
+            (list.leaderboards.map(\.category), list.leaderboards.map(\.title))
+        }
+    }
+
+    /// Loads the categories and titles and calls `completionHandler` once with them (or, after a failure, the last
+    /// ones loaded, if any) and any error, as the seed's `loadCategoriesWithCompletionHandler:` does.
+    public static func loadCategories(
+        in gameCenter: GKGameCenter = .default, completionHandler: @escaping @Sendable ([String]?, [String]?, (any Error)?) -> Void
+    ) {
+        CompletionHandler.run({ loaded, error in completionHandler(loaded?.categories, loaded?.titles, error) }) {
+            try await loadCategories(in: gameCenter)
+        }
     }
 
     private func makeQuery() throws -> LeaderboardQuery {

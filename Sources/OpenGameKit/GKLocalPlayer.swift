@@ -94,14 +94,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
 
     /// The completion-handler form of ``authenticate(_:)``.
     public func authenticate(_ credentials: GKCredentials, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        Task {
-            do {
-                try await authenticate(credentials)
-                completionHandler(nil)
-            } catch {
-                completionHandler(error)
-            }
-        }
+        CompletionHandler.run(completionHandler) { try await self.authenticate(credentials) }
     }
 
     private func openSession(_ credentials: GKCredentials, device: GKGameCenter) async throws -> SavedSession {
@@ -125,26 +118,55 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         )
     }
 
+    /// This game's saved session, or else a session for this game opened from another game's session of the player
+    /// signed in on the device (the seed: one player per device, for every game).
     private func resumeSavedSession(device: GKGameCenter) async throws -> SavedSession {
-        guard var saved = device.sessionFile.load(), saved.server == device.server.absoluteString,
-            saved.bundleID == device.bundleID, saved.environment == device.environment
-        else {
-            throw GKError(.notAuthenticated, "this device has no saved session for this game; sign in or sign up")
+        let devicePlayer = device.devicePlayerFile.load()
+        if var saved = device.sessionFile.load(), saved.server == device.server.absoluteString, saved.bundleID == device.bundleID,
+            saved.environment == device.environment, devicePlayer == nil || devicePlayer?.playerID == saved.player.playerID
+        {
+            do {
+                saved.player = try await device.api.send(.GET, "/v1/me", token: saved.token, as: LocalPlayerProfile.self)
+                return saved
+            } catch let error as GKError where error.code == .notAuthenticated {
+                device.sessionFile.delete()
+                if devicePlayer == nil { throw error }
+            } catch let error as GKError where error.code == .communicationsFailure {
+                install(saved, device: device)
+                throw error
+            }
         }
-        do {
-            saved.player = try await device.api.send(.GET, "/v1/me", token: saved.token, as: LocalPlayerProfile.self)
-            return saved
-        } catch let error as GKError where error.code == .notAuthenticated {
-            device.sessionFile.delete()
-            throw error
-        } catch let error as GKError where error.code == .communicationsFailure {
-            install(saved, device: device)
-            throw error
+        guard let devicePlayer else {
+            throw GKError(.notAuthenticated, "nobody is signed in on this device for this server and environment; sign in or sign up")
         }
+        return try await openGameSession(for: devicePlayer, device: device)
+    }
+
+    /// Opens a session for this game from one of the device player's sessions of other games; sessions the server no
+    /// longer knows are forgotten, and with none left nobody is signed in on the device.
+    private func openGameSession(for devicePlayer: DevicePlayer, device: GKGameCenter) async throws -> SavedSession {
+        for (bundleID, session) in devicePlayer.sessions.sorted(by: { $0.key < $1.key }) {
+            do {
+                let response = try await device.api.send(
+                    .POST, "/v1/sessions/for-game", body: GameSessionRequest(token: session.token), as: SessionResponse.self)
+                return SavedSession(
+                    server: device.server.absoluteString, bundleID: device.bundleID, environment: device.environment,
+                    token: response.token, sessionID: response.sessionID, expiresAt: response.expiresAt,
+                    player: response.player, eventCursor: response.eventCursor)
+            } catch let error as GKError where error.code == .notAuthenticated {
+                device.devicePlayerFile.update { $0?.sessions[bundleID] = nil }
+            }
+        }
+        device.devicePlayerFile.update { if $0?.sessions.isEmpty == true { $0 = nil } }
+        throw GKError(.notAuthenticated, "the player signed in on this device has signed out; sign in or sign up")
     }
 
     private func install(_ saved: SavedSession, device: GKGameCenter) {
         try? device.sessionFile.save(saved)
+        device.devicePlayerFile.update { player in
+            if player?.playerID != saved.player.playerID { player = DevicePlayer(playerID: saved.player.playerID, sessions: [:]) }
+            player?.sessions[device.bundleID] = DevicePlayer.GameSession(token: saved.token, sessionID: saved.sessionID)
+        }
         let previous = device.state.withLock { state -> Task<Void, Never>? in
             let previous = state.session?.token == saved.token ? nil : state.realtime
             if state.session?.player.playerID != saved.player.playerID { state.friends = nil }
@@ -157,13 +179,28 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         previous?.cancel()
     }
 
-    /// Signs out on the server and on this device; the saved session is deleted.
+    /// Signs out on the server and on this device, for every game: the device's player and this game's saved session
+    /// are deleted and the player's sessions of the device's other games end too (running games hear it in their
+    /// ``authenticateHandler``), as the seed's one player per device.
     public func signOut() async {
         let device = gameCenter
         guard let token = device.state.withLock({ $0.session?.token }) else { return }
         // Locally first, so the game hears exactly one change (not the echo from the realtime channel).
         await sessionEnded(token: token, error: nil)
+        var others: [String: DevicePlayer.GameSession] = [:]
+        device.devicePlayerFile.update { player in
+            others = player?.sessions.filter { $0.key != device.bundleID } ?? [:]
+            player = nil
+        }
+        for session in others.values {
+            _ = try? await device.api.send(.DELETE, "/v1/sessions/\(pathComponent(session.sessionID))", token: token, as: APIClient.Empty.self)
+        }
         _ = try? await device.api.send(.DELETE, "/v1/sessions/current", token: token, as: APIClient.Empty.self)
+    }
+
+    /// Signs out and calls `completionHandler` once it is done.
+    public func signOut(completionHandler: @escaping @Sendable () -> Void) {
+        CompletionHandler.run(completionHandler) { await self.signOut() }
     }
 
     /// Forgets the session `token` if it is still the current one, and tells the game.
@@ -181,16 +218,36 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         device.matchmaker.failAll(GKError(.notAuthenticated, "the player signed out while the match request waited"))
         await device.outbox.stopRetrying()
         device.sessionFile.delete()
+        device.devicePlayerFile.update { player in
+            guard player?.sessions[device.bundleID]?.token == token else { return }
+            player?.sessions[device.bundleID] = nil
+            if player?.sessions.isEmpty == true { player = nil }
+        }
         notify(error)
         device.eventHub.publish(.signedOut(reason: (error as? GKError)?.message ?? "signed out"))
     }
 
     /// Loads the friends' player ids (also kept in ``friends``).
+    ///
+    /// When a load fails because the server cannot be reached (or is failing), the error carries the friends this
+    /// device last knew (``friends``): `error.partialResult(as: [String].self)`.
     @discardableResult
     public func loadFriends() async throws -> [String] {
-        let list = try await gameCenter.authenticated(.get, "/v1/friends", as: FriendList.self)
+        let list: FriendList
+        do {
+            list = try await gameCenter.authenticated(.get, "/v1/friends", as: FriendList.self)
+        } catch var error as GKError {
+            if error.isTransient, let known = friends { error.partialResult = known }
+            throw error
+        }
         gameCenter.state.withLock { $0.friends = list.playerIDs }
         return list.playerIDs
+    }
+
+    /// Loads the friends' player ids and calls `completionHandler` once with them (or, after a failure, the ones
+    /// last known) and any error, as the seed's `loadFriendsWithCompletionHandler:` does.
+    public func loadFriends(completionHandler: @escaping @Sendable ([String]?, (any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.loadFriends() }
     }
 
     /// Sets the status message friends see (at most 140 characters; empty clears it).
@@ -198,9 +255,19 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         try await updateProfile(UpdateProfileRequest(status: message))
     }
 
+    /// Sets the status message and calls `completionHandler` once with nil or the error.
+    public func setStatus(_ message: String, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.setStatus(message) }
+    }
+
     /// Changes the alias others see (1 to 32 characters).
     public func setAlias(_ alias: String) async throws {
         try await updateProfile(UpdateProfileRequest(alias: alias))
+    }
+
+    /// Changes the alias and calls `completionHandler` once with nil or the error.
+    public func setAlias(_ alias: String, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.setAlias(alias) }
     }
 
     private func updateProfile(_ request: UpdateProfileRequest) async throws {
@@ -215,6 +282,11 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     /// Signs this player out everywhere else; their other devices see `notAuthenticated`.
     public func revokeOtherSessions() async throws {
         _ = try await gameCenter.authenticated(.delete, "/v1/sessions/others", as: APIClient.Empty.self)
+    }
+
+    /// Signs this player out everywhere else and calls `completionHandler` once with nil or the error.
+    public func revokeOtherSessions(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.revokeOtherSessions() }
     }
 
     func advanceCursor(to seq: Int64, token: String) {

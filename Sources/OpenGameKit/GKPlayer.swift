@@ -19,6 +19,7 @@ public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
     /// The player's status message: only for friends (and the local player), otherwise nil.
     public var status: String? { profile.status }
     /// Games the player signed in to in the last 30 days, most recent first: only for friends, otherwise nil.
+    /// The sandbox does not share which games friends play, as the seed says: there a friend's list is empty.
     public var recentGames: [GKRecentGame]? {
         profile.recentGames?.map { GKRecentGame(bundleID: $0.bundleID, name: $0.name, lastPlayedAt: $0.lastPlayedAt) }
     }
@@ -48,15 +49,7 @@ public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
         forIdentifiers ids: [String], in gameCenter: GKGameCenter = .default,
         completionHandler: @escaping @Sendable ([GKPlayer]?, (any Error)?) -> Void
     ) {
-        Task {
-            do {
-                completionHandler(try await loadPlayers(forIdentifiers: ids, in: gameCenter), nil)
-            } catch let error as GKError {
-                completionHandler(error.partialResult(as: [GKPlayer].self), error)
-            } catch {
-                completionHandler(nil, error)
-            }
-        }
+        CompletionHandler.run(completionHandler) { try await loadPlayers(forIdentifiers: ids, in: gameCenter) }
     }
 }
 

@@ -143,12 +143,19 @@ struct GKSessionLiveTests {
             try a.send(Data(repeating: 1, count: 89_089), toPeers: [b.peerID], with: .reliable)
         }
         try a.send(Data(repeating: 2, count: 1000), toPeers: [b.peerID], with: .unreliable)
-        #expect(throws: GKSessionError.self) { try a.send(Data(repeating: 2, count: 1001), toPeers: [b.peerID], with: .unreliable) }
+        // The seed advises unreliable messages under 1000 bytes but allows 87 KB: larger ones go on the reliable
+        // connection.
+        try a.send(Data(repeating: 3, count: 89_088), toPeers: [b.peerID], with: .unreliable)
+        #expect(throws: GKSessionError(.dataTooBig, "An unreliable message can be at most 89088 bytes (87 KB); this one has 89089.")) {
+            try a.send(Data(repeating: 3, count: 89_089), toPeers: [b.peerID], with: .unreliable)
+        }
         #expect(throws: GKSessionError.self) { try a.send(Data([1]), toPeers: [b.peerID, "stranger"], with: .reliable) }
         #expect(throws: GKSessionError.self) { try a.send(Data([1]), toPeers: ["stranger"], with: .unreliable) }
-        try await waitUntil("B got both messages") { rb.messages.count == 2 }
+        #expect(throws: GKSessionError.self) { try a.send(Data(repeating: 3, count: 5000), toPeers: ["stranger"], with: .unreliable) }
+        try await waitUntil("B got the three messages") { rb.messages.count == 3 }
         // UDP may overtake TCP, so only the contents are checked.
-        #expect(Set(rb.messages.map(\.data)) == [Data(repeating: 1, count: 89_088), Data(repeating: 2, count: 1000)])
+        #expect(
+            Set(rb.messages.map(\.data)) == [Data(repeating: 1, count: 89_088), Data(repeating: 2, count: 1000), Data(repeating: 3, count: 89_088)])
         await a.invalidate()
         await b.invalidate()
     }

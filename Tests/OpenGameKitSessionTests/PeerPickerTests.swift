@@ -65,14 +65,40 @@ struct PeerPickerTests {
         var both = PeerPickerModel(connectionTypes: [.nearby, .online])
         #expect(both.start().first.map { if case .show(let text) = $0 { text.contains("2) Online") } else { false } } == true)
         #expect(both.line("2") == [.chooseOnline])
-        var onlineOnly = PeerPickerModel(connectionTypes: .online)
-        #expect(onlineOnly.start() == [.chooseOnline])
         var connecting = PeerPickerModel(connectionTypes: .nearby)
         _ = connecting.start()
         _ = connecting.nearbyStarted(available: [("b", "Bob")])
         _ = connecting.line("1")
         _ = connecting.request(from: "x", name: "X")
         #expect(connecting.inputEnded() == [.cancelConnect("b"), .deny("x"), .show("Cancelled."), .finishCancelled])
+    }
+
+    /// The seed: "When a user picks a network, the controller calls the delegate's didSelectConnectionType". A
+    /// picker offering nearby alone has nothing to pick, so nothing is reported; choosing from the menu is.
+    @Test func onlyARealChoiceIsReported() {
+        var nearbyOnly = PeerPickerModel(connectionTypes: .nearby)
+        #expect(nearbyOnly.start() == [.startNearby])
+        var both = PeerPickerModel(connectionTypes: [.nearby, .online])
+        _ = both.start()
+        #expect(both.line("3") == [.show("Type 1 for nearby, 2 for online, or q to cancel.")])
+        #expect(both.line("1") == [.chooseNearby, .startNearby])
+    }
+
+    /// Online play is offered beside nearby play, never alone: such a mask is refused with a clear error and the
+    /// previous mask stays.
+    @Test func anOnlineOnlyMaskIsRefused() throws {
+        let (picker, _, _) = makePicker()
+        let refused = #expect(throws: GKError.self) { try picker.setConnectionTypesMask(.online) }
+        #expect(refused?.code == .invalidParameter)
+        #expect(refused?.message.contains("online alone is not allowed") == true)
+        #expect(refused?.message.contains("[.nearby, .online]") == true)
+        #expect(throws: GKError.self) { try picker.setConnectionTypesMask([]) }
+        #expect(throws: GKError.self) { try picker.setConnectionTypesMask(GKPeerPickerConnectionType(rawValue: 1 << 5).union(.nearby)) }
+        #expect(picker.connectionTypesMask == .nearby)
+        picker.connectionTypesMask = .online
+        #expect(picker.connectionTypesMask == .nearby)
+        try picker.setConnectionTypesMask([.nearby, .online])
+        #expect(picker.connectionTypesMask == [.nearby, .online])
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -111,7 +137,7 @@ struct PeerPickerTests {
         }
         #expect(!pickerA.isVisible && !pickerB.isVisible)
         #expect(outputA().contains("Connected to Bob."))
-        #expect(delegateA.selected.withLock { $0 } == [.nearby])
+        #expect(delegateA.selected.withLock { $0 }.isEmpty)  // nearby was the only type: nothing was chosen
         #expect(sessionA.delegate === recorderA)  // given back
         #expect(sessionA.peers(with: .connected) == [sessionB.peerID])
         try sessionA.send(Data("hello".utf8), toPeers: [sessionB.peerID], with: .reliable)

@@ -16,6 +16,10 @@ struct AccountRoutes {
             let body = try await request.decode(as: SignInRequest.self, context: context)
             return try await accounts.signIn(body, device: context.requireDevice(), from: ClientAddress(context.remoteAddress))
         }
+        group.post("sessions/for-game") { request, context -> SessionResponse in
+            let body = try await request.decode(as: GameSessionRequest.self, context: context)
+            return try await accounts.openSession(from: body, device: context.requireDevice())
+        }
     }
 
     /// Routes for a signed-in device.

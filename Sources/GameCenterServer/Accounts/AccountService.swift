@@ -149,6 +149,18 @@ struct AccountService: Sendable {
         )
     }
 
+    /// Opens a session for the device's game from a live session of another game of the same environment: the player
+    /// signed in on the device is signed in for every game (the seed). The other session stays.
+    func openSession(from request: GameSessionRequest, device: DeviceIdentity) async throws -> SessionResponse {
+        let other = try await liveSession(token: request.token)
+        guard other.environment == device.environment.rawValue else { throw APIError.sessionForOtherGame }
+        let now = clock.nowMillis()
+        return try await database.write { storage in
+            guard let player = try await storage.player(id: other.playerID) else { throw APIError.notAuthenticated }
+            return try await openSession(for: player, device: device, now: now, in: storage)
+        }
+    }
+
     /// Records that the player is playing the device's game; the web app is no game and is never recorded.
     private func recordPlay(playerID: String, device: DeviceIdentity, now: Int64, in storage: StorageSession) async throws {
         guard !device.isWebApp else { return }

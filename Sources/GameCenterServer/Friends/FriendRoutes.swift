@@ -18,6 +18,11 @@ struct FriendRoutes {
             try await friends.send(body, from: context.requireSession(), device: context.requireDevice())
             return .created
         }
+        group.post("friend-requests/by-name") { request, context -> HTTPResponse.Status in
+            let body = try await request.decode(as: SendFriendRequestsByName.self, context: context)
+            try await friends.send(byName: body, from: context.requireSession(), device: context.requireDevice())
+            return .created
+        }
         group.get("friend-requests") { _, context -> FriendRequestList in
             FriendRequestList(requests: try await friends.pending(for: context.requireSession()))
         }

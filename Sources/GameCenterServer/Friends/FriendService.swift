@@ -18,12 +18,16 @@ struct FriendService: Sendable {
 
     /// Sends one request to each player, all or none. Each recipient counts against the sender's
     /// `friend-requests` limit and the pair's `friend-requests-to-one-player` limit, whether or not it is sent.
-    func send(_ request: SendFriendRequests, from session: AuthenticatedSession, device: DeviceIdentity) async throws {
+    ///
+    /// `senderCharged`: the caller already took the sender's `friend-requests` tokens (a request by name takes them
+    /// before looking the names up); only the pairs' limits are charged here.
+    func send(
+        _ request: SendFriendRequests, from session: AuthenticatedSession, device: DeviceIdentity, senderCharged: Bool = false
+    ) async throws {
         let recipients = try PlayerIDRules.list(request.playerIDs)
         let message = try request.message.map(Self.message)
-        try limiter.take(
-            [.init(name: .friendRequests, subject: session.playerID, cost: recipients.count)]
-                + recipients.map { .init(name: .friendRequestsToOnePlayer, subject: "\(session.playerID) \($0)") })
+        let sender: [RateLimiter.Charge] = senderCharged ? [] : [.init(name: .friendRequests, subject: session.playerID, cost: recipients.count)]
+        try limiter.take(sender + recipients.map { .init(name: .friendRequestsToOnePlayer, subject: "\(session.playerID) \($0)") })
         let now = clock.nowMillis()
         try await database.write { storage in
             guard let sender = try await storage.player(id: session.playerID) else { throw APIError.notAuthenticated }

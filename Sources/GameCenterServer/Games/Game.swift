@@ -34,6 +34,9 @@ public struct MatchmakingSettings: Sendable, Equatable {
     /// How long a match member may stay silent on the relay before the others are told it disconnected, in
     /// milliseconds (default 10 s).
     public var timeoutMilliseconds: Int64 = 10_000
+    /// The most players a relayed match of this game may have (default 4, the seed's peer-to-peer cap; at most 16).
+    /// Hosted matches always allow ``GameCenterProtocol/Limits/matchPlayers``.
+    public var maxRelayedPlayers = 4
 
     /// The defaults.
     public init() {}
@@ -44,6 +47,8 @@ public struct MatchmakingSettings: Sendable, Equatable {
     public static let invitationSecondsRange = 10...86_400
     /// Allowed relay timeouts, in seconds.
     public static let timeoutSecondsRange = 0.5...300.0
+    /// Allowed caps on relayed match sizes.
+    public static let maxRelayedPlayersRange = 2...16
 }
 
 /// Texts by locale identifier (`en`, `ja`, `pt-BR`); always has the game's default locale.

@@ -95,7 +95,7 @@ private struct ManifestChecker {
     }
 
     private func matchmaking(_ node: ManifestNode) throws -> MatchmakingSettings {
-        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds"])
+        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds", "maxRelayedPlayers"])
         var settings = MatchmakingSettings()
         if let fillNode = fields["fillSeconds"] {
             let range = MatchmakingSettings.fillSecondsRange
@@ -119,6 +119,14 @@ private struct ManifestChecker {
                 throw timeoutNode.fail("must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
             }
             settings.timeoutMilliseconds = Int64((seconds * 1000).rounded())
+        }
+        if let playersNode = fields["maxRelayedPlayers"] {
+            let range = MatchmakingSettings.maxRelayedPlayersRange
+            let players = try playersNode.int()
+            guard range.contains(players) else {
+                throw playersNode.fail("must be a whole number of players from \(range.lowerBound) to \(range.upperBound)")
+            }
+            settings.maxRelayedPlayers = players
         }
         return settings
     }
@@ -210,9 +218,15 @@ private struct ManifestChecker {
         let membersNode = try required(fields, "members", in: node)
         let members = try membersNode.sequence().map { try identifier($0) }
         guard !members.isEmpty else { throw membersNode.fail("needs at least one member leaderboard") }
+        // A report without a category goes to the default board, and aggregates take no reports.
+        if let defaultNode = fields["default"], try defaultNode.bool() {
+            throw defaultNode.fail(
+                "an aggregate cannot be the default leaderboard: scores reported without a category go to the default, and aggregates take no reports; make one of its members the default instead"
+            )
+        }
         return AggregateDefinition(
             category: try identifier(required(fields, "category", in: node)),
-            isDefault: try fields["default"]?.bool() ?? false,
+            isDefault: false,
             title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
             members: members
         )

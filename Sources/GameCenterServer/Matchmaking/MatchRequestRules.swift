@@ -26,6 +26,12 @@ enum MatchRequestRules {
                 "minPlayers \(body.minPlayers) and maxPlayers \(body.maxPlayers): \(kind) matches have \(sizes.lowerBound) to \(sizes.upperBound) players"
             )
         }
+        let relayedCap = game.matchmaking.maxRelayedPlayers
+        guard body.hosted || body.maxPlayers <= relayedCap else {
+            throw APIError.matchRequestInvalid(
+                "maxPlayers \(body.maxPlayers): relayed matches of \(game.bundleID) have at most \(relayedCap) players (its manifest's matchmaking.maxRelayedPlayers; hosted matches allow \(sizes.upperBound))"
+            )
+        }
         guard body.minPlayers <= body.maxPlayers else {
             throw APIError.matchRequestInvalid("minPlayers \(body.minPlayers) is more than maxPlayers \(body.maxPlayers)")
         }

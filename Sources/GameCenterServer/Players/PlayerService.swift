@@ -3,6 +3,9 @@ import GameCenterProtocol
 import GameCenterStorage
 
 /// Loads players as the caller may see them: alias for anyone, status and recent games for friends only.
+///
+/// The sandbox does not share which games friends play (the seed): there a friend's recent games are empty, and
+/// only the caller's own are shown.
 struct PlayerService: Sendable {
     /// Games played within this many seconds count as recent.
     static let recentWindow: TimeInterval = 30 * 24 * 3600
@@ -36,7 +39,8 @@ struct PlayerService: Sendable {
         let found = wanted.filter { lookup.players[$0]?.environment == environment }
         // Status and recent games are for friends (and oneself) only.
         let insiders = found.filter { friends.contains($0) || $0 == caller.playerID }
-        let (cachedGames, missingGames) = cache.playedGames(insiders, now: now)
+        let sharesGames = device.environment != .sandbox
+        let (cachedGames, missingGames) = cache.playedGames(insiders.filter { sharesGames || $0 == caller.playerID }, now: now)
         var recent = cachedGames
         if !missingGames.isEmpty {
             let since = now - Int64(Self.recentWindow * 1000)
@@ -51,6 +55,7 @@ struct PlayerService: Sendable {
             var profile = PlayerProfile(playerID: id, alias: player.alias, isFriend: isFriend)
             if isFriend || id == caller.playerID {
                 profile.status = player.status
+                // In the sandbox a friend's games are not read at all, so `recent` has none.
                 profile.recentGames = (recent[id] ?? []).map {
                     RecentGame(
                         bundleID: $0.bundleID, name: registry.game(bundleID: $0.bundleID)?.name ?? $0.bundleID,

@@ -17,12 +17,12 @@ struct FriendPages: Sendable {
             let session = try page.requireSession()
             let name = page.form["name"] ?? ""
             do {
-                let recipient = try await friends.player(named: name, environment: session.environment)
+                let recipient = try await friends.recipient(named: name, by: session.session, environment: session.environment)
                 let message = (page.form["message"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
                 do {
                     try await friends.send(
                         SendFriendRequests(playerIDs: [recipient.playerID], message: message.isEmpty ? nil : message),
-                        from: session.session, device: session.device)
+                        from: session.session, device: session.device, senderCharged: true)
                 } catch let error as APIError {
                     throw Self.told(error, alias: recipient.alias)
                 }

@@ -1,8 +1,10 @@
 import Foundation
 import GameCenterProtocol
 
-/// An invitation to join another player's match, handed to ``GKMatchmaker/inviteHandler``.
-/// Join with ``GKMatchmaker/match(for:)`` (or ``GKMatchmaker/findPlayers(for:)`` when hosted), or ``decline()``.
+/// An invitation to join another player's match: received (``GKGameCenterEvent/invitationReceived(_:)``,
+/// ``GKMatchmaker/receivedInvites``) for the player to answer — ``GKMatchmaker/accept(_:)`` or ``decline()`` — and,
+/// once accepted, handed to ``GKMatchmaker/inviteHandler``. Join with ``GKMatchmaker/match(for:)`` (or
+/// ``GKMatchmaker/findPlayers(for:)`` when hosted).
 public final class GKInvite: Sendable {
     /// The inviting player's id.
     public var inviter: String { info.inviter }
@@ -20,8 +22,8 @@ public final class GKInvite: Sendable {
     public var minPlayers: Int { info.minPlayers }
     /// The match's size limits.
     public var maxPlayers: Int { info.maxPlayers }
-    /// True when the player already accepted this invitation in the Game Center app: join it
-    /// (``GKMatchmaker/match(for:)``) without asking again. False when it waits for the player's answer.
+    /// True when the player accepted this invitation (in the Game Center app or with ``GKMatchmaker/accept(_:)``):
+    /// join it (``GKMatchmaker/match(for:)``) without asking again. False when it waits for the player's answer.
     public var isAccepted: Bool { info.acceptedAt != nil }
 
     let info: InvitationInfo
@@ -36,5 +38,11 @@ public final class GKInvite: Sendable {
     /// `invalidParameter`.
     public func decline() async throws {
         let _: APIClient.Empty = try await device.authenticated(.post, "/v1/invitations/\(info.invitationID)/decline")
+        device.matchmaker.answered(info.invitationID)
+    }
+
+    /// Completion-handler form of ``decline()``: called once with nil or the error.
+    public func decline(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.decline() }
     }
 }

@@ -25,7 +25,9 @@ public final class GKMatchRequest: Sendable {
         get { state.withLock { $0.minPlayers } }
         set { state.withLock { $0.minPlayers = newValue } }
     }
-    /// The most players the match may hold, the local player included (default 2).
+    /// The most players the match may hold, the local player included (default 2). Hosted matches allow 16; a relayed
+    /// match allows the game's manifest setting `matchmaking.maxRelayedPlayers` (the seed's 4 unless it says up to 16),
+    /// and the server refuses a request above it with `matchRequestInvalid`.
     public var maxPlayers: Int {
         get { state.withLock { $0.maxPlayers } }
         set { state.withLock { $0.maxPlayers = newValue } }

@@ -34,14 +34,14 @@ public final class GKMatchmaker: Sendable {
     /// The default device's matchmaker.
     public static func shared() -> GKMatchmaker { GKGameCenter.default.matchmaker }
 
-    /// Called with an invitation the local player received (`(invite, nil)`), or with friends the player chose
-    /// in the Game Center app to play with (`(nil, playerIDs)`: make a request that invites them). Invitations
-    /// that arrive before a handler is set are kept and handed to it when it is set.
+    /// Called with an invitation the local player accepted (`(acceptedInvite, nil)`, the seed's call: join it with
+    /// ``match(for:)``), or with friends the player chose in the Game Center app to play with (`(nil, playerIDs)`:
+    /// make a request that invites them). What arrives before a handler is set is kept and handed to it when it is set.
     ///
-    /// An invitation the player accepted in the Game Center app comes with ``GKInvite/isAccepted`` true — when the
-    /// game next starts, or at once if it runs — and the game joins it with ``match(for:)`` (the seed's
-    /// `acceptedInvite`); if the game was running it may also have had the same invitation before, unanswered. Each
-    /// choice of friends reaches one device of the game, once.
+    /// An invitation is accepted in the Game Center app (it then arrives when the game next starts, or at once if it
+    /// runs) or in the game with ``accept(_:)``. Invitations not answered yet never reach the handler: they are
+    /// ``GKGameCenterEvent/invitationReceived(_:)`` events and ``receivedInvites``, for the game to show. Each choice
+    /// of friends reaches one device of the game, once.
     public var inviteHandler: (@Sendable (GKInvite?, [String]?) -> Void)? {
         get { state.withLock { $0.inviteHandler } }
         set {
@@ -82,9 +82,7 @@ public final class GKMatchmaker: Sendable {
 
     /// Completion-handler form of ``findMatch(for:)``.
     public func findMatch(for request: GKMatchRequest, completionHandler: @escaping @Sendable (GKMatch?, (any Error)?) -> Void) {
-        Task {
-            do { completionHandler(try await findMatch(for: request), nil) } catch { completionHandler(nil, error) }
-        }
+        CompletionHandler.run(completionHandler) { try await self.findMatch(for: request) }
     }
 
     /// Finds players for a hosted match (your own server connects them): the player ids of the whole match,
@@ -95,9 +93,7 @@ public final class GKMatchmaker: Sendable {
 
     /// Completion-handler form of ``findPlayersForHostedMatch(for:)``.
     public func findPlayersForHostedMatch(for request: GKMatchRequest, completionHandler: @escaping @Sendable ([String]?, (any Error)?) -> Void) {
-        Task {
-            do { completionHandler(try await findPlayersForHostedMatch(for: request), nil) } catch { completionHandler(nil, error) }
-        }
+        CompletionHandler.run(completionHandler) { try await self.findPlayersForHostedMatch(for: request) }
     }
 
     /// Joins the match of an invitation the local player received; returns it once it starts.
@@ -105,14 +101,12 @@ public final class GKMatchmaker: Sendable {
         guard !invite.isHosted else {
             throw GKError(.invalidParameter, "this invitation is to a hosted match: join it with findPlayers(for:)")
         }
-        return try makeMatch(try await accept(invite))
+        return try makeMatch(try await join(invite))
     }
 
     /// Completion-handler form of ``match(for:)``.
     public func match(for invite: GKInvite, completionHandler: @escaping @Sendable (GKMatch?, (any Error)?) -> Void) {
-        Task {
-            do { completionHandler(try await match(for: invite), nil) } catch { completionHandler(nil, error) }
-        }
+        CompletionHandler.run(completionHandler) { try await self.match(for: invite) }
     }
 
     /// Joins the hosted match of an invitation; returns the player ids of the whole match once it starts.
@@ -120,7 +114,12 @@ public final class GKMatchmaker: Sendable {
         guard invite.isHosted else {
             throw GKError(.invalidParameter, "this invitation is to a relayed match: join it with match(for:)")
         }
-        return try await accept(invite).players
+        return try await join(invite).players
+    }
+
+    /// Completion-handler form of ``findPlayers(for:)``.
+    public func findPlayers(for invite: GKInvite, completionHandler: @escaping @Sendable ([String]?, (any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.findPlayers(for: invite) }
     }
 
     /// Finds more players for a running match (for example to replace one who left). `matchRequest` sizes
@@ -128,6 +127,12 @@ public final class GKMatchmaker: Sendable {
     public func addPlayers(to match: GKMatch, matchRequest: GKMatchRequest) async throws {
         let info = try await submit(matchRequest, hosted: false, matchID: match.matchID)
         match.membersChanged(to: info.players)
+    }
+
+    /// Completion-handler form of ``addPlayers(to:matchRequest:)``: called once with nil when the new players are
+    /// in, or with the error.
+    public func addPlayers(to match: GKMatch, matchRequest: GKMatchRequest, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.addPlayers(to: match, matchRequest: matchRequest) }
     }
 
     /// Stops every request of this device that is still waiting: each pending call throws `cancelled`, and the
@@ -154,6 +159,29 @@ public final class GKMatchmaker: Sendable {
         }
     }
 
+    // MARK: Invitations
+
+    /// Invitations the local player received in this game and has not answered on this device, oldest first: what a
+    /// game shows so the player can ``accept(_:)`` or decline one (each also came as an
+    /// ``GKGameCenterEvent/invitationReceived(_:)`` event). Invitations cancelled by their inviter leave the list.
+    public var receivedInvites: [GKInvite] {
+        guard let device = try? device else { return [] }
+        return state.withLock { $0.received }.map { GKInvite(info: $0, device: device) }
+    }
+
+    /// The player accepts `invite`: the ``inviteHandler`` is called with it accepted (``GKInvite/isAccepted``), as
+    /// the seed's `acceptedInvite` (or keeps it until a handler is set); the game then joins with ``match(for:)``.
+    public func accept(_ invite: GKInvite) {
+        var info = invite.info
+        info.acceptedAt = info.acceptedAt ?? Date()
+        deliver(info, nil)
+    }
+
+    /// Forgets a received invitation once it is answered or gone.
+    func answered(_ invitationID: String) {
+        state.withLock { state in state.received.removeAll { $0.invitationID == invitationID } }
+    }
+
     // MARK: Activity
 
     /// Players of this game who asked for a match in the last 2 minutes.
@@ -162,10 +190,23 @@ public final class GKMatchmaker: Sendable {
         return activity.players
     }
 
+    /// Completion-handler form of ``queryActivity()``, as the seed's `queryActivityWithCompletionHandler:`: the count,
+    /// or 0 and the error.
+    public func queryActivity(completionHandler: @escaping @Sendable (Int, (any Error)?) -> Void) {
+        CompletionHandler.run({ players, error in completionHandler(players ?? 0, error) }) { try await self.queryActivity() }
+    }
+
     /// Players of this game and `playerGroup` who asked for a match in the last 2 minutes.
     public func queryPlayerGroupActivity(_ playerGroup: UInt32) async throws -> Int {
         let activity: MatchmakingActivity = try await device.authenticated(.get, "/v1/matchmaking/activity?playerGroup=\(playerGroup)")
         return activity.players
+    }
+
+    /// Completion-handler form of ``queryPlayerGroupActivity(_:)``: the count, or 0 and the error.
+    public func queryPlayerGroupActivity(_ playerGroup: UInt32, completionHandler: @escaping @Sendable (Int, (any Error)?) -> Void) {
+        CompletionHandler.run({ players, error in completionHandler(players ?? 0, error) }) {
+            try await self.queryPlayerGroupActivity(playerGroup)
+        }
     }
 
     // MARK: Requests
@@ -202,7 +243,8 @@ public final class GKMatchmaker: Sendable {
     }
 
     /// Accepts an invitation and waits for its match.
-    func accept(_ invite: GKInvite, requestID: String = UUID().uuidString.lowercased()) async throws -> MatchInfo {
+    func join(_ invite: GKInvite, requestID: String = UUID().uuidString.lowercased()) async throws -> MatchInfo {
+        answered(invite.invitationID)
         let device = try self.device
         _ = try device.requireToken()
         try await waitForChannel()
@@ -382,7 +424,10 @@ public final class GKMatchmaker: Sendable {
             if let info = try? decoder.decode(InvitationInfo.self, from: payload), info.bundleID == bundleID { deliver(info, nil) }
         case .invitationCancelled:
             if let cancelled = try? decoder.decode(InvitationCancelled.self, from: payload) {
-                state.withLock { state in state.waitingForHandler.removeAll { $0.0?.invitationID == cancelled.invitationID } }
+                state.withLock { state in
+                    state.waitingForHandler.removeAll { $0.0?.invitationID == cancelled.invitationID }
+                    state.received.removeAll { $0.invitationID == cancelled.invitationID }
+                }
             }
         case .inviteeAnswered:
             if let answer = try? decoder.decode(InviteeAnswered.self, from: payload), answer.bundleID == bundleID {
@@ -420,18 +465,24 @@ public final class GKMatchmaker: Sendable {
         }
     }
 
-    /// Hands an invitation (or a friend list) to the handler once — an invitation once unanswered and once accepted
-    /// in the Game Center app — or keeps it until a handler is set (an accepted one replacing the unanswered one).
+    /// Hands an accepted invitation (or a friend list) to the handler once, or keeps it until a handler is set. An
+    /// unanswered invitation is announced once instead (an event, and ``receivedInvites``) until it is answered.
     private func deliver(_ info: InvitationInfo?, _ players: [String]?) {
+        if let info, info.acceptedAt == nil {
+            let isNew = state.withLock { state in
+                guard state.delivered.insert(info.invitationID).inserted else { return false }
+                state.received.append(info)
+                return true
+            }
+            if isNew, let device = try? device { device.eventHub.publish(.invitationReceived(GKInvite(info: info, device: device))) }
+            return
+        }
         let handler = state.withLock { state -> (@Sendable (GKInvite?, [String]?) -> Void)? in
             if let info {
-                let accepted = info.acceptedAt != nil
-                guard state.delivered.insert(accepted ? "\(info.invitationID) accepted" : info.invitationID).inserted else { return nil }
-                if accepted {
-                    // Once accepted, the unanswered form is stale: not handed out later, and no longer kept.
-                    state.delivered.insert(info.invitationID)
-                    state.waitingForHandler.removeAll { $0.0?.invitationID == info.invitationID }
-                }
+                guard state.delivered.insert("\(info.invitationID) accepted").inserted else { return nil }
+                // Once accepted, the unanswered form is stale: not announced later, and no longer listed.
+                state.delivered.insert(info.invitationID)
+                state.received.removeAll { $0.invitationID == info.invitationID }
             }
             guard let handler = state.inviteHandler else {
                 state.waitingForHandler.append((info, players))
@@ -456,6 +507,8 @@ private struct MatchmakerState: Sendable {
     var inviteHandler: (@Sendable (GKInvite?, [String]?) -> Void)?
     var waitingForHandler: [(InvitationInfo?, [String]?)] = []
     var delivered: Set<String> = []
+    /// Invitations announced and not answered yet, oldest first.
+    var received: [InvitationInfo] = []
 }
 
 /// A request waiting for its match.

@@ -153,7 +153,7 @@ public final class GKMatchmakerViewController: Sendable {
         do {
             let info: MatchInfo
             if let invite {
-                info = try await device.matchmaker.accept(invite, requestID: requestID)
+                info = try await device.matchmaker.join(invite, requestID: requestID)
             } else if let request {
                 info = try await device.matchmaker.submit(request, hosted: hosted, matchID: nil, requestID: requestID)
             } else {

@@ -3,8 +3,10 @@ import Synchronization
 
 /// Lets the player choose a peer to play with (Game Kit's `GKPeerPickerController`), as a terminal UI.
 ///
-/// ``show()`` offers nearby and/or online play (per ``connectionTypesMask``). Choosing online calls the
-/// delegate's `didSelect` with `.online` and dismisses: the app takes over. For nearby play the picker asks the
+/// ``show()`` offers nearby play, or nearby and online play (per ``connectionTypesMask``; online alone is refused,
+/// as in the seed online play is offered beside nearby). When both are offered the user picks one and the delegate's
+/// `didSelect` hears the choice; it is not called when there was nothing to choose. Choosing online dismisses the
+/// picker: the app takes over. For nearby play the picker asks the
 /// delegate for a session (or creates a peer-mode one), makes it available, and lists nearby players as they
 /// appear and disappear; the user types a player's number to ask them to connect, or `q` to cancel. A request
 /// from another player is asked as "X wants to connect. Accept? [y/n]". Once connected, the picker dismisses,
@@ -41,10 +43,26 @@ public final class GKPeerPickerController: Sendable {
         self.output = output
     }
 
-    /// The connection types offered: `.nearby` (the default), `.online`, or both (then the user chooses).
+    /// The connection types offered: `.nearby` (the default), or `[.nearby, .online]` (then the user chooses).
+    ///
+    /// A mask ``setConnectionTypesMask(_:)`` refuses (online alone, none, unknown bits) is not taken: the previous
+    /// mask stays. Use that method to hear why.
     public var connectionTypesMask: GKPeerPickerConnectionType {
         get { state.withLock { $0.mask } }
-        set { state.withLock { $0.mask = newValue } }
+        set { try? setConnectionTypesMask(newValue) }
+    }
+
+    /// Sets ``connectionTypesMask``, or throws `invalidParameter` saying what is allowed: `.nearby`, or `.online`
+    /// together with `.nearby` (online play is offered beside nearby play, never alone).
+    public func setConnectionTypesMask(_ mask: GKPeerPickerConnectionType) throws {
+        let known: GKPeerPickerConnectionType = [.nearby, .online]
+        guard known.isSuperset(of: mask), mask.contains(.nearby) else {
+            let what = mask == .online ? "online alone" : mask.isEmpty ? "an empty mask" : "mask \(mask.rawValue)"
+            throw GKError(
+                .invalidParameter,
+                "connectionTypesMask \(what) is not allowed: offer .nearby, or .online together with .nearby ([.nearby, .online])")
+        }
+        state.withLock { $0.mask = mask }
     }
 
     /// Receives the user's choices (held weakly).
@@ -138,8 +156,9 @@ public final class GKPeerPickerController: Sendable {
             switch effect {
             case .show(let text):
                 output(text)
-            case .startNearby:
+            case .chooseNearby:
                 delegate?.peerPickerController(self, didSelect: .nearby)
+            case .startNearby:
                 let chosen: GKSession
                 if let provided = delegate?.peerPickerController(self, sessionFor: .nearby) {
                     chosen = provided

@@ -1,6 +1,7 @@
 /// Receives a ``GKPeerPickerController``'s results. Every method has a default implementation.
 public protocol GKPeerPickerControllerDelegate: AnyObject, Sendable {
-    /// The user chose a connection type. For `.online` the picker then dismisses itself and the app takes over.
+    /// The user chose a connection type from the picker's menu (shown only when ``GKPeerPickerController/connectionTypesMask``
+    /// offers both). For `.online` the picker then dismisses itself and the app takes over.
     func peerPickerController(_ picker: GKPeerPickerController, didSelect connectionType: GKPeerPickerConnectionType)
     /// The session to use for `connectionType`; `nil` (the default) lets the picker create a peer-mode session
     /// with the default session id and display name.

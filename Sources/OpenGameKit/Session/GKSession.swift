@@ -13,7 +13,8 @@ import Synchronization
 /// `_<sessionID>._tcp.local.`, one instance per session named after its display name, the peer id in the TXT
 /// record). A server advertises, a client browses, a peer does both. One session connects to another with
 /// ``connect(toPeer:withTimeout:)``; the other accepts or denies. Connected peers exchange reliable messages
-/// (ordered, exactly once, over TCP, at most 87 KB) and unreliable ones (one UDP datagram, at most 1000 bytes).
+/// (ordered, exactly once, over TCP, at most 87 KB) and unreliable ones (one UDP datagram up to 1000 bytes; larger
+/// ones, up to 87 KB, go on the reliable connection).
 ///
 /// Every connection is encrypted and authenticated: an X25519 key agreement when it opens, then ChaCha20-Poly1305
 /// on every frame and datagram, so others on the network can neither read a game's data nor inject any. Anyone who
@@ -269,9 +270,13 @@ public final class GKSession: Sendable {
     }
 
     /// Sends `data` to each of `peerIDs`. Throws before sending anything if a peer is not connected, if the
-    /// message is too large (reliable: more than 87 × 1024 bytes; unreliable: more than 1000 bytes), or if a
-    /// peer's reliable send queue is full. An unreliable message goes out on the calling thread; one the network
-    /// does not take at once is dropped.
+    /// message is larger than 87 × 1024 bytes, or if a peer's reliable send queue is full (reliable messages).
+    ///
+    /// An unreliable message of at most 1000 bytes (the seed's advice) is one UDP datagram, sent on the calling
+    /// thread; one the network does not take at once is dropped. A larger one (up to 87 KB, as the seed allows) does
+    /// not fit a datagram, so it travels on the peer's reliable connection instead: it arrives, in order with the
+    /// reliable messages, but waits behind them and is not faster than a reliable message; when that peer's send
+    /// queue is full it is dropped rather than thrown.
     public func send(_ data: Data, toPeers peerIDs: [String], with mode: GKSendDataMode) throws {
         try send(data, toPeers: Optional(peerIDs), with: mode)
     }
@@ -297,9 +302,13 @@ public final class GKSession: Sendable {
             let frame = SessionFrame.data(data)
             for handle in handles { handle.write(frame.encode) }
         case .unreliable:
-            guard data.count <= SessionLimits.maxUnreliableMessage else {
+            guard data.count <= SessionLimits.maxReliableMessage else {
                 throw GKSessionError(
-                    .dataTooBig, "An unreliable message can be at most \(SessionLimits.maxUnreliableMessage) bytes; this one has \(data.count).")
+                    .dataTooBig, "An unreliable message can be at most \(SessionLimits.maxReliableMessage) bytes (87 KB); this one has \(data.count).")
+            }
+            guard data.count <= SessionLimits.maxUnreliableMessage else {
+                try sendOnReliableConnections(data, toPeers: peerIDs)
+                return
             }
             let targets = try state.withLock { state throws(GKSessionError) in
                 try state.core.unreliableTargets(to: peerIDs ?? state.core.peers(with: .connected))
@@ -310,6 +319,24 @@ public final class GKSession: Sendable {
                     logger.debug("the kernel did not take an unreliable datagram; dropped", metadata: [LogKey.peer: "\(target.peerID)"])
                 }
             }
+        }
+    }
+
+    /// An unreliable message too large for one datagram, sent as a data frame on each peer's reliable connection;
+    /// dropped for a peer whose send queue is full, as an unreliable message the network does not take.
+    private func sendOnReliableConnections(_ data: Data, toPeers peerIDs: [String]?) throws {
+        let size = SessionRecord.dataOverhead + data.count
+        let handles = try state.withLock { state throws(GKSessionError) in
+            let peers = peerIDs ?? state.core.peers(with: .connected)
+            return try state.core.reliableConnections(to: peers, now: .now).compactMap { state.handles[$0] }
+        }
+        let frame = SessionFrame.data(data)
+        for handle in handles {
+            guard handle.pendingBytes.load(ordering: .relaxed) + size <= SessionLimits.maxQueuedBytesPerConnection else {
+                logger.debug("a large unreliable message found the send queue full; dropped")
+                continue
+            }
+            handle.write(frame.encode)
         }
     }
 

@@ -2,7 +2,9 @@
 enum PeerPickerEffect: Equatable, Sendable {
     /// Write a line of text.
     case show(String)
-    /// Start nearby play: select `.nearby`, get a session and make it available.
+    /// The user chose nearby play from the connection-type menu: report it.
+    case chooseNearby
+    /// Start nearby play: get a session and make it available.
     case startNearby
     /// The user chose online play: report it and dismiss.
     case chooseOnline

@@ -28,21 +28,18 @@ struct PeerPickerModel: Sendable {
     private(set) var requests: [(id: String, name: String)] = []
     private let types: GKPeerPickerConnectionType
 
-    /// Creates the model for the allowed connection types.
+    /// Creates the model for the allowed connection types: `.nearby`, or `.nearby` and `.online` (the picker
+    /// refuses an online-only mask before it gets here).
     init(connectionTypes: GKPeerPickerConnectionType) {
         self.types = connectionTypes
     }
 
-    /// Shows the first screen.
+    /// Shows the first screen: the connection-type menu when online is offered too, else the nearby players.
     mutating func start() -> [PeerPickerEffect] {
         guard phase == .idle else { return [] }
-        if types.contains(.online) && types.contains(.nearby) {
+        if types.contains(.online) {
             phase = .choosingType
             return [.show("How do you want to play?\n  1) Nearby (local network)\n  2) Online\nType 1 or 2, or q to cancel.")]
-        }
-        if types.contains(.online) {
-            phase = .done
-            return [.chooseOnline]
         }
         return [.startNearby]
     }
@@ -76,7 +73,7 @@ struct PeerPickerModel: Sendable {
         switch phase {
         case .choosingType:
             switch text {
-            case "1": return [.startNearby]
+            case "1": return [.chooseNearby, .startNearby]
             case "2": phase = .done; return [.chooseOnline]
             default: return [.show("Type 1 for nearby, 2 for online, or q to cancel.")]
             }

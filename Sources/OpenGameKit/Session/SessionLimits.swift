@@ -4,7 +4,8 @@ import NIOCore
 enum SessionLimits {
     /// The largest reliable message: 87 KB (87 × 1024 = 89,088 bytes).
     static let maxReliableMessage = 87 * 1024
-    /// The largest unreliable message: one UDP datagram of at most 1000 bytes of payload.
+    /// The largest unreliable message sent as one UDP datagram (1000 bytes of payload); larger ones, up to
+    /// ``maxReliableMessage``, go on the reliable connection.
     static let maxUnreliableMessage = 1000
     /// The most peers one session can be connected to at once.
     static let maxConnectedPeers = 16

@@ -109,6 +109,28 @@ import Testing
         }
     }
 
+    /// One player per device, for every game (the seed): a live session of one game opens one for another game of
+    /// the same player and environment; the first stays, and other environments and dead tokens are refused.
+    @Test func aSessionOfAnotherGameOpensOneForThisGame() async throws {
+        try await TestServer.run { client in
+            let first = try await client.signUp()
+            let keyed: HTTPFields = [HTTPField.Name(DeviceHeader.clientKey)!: "secret-key-1"]
+            let json = #"{"token": "\#(first.token)"}"#
+            let opened = try await client.call(.post, "/v1/sessions/for-game", json: json, bundleID: "com.example.keyed", extraHeaders: keyed)
+            #expect(opened.status == .ok)
+            let session = try opened.decode(SessionResponse.self)
+            #expect(session.player.playerID == first.player.playerID && session.token != first.token)
+            #expect(try await client.call(.get, "/v1/me", token: session.token, bundleID: "com.example.keyed", extraHeaders: keyed).status == .ok)
+            #expect(try await client.call(.get, "/v1/me", token: first.token).status == .ok)
+            expectError(
+                try await client.call(.post, "/v1/sessions/for-game", json: json, environment: "live"), .unauthorized, "account.session_other_game",
+                .notAuthenticated)
+            #expect(try await client.call(.post, "/v1/sessions/for-game", json: #"{"token": "nope"}"#).status == .unauthorized)
+            #expect(try await client.call(.delete, "/v1/sessions/current", token: first.token).status == .noContent)
+            #expect(try await client.call(.post, "/v1/sessions/for-game", json: json).status == .unauthorized)
+        }
+    }
+
     @Test func playerIDsAreOpaqueAndStable() async throws {
         try await TestServer.run { client in
             let session = try await client.signUp(alias: "Bob", account: "bob-the-builder")

@@ -107,7 +107,7 @@ import Testing
             #expect(byBob.players.map(\.alias) == ["Alice", "Eve"])
             #expect(byBob.players[0].isFriend)
             #expect(byBob.players[0].status == "Hunting dragons")
-            #expect(byBob.players[0].recentGames?.map(\.name) == ["Open Game"])
+            #expect(byBob.players[0].recentGames == [])  // the sandbox shares no games: recentGamesAreSharedInLiveOnly
             #expect(byBob.players[1].isFriend == false)
             #expect(byBob.players[1].status == nil)
 
@@ -124,6 +124,57 @@ import Testing
             let after = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: [bob.player.playerID]), token: alice.token)
                 .decode(PlayerLookupResponse.self)
             #expect(after.players[0].isFriend == false)
+        }
+    }
+
+    /// The seed: the sandbox does not share which games friends play. A friend's recent games are empty there and
+    /// shown in live; one's own are shown in both.
+    @Test(arguments: ["sandbox", "live"])
+    func recentGamesAreSharedInLiveOnly(environment: String) async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(alias: "Alice", environment: environment)
+            let bob = try await client.signUp(alias: "Bob", environment: environment)
+            _ = try await client.send(
+                .post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil), token: alice.token,
+                environment: environment)
+            let request = try #require(
+                try await client.call(.get, "/v1/friend-requests", token: bob.token, environment: environment).decode(FriendRequestList.self).requests
+                    .first)
+            _ = try await client.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: bob.token, environment: environment)
+            let ids = [alice.player.playerID, bob.player.playerID]
+            let byBob = try await client.send(.post, "/v1/players/lookup", PlayerLookupRequest(playerIDs: ids), token: bob.token, environment: environment)
+                .decode(PlayerLookupResponse.self)
+            #expect(byBob.players.map(\.isFriend) == [true, false])
+            #expect(byBob.players[0].recentGames?.map(\.name) == (environment == "live" ? ["Open Game"] : []))
+            #expect(byBob.players[1].recentGames?.map(\.name) == ["Open Game"])
+        }
+    }
+
+    /// Friends by name (the seed never shows player ids): an account name or an alias only one player has reaches
+    /// them; a shared alias asks for the account name; every name counts against the sender's limit, found or not.
+    @Test func friendRequestsByNameReachTheNamedPlayerAndCountEveryNameTried() async throws {
+        try await TestServer.run { client in
+            let alice = try await client.signUp(alias: "Alice")
+            let suffix = UUID().uuidString.prefix(8).lowercased()
+            let bob = try await client.signUp(alias: "Bob \(suffix)", account: "bob-\(suffix)")
+            let carol = try await client.signUp(alias: "Carol \(suffix)")
+            _ = try await client.signUp(alias: "Twin \(suffix)")
+            _ = try await client.signUp(alias: "Twin \(suffix)")
+            func send(_ names: [String]) async throws -> TestServer.Client.Answer {
+                try await client.send(.post, "/v1/friend-requests/by-name", SendFriendRequestsByName(names: names, message: "Hi"), token: alice.token)
+            }
+            #expect(try await send(["BOB-\(suffix)", " Carol \(suffix) "]).status == .created)
+            #expect(try await pending(client, bob.token).map(\.from) == [alice.player.playerID])
+            #expect(try await pending(client, carol.token).map(\.message) == ["Hi"])
+            let shared = try await send(["Twin \(suffix)"])
+            expectError(shared, .badRequest, "request.invalid_parameter", .invalidParameter)
+            #expect(String(decoding: shared.body, as: UTF8.self).contains("account name"))
+            expectError(try await send(["nobody-\(suffix)"]), .notFound, "player.unknown", .invalidPlayer)
+            expectError(try await send([]), .badRequest, "request.invalid_parameter", .invalidParameter)
+            // 2 sent + 1 shared + 1 unknown: 4 of the 30 an hour are gone; trying 26 more names, found or not,
+            // uses the rest, and the next name is refused before it is looked up.
+            for index in 0..<26 { expectError(try await send(["nobody-\(index)-\(suffix)"]), .notFound, "player.unknown", .invalidPlayer) }
+            expectError(try await send(["nobody-else-\(suffix)"]), .tooManyRequests, "request.rate_limited", .communicationsFailure)
         }
     }
 

@@ -54,10 +54,14 @@ import Testing
         #expect(defaults == MatchmakingSettings())
         // No invitation lifetime of its own: the server's (`--invitation-lifetime`) applies.
         #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == nil && !defaults.rolesRequired)
-        let set = try Self.load(Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5 }")
-            .matchmaking
+        let set = try Self.load(
+            Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5, maxRelayedPlayers: 16 }"
+        ).matchmaking
         #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30 && set.timeoutMilliseconds == 2500)
+        #expect(set.maxRelayedPlayers == 16)
         #expect(defaults.timeoutMilliseconds == 10_000)
+        // The seed caps peer-to-peer matches at 4: relayed matches keep that unless the manifest says otherwise.
+        #expect(defaults.maxRelayedPlayers == 4)
     }
 
     @Test func theExampleGameLoads() throws {
@@ -165,6 +169,14 @@ import Testing
                   - { category: y, title: { en: Y }, members: [x] }
                 """, field: "aggregates[1].members", rule: "cannot contain aggregates"),
         Case(
+            name: "the default leaderboard takes reports, so it is not an aggregate",
+            yaml: head + """
+                leaderboards:
+                  - { category: a, title: { en: A }, format: integer }
+                aggregates:
+                  - { category: x, default: true, title: { en: X }, members: [a] }
+                """, field: "aggregates[0].default", rule: "an aggregate cannot be the default leaderboard"),
+        Case(
             name: "aggregate members exist",
             yaml: head + """
                 leaderboards:
@@ -217,6 +229,12 @@ import Testing
         Case(
             name: "relay timeout is 0.5 to 300 seconds", yaml: head + "matchmaking: { timeoutSeconds: 0.1 }",
             field: "matchmaking.timeoutSeconds", rule: "from 0.5 to 300.0"),
+        Case(
+            name: "relayed matches have at most 16 players", yaml: head + "matchmaking: { maxRelayedPlayers: 17 }",
+            field: "matchmaking.maxRelayedPlayers", rule: "from 2 to 16"),
+        Case(
+            name: "relayed matches have at least 2 players", yaml: head + "matchmaking: { maxRelayedPlayers: 1 }",
+            field: "matchmaking.maxRelayedPlayers", rule: "from 2 to 16"),
         Case(
             name: "invitations live at least 10 seconds", yaml: head + "matchmaking: { invitationSeconds: 5 }",
             field: "matchmaking.invitationSeconds", rule: "from 10 to 86400"),

@@ -5,6 +5,20 @@ import Testing
 
 /// The friends page: requests by account name or alias, answers, and what it shows of other players.
 @Suite struct WebAppFriendTests {
+    /// Names tried on the page count against the sender's friend-request limit, found or not: nobody can enumerate
+    /// accounts faster than they could send requests.
+    @Test func namesTriedCountAgainstTheFriendRequestLimit() async throws {
+        try await TestServer.run { server in
+            var ann = try await WebAppAccountTests.signUp(server, alias: "Ann")
+            for index in 0..<30 {
+                let unknown = try await ann.submit("/friends/request", on: "/friends", [("name", "nobody-\(index)-\(UUID().uuidString.prefix(6))")])
+                #expect(unknown.status == .notFound)
+            }
+            let refused = try await ann.submit("/friends/request", on: "/friends", [("name", "nobody-else")])
+            #expect(refused.status == .tooManyRequests)
+        }
+    }
+
     @Test func friendRequestsAreSentByAccountNameOrByAnAliasOnlyOnePlayerHas() async throws {
         try await TestServer.run { server in
             let unique = "Zed \(UUID().uuidString.prefix(6))"

@@ -40,7 +40,7 @@ import Testing
     static func start(_ server: LiveServer, account: String, alias: String, inbox: InviteInbox) async throws -> GKGameCenter {
         let device = Devices.make(server, bundleID: lobby)
         try await device.localPlayer.authenticate(.signIn(account: account, password: password(alias)))
-        device.matchmaker.inviteHandler = { invite, players in inbox.record(invite, players) }
+        inbox.watch(device)
         return device
     }
 
@@ -94,7 +94,7 @@ import Testing
         let (bob, bobAccount) = try await Self.player(server, "Bob")
         try await MatchmakingLiveTests.befriend(alice, bob)
         let inbox = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in inbox.record(invite, players) }
+        inbox.watch(bob)
         let aliceTask = MatchmakingLiveTests.find(alice, MatchmakingLiveTests.request(2, 2, invite: [bob.localPlayer.playerID]))
         let unanswered = try await inbox.next()
         #expect(!unanswered.isAccepted)
@@ -134,7 +134,7 @@ import Testing
 
         // The game invites them, as the seed's playersToInvite.
         let bobInbox = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in bobInbox.record(invite, players) }
+        bobInbox.watch(bob)
         let aliceTask = MatchmakingLiveTests.find(alice, MatchmakingLiveTests.request(2, 2, invite: [bob.localPlayer.playerID]))
         let bobMatch = try await bob.matchmaker.match(for: try await bobInbox.next())
         #expect(try await value(of: aliceTask, "Alice's match").matchID == bobMatch.matchID)

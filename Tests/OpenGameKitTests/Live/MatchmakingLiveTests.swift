@@ -15,6 +15,8 @@ import Testing
     static let quest = "com.example.quest"
     /// Like the arena, with a fill time long enough that players requesting together always arrive within it.
     static let patient = "com.example.patient"
+    /// Relays matches of up to 16 players (`matchmaking.maxRelayedPlayers`); the others keep the seed's 4.
+    static let crowd = "com.example.crowd"
 
     /// A folder with the two test games' manifests.
     static func games() throws -> String {
@@ -35,6 +37,11 @@ import Testing
         name: Patient
         matchmaking: { fillSeconds: 10 }
         """.write(to: folder.appendingPathComponent("patient.yaml"), atomically: true, encoding: .utf8)
+        try """
+        bundleID: \(crowd)
+        name: Crowd
+        matchmaking: { maxRelayedPlayers: 16 }
+        """.write(to: folder.appendingPathComponent("crowd.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }
 
@@ -208,6 +215,25 @@ import Testing
         try await server.stop()
     }
 
+    /// The seed caps peer-to-peer matches at 4: a relayed match is at most the game's `matchmaking.maxRelayedPlayers`
+    /// (default 4, up to 16), and a request above it gets `matchRequestInvalid` saying the cap.
+    @Test func relayedMatchSizeIsCappedByTheGamesManifest() async throws {
+        let server = try await Self.server()
+        let alice = try await Self.player(server, "Alice")
+        let refused = await #expect(throws: GKError.self) { try await alice.matchmaker.findMatch(for: Self.request(2, 5)) }
+        #expect(refused?.code == .matchRequestInvalid)
+        #expect(refused?.message.contains("at most 4 players") == true)
+        #expect(refused?.message.contains("maxRelayedPlayers") == true)
+
+        let crowd = try await Self.player(server, "Carol", game: Self.crowd)
+        let big = Self.find(crowd, Self.request(2, 16))
+        try await Self.sent(crowd, "the server has the 16-player relayed request")
+        crowd.matchmaker.cancel()
+        let cancelled = await #expect(throws: GKError.self) { try await value(of: big, "the cancelled 16-player request") }
+        #expect(cancelled?.code == .cancelled)
+        try await server.stop()
+    }
+
     @Test func badRequestsAreRefusedWithAClearError() async throws {
         let server = try await Self.server()
         let alice = try await Self.player(server, "Alice"), stranger = try await Self.player(server, "Stranger")
@@ -301,14 +327,23 @@ import Testing
         let aliceTask = Self.find(alice, request)
         try await Self.sent(alice, "the server has Alice's request (and so the invitation)")
 
-        // Bob starts the game later, on another device: the invitation is waiting for him.
-        // Its invitation handler is set only after the invitation arrived: it is kept for the handler.
+        // Bob starts the game later, on another device: the invitation is waiting for his answer. The seed's
+        // inviteHandler is called with an invitation the player accepted, so an unanswered one is only received
+        // (an event and `receivedInvites`, for the game to show), never handed to the handler.
         let bob = Devices.make(server, bundleID: Self.arena)
         let invites = InviteInbox()
         try await bob.localPlayer.authenticate(.signIn(account: bobAccount, password: "password-Bob"))
-        try await waitUntil("Bob's device keeps the invitation for a handler") { bob.matchmaker.heldForInviteHandler == 1 }
-        bob.matchmaker.inviteHandler = { invite, players in invites.record(invite, players) }
+        try await waitUntil("Bob's device received the invitation") { bob.matchmaker.receivedInvites.count == 1 }
+        let received = try #require(bob.matchmaker.receivedInvites.first)
+        #expect(!received.isAccepted)
+        #expect(bob.matchmaker.heldForInviteHandler == 0)
+        // Bob accepts before the game set its handler: the accepted invitation is kept until it is set.
+        bob.matchmaker.accept(received)
+        #expect(bob.matchmaker.receivedInvites.isEmpty)
+        #expect(bob.matchmaker.heldForInviteHandler == 1)
+        invites.watch(bob)
         let invite = try await invites.next()
+        #expect(invite.isAccepted && invite.invitationID == received.invitationID)
         #expect(invite.inviter == alice.localPlayer.playerID)
         #expect(invite.inviterAlias == "Alice")
         #expect(invite.message == "join me")
@@ -332,8 +367,8 @@ import Testing
         try await Self.befriend(alice, bob)
         try await Self.befriend(alice, carol)
         let bobInvites = InviteInbox(), carolInvites = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in bobInvites.record(invite, players) }
-        carol.matchmaker.inviteHandler = { invite, players in carolInvites.record(invite, players) }
+        bobInvites.watch(bob)
+        carolInvites.watch(carol)
 
         let responses = ResponseLog()
         let request = Self.request(3, 3, invite: [bob.localPlayer.playerID, carol.localPlayer.playerID])
@@ -380,7 +415,7 @@ import Testing
         let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
         try await Self.befriend(alice, bob)
         let bobInvites = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in bobInvites.record(invite, players) }
+        bobInvites.watch(bob)
 
         let screen = GKMatchmakerViewController(matchRequest: Self.request(2, 2, invite: [bob.localPlayer.playerID]), in: alice)
         let outcome = ScreenOutcome()
@@ -464,7 +499,7 @@ import Testing
         let alice = try await Self.player(server, "Alice"), bob = try await Self.player(server, "Bob")
         try await Self.befriend(alice, bob)
         let bobInvites = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in bobInvites.record(invite, players) }
+        bobInvites.watch(bob)
         let aliceTask = Self.find(alice, Self.request(2, 2, invite: [bob.localPlayer.playerID]))
         let invite = try await bobInvites.next()
         for verb in ["accept", "decline"] {
@@ -514,7 +549,7 @@ import Testing
         let bob = try await Self.player(server, "Bob")
         try await Self.befriend(alice, bob)
         let inbox = InviteInbox()
-        alice.matchmaker.inviteHandler = { invite, players in inbox.record(invite, players) }
+        inbox.watch(alice)
 
         // The Game Center app (here: plain HTTP with the player's own session) picks Bob.
         let token = try await Self.signIn(server, account: account, password: "password-Alice")
@@ -566,11 +601,23 @@ import Testing
     }
 }
 
-/// Invitations and friend lists handed to an `inviteHandler`.
+/// Invitations and friend lists handed to an `inviteHandler`, and (``watch(_:)``) invitations received unanswered.
 final class InviteInbox: @unchecked Sendable {
     private let lock = NSLock()
     private var invites: [GKInvite] = []
     private var playerLists: [[String]] = []
+
+    /// Records what `device`'s invite handler gets (accepted invitations, friend lists) and the invitations it
+    /// receives unanswered (``GKGameCenterEvent/invitationReceived(_:)``) from now on.
+    func watch(_ device: GKGameCenter) {
+        let events = device.events
+        Task { [self] in
+            for await event in events {
+                if case .invitationReceived(let invite) = event { record(invite, nil) }
+            }
+        }
+        device.matchmaker.inviteHandler = { [self] invite, players in record(invite, players) }
+    }
 
     func record(_ invite: GKInvite?, _ players: [String]?) {
         lock.withLock {

@@ -17,7 +17,7 @@ import Testing
         let alice = try await MatchmakingLiveTests.player(server, "Alice"), bob = try await MatchmakingLiveTests.player(server, "Bob")
         try await MatchmakingLiveTests.befriend(alice, bob)
         let bobInvites = InviteInbox()
-        bob.matchmaker.inviteHandler = { invite, players in bobInvites.record(invite, players) }
+        bobInvites.watch(bob)
         for _ in 0..<2 {
             let task = MatchmakingLiveTests.find(alice, MatchmakingLiveTests.request(2, 2, invite: [bob.localPlayer.playerID]))
             _ = try await bobInvites.next()

@@ -9,8 +9,8 @@ import NIOCore
 import Testing
 
 /// The match relay through the SDK against real server processes: connecting, reliable order, subsets, size
-/// limits, leaving and timeouts, and hostile clients. Games: `com.example.relay` (matches start as soon as their
-/// minimum is there; the default 10 s timeout) and `com.example.relay.brief` (the same, with a 1.5 s timeout).
+/// limits, leaving and timeouts, and hostile clients. Games: `com.example.relay` (matches of up to 16 start as soon as
+/// their minimum is there; the default 10 s timeout) and `com.example.relay.brief` (the same, with a 1.5 s timeout).
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RelayLiveTests {
     static let adminKey = "relay-admin-key-0123456789"
     static let game = "com.example.relay"
@@ -22,7 +22,7 @@ import Testing
         try """
         bundleID: \(game)
         name: Relay
-        matchmaking: { fillSeconds: 0 }
+        matchmaking: { fillSeconds: 0, maxRelayedPlayers: 16 }
         """.write(to: folder.appendingPathComponent("relay.yaml"), atomically: true, encoding: .utf8)
         try """
         bundleID: \(briefGame)
