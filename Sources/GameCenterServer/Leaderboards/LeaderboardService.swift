@@ -187,8 +187,8 @@ struct LeaderboardService: Sendable {
             if let aggregate = game.aggregates.first(where: { $0.category == category }) { throw APIError.reportToAggregate(aggregate) }
             throw APIError.unknownCategory(category, game: game)
         }
+        // The manifest loader refuses an aggregate as the default: a report without a category goes to a leaderboard.
         if let definition = game.leaderboards.first(where: \.isDefault) { return definition }
-        if let aggregate = game.aggregates.first(where: \.isDefault) { throw APIError.reportToAggregate(aggregate) }
         throw APIError.unknownCategory("(default)", game: game)
     }
 
