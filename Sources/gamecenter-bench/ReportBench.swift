@@ -71,11 +71,9 @@ struct ReportBench: AsyncParsableCommand {
                     let reportsPerSecond = line.result.requestsPerSecond * Double(line.size)
                     print(
                         String(
-                            format: "| %@ | %@ | %.0f | %.2f | %.2f | %.2f | %.0f | %@ | %d |", name, line.name, reportsPerSecond,
-                            reportsPerSecond / anchorRate,
-                            line.result.p50, line.result.p99, line.cpuMicrosecondsPerReport,
-                            line.statementsPerReport.map { String(format: "%.2f", $0) } ?? "n/a",
-                            line.result.errors))
+                            format: "| %@ | %@ | %.0f | %.2f | %.2f | %.2f | %.0f | %.0f%% | %@ | %d |", name, line.name, reportsPerSecond,
+                            reportsPerSecond / anchorRate, line.result.p50, line.result.p99, line.cpuMicrosecondsPerReport, line.machineBusy * 100,
+                            line.statementsPerReport.map { String(format: "%.2f", $0) } ?? "n/a", line.result.errors))
                 }
             }
         }
