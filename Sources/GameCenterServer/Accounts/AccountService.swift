@@ -134,12 +134,16 @@ struct AccountService: Sendable {
         Int((millis - now + 999) / 1000)
     }
 
-    private func openSession(for player: PlayerRecord, device: DeviceIdentity, now: Int64, in storage: StorageSession) async throws -> SessionResponse {
+    /// Opens a session of the device's game for `player`, expiring after the configured lifetime or at `expiresBy`,
+    /// whichever comes first.
+    private func openSession(
+        for player: PlayerRecord, device: DeviceIdentity, now: Int64, expiresBy: Int64 = .max, in storage: StorageSession
+    ) async throws -> SessionResponse {
         let token = Credentials.newToken()
         let session = SessionRecord(
             sessionID: Credentials.newID(prefix: "s_"), tokenHash: Credentials.tokenHash(token), playerID: player.playerID,
             bundleID: device.game.bundleID, environment: device.environment.rawValue, createdAt: now,
-            expiresAt: now + Int64(configuration.sessionLifetime * 1000)
+            expiresAt: min(now + Int64(configuration.sessionLifetime * 1000), expiresBy)
         )
         try await storage.insertSession(session)
         try await recordPlay(playerID: player.playerID, device: device, now: now, in: storage)
@@ -150,14 +154,15 @@ struct AccountService: Sendable {
     }
 
     /// Opens a session for the device's game from a live session of another game of the same environment: the player
-    /// signed in on the device is signed in for every game (the seed). The other session stays.
+    /// signed in on the device is signed in for every game (the seed). The other session stays, and the new one
+    /// expires no later than it: a session cannot be prolonged by opening another from it.
     func openSession(from request: GameSessionRequest, device: DeviceIdentity) async throws -> SessionResponse {
         let other = try await liveSession(token: request.token)
         guard other.environment == device.environment.rawValue else { throw APIError.sessionForOtherGame }
         let now = clock.nowMillis()
         return try await database.write { storage in
             guard let player = try await storage.player(id: other.playerID) else { throw APIError.notAuthenticated }
-            return try await openSession(for: player, device: device, now: now, in: storage)
+            return try await openSession(for: player, device: device, now: now, expiresBy: other.expiresAt, in: storage)
         }
     }
 

@@ -112,14 +112,18 @@ import Testing
     /// One player per device, for every game (the seed): a live session of one game opens one for another game of
     /// the same player and environment; the first stays, and other environments and dead tokens are refused.
     @Test func aSessionOfAnotherGameOpensOneForThisGame() async throws {
-        try await TestServer.run { client in
+        try await TestServer.run(admin: true) { client in
             let first = try await client.signUp()
+            // An hour later: a session opened now with a full lifetime would outlive the first.
+            try await LeaderboardTests.advanceClock(client, hours: 1)
             let keyed: HTTPFields = [HTTPField.Name(DeviceHeader.clientKey)!: "secret-key-1"]
             let json = #"{"token": "\#(first.token)"}"#
             let opened = try await client.call(.post, "/v1/sessions/for-game", json: json, bundleID: "com.example.keyed", extraHeaders: keyed)
             #expect(opened.status == .ok)
             let session = try opened.decode(SessionResponse.self)
             #expect(session.player.playerID == first.player.playerID && session.token != first.token)
+            // No later than the session it came from: opening sessions from sessions cannot outlive the sign-in.
+            #expect(session.expiresAt == first.expiresAt)
             #expect(try await client.call(.get, "/v1/me", token: session.token, bundleID: "com.example.keyed", extraHeaders: keyed).status == .ok)
             #expect(try await client.call(.get, "/v1/me", token: first.token).status == .ok)
             expectError(
