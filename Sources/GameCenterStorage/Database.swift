@@ -159,14 +159,8 @@ public final class Database: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. On SQLite, writes
     /// that arrive together share one commit (see ``GroupCommitter``); each still succeeds or fails alone.
     public func write<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
-        switch backend {
-        case .sqlite(let writer, _):
-            return try await writer.write(body)
-        case .postgres(let client):
-            return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
-                try await Self.transaction(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements), begin: "BEGIN", body)
-            }
-        }
+        guard engine == .postgres else { return try await writeStatement(body) }
+        return try await writeStatement { try await Self.transaction($0, begin: "BEGIN", body) }
     }
 
     /// Runs `body`, which sends one statement on PostgreSQL, as its own transaction: a statement is atomic, so it needs
