@@ -8,6 +8,9 @@ public enum DeviceHeader {
     public static let clientKey = "X-GameCenter-Client-Key"
     /// The device's locale (BCP 47, e.g. `de-DE`), used for localized text.
     public static let locale = "X-GameCenter-Locale"
+    /// The device's clock when it sent the request, in seconds since 1970 (as dates travel in JSON, e.g.
+    /// `1795500000.25`). Sent with reports, it lets the server correct their dates for the device's clock offset.
+    public static let deviceTime = "X-GameCenter-Device-Time"
 }
 
 /// The two environments of every game. Accounts, friends and game data of one never mix with the other's.

@@ -1,8 +1,10 @@
 import Foundation
 
-/// One score as a device reports it; the server adds the player and the date.
+/// One score as a device reports it; the server adds the player.
 ///
 /// `value` and `context` travel as JSON integers; decoders must keep all 64 bits (Swift's and Python's do).
+/// `date` is when the score was earned by the device's clock; the server corrects it by the device's clock offset
+/// (``DeviceHeader/deviceTime``) and keeps it within ``Limits/maximumReportAge`` before now.
 public struct ScoreReport: Codable, Sendable, Equatable {
     /// The leaderboard; nil reports to the game's default leaderboard.
     public var category: String?
@@ -11,12 +13,15 @@ public struct ScoreReport: Codable, Sendable, Equatable {
     public var context: UInt64
     /// Optional; when present it must be the signed-in player (scores are always the local player's).
     public var playerID: String?
+    /// When the score was earned, by the device's clock; nil means when the server receives it.
+    public var date: Date?
 
-    public init(category: String?, value: Int64, context: UInt64, playerID: String? = nil) {
+    public init(category: String?, value: Int64, context: UInt64, playerID: String? = nil, date: Date? = nil) {
         self.category = category
         self.value = value
         self.context = context
         self.playerID = playerID
+        self.date = date
     }
 }
 
@@ -39,7 +44,7 @@ public struct ScoreEntry: Codable, Sendable, Equatable {
     public var playerID: String
     public var value: Int64
     public var context: UInt64
-    /// When the server accepted the report.
+    /// When the score was earned (the report's date, corrected for the device's clock; see ``ScoreReport``).
     public var date: Date
     /// The value formatted by the leaderboard's format for the device's locale.
     public var formattedValue: String

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Limits shared by the server (which enforces them) and the SDK (which checks them before sending).
 public enum Limits {
     /// Account names: 3…64 characters of letters, digits and `. _ - @ +`; compared case-insensitively.
@@ -28,6 +30,9 @@ public enum Limits {
     public static let matchPlayers = 2...16
     /// How long `queryActivity` looks back, in seconds.
     public static let matchmakingActivityWindowSeconds = 120
+    /// How long a device's outbox keeps a report it could not deliver (30 days); a score's date is never earlier than
+    /// this before the server's clock.
+    public static let maximumReportAge: TimeInterval = 30 * 24 * 60 * 60
     /// Achievement points per achievement.
     public static let achievementPointsRange = 1...100
     /// Achievement points per game.

@@ -137,21 +137,22 @@ public struct AchievementProgressRecord: Sendable, Equatable {
 
 /// One stored score report.
 public struct ScoreRecord: Sendable, Equatable {
-    /// Orders reports: an earlier report has a smaller id.
+    /// Orders reports: a report stored earlier has a smaller id.
     public var scoreID: Int64
     public var category: String
     public var playerID: String
     public var value: Int64
     public var context: UInt64
-    public var reportedAt: Int64
+    /// When the score was earned, in milliseconds since 1970 (the `reported_at` column).
+    public var earnedAt: Int64
 
-    public init(scoreID: Int64, category: String, playerID: String, value: Int64, context: UInt64, reportedAt: Int64) {
+    public init(scoreID: Int64, category: String, playerID: String, value: Int64, context: UInt64, earnedAt: Int64) {
         self.scoreID = scoreID
         self.category = category
         self.playerID = playerID
         self.value = value
         self.context = context
-        self.reportedAt = reportedAt
+        self.earnedAt = earnedAt
     }
 }
 
@@ -162,12 +163,16 @@ public struct NewScore: Sendable, Equatable {
     public var context: UInt64
     /// Which values are better on this score's leaderboard.
     public var higherIsBetter: Bool
+    /// When the score was earned, in milliseconds since 1970 (stored as its `reported_at`, which the rolling windows
+    /// go by).
+    public var earnedAt: Int64
 
-    public init(category: String, value: Int64, context: UInt64, higherIsBetter: Bool) {
+    public init(category: String, value: Int64, context: UInt64, higherIsBetter: Bool, earnedAt: Int64) {
         self.category = category
         self.value = value
         self.context = context
         self.higherIsBetter = higherIsBetter
+        self.earnedAt = earnedAt
     }
 }
 

@@ -3,9 +3,9 @@ import SQLiteNIO
 import Synchronization
 
 extension StorageSession {
-    /// Applies one report of a player's scores (all of one game and environment) once per `reportID`: stores them at
-    /// `now` as ``insertScores(_:bundleID:environment:playerID:now:)`` does and returns the stored records in the
-    /// order of `scores`, or nil when this player's score report with this id was applied before.
+    /// Applies one report of a player's scores (all of one game and environment) once per `reportID` (noting it as
+    /// applied at `now`): stores them as ``insertScores(_:bundleID:environment:playerID:)`` does and returns the stored
+    /// records in the order of `scores`, or nil when this player's score report with this id was applied before.
     ///
     /// On PostgreSQL this is one statement (run it with ``Database/writeStatement(_:)``): the report id, the reports
     /// and the bests are written by one `WITH … INSERT` whose parts see each other only through `RETURNING`. A
@@ -15,11 +15,13 @@ extension StorageSession {
     ) async throws -> [ScoreRecord]? {
         guard engine == .postgres else {
             guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.scores, now: now) else { return nil }
-            return try await insertScores(scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
+            return try await insertScores(scores, bundleID: bundleID, environment: environment, playerID: playerID)
         }
         guard !scores.isEmpty else { return [] }
         let input = scores.map { score in
-            SQLGroupExpression([SQLBind(score.category), SQLBind(score.value), SQLBind(Int64(bitPattern: score.context))] as [any SQLExpression])
+            SQLGroupExpression(
+                [SQLBind(score.category), SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(score.earnedAt)]
+                    as [any SQLExpression])
         }
         // The batch's best per leaderboard (earliest among equals), and only where it beats the stored best.
         let higher = Set(scores.filter(\.higherIsBetter).map(\.category)).sorted()
@@ -38,67 +40,67 @@ extension StorageSession {
                 """
         }
         let statement: SQLQueryString = """
-            WITH input (category, value, context) AS (VALUES \(SQLList(input))),
+            WITH input (category, value, context, reported_at) AS (VALUES \(SQLList(input))),
             applied AS (
                 INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
                 VALUES (\(bind: reportID), \(bind: playerID), \(bind: ReportKind.scores), \(bind: now))
                 ON CONFLICT DO NOTHING RETURNING report_id),
             inserted AS (
                 INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
-                SELECT \(bind: bundleID), \(bind: environment), category, \(bind: playerID), value, context, \(bind: now)
+                SELECT \(bind: bundleID), \(bind: environment), category, \(bind: playerID), value, context, reported_at
                 FROM input WHERE EXISTS (SELECT 1 FROM applied)
-                RETURNING score_id, category, value, context)
+                RETURNING score_id, category, value, context, reported_at)
             \(best("higher", higher, higherIsBetter: true))\(best("lower", lower, higherIsBetter: false))
-            SELECT score_id, category, value, context FROM inserted
+            SELECT score_id, category, value, context, reported_at FROM inserted
             """
         let rows = try await sql.raw(statement).all()
         guard !rows.isEmpty else { return nil }
-        return try Self.records(scores, returned: rows, playerID: playerID, now: now)
+        return try Self.records(scores, returned: rows, playerID: playerID)
     }
 
-    /// Stores one player's reports (all of one game and environment) at `now` and keeps `best_scores` current:
-    /// a report replaces the stored best when its value is better, or equal and reported earlier (smaller id).
-    /// Returns the stored records in the order of `scores`.
+    /// Stores one player's reports (all of one game and environment), each dated when it was earned, and keeps
+    /// `best_scores` current: a report replaces the stored best when its value is better, or equal and stored earlier
+    /// (smaller id). Returns the stored records in the order of `scores`.
     public func insertScores(
-        _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
+        _ scores: [NewScore], bundleID: String, environment: String, playerID: String
     ) async throws -> [ScoreRecord] {
         guard !scores.isEmpty else { return [] }
         let rows = scores.map { score in
             SQLGroupExpression(
                 [
                     SQLBind(bundleID), SQLBind(environment), SQLBind(score.category), SQLBind(playerID),
-                    SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(now),
+                    SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(score.earnedAt),
                 ] as [any SQLExpression])
         }
         let returned = try await sql.raw(
             """
             INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
-            VALUES \(SQLList(rows)) RETURNING score_id, category, value, context
+            VALUES \(SQLList(rows)) RETURNING score_id, category, value, context, reported_at
             """
         ).all()
-        let records = try Self.records(scores, returned: returned, playerID: playerID, now: now)
+        let records = try Self.records(scores, returned: returned, playerID: playerID)
         try await updateBestScores(zip(scores, records).map { ($0.higherIsBetter, $1) }, bundleID: bundleID, environment: environment)
         return records
     }
 
-    /// The records of `scores` from the rows an `INSERT … RETURNING score_id, category, value, context` gave back.
-    /// `RETURNING` promises no order: the ids are handed out by content (reports with equal content are
+    /// The records of `scores` from the rows an `INSERT … RETURNING score_id, category, value, context, reported_at`
+    /// gave back. `RETURNING` promises no order: the ids are handed out by content (reports with equal content are
     /// interchangeable), the smaller id to the earlier report.
-    private static func records(_ scores: [NewScore], returned: [any SQLRow], playerID: String, now: Int64) throws -> [ScoreRecord] {
+    private static func records(_ scores: [NewScore], returned: [any SQLRow], playerID: String) throws -> [ScoreRecord] {
         var idsByContent: [ScoreContent: [Int64]] = [:]
         for row in returned {
             let content = ScoreContent(
                 category: try row.string("category"), value: try row.int("value"),
-                context: UInt64(bitPattern: try row.int("context")))
+                context: UInt64(bitPattern: try row.int("context")), earnedAt: try row.int("reported_at"))
             idsByContent[content, default: []].append(try row.int("score_id"))
         }
         for key in idsByContent.keys { idsByContent[key]?.sort(by: >) }
         return try scores.map { score in
-            let content = ScoreContent(category: score.category, value: score.value, context: score.context)
+            let content = ScoreContent(category: score.category, value: score.value, context: score.context, earnedAt: score.earnedAt)
             guard let id = idsByContent[content]?.popLast() else { throw StorageError.notFound("a stored score went missing") }
             return ScoreRecord(
                 scoreID: id, category: score.category, playerID: playerID, value: score.value,
-                context: score.context, reportedAt: now)
+                context: score.context, earnedAt: score.earnedAt)
         }
     }
 
@@ -152,13 +154,13 @@ extension StorageSession {
                 let columns = row.columns
                 guard columns.count == 6, case .integer(let id) = columns[0].data, case .text(let category) = columns[1].data,
                     case .text(let player) = columns[2].data, case .integer(let value) = columns[3].data,
-                    case .integer(let context) = columns[4].data, case .integer(let reportedAt) = columns[5].data
+                    case .integer(let context) = columns[4].data, case .integer(let earnedAt) = columns[5].data
                 else { return }
                 rows.withLock {
                     $0.append(
                         ScoreRecord(
                             scoreID: Int64(id), category: category, playerID: player, value: Int64(value),
-                            context: UInt64(bitPattern: Int64(context)), reportedAt: Int64(reportedAt)))
+                            context: UInt64(bitPattern: Int64(context)), earnedAt: Int64(earnedAt)))
                 }
             }
             return rows.withLock { $0 }
@@ -206,12 +208,11 @@ extension StorageSession {
         }
     }
 
-    /// Calls `body` with every report on `categories` of one game and environment made at or after `since`, in time
-    /// order (reports made in the same millisecond in any order: the score id tells them apart). Reads only the time
-    /// index, which carries these columns.
+    /// Calls `body` with every report on `categories` of one game and environment earned at or after `since`, in no
+    /// particular order. Reads only the time index, which carries these columns.
     public func forEachRecentScore(
         bundleID: String, environment: String, categories: [String], since: Int64,
-        _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64, _ reportedAt: Int64) -> Void
+        _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64, _ earnedAt: Int64) -> Void
     ) async throws {
         guard !categories.isEmpty else { return }
         if let connection = sqliteConnection {
@@ -224,9 +225,9 @@ extension StorageSession {
             ) { row in
                 let columns = row.columns
                 guard columns.count == 4, case .text(let player) = columns[0].data, case .integer(let id) = columns[1].data,
-                    case .integer(let value) = columns[2].data, case .integer(let reportedAt) = columns[3].data
+                    case .integer(let value) = columns[2].data, case .integer(let earnedAt) = columns[3].data
                 else { return }
-                body(player, Int64(id), Int64(value), Int64(reportedAt))
+                body(player, Int64(id), Int64(value), Int64(earnedAt))
             }
             return
         }
@@ -238,9 +239,9 @@ extension StorageSession {
             """
         ).run { row in
             guard let player = try? row.string("player_id"), let id = try? row.int("score_id"),
-                let value = try? row.int("value"), let reportedAt = try? row.int("reported_at")
+                let value = try? row.int("value"), let earnedAt = try? row.int("reported_at")
             else { return }
-            body(player, id, value, reportedAt)
+            body(player, id, value, earnedAt)
         }
     }
 
@@ -262,7 +263,7 @@ extension StorageSession {
     private static func scoreRecord(_ row: any SQLRow) throws -> ScoreRecord {
         ScoreRecord(
             scoreID: try row.int("score_id"), category: try row.string("category"), playerID: try row.string("player_id"),
-            value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), reportedAt: try row.int("reported_at"))
+            value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), earnedAt: try row.int("reported_at"))
     }
 }
 
@@ -271,4 +272,5 @@ private struct ScoreContent: Hashable {
     var category: String
     var value: Int64
     var context: UInt64
+    var earnedAt: Int64
 }

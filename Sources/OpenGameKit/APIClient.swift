@@ -83,12 +83,14 @@ struct APIClient: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    /// Headers naming the device's game, environment, key and locale (and its session, when given).
+    /// Headers naming the device's game, environment, key and locale (and its session, when given), with the
+    /// device's clock (the server dates reports by it).
     func deviceHeaders(token: String?) -> [(String, String)] {
         var headers = [
             (DeviceHeader.bundleID, bundleID),
             (DeviceHeader.environment, environment.rawValue),
             (DeviceHeader.locale, locale),
+            (DeviceHeader.deviceTime, String(Date().timeIntervalSince1970)),
         ]
         if let clientKey { headers.append((DeviceHeader.clientKey, clientKey)) }
         if let token { headers.append(("Authorization", "Bearer \(token)")) }

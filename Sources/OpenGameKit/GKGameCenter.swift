@@ -169,6 +169,14 @@ public final class GKGameCenter: Sendable {
         guard let session = state.withLock({ $0.session }) else { return }
         let api = self.api, logger = self.logger, hub = eventHub
         await outbox.startRetrying(playerID: session.player.playerID) { entry in
+            guard Date().timeIntervalSince(entry.createdAt) <= Limits.maximumReportAge else {
+                let days = Int(Limits.maximumReportAge / 86_400)
+                let error = GKError(
+                    .communicationsFailure, "the report could not be delivered within \(days) days, the longest this device keeps one; it was dropped")
+                logger.error("a queued report expired", metadata: [LogKey.reportID: "\(entry.id)"])
+                hub.publish(.reportRefused(reportID: entry.id, error: error))
+                return true
+            }
             do {
                 _ = try await api.send(.POST, entry.path, json: entry.body, token: session.token, as: APIClient.Empty.self)
                 return true

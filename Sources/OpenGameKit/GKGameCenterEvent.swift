@@ -14,7 +14,8 @@ public enum GKGameCenterEvent: Sendable {
     case friendRemoved(playerID: String)
     /// The local player completed an achievement of this game (possibly on another device).
     case achievementCompleted(identifier: String)
-    /// A report kept in the outbox was refused by the server when it was finally delivered (it was dropped).
+    /// A report kept in the outbox was dropped: the server refused it when it was finally delivered, or it could not
+    /// be delivered within 30 days (the error is then `communicationsFailure`).
     case reportRefused(reportID: String, error: GKError)
     /// The realtime channel is connected (again); events missed while it was down have been replayed before this.
     case connected

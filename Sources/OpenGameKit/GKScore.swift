@@ -6,9 +6,12 @@ import Synchronization
 ///
 /// Set `value` (and optionally `context`), then ``report()``. The player and date are set when the object is
 /// made; scores are always reported for the local player. The server keeps every report and ranks each player's
-/// best. After a report, `date` is when the server accepted it and `formattedValue` the server's rendering for
-/// this device's locale. A report that cannot reach the server waits in the device's outbox and is re-sent
-/// automatically (the error then has `queued == true`): do not report it again.
+/// best. The date travels with the report, so a score that waited (in the outbox, or archived by the game) counts
+/// in the `today` and `week` leaderboards of when it was earned; the server corrects it for this device's clock
+/// offset and keeps it between 30 days before its own clock and now. After a report,
+/// `date` is the date the server stored and `formattedValue` the server's rendering for this device's locale. A
+/// report that cannot reach the server waits in the device's outbox (up to 30 days) and is re-sent automatically
+/// (the error then has `queued == true`): do not report it again.
 ///
 /// `Codable` (the seed archived scores with `NSCoding`); decoding attaches the score to the device in
 /// `decoder.userInfo[GKGameCenter.codingUserInfoKey]`, or to `GKGameCenter.default`.
@@ -55,7 +58,8 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         get { state.withLock { $0.context } }
         set { state.withLock { $0.context = newValue } }
     }
-    /// When the score was made, then when the server accepted it.
+    /// When the score was earned: when the object was made, then the date the server stored (the same moment, on
+    /// the server's clock).
     public var date: Date { state.withLock { $0.date } }
     /// The value as the leaderboard's format shows it in this device's locale (set by the server).
     public var formattedValue: String? { state.withLock { $0.formattedValue } }
@@ -92,7 +96,9 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         let batch = ScoreReportBatch(
             reportID: UUID().uuidString,
             scores: scores.map { score in
-                score.state.withLock { ScoreReport(category: $0.category, value: $0.value, context: $0.context, playerID: score.playerID) }
+                score.state.withLock {
+                    ScoreReport(category: $0.category, value: $0.value, context: $0.context, playerID: score.playerID, date: $0.date)
+                }
             })
         let result = try await device.sendReport("/v1/scores", body: batch, reportID: batch.reportID, as: ScoreReportResult.self)
         // A re-sent batch the server had applied already answers no scores; the objects keep their own data.

@@ -7,7 +7,8 @@ import Logging
 ///
 /// One file per report in `storageDirectory/outbox/`, written with fsync before the first attempt, removed
 /// when the server answers. Each report carries an id the server applies at most once, so a re-send after a
-/// lost answer changes nothing. Reports wait for their own player to be signed in.
+/// lost answer changes nothing. Reports wait for their own player to be signed in, for at most
+/// `Limits.maximumReportAge` (30 days; the re-sender then drops them and tells the game).
 actor Outbox {
     /// A request waiting to be delivered.
     struct Entry: Codable, Sendable {

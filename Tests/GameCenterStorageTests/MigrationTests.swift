@@ -24,10 +24,10 @@ import Testing
                 stored += try await db.write { storage in
                     try await storage.insertScores(
                         [
-                            NewScore(category: "points", value: Int64(n % 7), context: UInt64(n), higherIsBetter: true),
-                            NewScore(category: "points", value: Int64(n % 5), context: 0, higherIsBetter: true),
+                            NewScore(category: "points", value: Int64(n % 7), context: UInt64(n), higherIsBetter: true, earnedAt: 10_000 + Int64(n)),
+                            NewScore(category: "points", value: Int64(n % 5), context: 0, higherIsBetter: true, earnedAt: 10_000 + Int64(n)),
                         ],
-                        bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: 10_000 + Int64(n))
+                        bundleID: bundle, environment: "sandbox", playerID: player.playerID)
                 }
             }
             return stored

@@ -358,7 +358,7 @@ import Testing
             let a = newPlayer()
             _ = try await db.write { try await $0.insertPlayer(a) }
             let bundle = TestDatabases.unique("com.example.once")
-            let score = NewScore(category: "points", value: 7, context: 0, higherIsBetter: true)
+            let score = NewScore(category: "points", value: 7, context: 0, higherIsBetter: true, earnedAt: 1_000)
             let applied = try await withThrowingTaskGroup(of: [ScoreRecord]?.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
@@ -388,7 +388,7 @@ import Testing
                 let before = db.statements.value
                 _ = try await db.writeStatement {
                     try await $0.reportScores(
-                        reportID: "s\(n)", [NewScore(category: "points", value: Int64(n), context: 0, higherIsBetter: true)], bundleID: bundle,
+                        reportID: "s\(n)", [NewScore(category: "points", value: Int64(n), context: 0, higherIsBetter: true, earnedAt: 1_000)], bundleID: bundle,
                         environment: "sandbox", playerID: a.playerID, now: 1_000)
                 }
                 #expect(db.statements.value - before == scoreStatements, "a score report")
@@ -496,20 +496,28 @@ import Testing
             // A batch with duplicates: each gets its own id, in the order sent.
             let first = try await report(
                 [
-                    NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
-                    NewScore(category: "high", value: 10, context: 1, higherIsBetter: true),
-                    NewScore(category: "low", value: 500, context: UInt64.max, higherIsBetter: false),
-                    NewScore(category: "high", value: 30, context: 2, higherIsBetter: true),
+                    NewScore(category: "high", value: 10, context: 1, higherIsBetter: true, earnedAt: 100),
+                    NewScore(category: "high", value: 10, context: 1, higherIsBetter: true, earnedAt: 100),
+                    NewScore(category: "low", value: 500, context: UInt64.max, higherIsBetter: false, earnedAt: 100),
+                    NewScore(category: "high", value: 30, context: 2, higherIsBetter: true, earnedAt: 100),
                 ], at: 100)
             #expect(first.map(\.value) == [10, 10, 500, 30])
             #expect(Set(first.map(\.scoreID)).count == 4)
             #expect(first[2].context == UInt64.max)
             _ = try await report(
                 [
-                    NewScore(category: "high", value: 20, context: 3, higherIsBetter: true),
-                    NewScore(category: "low", value: 400, context: 4, higherIsBetter: false),
+                    NewScore(category: "high", value: 20, context: 3, higherIsBetter: true, earnedAt: 200),
+                    NewScore(category: "low", value: 400, context: 4, higherIsBetter: false, earnedAt: 200),
                 ], at: 200)
-            let equal = try await report([NewScore(category: "high", value: 30, context: 5, higherIsBetter: true)], at: 300)
+            let equal = try await report([NewScore(category: "high", value: 30, context: 5, higherIsBetter: true, earnedAt: 300)], at: 300)
+            // Scores that waited in a device's outbox keep the date they were earned, each its own.
+            let waited = try await report(
+                [
+                    NewScore(category: "high", value: 25, context: 6, higherIsBetter: true, earnedAt: 250),
+                    NewScore(category: "high", value: 26, context: 7, higherIsBetter: true, earnedAt: 150),
+                ], at: 400)
+            #expect(waited.map(\.earnedAt) == [250, 150])
+            #expect(try await db.read { try await $0.scores(ids: waited.map(\.scoreID)) }.sorted { $0.scoreID < $1.scoreID }.map(\.earnedAt) == [250, 150])
 
             let best = BestRows()
             try await db.read { storage in
@@ -534,17 +542,18 @@ import Testing
             let recent = RecentRows()
             try await db.read { storage in
                 try await storage.forEachRecentScore(bundleID: bundle, environment: "sandbox", categories: ["high"], since: 200) {
-                    playerID, id, value, reportedAt in
-                    recent.add(RecentRow(playerID: playerID, scoreID: id, value: value, reportedAt: reportedAt))
+                    playerID, id, value, earnedAt in
+                    recent.add(RecentRow(playerID: playerID, scoreID: id, value: value, earnedAt: earnedAt))
                 }
             }
-            #expect(recent.rows.map(\.value) == [20, 30])
-            #expect(recent.rows.map(\.reportedAt) == [200, 300])
-            #expect(recent.rows.allSatisfy { $0.playerID == player.playerID })
-            #expect(recent.rows.last?.scoreID == equal[0].scoreID)
+            let earnedSince200 = recent.rows.sorted { $0.scoreID < $1.scoreID }
+            #expect(earnedSince200.map(\.value) == [20, 30, 25])
+            #expect(earnedSince200.map(\.earnedAt) == [200, 300, 250])
+            #expect(earnedSince200.allSatisfy { $0.playerID == player.playerID })
+            #expect(earnedSince200[1].scoreID == equal[0].scoreID)
             #expect(try await db.read { try await $0.scores(ids: first.map(\.scoreID)) }.count == 4)
 
-            #expect(try await db.write { try await $0.deleteScores(bundleID: bundle, playerID: player.playerID) } == 7)
+            #expect(try await db.write { try await $0.deleteScores(bundleID: bundle, playerID: player.playerID) } == 9)
             let after = BestRows()
             try await db.read { storage in
                 try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["high", "low"]) { _, id, value in
@@ -589,7 +598,7 @@ private struct RecentRow {
     var playerID: String
     var scoreID: Int64
     var value: Int64
-    var reportedAt: Int64
+    var earnedAt: Int64
 }
 
 private final class RecentRows: @unchecked Sendable {

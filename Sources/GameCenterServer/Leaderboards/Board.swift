@@ -13,7 +13,7 @@ final class Board: Sendable {
         var player: UInt32
         var value: Int64
         var scoreID: Int64
-        var reportedAt: Int64
+        var earnedAt: Int64
     }
 
     /// A board's contents in one time scope, read under the lock.
@@ -105,7 +105,7 @@ final class Board: Sendable {
         } else {
             state.allTime.set(player: report.player, key: key)
         }
-        let windowed = WindowBoard.Report(value: report.value, scoreID: report.scoreID, reportedAt: report.reportedAt)
+        let windowed = WindowBoard.Report(value: report.value, scoreID: report.scoreID, earnedAt: report.earnedAt)
         state.today.add(windowed, player: report.player)
         state.week.add(windowed, player: report.player)
     }

@@ -76,7 +76,7 @@ final class LeaderboardIndex: Sendable {
         for record in records {
             let report = Board.Report(
                 player: players.number(for: record.playerID), value: record.value,
-                scoreID: record.scoreID, reportedAt: record.reportedAt)
+                scoreID: record.scoreID, earnedAt: record.earnedAt)
             for board in boards where board.categories.contains(record.category) {
                 board.apply(report)
             }
@@ -137,8 +137,8 @@ final class LeaderboardIndex: Sendable {
         let rows = Rows<(player: PlayerNumbers.Key, report: WindowBoard.Report)>()
         try await database.read { storage in
             try await storage.forEachRecentScore(bundleID: id.bundleID, environment: id.environment, categories: categories, since: since) {
-                playerID, scoreID, value, reportedAt in
-                rows.append((PlayerNumbers.Key(playerID), WindowBoard.Report(value: value, scoreID: scoreID, reportedAt: reportedAt)))
+                playerID, scoreID, value, earnedAt in
+                rows.append((PlayerNumbers.Key(playerID), WindowBoard.Report(value: value, scoreID: scoreID, earnedAt: earnedAt)))
             }
         }
         let read = rows.take()

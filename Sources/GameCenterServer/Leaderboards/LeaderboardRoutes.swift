@@ -15,7 +15,8 @@ struct LeaderboardRoutes {
         }
         group.post("scores") { request, context -> ScoreReportResult in
             let batch = try await request.decode(as: ScoreReportBatch.self, context: context)
-            return try await leaderboards.report(batch, device: context.requireDevice(), session: context.requireSession())
+            return try await leaderboards.report(
+                batch, deviceTime: request.headers[.deviceTime], device: context.requireDevice(), session: context.requireSession())
         }
     }
 }

@@ -7,7 +7,8 @@ import Logging
 /// the signed-in player), every report kept with its date, each player's best ranked per leaderboard and rolling
 /// window, pages by rank for everyone, for friends or for named players, with values formatted for the device.
 ///
-/// Ranking: a better value ranks first; equal values rank by the earlier report first. A player appears once
+/// Ranking: a better value ranks first; equal values rank by the report stored first
+/// (the smaller score id), whenever each was earned. A player appears once
 /// per board with their best score; on an aggregate, with their best score on any member.
 struct LeaderboardService: Sendable {
     let database: Database
@@ -27,10 +28,15 @@ struct LeaderboardService: Sendable {
                 + game.aggregates.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: $0.members) })
     }
 
-    /// Stores a batch of the signed-in player's scores (all or none) and ranks them. A batch whose `reportID` was
-    /// applied before changes nothing and answers an empty list.
-    func report(_ batch: ScoreReportBatch, device: DeviceIdentity, session: AuthenticatedSession) async throws -> ScoreReportResult {
+    /// Stores a batch of the signed-in player's scores (all or none), dated when they were earned (``ScoreDating``;
+    /// `deviceTime` is the device's clock header), and ranks them. A batch whose `reportID` was applied before
+    /// changes nothing and answers an empty list.
+    func report(
+        _ batch: ScoreReportBatch, deviceTime: String?, device: DeviceIdentity, session: AuthenticatedSession
+    ) async throws -> ScoreReportResult {
         let game = device.game
+        let now = clock.nowMillis()
+        let dating = try ScoreDating(now: now, deviceTime: deviceTime)
         try Self.validateReportID(batch.reportID)
         guard (1...Limits.maximumScoresPerReport).contains(batch.scores.count) else {
             throw APIError.invalidParameter("a report holds 1 to \(Limits.maximumScoresPerReport) scores; this one holds \(batch.scores.count)")
@@ -41,10 +47,9 @@ struct LeaderboardService: Sendable {
             guard definition.valueRange.contains(score.value) else { throw APIError.valueOutOfRange(score.value, definition) }
             return NewScore(
                 category: definition.category, value: score.value, context: score.context,
-                higherIsBetter: definition.order == .descending)
+                higherIsBetter: definition.order == .descending, earnedAt: dating.earnedAt(score.date))
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
-        let now = clock.nowMillis()
         let environment = device.environment.rawValue
         let records =
             try await database.writeStatement { storage in
@@ -169,7 +174,7 @@ struct LeaderboardService: Sendable {
             } ?? String(record.value)
         return ScoreEntry(
             category: record.category, playerID: record.playerID, value: record.value, context: record.context,
-            date: StoredTime.date(record.reportedAt), formattedValue: formatted, rank: rank)
+            date: StoredTime.date(record.earnedAt), formattedValue: formatted, rank: rank)
     }
 
     static func scope(_ timeScope: LeaderboardTimeScope) -> Board.Scope {

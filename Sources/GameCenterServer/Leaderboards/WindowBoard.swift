@@ -1,18 +1,20 @@
 import HeapModule
 
 /// A leaderboard over a rolling time window (the last 24 hours, the last 7 days): a player's entry is their best
-/// report made inside the window, and when that report ages out, their best remaining one takes its place.
+/// report earned inside the window (among equal values, the one stored first), and when that report ages out, their
+/// best remaining one takes its place.
 ///
-/// For each player it keeps the reports that can still become their best: a report is dropped once a later one
-/// is strictly better (it would expire first and never be the best again). Kept reports, in time order, are
-/// never better than the ones before them, so the first is the entry. Reports are added in any order and at
-/// most once (by score id). Not thread-safe: ``Board`` guards it.
+/// For each player it keeps the reports that can still become their best: a report is dropped once one earned at the
+/// same time or later ranks ahead of it (it would expire first and never be the best again). Kept reports, in the
+/// order they were earned, each rank behind the ones before them, so the first is the entry. Reports are added in
+/// any order (a score may reach the server long after later ones) and at most once (by score id). Not thread-safe:
+/// ``Board`` guards it.
 struct WindowBoard {
     /// A report inside the window.
     struct Report: Equatable, Sendable {
         var value: Int64
         var scoreID: Int64
-        var reportedAt: Int64
+        var earnedAt: Int64
     }
 
     private struct Expiry: Comparable {
@@ -49,12 +51,12 @@ struct WindowBoard {
             let kept: Kept
             if inOrder.count == 1, let only = inOrder.first {
                 // The usual case, without an array.
-                guard only.reportedAt + length > now else { return }
+                guard only.earnedAt + length > now else { return }
                 kept = .one(only)
             } else {
                 var chain: [Report] = []
-                for report in inOrder where report.reportedAt + length > now {
-                    while let last = chain.last, isStrictlyBetter(report, last) { chain.removeLast() }
+                for report in inOrder where report.earnedAt + length > now {
+                    while let last = chain.last, ranksAhead(report, of: last) { chain.removeLast() }
                     chain.append(report)
                 }
                 guard let built = Kept(chain) else { return }
@@ -63,7 +65,7 @@ struct WindowBoard {
             let first = kept.first
             reports[player] = kept
             entries.append((player, RankKey(value: first.value, scoreID: first.scoreID, higherIsBetter: higherIsBetter)))
-            expiries.append(Expiry(at: first.reportedAt + length, player: player))
+            expiries.append(Expiry(at: first.earnedAt + length, player: player))
         }
         index = RankIndex(entries: entries)
         self.expiries = Heap(expiries)
@@ -71,13 +73,13 @@ struct WindowBoard {
 
     /// Adds a report (ignored when it is outside the window, already known, or can never be the player's best).
     mutating func add(_ report: Report, player: UInt32) {
-        guard report.reportedAt + length > horizon else { return }
+        guard report.earnedAt + length > horizon else { return }
         var kept = reports[player]?.reports ?? []
         if kept.contains(where: { $0.scoreID == report.scoreID }) { return }
-        // Dominated: a report at the same time or later that is strictly better.
-        if kept.contains(where: { $0.reportedAt >= report.reportedAt && isStrictlyBetter($0, report) }) { return }
-        kept.removeAll { $0.reportedAt <= report.reportedAt && isStrictlyBetter(report, $0) }
-        let position = kept.firstIndex { ($0.reportedAt, $0.scoreID) > (report.reportedAt, report.scoreID) } ?? kept.endIndex
+        // Dominated: a report earned at the same time or later that ranks ahead.
+        if kept.contains(where: { $0.earnedAt >= report.earnedAt && ranksAhead($0, of: report) }) { return }
+        kept.removeAll { $0.earnedAt <= report.earnedAt && ranksAhead(report, of: $0) }
+        let position = kept.firstIndex { ($0.earnedAt, $0.scoreID) > (report.earnedAt, report.scoreID) } ?? kept.endIndex
         kept.insert(report, at: position)
         let previousFirst = reports[player]?.first
         reports[player] = Kept(kept)
@@ -91,7 +93,7 @@ struct WindowBoard {
             _ = expiries.removeMin()
             guard var kept = reports[next.player]?.reports else { continue }
             let before = kept.first
-            kept.removeAll { $0.reportedAt + length <= horizon }
+            kept.removeAll { $0.earnedAt + length <= horizon }
             reports[next.player] = Kept(kept)
             if kept.first != before { entryChanged(player: next.player, to: kept.first) }
         }
@@ -142,15 +144,18 @@ struct WindowBoard {
             return
         }
         index.set(player: player, key: RankKey(value: first.value, scoreID: first.scoreID, higherIsBetter: higherIsBetter))
-        expiries.insert(Expiry(at: first.reportedAt + length, player: player))
+        expiries.insert(Expiry(at: first.earnedAt + length, player: player))
     }
 
-    private func isStrictlyBetter(_ a: Report, _ b: Report) -> Bool {
-        higherIsBetter ? a.value > b.value : a.value < b.value
+    /// Whether `a` ranks ahead of `b`: a better value, or an equal one stored first.
+    private func ranksAhead(_ a: Report, of b: Report) -> Bool {
+        RankKey(value: a.value, scoreID: a.scoreID, higherIsBetter: higherIsBetter)
+            < RankKey(value: b.value, scoreID: b.scoreID, higherIsBetter: higherIsBetter)
     }
 }
 
-/// Reports read from storage for the rolling windows, grouped by player and, within a player, in report order.
+/// Reports read from storage for the rolling windows, grouped by player and, within a player, in the order they were
+/// earned (reports earned in the same millisecond in the order they were stored).
 struct RecentReports: Sendable {
     private var reports: [WindowBoard.Report] = []
     /// `reports[starts[i]..<starts[i + 1]]` are the reports of `players[i]`.
@@ -160,12 +165,12 @@ struct RecentReports: Sendable {
     /// Number of players with at least one report.
     var playerCount: Int { players.count }
 
-    /// Groups `rows` (in time order, as storage's scan gives them) by player.
+    /// Groups `rows` (in any order) by player.
     init(_ rows: [(player: UInt32, report: WindowBoard.Report)]) {
         guard let highest = rows.lazy.map(\.player).max() else { return }
         let grouped: [(player: UInt32, report: WindowBoard.Report)]
         if Int(highest) <= 4 * rows.count {
-            // Player numbers are small and dense: a counting sort groups them in linear time, keeping time order.
+            // Player numbers are small and dense: a counting sort groups them in linear time.
             var next = [Int](repeating: 0, count: Int(highest) + 2)
             for row in rows { next[Int(row.player) + 1] += 1 }
             for index in 1..<next.count { next[index] += next[index - 1] }
@@ -178,7 +183,7 @@ struct RecentReports: Sendable {
             }
         } else {
             // A board with few of the server's players.
-            grouped = rows.sorted { ($0.player, $0.report.scoreID) < ($1.player, $1.report.scoreID) }
+            grouped = rows.sorted { $0.player < $1.player }
         }
         reports = grouped.map(\.report)
         players.reserveCapacity(rows.count)
@@ -187,9 +192,10 @@ struct RecentReports: Sendable {
             players.append(row.player)
         }
         starts.append(grouped.count)
-        // Reports of one millisecond may come in any order: put each player's in report order.
+        // A player's reports come in the order storage read them: put them in the order they were earned (a score
+        // that waited in a device's outbox is stored after ones earned later).
         for index in players.indices where starts[index + 1] - starts[index] > 1 {
-            reports[starts[index]..<starts[index + 1]].sort { $0.scoreID < $1.scoreID }
+            reports[starts[index]..<starts[index + 1]].sort { ($0.earnedAt, $0.scoreID) < ($1.earnedAt, $1.scoreID) }
         }
     }
 

@@ -288,6 +288,83 @@ import Testing
         }
     }
 
+    /// Reports `scores` with the device's clock header (`deviceTime`, seconds since 1970, when given).
+    static func report(_ client: Client, _ token: String, _ scores: [ScoreReport], deviceTime: String?) async throws -> Client.Answer {
+        let json = String(decoding: try WireCoding.makeEncoder().encode(ScoreReportBatch(reportID: UUID().uuidString, scores: scores)), as: UTF8.self)
+        var headers: HTTPFields = [:]
+        if let deviceTime { headers[HTTPField.Name(DeviceHeader.deviceTime)!] = deviceTime }
+        return try await client.call(.post, "/v1/scores", json: json, token: token, extraHeaders: headers)
+    }
+
+    /// The server's clock (a test server's is moved by ``advanceClock(_:hours:)``).
+    static func serverNow(_ client: Client) async throws -> Date {
+        try await client.call(
+            .post, "/admin/v1/clock", json: #"{"seconds": 0}"#, extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"]
+        ).decode(ClockReading.self).now
+    }
+
+    /// The seed: a score's date is set when the object is made. It travels with the report, so a score that waited
+    /// on the device ranks in the windows of when it was earned, on the first build of a board and after it.
+    @Test func aScoreThatWaitedCountsWhenItWasEarned() async throws {
+        try await TestServer.run(admin: true) { client in
+            let player = try await client.signUp()
+            let rival = try await client.signUp()
+            let now = try await Self.serverNow(client)
+            let clock = String(now.timeIntervalSince1970)
+            func earned(_ value: Int64, hoursAgo: Double) -> ScoreReport {
+                ScoreReport(category: "open.points", value: value, context: 0, date: now.addingTimeInterval(-hoursAgo * 3600))
+            }
+            // Reported before the board is first built (it is built from storage).
+            let stored = try await Self.report(client, player.token, [earned(100, hoursAgo: 25)], deviceTime: clock)
+            #expect(stored.status == .ok)
+            #expect(abs(try stored.decode(ScoreReportResult.self).scores[0].date.timeIntervalSince(now) + 25 * 3600) < 1)
+            _ = try await Self.report(client, rival.token, [Self.score(70)])
+            #expect(try await Self.page(client, player.token, time: .today).scores.map(\.value) == [70])
+            #expect(try await Self.page(client, player.token, time: .week).scores.map(\.value) == [100, 70])
+            // Reported to a built board: earned 23 hours ago, it is in today's window for one more hour.
+            _ = try await Self.report(client, player.token, [earned(90, hoursAgo: 23)], deviceTime: clock)
+            #expect(try await Self.page(client, player.token, time: .today).scores.map(\.value) == [90, 70])
+            try await Self.advanceClock(client, hours: 1.5)
+            #expect(try await Self.page(client, player.token, time: .today).scores.map(\.value) == [70])
+            #expect(try await Self.page(client, player.token, time: .week).scores.map(\.value) == [100, 70])
+        }
+    }
+
+    /// The device's clock offset is taken out (its header says what its clock read when it sent the report), and
+    /// dates are kept between 30 days ago and now; a malformed clock header is refused.
+    @Test func scoreDatesAreCorrectedForTheDevicesClockAndKeptPlausible() async throws {
+        try await TestServer.run(admin: true) { client in
+            let player = try await client.signUp()
+            let now = try await Self.serverNow(client)
+            func storedDate(_ date: Date?, deviceTime: Date?) async throws -> TimeInterval {
+                let answer = try await Self.report(
+                    client, player.token, [ScoreReport(category: "open.points", value: 1, context: 0, date: date)],
+                    deviceTime: deviceTime.map { String($0.timeIntervalSince1970) })
+                #expect(answer.status == .ok)
+                return try answer.decode(ScoreReportResult.self).scores[0].date.timeIntervalSince(now)
+            }
+            // A device three hours fast, a score it made 30 minutes before sending.
+            let fast = now.addingTimeInterval(3 * 3600)
+            #expect(abs(try await storedDate(fast.addingTimeInterval(-1800), deviceTime: fast) + 1800) < 1)
+            // A device two days slow.
+            let slow = now.addingTimeInterval(-2 * 86_400)
+            #expect(abs(try await storedDate(slow.addingTimeInterval(-60), deviceTime: slow) + 60) < 1)
+            // Without the header the date is taken as it is; a date in the future becomes now.
+            #expect(abs(try await storedDate(now.addingTimeInterval(-600), deviceTime: nil) + 600) < 1)
+            #expect(abs(try await storedDate(now.addingTimeInterval(10 * 3600), deviceTime: nil)) < 1)
+            #expect(abs(try await storedDate(fast, deviceTime: now)) < 1)
+            #expect(abs(try await storedDate(nil, deviceTime: fast)) < 1)
+            // Never earlier than 30 days ago, whatever the device says (even the start of time).
+            #expect(abs(try await storedDate(now.addingTimeInterval(-60 * 86_400), deviceTime: now) + Limits.maximumReportAge) < 1)
+            #expect(abs(try await storedDate(Date(timeIntervalSince1970: -1e300), deviceTime: now) + Limits.maximumReportAge) < 1)
+            for header in ["soon", "inf", "nan", "-5", "1e400", ""] {
+                let answer = try await Self.report(client, player.token, [Self.score(1)], deviceTime: header)
+                expectError(answer, .badRequest, "request.invalid_parameter", .invalidParameter)
+                #expect(answer.error?.message.contains(DeviceHeader.deviceTime) == true, "\(header)")
+            }
+        }
+    }
+
     @Test func sandboxAndLiveBoardsNeverMix() async throws {
         try await TestServer.run { client in
             let sandbox = try await client.signUp(environment: "sandbox")

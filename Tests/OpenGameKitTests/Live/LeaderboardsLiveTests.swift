@@ -184,6 +184,96 @@ import Testing
         try await server.stop()
     }
 
+    /// The seed: a score's date is set when the object is made, and a game may archive a score that failed to report
+    /// and send it later. Such a score, and one that waited in the outbox, count in the windows of when they were
+    /// earned.
+    @Test(arguments: LiveServer.engines)
+    func aScoreThatWaitedKeepsTheDateItWasEarned(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let device = Devices.make(server, storage: storage)
+        try await device.localPlayer.authenticate(.signUp(account: "dat-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "Dated"))
+        let (rival, _) = try await Devices.signedUp(server, alias: "Rival")
+        try await Self.report(rival, 70)
+
+        // Archived 25 hours ago, reported now.
+        let archived = GKScore(in: device)
+        archived.value = 100
+        var fields = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(archived)) as? [String: Any])
+        let earned = Date().addingTimeInterval(-25 * 3600)
+        fields["date"] = earned.timeIntervalSinceReferenceDate
+        let decoder = JSONDecoder()
+        decoder.userInfo[GKGameCenter.codingUserInfoKey] = device
+        let restored = try decoder.decode(GKScore.self, from: JSONSerialization.data(withJSONObject: fields))
+        try await restored.report()
+        #expect(abs(restored.date.timeIntervalSince(earned)) < 2)
+        #expect(try await Self.load(device, time: .today).scores.map(\.value) == [70])
+        #expect(try await Self.load(device, time: .week).scores.map(\.value) == [100, 70])
+
+        // Made while the server is down; delivered from the outbox after a restart, two seconds later.
+        try await server.stop()
+        let offline = GKScore(in: device)
+        offline.value = 90
+        let error = await #expect(throws: GKError.self) { try await offline.report() }
+        #expect(error?.queued == true)
+        await device.close()
+        try await Task.sleep(for: .seconds(2))
+        try await server.start()
+        let restarted = Devices.make(server, storage: storage)
+        try await restarted.localPlayer.authenticate(.stored)
+        try await waitUntil("the outbox is empty", within: .seconds(15)) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("outbox").path)) ?? []).isEmpty
+        }
+        let today = try await Self.load(restarted, time: .today).scores
+        #expect(today.map(\.value) == [90, 70])
+        #expect(abs(try #require(today.first).date.timeIntervalSince(offline.date)) < 1)
+        await restarted.close()
+        await rival.close()
+        try await server.stop()
+    }
+
+    /// The outbox keeps a report for 30 days at most: an older one is dropped, not sent, and the game is told.
+    @Test func aReportHeldLongerThanTheOutboxKeepsOneIsDropped() async throws {
+        /// The outbox's file format.
+        struct Entry: Codable {
+            var id: String
+            var playerID: String
+            var path: String
+            var body: Data
+            var createdAt: Date
+        }
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let device = Devices.make(server, storage: storage)
+        try await device.localPlayer.authenticate(.signUp(account: "old-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "Old"))
+        let playerID = device.localPlayer.playerID
+        await device.close()
+        let outbox = storage.appendingPathComponent("outbox")
+        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+        for (value, age) in [(7, 3600.0), (8, 31 * 86_400.0)] {
+            let id = UUID().uuidString
+            let body = Data(#"{"reportID": "\#(id)", "scores": [{"value": \#(value), "context": 0}]}"#.utf8)
+            let entry = Entry(id: id, playerID: playerID, path: "/v1/scores", body: body, createdAt: Date().addingTimeInterval(-age))
+            try JSONEncoder().encode(entry).write(to: outbox.appendingPathComponent("\(id).json"))
+        }
+        let restarted = Devices.make(server, storage: storage)
+        let events = restarted.events
+        try await restarted.localPlayer.authenticate(.stored)
+        let dropped = try await nextEvent(events) { event -> GKError? in
+            if case .reportRefused(_, let error) = event { return error }
+            return nil
+        }
+        #expect(dropped.code == .communicationsFailure && dropped.message.contains("30 days"))
+        try await waitUntil("the outbox is empty", within: .seconds(15)) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []).isEmpty
+        }
+        #expect(try await Self.load(restarted).scores.map(\.value) == [7])
+        await restarted.close()
+        try await server.stop()
+    }
+
     @Test(arguments: LiveServer.engines)
     func dailyAndWeeklyBoardsFollowTheServersClock(engine: String) async throws {
         let server = try LiveServer(engine: engine)
