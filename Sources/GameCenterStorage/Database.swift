@@ -151,7 +151,7 @@ public final class Database: Sendable {
             }
         case .postgres(let client):
             return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
-                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements))
+                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection))
             }
         }
     }
@@ -172,7 +172,7 @@ public final class Database: Sendable {
             return try await writer.write(body)
         case .postgres(let client):
             return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
-                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements))
+                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection))
             }
         }
     }

@@ -44,7 +44,8 @@ extension StorageSession {
     ///
     /// Who completed an achievement is read from the row the upsert wrote (`completed_by`, the completing report's
     /// id), not from a read before it: two reports racing to complete one achievement log one completion, with no lock.
-    /// On PostgreSQL this is one statement (run it with ``Database/writeStatement(_:)``).
+    /// On PostgreSQL this is one prepared statement (``AchievementReportStatement``; run it with
+    /// ``Database/writeStatement(_:)``).
     public func reportAchievements(
         reportID: String, _ entries: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
     ) async throws -> AchievementReportOutcome {
@@ -54,8 +55,42 @@ extension StorageSession {
             merged[entry.identifier] = entry
         }
         let reported = merged.values.sorted { $0.identifier < $1.identifier }
-        func completes(_ entry: AchievementReportEntry) -> Bool { entry.percent >= 100 }
-        let upsert: SQLQueryString = """
+        guard engine == .postgres else {
+            return try await reportAchievementsOnSQLite(
+                reportID: reportID, reported, bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now)
+        }
+        let returned = try await execute(
+            AchievementReportStatement(
+                reportID: reportID, playerID: playerID, now: now, bundleID: bundleID, eventKind: eventKind, entries: reported))
+        // Every entry of an applied report returns its row: none means the id was applied before.
+        guard !returned.isEmpty else { return try await unapplied(reported, bundleID: bundleID, playerID: playerID) }
+        return Self.outcome(
+            returned.map {
+                StoredProgress(
+                    record: AchievementProgressRecord(identifier: $0.0, percent: $0.1, completedAt: $0.2, lastReportedAt: $0.3), completedBy: $0.4)
+            }, reportID: reportID, now: now)
+    }
+
+    /// ``reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` on SQLite, in the writer's transaction: the
+    /// report id, the progress (one entry per achievement), then an event per completion.
+    private func reportAchievementsOnSQLite(
+        reportID: String, _ reported: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
+    ) async throws -> AchievementReportOutcome {
+        guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.achievements, now: now) else {
+            return try await unapplied(reported, bundleID: bundleID, playerID: playerID)
+        }
+        let rows = reported.map { entry in
+            let completes = entry.percent >= 100
+            return SQLGroupExpression(
+                [
+                    SQLBind(bundleID), SQLBind(playerID), SQLBind(entry.identifier), SQLBind(entry.percent),
+                    SQLBind(completes ? now : nil), SQLBind(now), SQLBind(completes ? reportID : nil),
+                ] as [any SQLExpression])
+        }
+        let returned = try await sql.raw(
+            """
+            INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
+            VALUES \(SQLList(rows))
             ON CONFLICT (bundle_id, player_id, identifier) DO UPDATE SET
                 percent = CASE WHEN excluded.percent > achievement_progress.percent THEN excluded.percent ELSE achievement_progress.percent END,
                 completed_at = COALESCE(achievement_progress.completed_at, excluded.completed_at),
@@ -63,79 +98,22 @@ extension StorageSession {
                 last_reported_at = excluded.last_reported_at
             RETURNING identifier, percent, completed_at, last_reported_at, completed_by
             """
-        guard engine == .postgres else {
-            guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.achievements, now: now) else {
-                return try await unapplied(reported, bundleID: bundleID, playerID: playerID)
-            }
-            let rows = reported.map { entry in
-                SQLGroupExpression(
-                    [
-                        SQLBind(bundleID), SQLBind(playerID), SQLBind(entry.identifier), SQLBind(entry.percent),
-                        SQLBind(completes(entry) ? now : nil), SQLBind(now), SQLBind(completes(entry) ? reportID : nil),
-                    ] as [any SQLExpression])
-            }
-            let returned = try await sql.raw(
-                """
-                INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
-                VALUES \(SQLList(rows))
-                \(upsert)
-                """
-            ).all()
-            let outcome = try Self.outcome(returned, reportID: reportID, now: now)
-            for identifier in outcome.newlyCompleted {
-                if let event = merged[identifier]?.completionEvent {
-                    _ = try await appendEvent(playerID: playerID, kind: eventKind, payload: event, now: now)
-                }
-            }
-            return outcome
-        }
-        // Typed in the list: a column of NULL binds would otherwise be taken as text.
-        let rows = reported.map { entry -> SQLQueryString in
-            let completedAt: Int64? = completes(entry) ? now : nil
-            let completedBy: String? = completes(entry) ? reportID : nil
-            let event: String? = completes(entry) ? entry.completionEvent : nil
-            return """
-                (\(bind: entry.identifier), \(bind: entry.percent)::DOUBLE PRECISION, \(bind: completedAt)::BIGINT, \(bind: completedBy)::TEXT, \(bind: event)::TEXT)
-                """
-        }
-        let returned = try await sql.raw(
-            """
-            WITH input (identifier, percent, completed_at, completed_by, event) AS (VALUES \(SQLList(rows))),
-            applied AS (
-                INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
-                VALUES (\(bind: reportID), \(bind: playerID), \(bind: ReportKind.achievements), \(bind: now))
-                ON CONFLICT DO NOTHING RETURNING report_id),
-            upserted AS (
-                INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
-                SELECT \(bind: bundleID), \(bind: playerID), identifier, percent, completed_at, \(bind: now), completed_by
-                FROM input WHERE EXISTS (SELECT 1 FROM applied)
-                \(upsert)),
-            completed AS (
-                SELECT upserted.identifier, input.event, row_number() OVER (ORDER BY upserted.identifier) AS n
-                FROM upserted JOIN input USING (identifier)
-                WHERE upserted.completed_by = \(bind: reportID) AND upserted.completed_at = \(bind: now)),
-            numbered AS (
-                UPDATE players SET event_seq = event_seq + (SELECT COUNT(*) FROM completed)
-                WHERE player_id = \(bind: playerID) AND EXISTS (SELECT 1 FROM completed) RETURNING event_seq),
-            stored_events AS (
-                INSERT INTO events (player_id, seq, kind, payload, created_at)
-                SELECT \(bind: playerID), numbered.event_seq - (SELECT COUNT(*) FROM completed) + completed.n, \(bind: eventKind), completed.event, \(bind: now)
-                FROM completed, numbered RETURNING seq)
-            SELECT identifier, percent, completed_at, last_reported_at, completed_by FROM upserted
-            """
         ).all()
-        // Every entry of an applied report returns its row: none means the id was applied before.
-        guard !returned.isEmpty else { return try await unapplied(reported, bundleID: bundleID, playerID: playerID) }
-        return try Self.outcome(returned, reportID: reportID, now: now)
+        let outcome = Self.outcome(
+            try returned.map { StoredProgress(record: try Self.progressRecord($0), completedBy: try $0.optionalString("completed_by")) },
+            reportID: reportID, now: now)
+        for entry in reported where outcome.newlyCompleted.contains(entry.identifier) {
+            _ = try await appendEvent(playerID: playerID, kind: eventKind, payload: entry.completionEvent, now: now)
+        }
+        return outcome
     }
 
     /// The rows an achievement upsert returned: their records by identifier, and those this report completed.
-    private static func outcome(_ rows: [any SQLRow], reportID: String, now: Int64) throws -> AchievementReportOutcome {
+    private static func outcome(_ rows: [StoredProgress], reportID: String, now: Int64) -> AchievementReportOutcome {
         var progress: [AchievementProgressRecord] = [], completed: [String] = []
         for row in rows {
-            let record = try progressRecord(row)
-            progress.append(record)
-            if try row.optionalString("completed_by") == reportID, record.completedAt == now { completed.append(record.identifier) }
+            progress.append(row.record)
+            if row.completedBy == reportID, row.record.completedAt == now { completed.append(row.record.identifier) }
         }
         return AchievementReportOutcome(applied: true, progress: progress.sorted { $0.identifier < $1.identifier }, newlyCompleted: completed.sorted())
     }
@@ -176,4 +154,11 @@ extension StorageSession {
             """
         ).first() != nil
     }
+}
+
+/// A row an achievement upsert returned.
+private struct StoredProgress {
+    var record: AchievementProgressRecord
+    /// The report that completed the achievement, if it is complete.
+    var completedBy: String?
 }

@@ -7,9 +7,8 @@ extension StorageSession {
     /// applied at `now`): stores them as ``insertScores(_:bundleID:environment:playerID:)`` does and returns the stored
     /// records in the order of `scores`, or nil when this player's score report with this id was applied before.
     ///
-    /// On PostgreSQL this is one statement (run it with ``Database/writeStatement(_:)``): the report id, the reports
-    /// and the bests are written by one `WITH … INSERT` whose parts see each other only through `RETURNING`. A
-    /// concurrent report with the same id waits on the first's row of `applied_reports` and then inserts nothing.
+    /// On PostgreSQL this is one prepared statement (``ScoreReportStatement``; run it with
+    /// ``Database/writeStatement(_:)``).
     public func reportScores(
         reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
     ) async throws -> [ScoreRecord]? {
@@ -18,44 +17,11 @@ extension StorageSession {
             return try await insertScores(scores, bundleID: bundleID, environment: environment, playerID: playerID)
         }
         guard !scores.isEmpty else { return [] }
-        let input = scores.map { score in
-            SQLGroupExpression(
-                [SQLBind(score.category), SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(score.earnedAt)]
-                    as [any SQLExpression])
-        }
-        // The batch's best per leaderboard (earliest among equals), and only where it beats the stored best.
-        let higher = Set(scores.filter(\.higherIsBetter).map(\.category)).sorted()
-        let lower = Set(scores.filter { !$0.higherIsBetter }.map(\.category)).sorted()
-        func best(_ name: String, _ categories: [String], higherIsBetter: Bool) -> SQLQueryString {
-            guard !categories.isEmpty else { return "" }
-            let order = SQLRaw(higherIsBetter ? "DESC" : "ASC"), better = SQLRaw(higherIsBetter ? ">" : "<")
-            return """
-                , \(unsafeRaw: name) AS (
-                    INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value)
-                    SELECT DISTINCT ON (category) \(bind: bundleID), \(bind: environment), category, \(bind: playerID), score_id, value
-                    FROM inserted WHERE category IN (\(binds: categories)) ORDER BY category, value \(order), score_id
-                    ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
-                    WHERE excluded.value \(better) best_scores.value
-                       OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id))
-                """
-        }
-        let statement: SQLQueryString = """
-            WITH input (category, value, context, reported_at) AS (VALUES \(SQLList(input))),
-            applied AS (
-                INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
-                VALUES (\(bind: reportID), \(bind: playerID), \(bind: ReportKind.scores), \(bind: now))
-                ON CONFLICT DO NOTHING RETURNING report_id),
-            inserted AS (
-                INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
-                SELECT \(bind: bundleID), \(bind: environment), category, \(bind: playerID), value, context, reported_at
-                FROM input WHERE EXISTS (SELECT 1 FROM applied)
-                RETURNING score_id, category, value, context, reported_at)
-            \(best("higher", higher, higherIsBetter: true))\(best("lower", lower, higherIsBetter: false))
-            SELECT score_id, category, value, context, reported_at FROM inserted
-            """
-        let rows = try await sql.raw(statement).all()
+        let rows = try await execute(
+            ScoreReportStatement(reportID: reportID, playerID: playerID, now: now, bundleID: bundleID, environment: environment, scores: scores))
         guard !rows.isEmpty else { return nil }
-        return try Self.records(scores, returned: rows, playerID: playerID)
+        return try Self.records(
+            scores, returned: rows.map { StoredScore(scoreID: $0.0, category: $0.1, value: $0.2, context: $0.3, earnedAt: $0.4) }, playerID: playerID)
     }
 
     /// Stores one player's reports (all of one game and environment), each dated when it was earned, and keeps
@@ -77,7 +43,11 @@ extension StorageSession {
             INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
             VALUES \(SQLList(rows)) RETURNING score_id, category, value, context, reported_at
             """
-        ).all()
+        ).all().map { row in
+            StoredScore(
+                scoreID: try row.int("score_id"), category: try row.string("category"), value: try row.int("value"),
+                context: try row.int("context"), earnedAt: try row.int("reported_at"))
+        }
         let records = try Self.records(scores, returned: returned, playerID: playerID)
         try await updateBestScores(zip(scores, records).map { ($0.higherIsBetter, $1) }, bundleID: bundleID, environment: environment)
         return records
@@ -86,13 +56,11 @@ extension StorageSession {
     /// The records of `scores` from the rows an `INSERT … RETURNING score_id, category, value, context, reported_at`
     /// gave back. `RETURNING` promises no order: the ids are handed out by content (reports with equal content are
     /// interchangeable), the smaller id to the earlier report.
-    private static func records(_ scores: [NewScore], returned: [any SQLRow], playerID: String) throws -> [ScoreRecord] {
+    private static func records(_ scores: [NewScore], returned: [StoredScore], playerID: String) throws -> [ScoreRecord] {
         var idsByContent: [ScoreContent: [Int64]] = [:]
         for row in returned {
-            let content = ScoreContent(
-                category: try row.string("category"), value: try row.int("value"),
-                context: UInt64(bitPattern: try row.int("context")), earnedAt: try row.int("reported_at"))
-            idsByContent[content, default: []].append(try row.int("score_id"))
+            let content = ScoreContent(category: row.category, value: row.value, context: UInt64(bitPattern: row.context), earnedAt: row.earnedAt)
+            idsByContent[content, default: []].append(row.scoreID)
         }
         for key in idsByContent.keys { idsByContent[key]?.sort(by: >) }
         return try scores.map { score in
@@ -265,6 +233,16 @@ extension StorageSession {
             scoreID: try row.int("score_id"), category: try row.string("category"), playerID: try row.string("player_id"),
             value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), earnedAt: try row.int("reported_at"))
     }
+}
+
+/// A row an insert of scores returned.
+private struct StoredScore {
+    var scoreID: Int64
+    var category: String
+    var value: Int64
+    /// As stored: the context's bits as a signed integer.
+    var context: Int64
+    var earnedAt: Int64
 }
 
 /// What tells two reports of one batch apart.

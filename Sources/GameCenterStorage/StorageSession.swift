@@ -1,3 +1,4 @@
+import PostgresNIO
 import SQLKit
 import SQLiteNIO
 
@@ -12,18 +13,35 @@ public struct StorageSession: Sendable {
     public let engine: StorageEngine
     /// The SQLite connection underneath, for the few bulk reads that skip SQLKit's row decoding.
     let sqliteConnection: SQLiteConnection?
+    /// The PostgreSQL connection underneath, for the hot statements it keeps prepared (``execute(_:)``).
+    let postgresConnection: PostgresConnection?
     private let statements: StatementCounter
 
-    init(sql: any SQLDatabase, engine: StorageEngine, statements: StatementCounter, sqliteConnection: SQLiteConnection? = nil) {
+    init(
+        sql: any SQLDatabase, engine: StorageEngine, statements: StatementCounter, sqliteConnection: SQLiteConnection? = nil,
+        postgresConnection: PostgresConnection? = nil
+    ) {
         self.sql = CountingSQLDatabase(base: sql, counter: statements)
         self.engine = engine
         self.statements = statements
         self.sqliteConnection = sqliteConnection
+        self.postgresConnection = postgresConnection
     }
 
     /// Counts a statement sent on ``sqliteConnection`` directly.
     func countDirectStatement() {
         statements.add()
+    }
+
+    /// Runs a statement on ``postgresConnection`` as a prepared statement (parsed and planned once per connection,
+    /// then only bound and run: for the reports' `WITH … INSERT` statements, planning cost more than running) and
+    /// returns its rows.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] {
+        guard let connection = postgresConnection else { throw StorageError.unavailable("prepared statements run on PostgreSQL connections only") }
+        statements.add()
+        var rows: [Statement.Row] = []
+        for try await row in try await connection.execute(statement, logger: connection.logger) { rows.append(row) }
+        return rows
     }
 }
 
