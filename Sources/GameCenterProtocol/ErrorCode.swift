@@ -127,4 +127,5 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case adminClockFixed = "admin.clock_fixed"
     // The web app's pages.
     case webFormRejected = "web.form_rejected"
+    case webLinkExpired = "web.link_expired"
 }

@@ -33,6 +33,8 @@ public enum Limits {
     /// How long a device's outbox keeps a report it could not deliver (30 days); a score's date is never earlier than
     /// this before the server's clock.
     public static let maximumReportAge: TimeInterval = 30 * 24 * 60 * 60
+    /// How long a link to a page of the Game Center app (``AppTicket``) can be used, in seconds.
+    public static let appTicketLifetimeSeconds = 60
     /// Achievement points per achievement.
     public static let achievementPointsRange = 1...100
     /// Achievement points per game.

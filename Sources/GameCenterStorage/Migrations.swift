@@ -225,6 +225,23 @@ enum Migrations {
                 // have none.
                 "ALTER TABLE achievement_progress ADD COLUMN completed_by TEXT"
             ]),
+        Migration(
+            version: 12, name: "app tickets",
+            common: [
+                // Single-use links from a game to a page of the Game Center app: the ticket's hash, the game session that
+                // asked (the web session it opens ends no later), the page, and when the link stops working.
+                """
+                CREATE TABLE app_tickets (
+                    ticket_hash TEXT PRIMARY KEY,
+                    session_id TEXT NOT NULL,
+                    player_id TEXT NOT NULL REFERENCES players (player_id),
+                    target TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX app_tickets_by_expiry ON app_tickets (expires_at)",
+                "CREATE INDEX app_tickets_by_player ON app_tickets (player_id)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -17,6 +17,11 @@ extension StorageSession {
         try await sql.raw("SELECT * FROM sessions WHERE token_hash = \(bind: tokenHash)").first().map(Self.session(from:))
     }
 
+    /// The session with this id, revoked or not.
+    public func session(id: String) async throws -> SessionRecord? {
+        try await sql.raw("SELECT * FROM sessions WHERE session_id = \(bind: id)").first().map(Self.session(from:))
+    }
+
     /// A player's sessions that are neither revoked nor expired at `now`.
     public func activeSessions(playerID: String, now: Int64) async throws -> [SessionRecord] {
         try await sql.raw(

@@ -126,16 +126,10 @@ public final class GKLeaderboard: Sendable {
         if let playerIDs, playerIDs.count > Limits.maximumPlayerIDsPerRequest {
             throw GKError(.invalidParameter, "at most \(Limits.maximumPlayerIDsPerRequest) players per query; got \(playerIDs.count)")
         }
-        let timeScope: LeaderboardTimeScope =
-            switch current.timeScope {
-            case .today: .today
-            case .week: .week
-            case .allTime: .allTime
-            }
         return LeaderboardQuery(
             category: current.category,
             playerScope: current.playerScope == .global ? .global : .friendsOnly,
-            timeScope: timeScope,
+            timeScope: current.timeScope.wire,
             rangeStart: current.range.lowerBound, rangeLength: current.range.count, playerIDs: playerIDs
         )
     }
@@ -149,5 +143,16 @@ public final class GKLeaderboard: Sendable {
             $0.title = page.title
         }
         return page.scores.map { GKScore(entry: $0, in: gameCenter) }
+    }
+}
+
+extension GKLeaderboard.TimeScope {
+    /// The scope as the server names it.
+    var wire: LeaderboardTimeScope {
+        switch self {
+        case .today: .today
+        case .week: .week
+        case .allTime: .allTime
+        }
     }
 }

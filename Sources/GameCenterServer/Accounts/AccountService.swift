@@ -166,6 +166,21 @@ struct AccountService: Sendable {
         }
     }
 
+    /// Opens a web-app session for the player of the live game session `sessionID` (a link from the game to a page of
+    /// the Game Center app, ``AppTicketService``). It ends no later than that session, so a link cannot prolong a
+    /// sign-in; when that session has ended the link has too (`web.link_expired`).
+    func openWebSession(fromSessionID sessionID: String, playerID: String) async throws -> SessionResponse {
+        let now = clock.nowMillis()
+        return try await database.write { storage in
+            guard let source = try await storage.session(id: sessionID), source.playerID == playerID, source.revokedAt == nil,
+                source.expiresAt > now, let environment = GameCenterProtocol.Environment(rawValue: source.environment),
+                let player = try await storage.player(id: playerID)
+            else { throw APIError.linkExpired }
+            return try await openSession(
+                for: player, device: WebAppClient.device(environment: environment), now: now, expiresBy: source.expiresAt, in: storage)
+        }
+    }
+
     /// Records that the player is playing the device's game; the web app is no game and is never recorded.
     private func recordPlay(playerID: String, device: DeviceIdentity, now: Int64, in storage: StorageSession) async throws {
         guard !device.isWebApp else { return }

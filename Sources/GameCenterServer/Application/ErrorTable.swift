@@ -79,6 +79,7 @@ extension WireErrorCode {
         case .adminUnknownGame: (.notFound, .gameUnrecognized)
         case .adminClockFixed: (.forbidden, .notSupported)
         case .webFormRejected: (.forbidden, .notAuthenticated)
+        case .webLinkExpired: (.gone, .notAuthenticated)
         }
     }
 }

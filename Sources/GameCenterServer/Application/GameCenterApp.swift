@@ -69,6 +69,7 @@ public enum GameCenterApp {
         package let registry: GameRegistry
         let bus: any EventBus
         let accounts: AccountService
+        let appTickets: AppTicketService
         let players: PlayerService
         let friends: FriendService
         let achievements: AchievementService
@@ -101,6 +102,7 @@ public enum GameCenterApp {
             self.accounts = AccountService(
                 database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
                 limiter: limiter, clock: clock)
+            self.appTickets = AppTicketService(database: database, accounts: accounts, clock: serverClock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
             self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock, limiter: limiter)
             self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics, limiter: limiter)
@@ -154,6 +156,7 @@ public enum GameCenterApp {
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
+        AppTicketRoutes(tickets: services.appTickets).addAuthenticated(to: signedIn)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)

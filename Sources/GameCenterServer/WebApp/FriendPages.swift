@@ -96,7 +96,8 @@ struct FriendPages: Sendable {
             }
         let content = FriendsPage(
             chrome: PageChrome("Friends", section: .friends, for: page), friends: friendList, incoming: incoming, outgoing: outgoing,
-            typedName: error == nil ? "" : page.form["name"] ?? "", typedMessage: error == nil ? "" : page.form["message"] ?? "",
+            typedName: error == nil ? page.query("to") ?? "" : page.form["name"] ?? "",
+            typedMessage: error == nil ? page.query("message") ?? "" : page.form["message"] ?? "",
             error: error?.message, done: error == nil ? done : nil)
         return renderer.render("friends", content, status: error?.status ?? .ok)
     }

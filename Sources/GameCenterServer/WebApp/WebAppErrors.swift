@@ -1,9 +1,13 @@
 import GameCenterProtocol
 
 /// The web app's own errors: what only pages can get wrong, and friend errors told with aliases instead of the
-/// player ids the JSON API names (players never see ids). Only ``formRejected`` has a code of its own; the others
-/// are the API's codes with the words a page needs.
+/// player ids the JSON API names (players never see ids). Only ``formRejected`` and ``linkExpired`` have codes of
+/// their own; the others are the API's codes with the words a page needs.
 extension APIError {
+    /// A link from a game to a page (``AppTicket``) was used before, expired, or outlived the game's session.
+    static let linkExpired = APIError(
+        .webLinkExpired, "this link from your game was already used or has expired; open the screen again from the game")
+
     /// A form came without the token of the page session (or of the signed-out forms) it was rendered for.
     static let formRejected = APIError(.webFormRejected, "this form expired or did not come from this site; reload the page and try again")
 

@@ -10,7 +10,7 @@ struct WebAppRoutes {
         "GET /friends", "POST /friends/request", "POST /friends/accept", "POST /friends/decline", "POST /friends/remove",
         "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
         "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",
-        "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play",
+        "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play", "GET /app-tickets/{ticket}",
     ]
 
     let services: GameCenterApp.Services
@@ -23,6 +23,7 @@ struct WebAppRoutes {
         let cookies = SessionCookies(alwaysSecure: secureCookies)
         let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
         StyleSheet().add(to: router)
+        AppTicketRoutes(tickets: services.appTickets).addPage(to: router, responder: responder, cookies: cookies)
         HomePage(
             registry: services.registry, players: services.players, achievements: services.achievements,
             responder: responder, renderer: renderer

@@ -317,7 +317,7 @@ import Testing
             // Reported before the board is first built (it is built from storage).
             let stored = try await Self.report(client, player.token, [earned(100, hoursAgo: 25)], deviceTime: clock)
             #expect(stored.status == .ok)
-            #expect(abs(try stored.decode(ScoreReportResult.self).scores[0].date.timeIntervalSince(now) + 25 * 3600) < 1)
+            #expect(abs(try stored.decode(ScoreReportResult.self).scores[0].date.timeIntervalSince(now) + 25 * 3600) < 5)
             _ = try await Self.report(client, rival.token, [Self.score(70)])
             #expect(try await Self.page(client, player.token, time: .today).scores.map(\.value) == [70])
             #expect(try await Self.page(client, player.token, time: .week).scores.map(\.value) == [100, 70])
@@ -336,27 +336,37 @@ import Testing
         try await TestServer.run(admin: true) { client in
             let player = try await client.signUp()
             let now = try await Self.serverNow(client)
-            func storedDate(_ date: Date?, deviceTime: Date?) async throws -> TimeInterval {
+            /// Reports a score dated `date`; the stored date, and the server's clock just before and after the report
+            /// (the test server's clock runs on between requests).
+            func report(_ date: Date?, deviceTime: Date?) async throws -> (stored: Date, before: Date, after: Date) {
+                let before = try await Self.serverNow(client)
                 let answer = try await Self.report(
                     client, player.token, [ScoreReport(category: "open.points", value: 1, context: 0, date: date)],
                     deviceTime: deviceTime.map { String($0.timeIntervalSince1970) })
                 #expect(answer.status == .ok)
-                return try answer.decode(ScoreReportResult.self).scores[0].date.timeIntervalSince(now)
+                let after = try await Self.serverNow(client)
+                return (try answer.decode(ScoreReportResult.self).scores[0].date, before, after)
+            }
+            /// Whether the stored date is `offset` seconds from the server's clock when it took the report.
+            func isReceipt(plus offset: TimeInterval, _ result: (stored: Date, before: Date, after: Date)) -> Bool {
+                let earliest = result.before.addingTimeInterval(offset - 0.002), latest = result.after.addingTimeInterval(offset + 0.002)
+                return earliest <= result.stored && result.stored <= latest
             }
             // A device three hours fast, a score it made 30 minutes before sending.
             let fast = now.addingTimeInterval(3 * 3600)
-            #expect(abs(try await storedDate(fast.addingTimeInterval(-1800), deviceTime: fast) + 1800) < 1)
+            #expect(isReceipt(plus: -1800, try await report(fast.addingTimeInterval(-1800), deviceTime: fast)))
             // A device two days slow.
             let slow = now.addingTimeInterval(-2 * 86_400)
-            #expect(abs(try await storedDate(slow.addingTimeInterval(-60), deviceTime: slow) + 60) < 1)
+            #expect(isReceipt(plus: -60, try await report(slow.addingTimeInterval(-60), deviceTime: slow)))
             // Without the header the date is taken as it is; a date in the future becomes now.
-            #expect(abs(try await storedDate(now.addingTimeInterval(-600), deviceTime: nil) + 600) < 1)
-            #expect(abs(try await storedDate(now.addingTimeInterval(10 * 3600), deviceTime: nil)) < 1)
-            #expect(abs(try await storedDate(fast, deviceTime: now)) < 1)
-            #expect(abs(try await storedDate(nil, deviceTime: fast)) < 1)
+            let asSent = now.addingTimeInterval(-600)
+            #expect(abs(try await report(asSent, deviceTime: nil).stored.timeIntervalSince(asSent)) < 0.002)
+            #expect(isReceipt(plus: 0, try await report(now.addingTimeInterval(10 * 3600), deviceTime: nil)))
+            #expect(isReceipt(plus: 0, try await report(fast, deviceTime: now)))
+            #expect(isReceipt(plus: 0, try await report(nil, deviceTime: fast)))
             // Never earlier than 30 days ago, whatever the device says (even the start of time).
-            #expect(abs(try await storedDate(now.addingTimeInterval(-60 * 86_400), deviceTime: now) + Limits.maximumReportAge) < 1)
-            #expect(abs(try await storedDate(Date(timeIntervalSince1970: -1e300), deviceTime: now) + Limits.maximumReportAge) < 1)
+            #expect(isReceipt(plus: -Limits.maximumReportAge, try await report(now.addingTimeInterval(-60 * 86_400), deviceTime: now)))
+            #expect(isReceipt(plus: -Limits.maximumReportAge, try await report(Date(timeIntervalSince1970: -1e300), deviceTime: now)))
             for header in ["soon", "inf", "nan", "-5", "1e400", ""] {
                 let answer = try await Self.report(client, player.token, [Self.score(1)], deviceTime: header)
                 expectError(answer, .badRequest, "request.invalid_parameter", .invalidParameter)

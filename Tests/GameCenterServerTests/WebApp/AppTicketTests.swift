@@ -1,0 +1,117 @@
+import Foundation
+import GameCenterProtocol
+import HTTPTypes
+import Testing
+@testable import GameCenterServer
+
+/// Links from a game to the Game Center app's pages (the standard screens' `present()`): each opens its page signed
+/// in, once, within a minute, while the game's session lives, and only as the player who asked.
+@Suite struct AppTicketTests {
+    static func ticket(_ server: TestServer.Client, _ token: String, _ request: AppTicketRequest) async throws -> TestServer.Client.Answer {
+        try await server.send(.post, "/v1/app-tickets", request, token: token)
+    }
+
+    @Test func aLinkOpensItsPageSignedInOnce() async throws {
+        try await TestServer.run { server in
+            let player = try await server.signUp(alias: "Linker")
+            _ = try await LeaderboardTests.report(server, player.token, [LeaderboardTests.score(42, "open.time")])
+            let answer = try await Self.ticket(server, player.token, AppTicketRequest(screen: .leaderboards, category: "open.time", timeScope: .week))
+            #expect(answer.status == .ok)
+            let link = try answer.decode(AppTicket.self)
+            #expect(link.path.hasPrefix("/app-tickets/"))
+
+            var browser = PageClient(server)
+            let opened = try await browser.get(link.path)
+            #expect(opened.status == .seeOther)
+            #expect(opened.headers[.location] == "/games/com.example.open/leaderboards?category=open.time&time=week")
+            #expect(opened.headers[.cacheControl] == "no-store")
+            #expect(opened.setCookie("gc_session")?.contains("HttpOnly") == true)
+            let page = try await browser.get(try #require(opened.headers[.location]))
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Linker"))
+
+            // A second use, by this browser or another, gets the expired-link page and no session.
+            var other = PageClient(server)
+            let again = try await other.get(link.path)
+            #expect(again.status == .gone)
+            #expect(again.html.contains("already used or has expired"))
+            #expect(again.setCookie("gc_session") == nil)
+            #expect(try await other.get("/account").status == .seeOther)
+        }
+    }
+
+    @Test func aLinkExpiresAfterAMinuteAndWithTheGamesSession() async throws {
+        try await TestServer.run(admin: true) { server in
+            let player = try await server.signUp()
+            let late = try await Self.ticket(server, player.token, AppTicketRequest(screen: .achievements)).decode(AppTicket.self)
+            let fresh = try await Self.ticket(server, player.token, AppTicketRequest(screen: .invitations)).decode(AppTicket.self)
+            try await LeaderboardTests.advanceClock(server, hours: Double(Limits.appTicketLifetimeSeconds + 1) / 3600)
+            var browser = PageClient(server)
+            #expect(try await browser.get(late.path).status == .gone)
+
+            let live = try await Self.ticket(server, player.token, AppTicketRequest(screen: .invitations)).decode(AppTicket.self)
+            #expect(try await server.call(.delete, "/v1/sessions/current", token: player.token).status == .noContent)
+            #expect(try await browser.get(live.path).status == .gone)
+            #expect(try await browser.get(fresh.path).status == .gone)
+            #expect(try await browser.get("/app-tickets/not-a-ticket").status == .gone)
+        }
+    }
+
+    /// The web session a link opens ends no later than the game's: a link cannot prolong a sign-in.
+    @Test func theWebSessionEndsWithTheGamesSession() async throws {
+        try await TestServer.run { server in
+            let player = try await server.signUp()
+            let link = try await Self.ticket(server, player.token, AppTicketRequest(screen: .achievements)).decode(AppTicket.self)
+            var browser = PageClient(server)
+            let opened = try await browser.get(link.path)
+            let maxAge = try #require(opened.setCookie("gc_session")?.split(separator: ";").first { $0.contains("Max-Age") })
+            let seconds = try #require(Int(maxAge.split(separator: "=")[1]))
+            #expect(seconds <= Int(player.expiresAt.timeIntervalSinceNow) + 1 && seconds > 0)
+            #expect(try await server.call(.delete, "/v1/sessions/current", token: player.token).status == .noContent)
+            #expect(try await browser.get("/account").status == .ok)  // its own session, ending with the game's at the latest
+        }
+    }
+
+    @Test func theFriendRequestPageComesWritten() async throws {
+        try await TestServer.run { server in
+            let player = try await server.signUp()
+            let link = try await Self.ticket(
+                server, player.token, AppTicketRequest(screen: .friendRequest, recipient: "Bo & Co", message: "play tonight?")
+            ).decode(AppTicket.self)
+            var browser = PageClient(server)
+            let opened = try await browser.get(link.path)
+            #expect(opened.headers[.location] == "/friends?to=Bo%20%26%20Co&message=play%20tonight%3F")
+            let page = try await browser.get(try #require(opened.headers[.location]))
+            #expect(page.html.contains(#"value="Bo &amp; Co""#))
+            #expect(page.html.contains("play tonight?"))
+        }
+    }
+
+    @Test func badLinkRequestsAreRefused() async throws {
+        try await TestServer.run { server in
+            let player = try await server.signUp()
+            expectError(
+                try await Self.ticket(server, player.token, AppTicketRequest(screen: .leaderboards, category: "open.nope")),
+                .notFound, "leaderboard.unknown_category", .invalidParameter)
+            expectError(
+                try await Self.ticket(server, player.token, AppTicketRequest(screen: .friendRequest, recipient: String(repeating: "x", count: 65))),
+                .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(
+                try await Self.ticket(server, player.token, AppTicketRequest(screen: .friendRequest, message: String(repeating: "x", count: 281))),
+                .badRequest, "request.invalid_parameter", .invalidParameter)
+            expectError(
+                try await server.call(.post, "/v1/app-tickets", json: #"{"screen": "settings"}"#, token: player.token),
+                .badRequest, "request.malformed_body", .invalidParameter)
+            expectError(
+                try await server.send(.post, "/v1/app-tickets", AppTicketRequest(screen: .achievements)), .unauthorized, "account.not_authenticated",
+                .notAuthenticated)
+            // At most ten live links per player.
+            for _ in 0..<AppTicketService.maximumLiveTickets {
+                #expect(try await Self.ticket(server, player.token, AppTicketRequest(screen: .achievements)).status == .ok)
+            }
+            expectError(
+                try await Self.ticket(server, player.token, AppTicketRequest(screen: .achievements)), .tooManyRequests, "request.rate_limited",
+                .communicationsFailure)
+        }
+    }
+}
