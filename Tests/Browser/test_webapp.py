@@ -447,3 +447,68 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
     assert dan_game.call("POST", "/v1/matchmaking/play-with-friends/claim") == {"choices": []}
     cat_game.close()
     dan_game.close()
+
+
+def test_friend_requests_invitations_and_achievements_appear_without_a_reload(server, browser):
+    pages = Pages(browser, server)
+    eve, fay = f"eve-{uuid.uuid4().hex[:6]}", f"fay-{uuid.uuid4().hex[:6]}"
+    ids = {}
+    for account, alias in [(eve, "Eve"), (fay, "Fay")]:
+        ids[account] = api(server, "POST", "/v1/accounts", {"account": account, "password": "password-1", "alias": alias})["player"]["playerID"]
+    eve_token = api(server, "POST", "/v1/sessions", {"account": eve, "password": "password-1"})["token"]
+    fay_token = api(server, "POST", "/v1/sessions", {"account": fay, "password": "password-1"})["token"]
+
+    # Eve has her friends page open; nothing is announced yet.
+    sign_in(pages, eve)
+    pages.open("/friends")
+    live = browser.find_element(By.ID, "live")
+    assert not live.is_displayed()
+    html = browser.find_element(By.TAG_NAME, "html")
+
+    def announced(text):
+        WebDriverWait(browser, 10).until(lambda _: text in live.text, f"'{text}' never appeared; the region says '{live.text}'")
+
+    # Fay asks by name: the request appears on Eve's open page, which was not reloaded.
+    api(server, "POST", "/v1/friend-requests/by-name", {"names": [eve], "message": "hi"}, token=fay_token)
+    announced("Fay wants to be your friend")
+    assert browser.find_element(By.LINK_TEXT, "Fay wants to be your friend").get_attribute("href").endswith("/friends")
+    request = api(server, "GET", "/v1/friend-requests", token=eve_token)["requests"][0]
+    api(server, "POST", f"/v1/friend-requests/{request['requestID']}/accept", token=eve_token)
+
+    # Fay's game invites Eve; Eve's game unlocks an achievement.
+    fay_game = GameDevice(server, fay)
+    fay_game.call("POST", "/v1/matchmaking/requests", {
+        "requestID": "fay-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
+        "playersToInvite": [ids[eve]]})
+    announced("Fay invites you to play Tapper")
+    api(server, "POST", "/v1/achievements", {"reportID": str(uuid.uuid4()), "achievements": [
+        {"identifier": "tapper.first", "percentComplete": 100}]}, token=eve_token)
+    announced("Achievement unlocked in Tapper: ")
+    assert html.is_displayed()  # still the same document
+    pages.check("live-notices")
+    fay_game.call("DELETE", "/v1/matchmaking/requests/fay-1")
+    fay_game.close()
+
+    # The stream itself: server-sent events that resume after the last one seen.
+    cookie = browser.get_cookie("gc_session")["value"]
+    stream = urllib.request.urlopen(urllib.request.Request(
+        server + "/live", headers={"Cookie": f"gc_session={cookie}", "Last-Event-ID": "0"}), timeout=10)
+    assert stream.headers["Content-Type"].startswith("text/event-stream")
+    lines = []
+    while len([line for line in lines if line.startswith("data: {\"")]) < 3:
+        lines.append(stream.readline().decode().rstrip("\n"))
+    stream.close()
+    notices = [json.loads(line[len("data: "):]) for line in lines if line.startswith("data: {\"")]
+    assert [n["text"] for n in notices][:2] == ["Fay wants to be your friend", "Fay invites you to play Tapper"]
+    assert notices[2]["link"] == f"/games/{GAME}/achievements"
+    # Signed out, the stream is refused (a page session is needed).
+    with pytest.raises(urllib.error.HTTPError):
+        opener = urllib.request.build_opener(NoRedirect)
+        opener.open(urllib.request.Request(server + "/live"), timeout=10)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Turns a redirect into an HTTPError, to see the answer itself."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None

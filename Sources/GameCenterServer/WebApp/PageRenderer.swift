@@ -56,7 +56,8 @@ struct PageRenderer: Sendable {
     static let headers: HTTPFields = [
         .contentType: "text/html; charset=utf-8",
         .cacheControl: "no-store",
-        .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        .contentSecurityPolicy:
+            "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         .xContentTypeOptions: "nosniff",
         .referrerPolicy: "same-origin",
     ]

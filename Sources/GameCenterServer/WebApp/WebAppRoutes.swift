@@ -5,7 +5,7 @@ import Hummingbird
 struct WebAppRoutes {
     /// The page routes, as `METHOD /path`: pages are not part of the JSON API's `openapi.yaml` (but for `GET /`).
     static let pageRoutes: Set<String> = [
-        "GET /app.css", "GET /sign-in", "POST /sign-in", "GET /sign-up", "POST /sign-up", "POST /sign-out",
+        "GET /app.css", "GET /app.js", "GET /live", "GET /sign-in", "POST /sign-in", "GET /sign-up", "POST /sign-up", "POST /sign-out",
         "POST /sign-out-everywhere", "GET /account", "POST /account/profile", "POST /account/sessions/revoke",
         "GET /friends", "POST /friends/request", "POST /friends/accept", "POST /friends/decline", "POST /friends/remove",
         "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
@@ -23,6 +23,8 @@ struct WebAppRoutes {
         let cookies = SessionCookies(alwaysSecure: secureCookies)
         let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
         StyleSheet().add(to: router)
+        LiveNotices(database: services.database, bus: services.bus, registry: services.registry, clock: services.clock, responder: responder)
+            .add(to: router)
         AppTicketRoutes(tickets: services.appTickets).addPage(to: router, responder: responder, cookies: cookies)
         HomePage(
             registry: services.registry, players: services.players, achievements: services.achievements,

@@ -168,16 +168,24 @@ import Testing
         }
     }
 
-    @Test func pagesAreNeitherCachedNorFramedAndRunNoScript() async throws {
+    /// Pages run no script but this server's `/app.js` (signed-in pages only: their live notices), never inline.
+    @Test func pagesAreNeitherCachedNorFramedAndRunOnlyTheirOwnScript() async throws {
         try await TestServer.run { server in
             var browser = PageClient(server)
             for path in ["/", "/sign-in", "/sign-up"] {
                 let page = try await browser.get(path)
                 #expect(page.headers[.cacheControl] == "no-store")
                 let policy = try #require(page.headers[.contentSecurityPolicy])
-                #expect(policy.contains("frame-ancestors 'none'") && policy.contains("default-src 'none'") && !policy.contains("script-src"))
+                #expect(policy.contains("frame-ancestors 'none'") && policy.contains("default-src 'none'") && policy.contains("script-src 'self';"))
+                #expect(!policy.contains("unsafe"))
                 #expect(!page.html.contains("<script"))
             }
+            var player = try await WebAppAccountTests.signUp(server, alias: "Scripted")
+            let signedIn = try await player.get("/friends")
+            #expect(signedIn.html.components(separatedBy: "<script").count == 2 && signedIn.html.contains(#"<script src="/app.js" defer></script>"#))
+            let script = try await browser.get("/app.js")
+            #expect(
+                script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8" && script.html.contains("new EventSource(\"/live\")"))
             let css = try await browser.get("/app.css")
             #expect(css.status == .ok && css.headers[.contentType] == "text/css; charset=utf-8" && css.html.contains("table.board"))
         }
