@@ -110,3 +110,33 @@ public struct SessionList: Codable, Sendable {
         self.sessions = sessions
     }
 }
+
+/// `POST /v1/device-sign-ins`: a game signs its player in through the Game Center app. The player opens `path` on the
+/// server in a browser, signs in there (or is already) and confirms; meanwhile the device asks
+/// `POST /v1/device-sign-ins/{requestID}/session` with the `secret` until it gets the session (`202` while it waits),
+/// within ``Limits/deviceSignInLifetimeSeconds``.
+public struct DeviceSignIn: Codable, Sendable, Equatable {
+    /// Names the request (in the page's path; not a secret).
+    public var requestID: String
+    /// Known to this device only: taking the session needs it.
+    public var secret: String
+    /// The page to open on the server, e.g. `/device-sign-in/dsi_…`.
+    public var path: String
+    public var expiresAt: Date
+
+    public init(requestID: String, secret: String, path: String, expiresAt: Date) {
+        self.requestID = requestID
+        self.secret = secret
+        self.path = path
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The body of `POST /v1/device-sign-ins/{requestID}/session`.
+public struct DeviceSignInClaim: Codable, Sendable, Equatable {
+    public var secret: String
+
+    public init(secret: String) {
+        self.secret = secret
+    }
+}

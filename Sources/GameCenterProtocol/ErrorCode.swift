@@ -128,4 +128,5 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     // The web app's pages.
     case webFormRejected = "web.form_rejected"
     case webLinkExpired = "web.link_expired"
+    case accountDeviceSignInExpired = "account.device_sign_in_expired"
 }

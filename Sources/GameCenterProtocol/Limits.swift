@@ -35,6 +35,8 @@ public enum Limits {
     public static let maximumReportAge: TimeInterval = 30 * 24 * 60 * 60
     /// How long a link to a page of the Game Center app (``AppTicket``) can be used, in seconds.
     public static let appTicketLifetimeSeconds = 60
+    /// How long a game's sign-in through the Game Center app (``DeviceSignIn``) waits for the player, in seconds.
+    public static let deviceSignInLifetimeSeconds = 300
     /// Achievement points per achievement.
     public static let achievementPointsRange = 1...100
     /// Achievement points per game.

@@ -242,6 +242,24 @@ enum Migrations {
                 "CREATE INDEX app_tickets_by_expiry ON app_tickets (expires_at)",
                 "CREATE INDEX app_tickets_by_player ON app_tickets (player_id)",
             ]),
+        Migration(
+            version: 13, name: "device sign-ins",
+            common: [
+                // A game's sign-in through the Game Center app: the device holds the secret (only its hash is kept) and
+                // waits; the player opens the request's page, signs in there and confirms (player_id is set); the device
+                // then takes a session for its game, once.
+                """
+                CREATE TABLE device_sign_ins (
+                    request_id TEXT PRIMARY KEY,
+                    secret_hash TEXT NOT NULL,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    player_id TEXT REFERENCES players (player_id),
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX device_sign_ins_by_expiry ON device_sign_ins (expires_at)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

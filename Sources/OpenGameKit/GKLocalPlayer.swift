@@ -70,6 +70,16 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     /// from the saved data (``isAuthenticated`` is true) and the `communicationsFailure` is still thrown, as the
     /// seed describes; the realtime channel keeps trying to connect.
     public func authenticate(_ credentials: GKCredentials) async throws {
+        try await authenticate { device in try await self.openSession(credentials, device: device) }
+    }
+
+    /// Signs in with a session the server opened for this device (a sign-in the player confirmed in the Game Center
+    /// app, ``GKSignInViewController``), as ``authenticate(_:)`` does.
+    func authenticate(with response: SessionResponse) async throws {
+        try await authenticate { device in self.saved(response, device: device) }
+    }
+
+    private func authenticate(_ open: @Sendable (GKGameCenter) async throws -> SavedSession) async throws {
         let device = gameCenter
         let busy = device.state.withLock { state -> Bool in
             if state.authenticating { return true }
@@ -79,7 +89,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         if busy { throw GKError(.authenticationInProgress, "another authentication is in progress on this device") }
         defer { device.state.withLock { $0.authenticating = false } }
         do {
-            let saved = try await openSession(credentials, device: device)
+            let saved = try await open(device)
             install(saved, device: device)
             await device.retryOutbox()
             notify(nil)
@@ -111,7 +121,12 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         case .stored:
             return try await resumeSavedSession(device: device)
         }
-        return SavedSession(
+        return saved(response, device: device)
+    }
+
+    /// What the device keeps of a session the server opened.
+    private func saved(_ response: SessionResponse, device: GKGameCenter) -> SavedSession {
+        SavedSession(
             server: device.server.absoluteString, bundleID: device.bundleID, environment: device.environment,
             token: response.token, sessionID: response.sessionID, expiresAt: response.expiresAt,
             player: response.player, eventCursor: response.eventCursor
@@ -149,10 +164,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
             do {
                 let response = try await device.api.send(
                     .POST, "/v1/sessions/for-game", body: GameSessionRequest(token: session.token), as: SessionResponse.self)
-                return SavedSession(
-                    server: device.server.absoluteString, bundleID: device.bundleID, environment: device.environment,
-                    token: response.token, sessionID: response.sessionID, expiresAt: response.expiresAt,
-                    player: response.player, eventCursor: response.eventCursor)
+                return saved(response, device: device)
             } catch let error as GKError where error.code == .notAuthenticated {
                 device.devicePlayerFile.update { $0?.sessions[bundleID] = nil }
             }

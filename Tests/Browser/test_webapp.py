@@ -512,3 +512,35 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         return None
+
+
+def test_a_game_signs_in_through_the_game_center_app(server, browser):
+    pages = Pages(browser, server)
+    gus = f"gus-{uuid.uuid4().hex[:6]}"
+    player = api(server, "POST", "/v1/accounts", {"account": gus, "password": "password-1", "alias": "Gus"})["player"]
+    request = api(server, "POST", "/v1/device-sign-ins")
+    claim = {"secret": request["secret"]}
+
+    # The game opens the page; the player, signed out, signs in there and comes back to confirm.
+    browser.delete_all_cookies()
+    pages.open(request["path"])
+    assert browser.current_url.startswith(server + "/sign-in?next=")
+    pages.fill({"account": gus, "password": "password-1", "environment": "sandbox"})
+    pages.submit("/sign-in")
+    assert browser.current_url == server + request["path"]
+    assert "Tapper on your device asks to sign in to Game Center. Sign it in as Gus?" in pages.main_text()
+    pages.check("device-sign-in")
+    pending = urllib.request.urlopen(urllib.request.Request(
+        server + f"/v1/device-sign-ins/{request['requestID']}/session", method="POST", data=json.dumps(claim).encode(),
+        headers={"X-GameCenter-Bundle-ID": GAME, "X-GameCenter-Environment": "sandbox", "Content-Type": "application/json"}), timeout=10)
+    assert pending.status == 202
+    pages.submit(request["path"])
+    assert "Tapper on your device is signed in as Gus." in pages.main_text()
+    pages.check("device-sign-in-done")
+
+    # The game takes its session, once.
+    session = api(server, "POST", f"/v1/device-sign-ins/{request['requestID']}/session", claim)
+    assert session["player"]["playerID"] == player["playerID"]
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        api(server, "POST", f"/v1/device-sign-ins/{request['requestID']}/session", claim)
+    assert gone.value.code == 410

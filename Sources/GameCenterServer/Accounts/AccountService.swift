@@ -166,6 +166,16 @@ struct AccountService: Sendable {
         }
     }
 
+    /// Opens a session of the device's game for a player who confirmed its sign-in in the Game Center app
+    /// (``DeviceSignInService``).
+    func openGameSession(forPlayerID playerID: String, device: DeviceIdentity) async throws -> SessionResponse {
+        let now = clock.nowMillis()
+        return try await database.write { storage in
+            guard let player = try await storage.player(id: playerID) else { throw APIError.deviceSignInExpired }
+            return try await openSession(for: player, device: device, now: now, in: storage)
+        }
+    }
+
     /// Opens a web-app session for the player of the live game session `sessionID` (a link from the game to a page of
     /// the Game Center app, ``AppTicketService``). It ends no later than that session, so a link cannot prolong a
     /// sign-in; when that session has ended the link has too (`web.link_expired`).

@@ -80,6 +80,7 @@ extension WireErrorCode {
         case .adminClockFixed: (.forbidden, .notSupported)
         case .webFormRejected: (.forbidden, .notAuthenticated)
         case .webLinkExpired: (.gone, .notAuthenticated)
+        case .accountDeviceSignInExpired: (.gone, .notAuthenticated)
         }
     }
 }

@@ -70,6 +70,7 @@ public enum GameCenterApp {
         let bus: any EventBus
         let accounts: AccountService
         let appTickets: AppTicketService
+        let deviceSignIns: DeviceSignInService
         let players: PlayerService
         let friends: FriendService
         let achievements: AchievementService
@@ -103,6 +104,7 @@ public enum GameCenterApp {
                 database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
                 limiter: limiter, clock: clock)
             self.appTickets = AppTicketService(database: database, accounts: accounts, clock: serverClock)
+            self.deviceSignIns = DeviceSignInService(database: database, accounts: accounts, registry: registry, limiter: limiter, clock: serverClock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
             self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock, limiter: limiter)
             self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics, limiter: limiter)
@@ -146,6 +148,7 @@ public enum GameCenterApp {
         let v1 = router.group("v1").add(middleware: DeviceMiddleware(registry: services.registry))
         GameRoutes().addPublic(to: v1)
         AccountRoutes(accounts: services.accounts).addPublic(to: v1)
+        DeviceSignInRoutes(signIns: services.deviceSignIns).addPublic(to: v1)
 
         let signedIn = v1.group().add(middleware: AuthenticationMiddleware(accounts: services.accounts))
         AccountRoutes(accounts: services.accounts).addAuthenticated(to: signedIn)

@@ -14,11 +14,11 @@ struct AccountPages: Sendable {
     /// Adds the routes.
     func add(to router: Router<AppRequestContext>) {
         responder.get("sign-in", on: router, .anyone) { page in
-            page.session != nil ? PageRequest.redirect(to: "/") : renderer.render("sign-in", SignInForm(page))
+            page.session != nil ? PageRequest.redirect(to: Self.next(page) ?? "/") : renderer.render("sign-in", SignInForm(page))
         }
         responder.post("sign-in", on: router, .anyone) { page in try await signIn(page) }
         responder.get("sign-up", on: router, .anyone) { page in
-            page.session != nil ? PageRequest.redirect(to: "/") : renderer.render("sign-up", SignUpForm(page))
+            page.session != nil ? PageRequest.redirect(to: Self.next(page) ?? "/") : renderer.render("sign-up", SignUpForm(page))
         }
         responder.post("sign-up", on: router, .anyone) { page in try await signUp(page) }
         responder.post("sign-out", on: router, .signedIn) { page in
@@ -98,8 +98,17 @@ struct AccountPages: Sendable {
         return environment
     }
 
+    /// Where to go after signing in: a page that sent the player to sign in first (`next`, a game's sign-in page
+    /// only: nothing else may choose where a sign-in leads).
+    static func next(_ page: PageRequest) -> String? {
+        guard let next = page.form["next"] ?? page.query("next"), next.hasPrefix(DeviceSignInPages.pathPrefix), next.count <= 120,
+            next.dropFirst(DeviceSignInPages.pathPrefix.count).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        else { return nil }
+        return next
+    }
+
     private func signedIn(_ opened: SessionResponse, _ page: PageRequest) -> Response {
-        var response = PageRequest.redirect(to: "/")
+        var response = PageRequest.redirect(to: Self.next(page) ?? "/")
         let lifetime = Int(opened.expiresAt.timeIntervalSinceNow.rounded(.down))
         response.setCookie(cookies.session(token: opened.token, lifetime: lifetime, for: page.request, context: page.context))
         return response
@@ -145,9 +154,12 @@ struct SignInForm {
     let sandbox: Bool
     /// Why the last attempt failed.
     var error: String?
+    /// The page to go to once signed in (``AccountPages/next(_:)``).
+    let next: String?
 
     init(_ page: PageRequest) {
         self.chrome = PageChrome("Sign in", for: page)
+        self.next = AccountPages.next(page)
         self.account = page.form["account"] ?? ""
         self.sandbox = page.form["environment"] == "sandbox"
     }
@@ -174,9 +186,12 @@ struct SignUpForm {
     let underage: Bool
     /// Why the last attempt failed.
     var error: String?
+    /// The page to go to once signed up (``AccountPages/next(_:)``).
+    let next: String?
 
     init(_ page: PageRequest) {
         self.chrome = PageChrome("Create your account", for: page)
+        self.next = AccountPages.next(page)
         self.underage = page.form["underage"] == "on"
         self.account = page.form["account"] ?? ""
         self.alias = page.form["alias"] ?? ""

@@ -11,6 +11,7 @@ struct WebAppRoutes {
         "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
         "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",
         "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play", "GET /app-tickets/{ticket}",
+        "GET /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}",
     ]
 
     let services: GameCenterApp.Services
@@ -33,6 +34,9 @@ struct WebAppRoutes {
         AccountPages(
             accounts: services.accounts, registry: services.registry, cookies: cookies, responder: responder,
             renderer: renderer
+        ).add(to: router)
+        DeviceSignInPages(
+            signIns: services.deviceSignIns, players: services.players, clock: services.clock, responder: responder, renderer: renderer
         ).add(to: router)
         FriendPages(friends: services.friends, players: services.players, responder: responder, renderer: renderer).add(to: router)
         LeaderboardPages(

@@ -79,7 +79,7 @@ struct ErrorTableTests {
             .noSuchRequest, .requestIDReused, .alreadyWaiting, .channelClosed, .noSuchInvitation, .invitationClosed,
             .hostedMatchHasNoRelay,
             .adminDisabled, .adminKeyRequired, .unknownGame("com.example.nope"), .clockFixed,
-            .formRejected, .linkExpired, .tooManyAppTickets,
+            .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInOtherEnvironment("live"), .tooManyDeviceSignIns,
         ]
     }
 

@@ -146,3 +146,86 @@ import Testing
         try await server.stop()
     }
 }
+
+/// The standard sign-in screen: the form model, and the Game Center app's sign-in confirmed in a browser.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct SignInScreenLiveTests {
+    final class Outcome: GKSignInViewControllerDelegate, @unchecked Sendable {
+        private let lock = NSLock()
+        private var calls: [GKError.Code?] = []
+        var log: [GKError.Code?] { lock.withLock { calls } }
+        func signInViewControllerDidFinish(_ viewController: GKSignInViewController, error: (any Error)?) {
+            lock.withLock { calls.append((error as? GKError)?.code) }
+        }
+    }
+
+    @Test func theFormTellsTheRulesAndSignsUp() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let device = Devices.make(server)
+        let screen = GKSignInViewController(in: device)
+        let outcome = Outcome()
+        screen.signInDelegate = outcome
+        screen.mode = .signUp
+        screen.account = "ab"
+        screen.password = "short"
+        #expect(screen.problems.count == 3)
+        await #expect(throws: GKError.self) { try await screen.submit() }
+        #expect(outcome.log.isEmpty)  // refused before asking anyone
+        screen.account = "form-\(UUID().uuidString.prefix(8).lowercased())"
+        screen.password = "password-1"
+        screen.alias = "Former"
+        #expect(screen.problems.isEmpty)
+        try await screen.submit()
+        #expect(device.localPlayer.isAuthenticated && device.localPlayer.alias == "Former")
+        #expect(outcome.log == [nil])
+        await device.close()
+        try await server.stop()
+    }
+
+    /// The player signs in on the Game Center app's page (a browser: cookies, the forms' CSRF tokens) and confirms;
+    /// the game, waiting meanwhile, is then signed in as them with no password of theirs in it.
+    @Test func theGameCenterAppSignsTheGameIn() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let (other, account) = try await Devices.signedUp(server, alias: "Browser")
+        await other.close()
+        let device = Devices.make(server)
+        let screen = GKSignInViewController(in: device)
+        let outcome = Outcome()
+        screen.signInDelegate = outcome
+        let url = try await screen.presentationURL()
+        let waiting = Task { try await screen.waitForConfirmation() }
+
+        let browser = URLSession(configuration: .ephemeral)
+        func field(_ name: String, in html: String) -> String {
+            guard let range = html.range(of: #"name="\#(name)" value=""#) else { return "" }
+            return String(html[range.upperBound...].prefix { $0 != "\"" })
+        }
+        func post(_ path: String, _ fields: [(String, String)]) async throws -> (Int, String) {
+            var request = URLRequest(url: URL(string: server.url.absoluteString + path)!)
+            request.httpMethod = "POST"
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+            request.httpBody = Data(fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&").utf8)
+            let (data, response) = try await browser.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+        }
+        let (signInPage, _) = try await browser.data(from: url)
+        let signInHTML = String(decoding: signInPage, as: UTF8.self)
+        let next = field("next", in: signInHTML)
+        #expect(next == url.path)
+        let (status, askHTML) = try await post(
+            "/sign-in",
+            [("csrf", field("csrf", in: signInHTML)), ("account", account), ("password", "password-Browser"), ("environment", "sandbox"), ("next", next)])
+        #expect(status == 200 && askHTML.contains("Sign it in as <strong>Browser</strong>?"))
+        #expect(!device.localPlayer.isAuthenticated)
+        let (confirmed, doneHTML) = try await post(url.path, [("csrf", field("csrf", in: askHTML))])
+        #expect(confirmed == 200 && doneHTML.contains("is signed in as Browser"))
+
+        try await waiting.value
+        #expect(device.localPlayer.isAuthenticated && device.localPlayer.alias == "Browser")
+        #expect(outcome.log == [nil])
+        await device.close()
+        try await server.stop()
+    }
+}
