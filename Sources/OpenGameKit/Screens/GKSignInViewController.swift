@@ -129,17 +129,23 @@ public final class GKSignInViewController: Sendable {
         try await waitForConfirmation()
     }
 
-    /// Waits until the player confirms the sign-in started by ``presentationURL()`` (asking the server every second),
-    /// then signs the device in. Throws `notAuthenticated` when it expired, `cancelled` when the task is cancelled.
+    /// Waits until the player confirms the sign-in started by ``presentationURL()`` (asking the server every second,
+    /// and on through network failures until the request's 5 minutes are over), then signs the device in. Throws
+    /// `notAuthenticated` when it expired, `cancelled` when the task is cancelled.
     public func waitForConfirmation() async throws {
         guard let pending = state.withLock({ $0.pending }) else {
             throw GKError(.invalidParameter, "nothing to wait for: call presentationURL() or present() first")
         }
         try await finish {
             while true {
-                let answer = try await self.gameCenter.api.send(
-                    .POST, "/v1/device-sign-ins/\(pending.requestID)/session", body: DeviceSignInClaim(secret: pending.secret),
-                    as: DeviceSignInAnswer.self)
+                let answer: DeviceSignInAnswer
+                do {
+                    answer = try await self.gameCenter.api.send(
+                        .POST, "/v1/device-sign-ins/\(pending.requestID)/session", body: DeviceSignInClaim(secret: pending.secret),
+                        as: DeviceSignInAnswer.self)
+                } catch let error as GKError where error.isTransient && Date() < pending.expiresAt {
+                    answer = DeviceSignInAnswer(session: nil)
+                }
                 if let session = answer.session {
                     self.state.withLock { $0.pending = nil }
                     try await self.gameCenter.localPlayer.authenticate(with: session)
@@ -170,6 +176,10 @@ public final class GKSignInViewController: Sendable {
 /// (`202 {}`).
 struct DeviceSignInAnswer: Decodable {
     let session: SessionResponse?
+
+    init(session: SessionResponse?) {
+        self.session = session
+    }
 
     private enum CodingKeys: String, CodingKey {
         case token
