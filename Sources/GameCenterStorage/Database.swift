@@ -177,6 +177,29 @@ public final class Database: Sendable {
         }
     }
 
+    /// Sends each of `payloads` on PostgreSQL's notification `channel` (`pg_notify`, one statement), to every
+    /// connection that listens on it (``listen(channel:_:)``), this node's included. PostgreSQL only.
+    public func notify(channel: String, payloads: [String]) async throws {
+        guard case .postgres(let client) = backend, !payloads.isEmpty else { return }
+        _ = try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
+            try await connection.query("SELECT pg_notify(\(channel), payload) FROM unnest(\(payloads)::TEXT[]) AS payload", logger: connection.logger)
+                .collect()
+        }
+    }
+
+    /// Listens on PostgreSQL's notification `channel` with a connection of its own: `body` gets the payloads as they
+    /// arrive, and this returns when `body` does or the connection fails (then throws). PostgreSQL only.
+    public func listen(channel: String, _ body: @Sendable (AsyncThrowingMapSequence<PostgresNotificationSequence, String>) async throws -> Void)
+        async throws
+    {
+        guard case .postgres(let client) = backend else { throw StorageError.unavailable("notifications need PostgreSQL") }
+        try await client.withConnection { connection in
+            try await connection.listen(on: channel) { notifications in
+                try await body(notifications.map(\.payload))
+            }
+        }
+    }
+
     private static func transaction<T>(
         _ session: StorageSession,
         begin: String,

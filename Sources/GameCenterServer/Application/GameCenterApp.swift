@@ -88,7 +88,9 @@ public enum GameCenterApp {
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
-            let bus = InProcessEventBus()
+            // On PostgreSQL the bus reaches every node on the database; SQLite is one node.
+            let bus: any EventBus =
+                database.engine == .postgres ? PostgresEventBus(database: database, logger: logger) : InProcessEventBus()
             let serverClock = ServerClock(isAdjustable: configuration.testClock)
             let clock = serverClock
             self.clock = serverClock
@@ -205,7 +207,7 @@ public enum GameCenterApp {
                     limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: [services.matchmaking, services.relay] + extraServices,
+            services: [services.matchmaking, services.relay] + [services.bus as? PostgresEventBus].compactMap { $0 } + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

@@ -42,6 +42,13 @@ public final class InProcessEventBus: EventBus {
         for target in targets { target.continuation.yield(notice) }
     }
 
+    /// Tells every subscriber that its player's events may have grown (after notices from other nodes could have been
+    /// missed): each re-reads storage from its cursor, so nothing is lost.
+    public func wakeEveryone() {
+        let players = subscribers.withLock { Set($0.values.map(\.playerID)) }
+        for player in players { publish(.playerEvents(playerID: player)) }
+    }
+
     public func subscribe(playerID: String, sessionID: String) -> AsyncStream<BusNotice> {
         let id = nextID.add(1, ordering: .relaxed).newValue
         // A subscriber that falls behind only needs to know that something changed: keep the newest few.

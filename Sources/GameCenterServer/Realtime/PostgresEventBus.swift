@@ -1,0 +1,136 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The bus of several nodes on one PostgreSQL: each notice is delivered to this node's subscribers at once and sent
+/// to the other nodes with `NOTIFY` on ``channel``; every node listens on a connection of its own and hands the other
+/// nodes' notices to its subscribers.
+///
+/// Notices are wake-ups only: events stay rows in storage with their per-player sequence, and a subscriber re-reads
+/// from its cursor. So a node whose listening connection failed, once it listens again, wakes every subscriber of
+/// its own (``InProcessEventBus/wakeEveryone()``) and nothing is lost. Notices queue for sending (at most
+/// ``maximumQueued``) and go ``batchSize`` to a statement; when the queue overflows, the other nodes are told to wake
+/// everyone instead. Run it as a service of the node.
+final class PostgresEventBus: EventBus, Service {
+    /// The notification channel.
+    static let channel = "gamecenter_bus"
+    /// Notices waiting to be sent to the other nodes.
+    static let maximumQueued = 10_000
+    /// Notices sent in one statement.
+    static let batchSize = 100
+
+    /// What one notice says on the wire (JSON): the sending node, and a player whose events grew, a session that
+    /// ended, or `everyone` (notices were lost: re-read all).
+    private struct Wire: Codable {
+        var node: String
+        var player: String?
+        var session: String?
+        var reason: String?
+        var everyone: Bool?
+    }
+
+    /// Notices waiting to be sent.
+    private struct Outgoing {
+        var notices: [Wire] = []
+        var overflowed = false
+    }
+
+    private let local = InProcessEventBus()
+    private let database: Database
+    private let node = UUID().uuidString
+    private let logger: Logger
+    private let outgoing = Mutex(Outgoing())
+    private let wakeSender: AsyncStream<Void>.Continuation
+    private let senderWakes: AsyncStream<Void>
+
+    init(database: Database, logger: Logger) {
+        self.database = database
+        self.logger = logger
+        (senderWakes, wakeSender) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func publish(_ notice: BusNotice) {
+        local.publish(notice)
+        let wire =
+            switch notice {
+            case .playerEvents(let playerID): Wire(node: node, player: playerID)
+            case .sessionEnded(let sessionID, let reason): Wire(node: node, session: sessionID, reason: reason)
+            }
+        outgoing.withLock { outgoing in
+            if outgoing.notices.count < Self.maximumQueued { outgoing.notices.append(wire) } else { outgoing.overflowed = true }
+        }
+        wakeSender.yield()
+    }
+
+    func subscribe(playerID: String, sessionID: String) -> AsyncStream<BusNotice> {
+        local.subscribe(playerID: playerID, sessionID: sessionID)
+    }
+
+    /// Sends this node's notices and hands the other nodes' to this node's subscribers, until cancelled.
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.send() }
+            group.addTask { await self.listen() }
+            try? await gracefulShutdown()
+            wakeSender.finish()
+            group.cancelAll()
+        }
+    }
+
+    private func send() async {
+        let encoder = JSONEncoder()
+        for await _ in senderWakes {
+            while true {
+                let batch = outgoing.withLock { outgoing -> [Wire] in
+                    if outgoing.overflowed {
+                        outgoing.overflowed = false
+                        outgoing.notices.removeAll()
+                        return [Wire(node: node, everyone: true)]
+                    }
+                    let batch = Array(outgoing.notices.prefix(Self.batchSize))
+                    outgoing.notices.removeFirst(batch.count)
+                    return batch
+                }
+                guard !batch.isEmpty else { break }
+                let payloads = batch.compactMap { try? String(decoding: encoder.encode($0), as: UTF8.self) }
+                do {
+                    try await database.notify(channel: Self.channel, payloads: payloads)
+                } catch {
+                    logger.warning("could not notify the other nodes", metadata: [LogKey.error: "\(error)"])
+                }
+            }
+        }
+    }
+
+    private func listen() async {
+        let decoder = JSONDecoder()
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await database.listen(channel: Self.channel) { payloads in
+                    // Listening (again): anything sent while this node was not is in storage; every subscriber re-reads.
+                    self.local.wakeEveryone()
+                    for try await payload in payloads {
+                        guard let wire = try? decoder.decode(Wire.self, from: Data(payload.utf8)), wire.node != self.node else { continue }
+                        if wire.everyone == true {
+                            self.local.wakeEveryone()
+                        } else if let player = wire.player {
+                            self.local.publish(.playerEvents(playerID: player))
+                        } else if let session = wire.session {
+                            self.local.publish(.sessionEnded(sessionID: session, reason: wire.reason ?? "signed out on another node"))
+                        }
+                    }
+                }
+                delay = .milliseconds(100)
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("listening for the other nodes' events failed; trying again", metadata: [LogKey.error: "\(error)"])
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NetworkFaultProxy
+import OpenGameKit
+import Testing
+
+/// Two `gamecenter serve` nodes on one PostgreSQL, devices on different nodes: what one node stores reaches a device
+/// connected to the other (the event bus crosses nodes by `LISTEN/NOTIFY`).
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ClusterLiveTests {
+    @Test func eventsAndSignOutsCrossNodes() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start()
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start()
+
+        // Ann's device is on node B, Bob's on node A.
+        let ann = Devices.make(nodeB)
+        let annEvents = ann.events
+        let annAccount = "ann-\(UUID().uuidString.prefix(8).lowercased())"
+        try await ann.localPlayer.authenticate(.signUp(account: annAccount, password: "password-Ann", alias: "Ann"))
+        _ = try await nextEvent(annEvents) { if case .connected = $0 { true } else { nil } }
+        let (bob, _) = try await Devices.signedUp(nodeA, alias: "Bob")
+
+        let sent = ContinuousClock.now
+        try await GKFriendRequest.send(toAccounts: [annAccount], message: "from node A", in: bob)
+        let request = try await nextEvent(annEvents, within: 5) { if case .friendRequestReceived(let request) = $0 { request } else { nil } }
+        print("cross-node friend request: \(ContinuousClock.now - sent)")
+        #expect(request.fromAlias == "Bob" && request.message == "from node A")
+
+        // Node B's listening connection is cut (PostgreSQL terminates it) and a request is sent while it listens again:
+        // once it does, its devices re-read storage, and nothing is lost.
+        try Self.psql(nodeA.database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
+        let (carl, _) = try await Devices.signedUp(nodeA, alias: "Carl")
+        try await GKFriendRequest.send(toAccounts: [annAccount], message: "while B was deaf", in: carl)
+        let late = try await nextEvent(annEvents, within: 10) { if case .friendRequestReceived(let request) = $0 { request } else { nil } }
+        #expect(late.fromAlias == "Carl")
+        await carl.close()
+
+        // Ann signs out everywhere from a browser session on node A: her device on node B hears it.
+        var signIn = URLRequest(url: nodeA.url.appendingPathComponent("v1/sessions"))
+        signIn.httpMethod = "POST"
+        signIn.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        signIn.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
+        signIn.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
+        signIn.httpBody = Data(#"{"account": "\#(annAccount)", "password": "password-Ann"}"#.utf8)
+        let (body, _) = try await URLSession.shared.data(for: signIn)
+        let token = try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["token"] as? String)
+        var everywhere = URLRequest(url: nodeA.url.appendingPathComponent("v1/sessions/others"))
+        everywhere.httpMethod = "DELETE"
+        everywhere.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        everywhere.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
+        everywhere.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
+        let (_, revoked) = try await URLSession.shared.data(for: everywhere)
+        #expect((revoked as? HTTPURLResponse)?.statusCode == 204)
+        _ = try await nextEvent(annEvents, within: 5) { if case .signedOut = $0 { true } else { nil } }
+
+        await ann.close()
+        await bob.close()
+        try await nodeB.stop()
+        try await nodeA.stop()
+    }
+
+    /// Runs `sql` with `psql` on the database `url` names.
+    static func psql(_ url: String, _ sql: String) throws {
+        let components = try #require(URLComponents(string: url))
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        psql.arguments = [
+            "-h", components.host ?? "127.0.0.1", "-p", "\(components.port ?? 5432)", "-U", components.user ?? "postgres", "-q", "-c", sql,
+            String(components.path.dropFirst()),
+        ]
+        psql.standardOutput = FileHandle.nullDevice
+        try psql.run()
+        psql.waitUntilExit()
+        #expect(psql.terminationStatus == 0)
+    }
+}
