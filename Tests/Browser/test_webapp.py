@@ -236,6 +236,18 @@ class GameDevice:
         self.socket.close()
 
 
+def new_players(server, *aliases):
+    """Signs up a player per alias through the JSON API (password `password-1`): (account, player id, a session token)
+    for each."""
+    players = []
+    for alias in aliases:
+        account = f"{alias.lower()}-{uuid.uuid4().hex[:6]}"
+        player_id = api(server, "POST", "/v1/accounts", {"account": account, "password": "password-1", "alias": alias})["player"]["playerID"]
+        token = api(server, "POST", "/v1/sessions", {"account": account, "password": "password-1"})["token"]
+        players.append((account, player_id, token))
+    return players
+
+
 def sign_in(pages, account):
     pages.driver.delete_all_cookies()
     pages.open("/sign-in")
@@ -368,20 +380,15 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
 
 def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_chosen_to_play(server, browser):
     pages = Pages(browser, server)
-    cat, dan = f"cat-{uuid.uuid4().hex[:6]}", f"dan-{uuid.uuid4().hex[:6]}"
-    ids = {}
-    for account, alias in [(cat, "Cat"), (dan, "Dan")]:
-        ids[account] = api(server, "POST", "/v1/accounts", {"account": account, "password": "password-1", "alias": alias})["player"]["playerID"]
-    cat_token = api(server, "POST", "/v1/sessions", {"account": cat, "password": "password-1"})["token"]
-    dan_token = api(server, "POST", "/v1/sessions", {"account": dan, "password": "password-1"})["token"]
-    api(server, "POST", "/v1/friend-requests", {"playerIDs": [ids[dan]]}, token=cat_token)
+    (cat, cat_id, cat_token), (dan, dan_id, dan_token) = new_players(server, "Cat", "Dan")
+    api(server, "POST", "/v1/friend-requests", {"playerIDs": [dan_id]}, token=cat_token)
     request = api(server, "GET", "/v1/friend-requests", token=dan_token)["requests"][0]
     api(server, "POST", f"/v1/friend-requests/{request['requestID']}/accept", token=dan_token)
 
     # Cat's game invites Dan, whose game is not running.
     cat_game = GameDevice(server, cat)
     match_request = {"minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
-                     "playersToInvite": [ids[dan]], "inviteMessage": "Tap with me tonight?"}
+                     "playersToInvite": [dan_id], "inviteMessage": "Tap with me tonight?"}
     cat_game.call("POST", "/v1/matchmaking/requests", dict(match_request, requestID="cat-1"))
 
     # Dan accepts in the browser.
@@ -390,7 +397,7 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
     text = pages.main_text()
     assert "Cat invites you to play Tapper" in text and "“Tap with me tonight?”" in text
     assert re.search(r"Expires \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 59 minutes\)", text), text
-    assert ids[cat] not in browser.page_source
+    assert cat_id not in browser.page_source
     assert browser.find_element(By.CSS_SELECTOR, "header nav a[aria-current='page']").text == "Invitations"
     pages.check("invitations")
     pages.submit("/invitations/accept")
@@ -405,7 +412,7 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
     dan_game.call("POST", f"/v1/invitations/{invitations[0]['invitationID']}/accept", {"requestID": "dan-1"})
     cat_match = cat_game.wait_for("matchFound")
     assert dan_game.wait_for("matchFound")["matchID"] == cat_match["matchID"]
-    assert sorted(cat_match["players"]) == sorted([ids[cat], ids[dan]])
+    assert sorted(cat_match["players"]) == sorted([cat_id, dan_id])
     pages.open("/invitations")
     assert "No invitations are waiting for you." in pages.main_text()
     pages.check("invitations-empty")
@@ -416,7 +423,7 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
     pages.submit("/invitations/decline")
     assert "Invitation declined." in pages.main_text()
     answer = cat_game.wait_for("inviteeAnswered", lambda payload: payload["requestID"] == "cat-2")
-    assert answer["state"] == "declined" and answer["playerID"] == ids[dan]
+    assert answer["state"] == "declined" and answer["playerID"] == dan_id
     cat_game.call("DELETE", "/v1/matchmaking/requests/cat-2")
 
     # A form from elsewhere (no token) answers nothing.
@@ -442,8 +449,8 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
     text = pages.main_text()
     assert "Your friends are chosen." in text and "Waiting for Tapper to start: Cat." in text
     pages.check("play-with-friends-waiting")
-    assert dan_game.wait_for("playWithFriends")["playerIDs"] == [ids[cat]]
-    assert dan_game.call("POST", "/v1/matchmaking/play-with-friends/claim") == {"choices": [{"bundleID": GAME, "playerIDs": [ids[cat]]}]}
+    assert dan_game.wait_for("playWithFriends")["playerIDs"] == [cat_id]
+    assert dan_game.call("POST", "/v1/matchmaking/play-with-friends/claim") == {"choices": [{"bundleID": GAME, "playerIDs": [cat_id]}]}
     assert dan_game.call("POST", "/v1/matchmaking/play-with-friends/claim") == {"choices": []}
     cat_game.close()
     dan_game.close()
@@ -451,12 +458,7 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
 
 def test_friend_requests_invitations_and_achievements_appear_without_a_reload(server, browser):
     pages = Pages(browser, server)
-    eve, fay = f"eve-{uuid.uuid4().hex[:6]}", f"fay-{uuid.uuid4().hex[:6]}"
-    ids = {}
-    for account, alias in [(eve, "Eve"), (fay, "Fay")]:
-        ids[account] = api(server, "POST", "/v1/accounts", {"account": account, "password": "password-1", "alias": alias})["player"]["playerID"]
-    eve_token = api(server, "POST", "/v1/sessions", {"account": eve, "password": "password-1"})["token"]
-    fay_token = api(server, "POST", "/v1/sessions", {"account": fay, "password": "password-1"})["token"]
+    (eve, eve_id, eve_token), (fay, _, fay_token) = new_players(server, "Eve", "Fay")
 
     # Eve has her friends page open; nothing is announced yet.
     sign_in(pages, eve)
@@ -479,7 +481,7 @@ def test_friend_requests_invitations_and_achievements_appear_without_a_reload(se
     fay_game = GameDevice(server, fay)
     fay_game.call("POST", "/v1/matchmaking/requests", {
         "requestID": "fay-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
-        "playersToInvite": [ids[eve]]})
+        "playersToInvite": [eve_id]})
     announced("Fay invites you to play Tapper")
     api(server, "POST", "/v1/achievements", {"reportID": str(uuid.uuid4()), "achievements": [
         {"identifier": "tapper.first", "percentComplete": 100}]}, token=eve_token)
