@@ -4,8 +4,8 @@ import Synchronization
 /// Recently read sessions by token hash, so that a busy device does not cost a query per request.
 ///
 /// Entries live a few seconds. This node's revocations remove entries before they answer, so a revoked token is
-/// refused at once here; with several nodes on one database another node may accept it until its entry ages
-/// out (at most ``timeToLive``).
+/// refused at once here; with several nodes on one PostgreSQL the other nodes remove theirs when the revocation's
+/// notice reaches them (``PostgresEventBus``), and at the latest after ``timeToLive``.
 final class SessionCache: Sendable {
     /// How long an entry is trusted, in milliseconds.
     static let timeToLive: Int64 = 5_000

@@ -105,6 +105,8 @@ public enum GameCenterApp {
             self.accounts = AccountService(
                 database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
                 limiter: limiter, clock: clock)
+            // Another node's sign-out takes effect here at once, not when the cached session ages out.
+            (bus as? PostgresEventBus)?.whenSessionEndsElsewhere { [cache = accounts.sessionCache] in cache.remove(sessionIDs: [$0]) }
             self.appTickets = AppTicketService(database: database, accounts: accounts, clock: serverClock)
             self.deviceSignIns = DeviceSignInService(database: database, accounts: accounts, registry: registry, limiter: limiter, clock: serverClock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)

@@ -43,6 +43,7 @@ final class PostgresEventBus: EventBus, Service {
     private let node = UUID().uuidString
     private let logger: Logger
     private let outgoing = Mutex(Outgoing())
+    private let sessionEndedElsewhere = Mutex<(@Sendable (String) -> Void)?>(nil)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
 
@@ -67,6 +68,11 @@ final class PostgresEventBus: EventBus, Service {
 
     func subscribe(playerID: String, sessionID: String) -> AsyncStream<BusNotice> {
         local.subscribe(playerID: playerID, sessionID: sessionID)
+    }
+
+    /// Calls `handler` with each session another node ended (this node's caches forget it at once).
+    func whenSessionEndsElsewhere(_ handler: @escaping @Sendable (String) -> Void) {
+        sessionEndedElsewhere.withLock { $0 = handler }
     }
 
     /// Sends this node's notices and hands the other nodes' to this node's subscribers, until cancelled.
@@ -120,6 +126,7 @@ final class PostgresEventBus: EventBus, Service {
                         } else if let player = wire.player {
                             self.local.publish(.playerEvents(playerID: player))
                         } else if let session = wire.session {
+                            self.sessionEndedElsewhere.withLock { $0 }?(session)
                             self.local.publish(.sessionEnded(sessionID: session, reason: wire.reason ?? "signed out on another node"))
                         }
                     }

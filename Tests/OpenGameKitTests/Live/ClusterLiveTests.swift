@@ -57,10 +57,32 @@ import Testing
         #expect((revoked as? HTTPURLResponse)?.statusCode == 204)
         _ = try await nextEvent(annEvents, within: 5) { if case .signedOut = $0 { true } else { nil } }
 
+        // A session node B has cached (it answered with it) is refused there once node A signed it out — well
+        // before the cache's 5 s.
+        let cached = try await nodeA.signUp(account: "dee-\(UUID().uuidString.prefix(8).lowercased())")
+        #expect(try await Self.status(.GET, "v1/friends", on: nodeB, token: cached) == 200)
+        #expect(try await Self.status(.DELETE, "v1/sessions/current", on: nodeA, token: cached) == 204)
+        try await waitUntil("node B refuses the signed-out session", within: .seconds(2)) {
+            (try? await Self.status(.GET, "v1/friends", on: nodeB, token: cached)) == 401
+        }
+
         await ann.close()
         await bob.close()
         try await nodeB.stop()
         try await nodeA.stop()
+    }
+
+    enum Method: String { case GET, DELETE }
+
+    /// The HTTP status of an authenticated request of the example game to `server`.
+    static func status(_ method: Method, _ path: String, on server: LiveServer, token: String) async throws -> Int {
+        var request = URLRequest(url: server.url.appendingPathComponent(path))
+        request.httpMethod = method.rawValue
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
+        request.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
     /// Runs `sql` with `psql` on the database `url` names.
