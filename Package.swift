@@ -142,6 +142,7 @@ let package = Package(
             name: "gamecenter",
             dependencies: [
                 "GameCenterServer",
+                "GameCenterStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

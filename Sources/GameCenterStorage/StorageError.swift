@@ -5,6 +5,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case notFound(String)
         case closed
         case unavailable(String)
+        case inUse(String)
     }
 
     private let kind: Kind
@@ -21,6 +22,15 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
     /// its outcome is unknown. Worth retrying later.
     public static func unavailable(_ why: String) -> StorageError { StorageError(kind: .unavailable(why)) }
 
+    /// Another process serves this (single-node) database.
+    public static func inUse(_ why: String) -> StorageError { StorageError(kind: .inUse(why)) }
+
+    /// True when another process serves this database.
+    public var isInUse: Bool {
+        if case .inUse = kind { return true }
+        return false
+    }
+
     /// True when the database could not be reached.
     public var isUnavailable: Bool {
         if case .unavailable = kind { return true }
@@ -32,6 +42,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case .invalidURL(let hint): return "invalid database URL: \(hint)"
         case .notFound(let what): return "not found: \(what)"
         case .closed: return "the database is closed"
+        case .inUse(let why): return why
         case .unavailable(let why): return "the database is unavailable: \(why)"
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GameCenterServer
+import GameCenterStorage
 import Logging
 
 /// `gamecenter serve`: runs the server until SIGINT or SIGTERM.
@@ -149,6 +150,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ManifestError {
             FileHandle.standardError.write(Data("gamecenter: refusing to start: \(error)\n".utf8))
             throw ExitCode(78)
+        } catch let error as StorageError where error.isInUse {
+            FileHandle.standardError.write(Data("gamecenter: refusing to start: \(error)\n".utf8))
+            throw ExitCode(75)
         }
     }
 }

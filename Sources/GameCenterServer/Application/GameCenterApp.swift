@@ -232,6 +232,9 @@ public enum GameCenterApp {
         onReady: @escaping @Sendable (_ httpPort: Int, _ udpPort: Int) -> Void
     ) async throws {
         let registry = try GameRegistry(path: configuration.gamesPath)
+        // SQLite serves one node: a second server on the same file is refused before anything is opened.
+        let nodeLock = try SQLiteNodeLock.acquire(for: configuration.databaseURL)
+        defer { withExtendedLifetime(nodeLock) {} }
         try await Database.withDatabase(url: configuration.databaseURL, logger: logger) { database in
             let services = try await Services(database: database, registry: registry, configuration: configuration, logger: logger)
             try await services.accounts.fillMissingAliasSkeletons()

@@ -100,3 +100,20 @@ import Testing
         #expect(psql.terminationStatus == 0)
     }
 }
+
+/// SQLite serves one node: a second server on the same database file is refused before it opens anything.
+@Suite(.timeLimit(.minutes(1))) struct SingleNodeSQLiteLiveTests {
+    @Test func aSecondServerOnOneSQLiteFileIsRefused() async throws {
+        let first = try LiveServer(engine: "sqlite")
+        try await first.start()
+        let second = try LiveServer(database: first.database)
+        let refused = await #expect(throws: LiveServerError.self) { try await second.start() }
+        #expect(refused.map { "\($0)" }?.contains("another gamecenter process serves the SQLite database") == true)
+        // The first keeps serving; once it stops, another may start on the file.
+        #expect(try await first.signUp(account: "solo-\(UUID().uuidString.prefix(8).lowercased())").isEmpty == false)
+        try await first.stop()
+        let third = try LiveServer(database: first.database)
+        try await third.start()
+        try await third.stop()
+    }
+}
