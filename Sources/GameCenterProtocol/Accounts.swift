@@ -122,6 +122,7 @@ public struct DeviceSignIn: Codable, Sendable, Equatable {
     public var secret: String
     /// The page to open on the server, e.g. `/device-sign-in/dsi_…`.
     public var path: String
+    /// When the request ends, confirmed or not.
     public var expiresAt: Date
 
     public init(requestID: String, secret: String, path: String, expiresAt: Date) {
@@ -134,6 +135,7 @@ public struct DeviceSignIn: Codable, Sendable, Equatable {
 
 /// The body of `POST /v1/device-sign-ins/{requestID}/session`.
 public struct DeviceSignInClaim: Codable, Sendable, Equatable {
+    /// The ``DeviceSignIn/secret`` the request was started with.
     public var secret: String
 
     public init(secret: String) {

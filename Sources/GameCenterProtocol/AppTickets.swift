@@ -15,6 +15,7 @@ public enum AppScreen: String, WireEnum, Sendable {
 /// `POST /v1/app-tickets`: a link that opens a page of the Game Center app signed in as the caller, once, within
 /// ``Limits/appTicketLifetimeSeconds``.
 public struct AppTicketRequest: Codable, Sendable, Equatable {
+    /// The page to open.
     public var screen: AppScreen
     /// Leaderboards: the leaderboard (nil: the game's default).
     public var category: String?
@@ -42,6 +43,7 @@ public struct AppTicketRequest: Codable, Sendable, Equatable {
 public struct AppTicket: Codable, Sendable, Equatable {
     /// The link's path on the server, e.g. `/app-tickets/3q2…`.
     public var path: String
+    /// When the link stops working.
     public var expiresAt: Date
 
     public init(path: String, expiresAt: Date) {

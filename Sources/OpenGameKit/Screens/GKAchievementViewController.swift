@@ -14,6 +14,7 @@ public protocol GKAchievementViewControllerDelegate: AnyObject, Sendable {
 public final class GKAchievementViewController: Sendable {
     /// One line of the screen: an achievement and the player's progress on it.
     public struct Entry: Sendable {
+        /// The achievement as the game's manifest describes it.
         public let achievementDescription: GKAchievementDescription
         /// Nil when the player has not reported any progress.
         public let achievement: GKAchievement?

@@ -18,6 +18,7 @@ public protocol GKSignInViewControllerDelegate: AnyObject, Sendable {
 public final class GKSignInViewController: Sendable {
     /// What the form does.
     public enum Mode: Sendable {
+        /// Signs in to an existing account.
         case signIn
         /// Creates an account (with ``GKSignInViewController/alias``) and signs in.
         case signUp
@@ -46,6 +47,7 @@ public final class GKSignInViewController: Sendable {
         get { state.withLock { $0.delegate } }
         set { state.withLock { $0.delegate = newValue } }
     }
+    /// Sign in (the default) or create an account.
     public var mode: Mode {
         get { state.withLock { $0.mode } }
         set { state.withLock { $0.mode = newValue } }
