@@ -216,6 +216,13 @@ public final class Database: Sendable {
         }
     }
 
+    /// The newest migration this database has applied.
+    public func schemaVersion() async throws -> Int {
+        try await read { storage in
+            Int(try await storage.sql.raw("SELECT MAX(version) AS version FROM schema_migrations").first()?.decode(column: "version", as: Int64?.self) ?? 0)
+        }
+    }
+
     /// Applies, in one transaction, every one of `migrations` that this database has not applied yet.
     func migrate(_ migrations: [Migration]) async throws {
         try await write { session in

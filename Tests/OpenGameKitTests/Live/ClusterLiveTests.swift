@@ -116,4 +116,35 @@ import Testing
         try await third.start()
         try await third.stop()
     }
+
+    /// `gamecenter migrate` brings a database up to this build's schema once (again: nothing to do) and refuses a
+    /// SQLite database a server runs on.
+    @Test func migrateRunsOnceAndNeverUnderARunningServer() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
+        let url = "sqlite:\(folder.path)/gamecenter.sqlite"
+        let first = try Self.migrate(url)
+        #expect(first.status == 0)
+        let version = try #require(Int(first.output.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "schema version ", with: "")))
+        #expect(version >= 13)
+        #expect(try Self.migrate(url).output == first.output)
+        let server = try LiveServer(database: url)
+        try await server.start()
+        let refused = try Self.migrate(url)
+        #expect(refused.status == 75 && refused.output.isEmpty)
+        try await server.stop()
+    }
+
+    /// Runs `gamecenter migrate --database url`: its exit status and standard output.
+    static func migrate(_ url: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LiveServer.binary)
+        process.arguments = ["migrate", "--database", url]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
 }
