@@ -133,8 +133,11 @@ let package = Package(
                 "COpus",
                 "CSpeexDSP",
                 "CPulseSimple",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -257,7 +260,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenGameKitVoiceTests",
-            dependencies: ["OpenGameKitVoice", "VoiceTestSupport", "NetworkFaultProxy"],
+            dependencies: [
+                "OpenGameKitVoice", "VoiceTestSupport", "NetworkFaultProxy", "LANTestSupport", "GameCenterProtocol",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

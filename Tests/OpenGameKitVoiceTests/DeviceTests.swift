@@ -6,13 +6,7 @@ import VoiceTestSupport
 
 @Suite struct DeviceTests {
     static func wav(rate: Int, channels: Int, samples: [Int16], dataSize: UInt32? = nil) -> [UInt8] {
-        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-        func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        let data = samples.flatMap { le16(UInt16(bitPattern: $0)) }
-        let size = dataSize ?? UInt32(data.count)
-        return Array("RIFF".utf8) + le32(size &+ 36) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(UInt16(channels))
-            + le32(UInt32(rate)) + le32(UInt32(rate * channels * 2)) + le16(UInt16(channels * 2)) + le16(16)
-            + Array("LIST".utf8) + le32(3) + [1, 2, 3, 0] + Array("data".utf8) + le32(size) + data
+        TestAudio.wav(rate: rate, channels: channels, samples: samples, dataSize: dataSize)
     }
 
     @Test func readsStereo44100FromAPipeAsMono48k() throws {

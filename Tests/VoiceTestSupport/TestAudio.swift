@@ -40,6 +40,35 @@ public enum TestAudio {
         return path
     }
 
+    /// A PCM16 WAV file's bytes (with a LIST chunk before the data, as many writers add); `dataSize` overrides the
+    /// data chunk's size (0xFFFF_FFFF: a stream of unknown length).
+    public static func wav(rate: Int, channels: Int, samples: [Int16], dataSize: UInt32? = nil) -> [UInt8] {
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        let data = samples.flatMap { le16(UInt16(bitPattern: $0)) }
+        let size = dataSize ?? UInt32(data.count)
+        return Array("RIFF".utf8) + le32(size &+ 36) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(UInt16(channels))
+            + le32(UInt32(rate)) + le32(UInt32(rate * channels * 2)) + le16(UInt16(channels * 2)) + le16(16)
+            + Array("LIST".utf8) + le32(3) + [1, 2, 3, 0] + Array("data".utf8) + le32(size) + data
+    }
+
+    /// A tone of `frequency` Hz, on for `onMilliseconds` and off as long, for `seconds`, at `amplitude` (0…1) of full
+    /// scale, 48 kHz mono: a signal whose envelope a listener's output must follow.
+    public static func pulsedTone(frequency: Double, amplitude: Double = 0.3, onMilliseconds: Int = 400, seconds: Double) -> [Int16] {
+        let period = 2 * onMilliseconds * VoiceFormat.sampleRate / 1000
+        return (0..<Int(seconds * Double(VoiceFormat.sampleRate))).map { i in
+            guard i % period < period / 2 else { return 0 }
+            return Int16(amplitude * 32_767 * sin(2 * Double.pi * frequency * Double(i) / Double(VoiceFormat.sampleRate)))
+        }
+    }
+
+    /// Writes `samples` (48 kHz mono) to a new WAV file and returns its path.
+    public static func wavFile(_ samples: [Int16], name: String) throws -> String {
+        let path = temporaryPath(name)
+        try Data(wav(rate: VoiceFormat.sampleRate, channels: 1, samples: samples)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// All frames of a source, concatenated.
     public static func readAll(_ source: some VoiceAudioSource) throws -> [Int16] {
         var samples: [Int16] = []

@@ -11,9 +11,6 @@ import OpenGameKit
 /// are called outside it.
 /// `@unchecked Sendable`: state behind `lock`; the game's audio source and sink (not Sendable) are used only under it.
 final class VoiceChatEngine: @unchecked Sendable {
-    /// How often a missing microphone or speaker is looked for again.
-    static let reopenInterval = Duration.seconds(2)
-
     private let transport: MatchVoice
     private let logger: Logger
     private let lock = NSLock()
@@ -23,12 +20,7 @@ final class VoiceChatEngine: @unchecked Sendable {
     private var active: GKVoiceChat?
     /// The channel the microphone fed on the last tick.
     private var feeding: String?
-    private var source: (any VoiceAudioSource)?
-    private var sink: (any VoiceAudioSink)?
-    private var systemSource = true
-    private var systemSink = true
-    private var lastOpenAttempt: ContinuousClock.Instant?
-    private var _waitingFor: String?
+    private let devices = VoiceAudioDevices()
     private var mixer = VoiceMixer()
     private var played: [Int16]?
     private var running = false
@@ -80,9 +72,7 @@ final class VoiceChatEngine: @unchecked Sendable {
             }
         }
         if startThread {
-            let thread = Thread { [self] in run() }
-            thread.name = "OGK voice"
-            thread.start()
+            VoiceFrameClock.start(name: "OGK voice", running: { [self] in lock.withLock { !ended } }, tick: { [self] in tick() })
         }
     }
 
@@ -110,17 +100,11 @@ final class VoiceChatEngine: @unchecked Sendable {
     }
 
     /// What the engine waits for (a microphone, speakers), or nil.
-    var waitingFor: String? { lock.withLock { _waitingFor } }
+    var waitingFor: String? { lock.withLock { devices.waitingFor } }
 
     /// Uses `source` and `sink` from now on (nil: the system's default devices).
     func setAudio(source: (any VoiceAudioSource)?, sink: (any VoiceAudioSink)?) {
-        lock.withLock {
-            self.source = source
-            self.sink = sink
-            systemSource = source == nil
-            systemSink = sink == nil
-            lastOpenAttempt = nil
-        }
+        lock.withLock { devices.use(source: source, sink: sink) }
     }
 
     // MARK: Receiving
@@ -159,46 +143,14 @@ final class VoiceChatEngine: @unchecked Sendable {
     // MARK: The audio thread
 
     /// Every 20 ms until the match ends: microphone → active channel; started channels → mix → speakers.
-    private func run() {
-        let frame = Duration.milliseconds(VoiceFormat.frameMilliseconds)
-        var next = ContinuousClock.now
-        while lock.withLock({ !ended }) {
-            tick()
-            next += frame
-            let now = ContinuousClock.now
-            if next > now {
-                Thread.sleep(forTimeInterval: Double((next - now).components.attoseconds) / 1e18 + Double((next - now).components.seconds))
-            } else if now - next > frame * 5 {
-                // Far behind (a stalled machine): start afresh rather than rush through the missed frames.
-                next = now
-            }
-        }
-    }
-
     private func tick() {
         openDevicesIfDue()
         talk()
         listen()
     }
 
-    /// Opens the system's devices where none was given, at most every ``reopenInterval``; says what is missing.
     private func openDevicesIfDue() {
-        lock.lock()
-        defer { lock.unlock() }
-        let now = ContinuousClock.now
-        guard (systemSource && source == nil) || (systemSink && sink == nil) else { return }
-        if let last = lastOpenAttempt, now - last < Self.reopenInterval { return }
-        lastOpenAttempt = now
-        var missing: [String] = []
-        if systemSource && source == nil {
-            do { source = try PulseAudioSource() } catch { missing.append("\(error)") }
-        }
-        if systemSink && sink == nil {
-            do { sink = try PulseAudioSink() } catch { missing.append("\(error)") }
-        }
-        let waiting = missing.isEmpty ? nil : missing.joined(separator: "; ")
-        if waiting != _waitingFor, let waiting { logger.notice("voice chat waits: \(waiting)") }
-        _waitingFor = waiting
+        lock.withLock { devices.openIfDue(logger: logger) }
     }
 
     /// Reads one microphone frame and sends it on the active channel when that channel is started. When the
@@ -207,13 +159,13 @@ final class VoiceChatEngine: @unchecked Sendable {
     /// once.
     private func talk() {
         let packets = lock.withLock { () -> [(channel: String, bytes: [UInt8])] in
-            guard let source else { return [] }
+            guard let source = devices.source else { return [] }
             let read: VoiceFrameRead
             do {
                 read = try source.readFrame()
             } catch {
                 logger.warning("the microphone failed: \(error)")
-                self.source = nil
+                devices.microphoneFailed()
                 return []
             }
             var packets: [(channel: String, bytes: [UInt8])] = []
@@ -264,14 +216,14 @@ final class VoiceChatEngine: @unchecked Sendable {
                     streams[key] = frame.samples
                 }
             }
-            guard let sink, !streams.isEmpty || played != nil else { return }
+            guard let sink = devices.sink, !streams.isEmpty || played != nil else { return }
             do {
                 let out = try mixer.mix(streams)
                 try sink.writeFrame(out)
                 played = stride(from: 0, to: out.count, by: 2).map { Int16((Int32(out[$0]) + Int32(out[$0 + 1])) / 2) }
             } catch {
                 logger.warning("the speakers failed: \(error)")
-                self.sink = nil
+                devices.speakersFailed()
             }
         }
         for (chat, player, state) in changes { chat.update(player, state)?(player, state) }

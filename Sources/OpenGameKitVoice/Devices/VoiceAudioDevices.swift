@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+
+/// The microphone and speakers one voice engine uses: those the game gave, or the system's default devices
+/// (PulseAudio/PipeWire), opened when first needed and looked for again every ``reopenInterval`` while missing.
+///
+/// Not thread-safe: its owner (the match's voice engine, the voice chat service) uses it under its own lock.
+final class VoiceAudioDevices {
+    /// How often a missing microphone or speaker is looked for again.
+    static let reopenInterval = Duration.seconds(2)
+
+    /// The microphone, when one is open or was given.
+    private(set) var source: (any VoiceAudioSource)?
+    /// The speakers, when open or given.
+    private(set) var sink: (any VoiceAudioSink)?
+    /// What is missing (a microphone, speakers), or nil.
+    private(set) var waitingFor: String?
+    private var systemSource = true
+    private var systemSink = true
+    private var lastOpenAttempt: ContinuousClock.Instant?
+
+    /// Uses `source` and `sink` from now on (nil: the system's default devices).
+    func use(source: (any VoiceAudioSource)?, sink: (any VoiceAudioSink)?) {
+        self.source = source
+        self.sink = sink
+        systemSource = source == nil
+        systemSink = sink == nil
+        lastOpenAttempt = nil
+    }
+
+    /// Opens the system's devices where none was given, at most every ``reopenInterval``; logs what is missing once.
+    func openIfDue(logger: Logger) {
+        let now = ContinuousClock.now
+        guard (systemSource && source == nil) || (systemSink && sink == nil) else { return }
+        if let last = lastOpenAttempt, now - last < Self.reopenInterval { return }
+        lastOpenAttempt = now
+        var missing: [String] = []
+        if systemSource && source == nil {
+            do { source = try PulseAudioSource() } catch { missing.append("\(error)") }
+        }
+        if systemSink && sink == nil {
+            do { sink = try PulseAudioSink() } catch { missing.append("\(error)") }
+        }
+        let waiting = missing.isEmpty ? nil : missing.joined(separator: "; ")
+        if waiting != waitingFor, let waiting { logger.notice("voice chat waits: \(waiting)") }
+        waitingFor = waiting
+    }
+
+    /// Forgets a microphone that failed (a system one is looked for again).
+    func microphoneFailed() { source = nil }
+
+    /// Forgets speakers that failed (system ones are looked for again).
+    func speakersFailed() { sink = nil }
+}
+
+/// Runs a voice engine's 20 ms tick on a thread of its own.
+enum VoiceFrameClock {
+    /// Starts a thread named `name` that calls `tick` every 20 ms while `running` says so; a stalled machine skips
+    /// the missed frames rather than rushing through them.
+    static func start(name: String, running: @escaping @Sendable () -> Bool, tick: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            let frame = Duration.milliseconds(VoiceFormat.frameMilliseconds)
+            var next = ContinuousClock.now
+            while running() {
+                tick()
+                next += frame
+                let now = ContinuousClock.now
+                if next > now {
+                    let wait = next - now
+                    Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+                } else if now - next > frame * 5 {
+                    next = now
+                }
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+}
