@@ -63,7 +63,7 @@ set +e
 # audio threads, Opus and the correlation checks beside the live suites starved their 1 s heartbeats.
 # The live suites (real server processes with 1 s heartbeats, and the TCP/UDP fault proxies) run apart from the
 # CPU-heavy in-process suites too: beside them, a starved heartbeat dropped a realtime channel mid-test.
-voice="OpenGameKitVoiceTests|VoiceChatLiveTests|VoiceChatExampleTests|VoiceRelayLiveTests"
+voice="OpenGameKitVoiceTests|VoiceChatLiveTests|VoiceChatServiceLiveTests|VoiceChatExampleTests|VoiceRelayLiveTests"
 live="LiveTests|ExampleTests|NetworkFaultProxyTests"
 swift test --skip-build --skip "OpenGameKitLANTests|OpenGameKitSessionTests|$voice|$live"
 swift_status=$?
