@@ -187,7 +187,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LANBattle",
-            dependencies: ["OpenGameKit"],
+            dependencies: ["OpenGameKit", "OpenGameKitVoice"],
             path: "Examples/LANBattle",
             swiftSettings: swiftSettings
         ),

@@ -22,6 +22,12 @@ if ! command -v tmux >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 tmux >/dev/null
 fi
+# Two-party voice between the two hosts is also tried with its UDP port blocked by a firewall rule (nftables).
+if ! command -v nft >/dev/null && [ ! -x /usr/sbin/nft ]; then
+  echo "installing nftables from Debian…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 nftables >/dev/null
+fi
 # The voice engine (OpenGameKitVoice) links libopus, speexdsp and libpulse-simple; its tests render speech
 # with espeak-ng, check the Opus stream with opusdec (opus-tools), and play and record through a private
 # PulseAudio server with a null sink (pulseaudio).

@@ -24,12 +24,16 @@ final class BattleConnector: GKPeerPickerControllerDelegate, GKSessionDelegate, 
     private let autoLines: AsyncStream<String>
     private let picked = Mutex(false)
 
-    init(session: GKSession) {
+    /// Carries the battle over `session`; what is voice chat's goes to `voice`.
+    init(session: GKSession, voice: BattleVoice?) {
         self.session = session
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
         (autoLines, autoInput) = AsyncStream.makeStream(of: String.self)
         let continuation = self.continuation
-        session.setDataReceiveHandler { data, peer, _ in continuation.yield(.message(data, from: peer)) }
+        session.setDataReceiveHandler { data, peer, _ in
+            if let voice, voice.receive(data, from: peer) { return }
+            continuation.yield(.message(data, from: peer))
+        }
     }
 
     /// A picker reading the terminal, or (auto) one answered by the autopilot.

@@ -3,11 +3,13 @@ import Foundation
 import OpenGameKit
 
 /// The example game: two players on the same network find each other with the peer picker, swap their
-/// Codable creatures as JSON and take turns attacking until one creature faints.
+/// Codable creatures as JSON and take turns attacking until one creature faints; with `--voice` they talk meanwhile
+/// (`GKVoiceChatService` over the same session).
 ///
 ///     swift run LANBattle --name Alice        # in one terminal
 ///     swift run LANBattle --name Bob          # in another
 ///     swift run LANBattle --name Bob --auto --interface lo   # no questions asked, on this machine
+///     swift run LANBattle --name Alice --voice                # and talk while battling (microphone, speakers)
 @main
 enum LANBattle {
     static func main() async {
@@ -24,7 +26,16 @@ enum LANBattle {
             exit(1)
         }
         session.delegateQueue = DispatchQueue(label: "LANBattle.session")
-        let connector = BattleConnector(session: session)
+        var voice: BattleVoice?
+        if options.voice {
+            do {
+                voice = try BattleVoice(session: session, input: options.voiceInput, output: options.voiceOutput, port: options.voicePort)
+            } catch {
+                FileHandle.standardError.write(Data("LANBattle: voice chat: \(error)\n".utf8))
+                exit(1)
+            }
+        }
+        let connector = BattleConnector(session: session, voice: voice)
         session.delegate = connector
         let picker = connector.makePicker(auto: options.auto)
 
@@ -35,7 +46,7 @@ enum LANBattle {
         }
         say("\(options.name) is looking for an opponent (session \(session.sessionID))…")
         picker.show()
-        let code = await play(options: options, session: session, connector: connector)
+        let code = await play(options: options, session: session, connector: connector, voice: voice)
         timeout.cancel()
         session.disconnectFromAllPeers()
         session.isAvailable = false
@@ -43,7 +54,7 @@ enum LANBattle {
         exit(code)
     }
 
-    static func play(options: BattleOptions, session: GKSession, connector: BattleConnector) async -> Int32 {
+    static func play(options: BattleOptions, session: GKSession, connector: BattleConnector, voice: BattleVoice?) async -> Int32 {
         let mine = Creature.forPlayer(options.name)
         var opponentID: String?
         var battle: Battle?
@@ -74,6 +85,11 @@ enum LANBattle {
             return true
         }
 
+        /// With voice and the autopilot, a turn a second, so that there is a battle to talk over.
+        func pace() async {
+            if voice != nil && options.auto { try? await Task.sleep(for: .seconds(1)) }
+        }
+
         /// Handles one message from the opponent; returns an exit code once the game is over.
         func handle(_ data: Data, from opponentID: String) async -> Int32? {
             guard let message = try? JSONDecoder().decode(BattleMessage.self, from: data) else {
@@ -89,6 +105,7 @@ enum LANBattle {
                     Battle.Side(peerID: opponentID, player: opponentName, creature: theirs, hp: theirs.hp)
                 )
                 showLog()
+                await pace()
                 guard attackIfMyTurn() else { return 1 }
             case .attack where battle != nil:
                 guard var current = battle, current.apply(message) else {
@@ -97,6 +114,7 @@ enum LANBattle {
                 }
                 battle = current
                 showLog()
+                await pace()
                 guard attackIfMyTurn() else { return 1 }
             default:
                 say("Unexpected message; ignoring it.")
@@ -104,6 +122,7 @@ enum LANBattle {
             if let current = battle, current.winner != nil {
                 // Give the last attack time to reach the opponent before leaving.
                 try? await Task.sleep(for: .milliseconds(500))
+                if let voice { await talk(voice, with: opponentID, options: options) }
                 return 0
             }
             return nil
@@ -120,6 +139,8 @@ enum LANBattle {
                 opponentID = peer
                 session.isAvailable = false
                 say("Battle against \(session.displayName(forPeer: peer) ?? peer)! Sending \(mine.name).")
+                // One side calls: the one with the smaller peer id.
+                if let voice, session.peerID < peer { voice.call(peer) }
                 guard send(.creature(mine)) else { return 1 }
                 for message in early where message.peer == peer {
                     if let code = await handle(message.data, from: peer) { return code }
@@ -141,6 +162,24 @@ enum LANBattle {
             }
         }
         return 1
+    }
+
+    /// After the battle the players go on talking: until the WAV input has been said (and 2 s more to hear the
+    /// answer), or for `--talk` seconds; a side that hangs up first ends it for both.
+    static func talk(_ voice: BattleVoice, with opponentID: String, options: BattleOptions) async {
+        let start = ContinuousClock.now
+        var saidAt: ContinuousClock.Instant?
+        while !voice.ended {
+            let now = ContinuousClock.now
+            if options.voiceInput != nil {
+                if saidAt == nil && voice.inputEnded { saidAt = now }
+                if let saidAt, now - saidAt > .seconds(2) { break }
+            } else if now - start > .milliseconds(Int64(options.talkSeconds * 1000)) {
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        voice.hangUp(opponentID)
     }
 
     static func say(_ line: String) {

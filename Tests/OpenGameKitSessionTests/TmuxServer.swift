@@ -1,4 +1,5 @@
 import Foundation
+import LANTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc

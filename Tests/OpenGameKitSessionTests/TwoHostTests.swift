@@ -39,23 +39,3 @@ struct TwoHostTests {
         }
     }
 }
-
-/// The namespaces `scripts/lan-netns.sh` made, from `OPENGAMEKIT_TEST_NETNS` ("NS_A:IF_A NS_B:IF_B").
-enum TwoHosts {
-    struct Host: Sendable {
-        var namespace: String
-        var interface: String
-    }
-
-    static let hosts: (a: Host, b: Host)? = {
-        let hosts = (ProcessInfo.processInfo.environment["OPENGAMEKIT_TEST_NETNS"] ?? "").split(separator: " ").compactMap { entry -> Host? in
-            let parts = entry.split(separator: ":").map(String.init)
-            return parts.count == 2 ? Host(namespace: parts[0], interface: parts[1]) : nil
-        }
-        return hosts.count == 2 ? (hosts[0], hosts[1]) : nil
-    }()
-
-    static let skipMessage =
-        "no network namespaces for the two-host test: OPENGAMEKIT_TEST_NETNS is unset "
-        + "(scripts/test.sh creates them with scripts/lan-netns.sh when run as root)"
-}

@@ -1,19 +1,19 @@
 import Foundation
 
 /// Test support: runs programs the tests need (the built examples, `ip netns exec`, tmux).
-enum ChildProcess {
+public enum ChildProcess {
     /// The directory the package's executables are built into (next to the test bundle).
-    static var binDirectory: URL {
+    public static var binDirectory: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
     /// A built executable of this package, e.g. `LANBattle`.
-    static func built(_ name: String) -> URL {
+    public static func built(_ name: String) -> URL {
         binDirectory.appendingPathComponent(name)
     }
 
     /// The full path of `name` on `PATH` (or in the usual system folders), if it is installed.
-    static func which(_ name: String) -> String? {
+    public static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
         return folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -22,7 +22,7 @@ enum ChildProcess {
     /// Runs `executable` to the end and returns its exit status and its standard output and error, interleaved.
     /// A process still running after `timeout` is terminated (its status then says so). The program must not
     /// leave a daemon behind: that would hold the output open and the run would not end.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
+    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
