@@ -30,8 +30,14 @@ public enum ChildProcess {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        // Read while it runs, so a chatty process never blocks on a full pipe.
-        let reader = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
+        // Read while it runs, so a chatty process never blocks on a full pipe. The read blocks until the process
+        // ends, so it runs on a thread of its own: on Swift concurrency's threads, two children running at once took
+        // both threads of a 2-core machine and stalled every other test in the process until they ended.
+        let (output, deliver) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(1))
+        Thread {
+            deliver.yield(pipe.fileHandleForReading.readDataToEndOfFile())
+            deliver.finish()
+        }.start()
         let watchdog = Task.detached {
             try await Task.sleep(for: timeout)
             if process.isRunning { process.terminate() }
@@ -46,7 +52,8 @@ public enum ChildProcess {
             }
         }
         watchdog.cancel()
-        let data = await reader.value
+        var data = Data()
+        for await read in output { data = read }
         return (status, String(decoding: data, as: UTF8.self))
     }
 }
