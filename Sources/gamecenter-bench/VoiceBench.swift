@@ -10,7 +10,7 @@ struct VoiceBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice",
         abstract:
-            "Voice pipeline CPU vs bare libopus, mouth-to-ear latency through the relay, relay CPU per voice packet vs data, 4-player voice matches per core.",
+            "Voice pipeline CPU vs bare libopus, two-party call setup, mouth-to-ear and CPU, mouth-to-ear latency through the relay, relay CPU per voice packet vs data, 4-player voice matches per core.",
         discussion: """
             Anchors: libopus encoding and decoding the same espeak-ng speech with nothing around it (thread CPU time), \
             raw loopback UDP ping-pong and one-way packets. The server and every SDK device run in this one process, on \
@@ -23,17 +23,19 @@ struct VoiceBench: AsyncParsableCommand {
     @Option(help: "Packets each of the 4 members sends per second in the data and voice cost phases.") var costHertz = 100.0
     @Option(help: "Seconds of each cost phase.") var costSeconds = 10.0
     @Option(help: "20 ms frames of speech played in real time through the voice engines for the measured mouth-to-ear.") var engineFrames = 1_500
+    @Option(help: "Two-party calls started one after the other to time the direct setup.") var callSetups = 50
     @Option(help: "4-player matches in the load run, everyone talking.") var matches = 20
     @Option(help: "Seconds of the load run.") var loadSeconds = 10.0
     @Option(help: "espeak-ng executable (Debian package espeak-ng).") var espeak = "/usr/bin/espeak-ng"
     @Option(help: "Database (default: a new SQLite file in a temporary folder).") var database: String?
 
     func validate() throws {
-        guard frames >= 100, engineFrames >= 100, latencyPackets >= 100, costHertz > 0, costHertz <= VoiceLimits.packetsPerSecond, costSeconds > 0,
+        guard frames >= 100, engineFrames >= 100, callSetups >= 1, latencyPackets >= 100, costHertz > 0, costHertz <= VoiceLimits.packetsPerSecond,
+            costSeconds > 0,
             matches >= 1, loadSeconds > 0
         else {
             throw ValidationError(
-                "need --frames ≥ 100, --engine-frames ≥ 100, --latency-packets ≥ 100, --cost-hertz 0…\(Int(VoiceLimits.packetsPerSecond)) (the relay's voice limit), --cost-seconds > 0, --matches ≥ 1, --load-seconds > 0"
+                "need --frames ≥ 100, --engine-frames ≥ 100, --call-setups ≥ 1, --latency-packets ≥ 100, --cost-hertz 0…\(Int(VoiceLimits.packetsPerSecond)) (the relay's voice limit), --cost-seconds > 0, --matches ≥ 1, --load-seconds > 0"
             )
         }
     }
@@ -100,6 +102,7 @@ struct VoiceBench: AsyncParsableCommand {
                 format: "one stream end to end (send + receive): %.1f µs per frame = %.2f× bare encode + decode, %.2f %% of a core",
                 oneStream, oneStream / (opus.encodeMicroseconds + opus.decodeMicroseconds), oneStream / Double(VoiceFormat.frameMilliseconds * 1000) * 100))
         guard !pipelines.medianPacket.isEmpty else { throw ValidationError("the detector heard no speech in the espeak-ng output") }
+        try await VoiceCallBench.report(speech: Array(speech.prefix(engineFrames)), setups: callSetups, opus: opus, rawRTT: rawRTT)
 
         let run = UUID().uuidString.prefix(8).lowercased()
         let bundleID = "com.example.voice\(run)"

@@ -167,7 +167,7 @@ enum VoiceEngineLatency {
         return measured
     }
 
-    private static func figures(
+    static func figures(
         speech: [[Int16]], read: [Double], listeners: [[(time: Double, level: Double)]], states: StateTimes, count: Int
     ) -> Figures {
         var figures = Figures()

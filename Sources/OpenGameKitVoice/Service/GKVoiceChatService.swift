@@ -94,6 +94,10 @@ public final class GKVoiceChatService: @unchecked Sendable {
         self.logger = logger
     }
 
+    deinit {
+        socket?.close()
+    }
+
     // MARK: Settings
 
     /// The game's side: its participant id and its channel to the others. Held weakly.
@@ -173,18 +177,21 @@ public final class GKVoiceChatService: @unchecked Sendable {
 
     // MARK: Calls
 
-    /// Invites `participantID` to a call, through the client's channel. Throws `invalidParameter` without a client,
-    /// for the client's own participant id, or when a call with `participantID` is already under way, and
-    /// `communicationsFailure` when the UDP socket cannot be opened. The outcome reaches the client:
-    /// `didStartWithParticipantID` or `didNotStartWithParticipantID:error:`.
+    /// Invites `participantID` to a call, through the client's channel. When `participantID`'s own invitation is
+    /// waiting for an answer (both players asked at once), this accepts it: one call, no second ring. Throws
+    /// `invalidParameter` without a client, for the client's own participant id, or when a call with `participantID`
+    /// is already under way, and `communicationsFailure` when the UDP socket cannot be opened. The outcome reaches
+    /// the client: `didStartWithParticipantID` or `didNotStartWithParticipantID:error:`.
     public func startVoiceChat(withParticipantID participantID: String) throws {
+        // The client is asked outside the lock: its code never runs while the service holds it.
+        guard let own = client?.participantID() else {
+            throw GKError(.invalidParameter, "GKVoiceChatService has no client; set `client` before starting a voice chat")
+        }
         let effects = try lock.withLock { () throws -> [Effect] in
-            guard let client = _client else {
-                throw GKError(.invalidParameter, "GKVoiceChatService has no client; set `client` before starting a voice chat")
-            }
-            guard participantID != client.participantID() else {
+            guard participantID != own else {
                 throw GKError(.invalidParameter, "\(participantID) is this device's own participant id; a call needs another participant")
             }
+            if let ringing = calls[participantID], ringing.phase == .ringing { return try accept(ringing, at: .now) }
             guard calls[participantID] == nil else {
                 throw GKError(.invalidParameter, "a call with \(participantID) is already under way; stop it before starting another")
             }
@@ -206,20 +213,25 @@ public final class GKVoiceChatService: @unchecked Sendable {
     /// `communicationsFailure` when the UDP socket cannot be opened.
     public func acceptCallID(_ callID: Int) throws {
         let effects = try lock.withLock { () throws -> [Effect] in
-            guard var call = calls.values.first(where: { $0.callID == callID && $0.phase == .ringing }) else {
+            guard let call = calls.values.first(where: { $0.callID == callID && $0.phase == .ringing }) else {
                 throw GKError(.invalidParameter, "no invitation with call id \(callID) is waiting: it was answered, withdrawn or expired")
             }
-            let socket = try openSocket()
-            let now = ContinuousClock.now
-            // The keys were agreed when the invitation arrived.
-            call.enter(.connecting, at: now)
-            let accept = VoiceCallSignal(kind: .accept, token: call.token, publicKey: call.publicKey, candidates: socket.candidates())
-            var effects: [Effect] = [.signal(call.participantID, accept.bytes)]
-            effects += probe(&call, at: now)
-            calls[call.participantID] = call
-            return effects
+            return try accept(call, at: .now)
         }
         perform(effects)
+    }
+
+    /// Answers the ringing `call`: the acceptance, and the first probes.
+    private func accept(_ ringing: VoiceCall, at now: ContinuousClock.Instant) throws -> [Effect] {
+        var call = ringing
+        let socket = try openSocket()
+        // The keys were agreed when the invitation arrived.
+        call.enter(.connecting, at: now)
+        let accept = VoiceCallSignal(kind: .accept, token: call.token, publicKey: call.publicKey, candidates: socket.candidates())
+        var effects: [Effect] = [.signal(call.participantID, accept.bytes)]
+        effects += probe(&call, at: now)
+        calls[call.participantID] = call
+        return effects
     }
 
     /// Declines the invitation `callID`: the caller hears `didNotStartWithParticipantID` with `userDenied`. An id no
@@ -255,9 +267,10 @@ public final class GKVoiceChatService: @unchecked Sendable {
     /// replayed, for a call that does not exist, or from a participant not in the call is refused (counted in
     /// ``statistics``) and changes nothing.
     public func receivedData(_ data: Data, fromParticipantID participantID: String) {
+        let own = client?.participantID()
         let effects = lock.withLock { () -> [Effect] in
             guard let signal = VoiceCallSignal(bytes: data) else { return refuse("malformed signalling data from \(participantID)") }
-            return handle(signal, from: participantID, at: .now)
+            return handle(signal, from: participantID, own: own, at: .now)
         }
         perform(effects)
     }
@@ -311,17 +324,20 @@ public final class GKVoiceChatService: @unchecked Sendable {
 
     // MARK: Signalling
 
-    private func handle(_ signal: VoiceCallSignal, from participantID: String, at now: ContinuousClock.Instant) -> [Effect] {
+    /// What `signal` from `participantID` does; `own` is this device's participant id.
+    private func handle(_ signal: VoiceCallSignal, from participantID: String, own: String?, at now: ContinuousClock.Instant) -> [Effect] {
         switch signal.kind {
         case .invite:
             guard !seenTokens.contains(signal.token) else { return refuse("a replayed invitation from \(participantID)") }
-            guard participantID != _client?.participantID() else { return refuse("an invitation from this device's own participant id") }
+            guard participantID != own else { return refuse("an invitation from this device's own participant id") }
             var effects: [Effect] = []
+            var bothCalled = false
             if let existing = calls[participantID] {
                 if existing.phase == .inviting && existing.isCaller {
                     // Both invited at once: the larger token's invitation stands, and its callee accepts it at once.
                     guard existing.token.lexicographicallyPrecedes(signal.token) else { return [] }
                     calls[participantID] = nil
+                    bothCalled = true
                 } else {
                     // The other side began anew (it restarted): the old call is over.
                     calls[participantID] = nil
@@ -339,6 +355,7 @@ public final class GKVoiceChatService: @unchecked Sendable {
             call.remoteCandidates = signal.candidates
             calls[participantID] = call
             startClockIfNeeded()
+            if bothCalled, let accepted = try? accept(call, at: now) { return effects + accepted }
             return effects + [.invitation(participantID, call.callID)]
         case .accept:
             guard var call = calls[participantID], call.token == signal.token, call.isCaller, call.phase == .inviting else {

@@ -1,11 +1,11 @@
 import NIOCore
 
 /// One address and UDP port a voice call's media can reach this device at, as offered to the other participant.
-struct VoiceCallCandidate: Sendable, Hashable, CustomStringConvertible {
+package struct VoiceCallCandidate: Sendable, Hashable, CustomStringConvertible {
     /// The IPv4 address, 4 bytes in network order.
-    var address: [UInt8]
+    package var address: [UInt8]
     /// The UDP port.
-    var port: UInt16
+    package var port: UInt16
 
     /// The candidate of an IPv4 socket address; nil for any other kind.
     init?(_ socketAddress: SocketAddress) {
@@ -16,7 +16,7 @@ struct VoiceCallCandidate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A candidate from its parts.
-    init(address: [UInt8], port: UInt16) {
+    package init(address: [UInt8], port: UInt16) {
         self.address = address
         self.port = port
     }
@@ -26,5 +26,5 @@ struct VoiceCallCandidate: Sendable, Hashable, CustomStringConvertible {
         try? SocketAddress(ipAddress: address.map(String.init).joined(separator: "."), port: Int(port))
     }
 
-    var description: String { address.map(String.init).joined(separator: ".") + ":\(port)" }
+    package var description: String { address.map(String.init).joined(separator: ".") + ":\(port)" }
 }

@@ -4,9 +4,9 @@
 /// Layout, big-endian: `"OGVC"`, version 1, the kind, the call's 16-byte token (random, chosen by the caller); then,
 /// for an invitation or an acceptance, the sender's X25519 public key (32 bytes), the number of candidates (0…8) and
 /// each candidate's IPv4 address (4 bytes) and UDP port (2 bytes). A denial and a hang-up end there.
-struct VoiceCallSignal: Sendable, Equatable {
+package struct VoiceCallSignal: Sendable, Equatable {
     /// What the message asks.
-    enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         /// The caller asks for a call.
         case invite = 1
         /// The callee accepted.
@@ -25,16 +25,16 @@ struct VoiceCallSignal: Sendable, Equatable {
     static let tokenLength = 16
 
     /// What the message asks.
-    var kind: Kind
+    package var kind: Kind
     /// The call's token: the same in every message of one call.
-    var token: [UInt8]
+    package var token: [UInt8]
     /// The sender's X25519 public key (invite, accept).
-    var publicKey: [UInt8] = []
+    package var publicKey: [UInt8] = []
     /// Where the sender's media can be reached (invite, accept).
-    var candidates: [VoiceCallCandidate] = []
+    package var candidates: [VoiceCallCandidate] = []
 
     /// A message.
-    init(kind: Kind, token: [UInt8], publicKey: [UInt8] = [], candidates: [VoiceCallCandidate] = []) {
+    package init(kind: Kind, token: [UInt8], publicKey: [UInt8] = [], candidates: [VoiceCallCandidate] = []) {
         self.kind = kind
         self.token = token
         self.publicKey = publicKey
@@ -43,7 +43,7 @@ struct VoiceCallSignal: Sendable, Equatable {
 
     /// Parses a message; nil for anything else (another magic or version, an unknown kind, a wrong length, a key that
     /// is not 32 bytes, more than 8 candidates).
-    init?(bytes: some Collection<UInt8>) {
+    package init?(bytes: some Collection<UInt8>) {
         let b = Array(bytes)
         let fixed = Self.magic.count + 1 + Self.tokenLength
         guard b.count >= fixed, Array(b[0..<Self.magic.count]) == Self.magic, let kind = Kind(rawValue: b[Self.magic.count]) else { return nil }
@@ -65,7 +65,7 @@ struct VoiceCallSignal: Sendable, Equatable {
     }
 
     /// The wire bytes.
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var b = Self.magic + [kind.rawValue] + token
         if kind == .invite || kind == .accept {
             b += publicKey

@@ -16,12 +16,11 @@ final class VoiceCallSocket: Sendable {
     let port: UInt16
 
     /// Binds a socket on every IPv4 interface, on `port` (0: one the system picks), and calls `receive` on the
-    /// event loop for every datagram. Throws when the port cannot be bound.
+    /// event loop for every datagram. Throws when the port cannot be bound (a fixed port another program holds: no
+    /// `SO_REUSEADDR`, so two games never share one and steal each other's voice).
     init(port: UInt16, receive: @escaping @Sendable ([UInt8], SocketAddress) -> Void) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw VoiceError(.ioFailure, "no UDP socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
