@@ -85,6 +85,8 @@ public enum GameCenterApp {
         let limiter: RateLimiter
         /// The realtime channel's rules.
         let realtime: RealtimeService
+        /// The realtime channels' heartbeats.
+        let heartbeats: HeartbeatTicker
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
@@ -123,8 +125,10 @@ public enum GameCenterApp {
             self.matchmaking = MatchmakingService(
                 database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime, logger: logger)
+            let heartbeats = HeartbeatTicker(interval: configuration.heartbeatInterval)
+            self.heartbeats = heartbeats
             self.realtime = RealtimeService(
-                database: database, bus: bus, presence: matchmaking, heartbeatInterval: configuration.heartbeatInterval, metrics: metrics,
+                database: database, bus: bus, presence: matchmaking, ticker: heartbeats, metrics: metrics,
                 limiter: limiter, channels: RealtimeChannelCap(allowed: configuration.rateLimits.realtimeChannelsOpenPerSession), clock: clock)
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
@@ -209,7 +213,7 @@ public enum GameCenterApp {
                     limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: [services.matchmaking, services.relay] + [services.bus as? PostgresEventBus].compactMap { $0 } + extraServices,
+            services: [services.matchmaking, services.relay, services.heartbeats] + [services.bus as? PostgresEventBus].compactMap { $0 } + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

@@ -12,51 +12,79 @@ public enum BusNotice: Sendable, Equatable {
 public protocol EventBus: Sendable {
     /// Delivers `notice` to current subscribers; never blocks.
     func publish(_ notice: BusNotice)
-    /// Notices about `playerID`'s events and about `sessionID`, until the stream is dropped.
-    func subscribe(playerID: String, sessionID: String) -> AsyncStream<BusNotice>
+    /// Calls `deliver` with the notices about `playerID`'s events and about `sessionID` until the subscription is
+    /// cancelled. `deliver` runs on the publisher's thread: it hands the notice on (to a stream) and never blocks.
+    func subscribe(playerID: String, sessionID: String, deliver: @escaping @Sendable (BusNotice) -> Void) -> BusSubscription
 }
 
-/// The single-node bus: subscribers in a dictionary, one bounded stream each.
-public final class InProcessEventBus: EventBus {
-    private struct Subscriber {
-        let playerID: String
-        let sessionID: String
-        let continuation: AsyncStream<BusNotice>.Continuation
+/// One subscriber's place on a bus; ``cancel()`` leaves it (also when dropped).
+public final class BusSubscription: Sendable {
+    private let leave: Mutex<(@Sendable () -> Void)?>
+
+    /// A subscription that runs `leave` once, when cancelled or dropped.
+    init(leave: @escaping @Sendable () -> Void) {
+        self.leave = Mutex(leave)
     }
 
-    private let subscribers = Mutex<[Int: Subscriber]>([:])
-    private let nextID = Atomic<Int>(0)
+    /// Stops the notices; later calls do nothing.
+    public func cancel() {
+        leave.withLock { leave in
+            defer { leave = nil }
+            return leave
+        }?()
+    }
+
+    deinit { cancel() }
+}
+
+/// The single-node bus: subscribers indexed by player and by session, so a notice costs its own subscribers' time,
+/// not every open channel's.
+public final class InProcessEventBus: EventBus {
+    private typealias Deliver = @Sendable (BusNotice) -> Void
+
+    private struct Subscribers {
+        var byPlayer: [String: [Int: Deliver]] = [:]
+        var bySession: [String: [Int: Deliver]] = [:]
+        var nextID = 0
+    }
+
+    private let subscribers = Mutex(Subscribers())
 
     /// Creates an empty bus.
     public init() {}
 
     public func publish(_ notice: BusNotice) {
         let targets = subscribers.withLock { subscribers in
-            subscribers.values.filter { subscriber in
-                switch notice {
-                case .playerEvents(let playerID): subscriber.playerID == playerID
-                case .sessionEnded(let sessionID, _): subscriber.sessionID == sessionID
-                }
+            switch notice {
+            case .playerEvents(let playerID): subscribers.byPlayer[playerID].map { Array($0.values) } ?? []
+            case .sessionEnded(let sessionID, _): subscribers.bySession[sessionID].map { Array($0.values) } ?? []
             }
         }
-        for target in targets { target.continuation.yield(notice) }
+        for deliver in targets { deliver(notice) }
     }
 
     /// Tells every subscriber that its player's events may have grown (after notices from other nodes could have been
     /// missed): each re-reads storage from its cursor, so nothing is lost.
     public func wakeEveryone() {
-        let players = subscribers.withLock { Set($0.values.map(\.playerID)) }
+        let players = subscribers.withLock { Array($0.byPlayer.keys) }
         for player in players { publish(.playerEvents(playerID: player)) }
     }
 
-    public func subscribe(playerID: String, sessionID: String) -> AsyncStream<BusNotice> {
-        let id = nextID.add(1, ordering: .relaxed).newValue
-        // A subscriber that falls behind only needs to know that something changed: keep the newest few.
-        let (stream, continuation) = AsyncStream.makeStream(of: BusNotice.self, bufferingPolicy: .bufferingNewest(16))
-        subscribers.withLock { $0[id] = Subscriber(playerID: playerID, sessionID: sessionID, continuation: continuation) }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+    public func subscribe(playerID: String, sessionID: String, deliver: @escaping @Sendable (BusNotice) -> Void) -> BusSubscription {
+        let id = subscribers.withLock { subscribers in
+            subscribers.nextID += 1
+            let id = subscribers.nextID
+            subscribers.byPlayer[playerID, default: [:]][id] = deliver
+            subscribers.bySession[sessionID, default: [:]][id] = deliver
+            return id
         }
-        return stream
+        return BusSubscription { [weak self] in
+            self?.subscribers.withLock { subscribers in
+                subscribers.byPlayer[playerID]?[id] = nil
+                if subscribers.byPlayer[playerID]?.isEmpty == true { subscribers.byPlayer[playerID] = nil }
+                subscribers.bySession[sessionID]?[id] = nil
+                if subscribers.bySession[sessionID]?.isEmpty == true { subscribers.bySession[sessionID] = nil }
+            }
+        }
     }
 }

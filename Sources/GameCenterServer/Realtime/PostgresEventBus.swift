@@ -66,8 +66,8 @@ final class PostgresEventBus: EventBus, Service {
         wakeSender.yield()
     }
 
-    func subscribe(playerID: String, sessionID: String) -> AsyncStream<BusNotice> {
-        local.subscribe(playerID: playerID, sessionID: sessionID)
+    func subscribe(playerID: String, sessionID: String, deliver: @escaping @Sendable (BusNotice) -> Void) -> BusSubscription {
+        local.subscribe(playerID: playerID, sessionID: sessionID, deliver: deliver)
     }
 
     /// Calls `handler` with each session another node ended (this node's caches forget it at once).

@@ -16,13 +16,17 @@ struct RealtimeConnection {
     let bus: any EventBus
     let session: AuthenticatedSession
     let presence: any ChannelPresence
-    let heartbeatInterval: Duration
+    /// Wakes the channel once per heartbeat interval.
+    let ticker: HeartbeatTicker
     let metrics: ServerMetrics
     /// The server's clock (the same as HTTP's, so a session expires at the same moment on both).
     let clock: ServerClock
     let logger: Logger
     /// Closes the connection without writing (see ``AppRequestContext/closeConnection()``).
     let abort: @Sendable () -> Void
+
+    /// Time between heartbeats.
+    var heartbeatInterval: Duration { ticker.interval }
 
     /// How long one frame may take to be written before the device counts as not reading.
     var writeTimeout: Duration { max(heartbeatInterval * 3, .seconds(10)) }
@@ -53,28 +57,23 @@ struct RealtimeConnection {
     }
 
     private func serve(after requestedCursor: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        // Subscribe before reading the backlog, so nothing appended in between is missed.
-        let notices = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID)
+        // Subscribe before reading the backlog, so nothing appended in between is missed. The bus and the ticker hand
+        // their wake-ups straight to this channel's stream: no task of the channel's own waits on either.
+        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
+        let subscription = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID) { wake.yield(.notice($0)) }
+        defer { subscription.cancel() }
         let current = try await database.read { try await $0.player(id: session.playerID)?.eventSeq } ?? 0
         var cursor = min(requestedCursor ?? current, current)
         try await send(.hello(heartbeatSeconds: heartbeatInterval.seconds, cursor: cursor), outbound)
 
-        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
+        let beat = ticker.join { wake.yield(.tick) }
+        defer { ticker.leave(beat) }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await notice in notices { wake.yield(.notice(notice)) }
-            }
             group.addTask {
                 do {
                     for try await _ in inbound.messages(maxSize: 4096) { wake.yield(.heard) }
                 } catch {}
                 wake.yield(.inboundClosed)
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: heartbeatInterval)
-                    wake.yield(.tick)
-                }
             }
             defer { group.cancelAll() }
 

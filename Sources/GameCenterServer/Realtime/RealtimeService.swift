@@ -9,7 +9,8 @@ struct RealtimeService: Sendable {
     let bus: any EventBus
     /// Told when a session's channel opens and closes (the matchmaker keeps requests only while it is open).
     let presence: any ChannelPresence
-    let heartbeatInterval: Duration
+    /// Beats every open channel's heartbeat.
+    let ticker: HeartbeatTicker
     let metrics: ServerMetrics
     let limiter: RateLimiter
     let channels: RealtimeChannelCap
@@ -33,7 +34,7 @@ struct RealtimeService: Sendable {
         }
         defer { channels.close(session.sessionID) }
         let connection = RealtimeConnection(
-            database: database, bus: bus, session: session, presence: presence, heartbeatInterval: heartbeatInterval, metrics: metrics,
+            database: database, bus: bus, session: session, presence: presence, ticker: ticker, metrics: metrics,
             clock: clock, logger: logger, abort: abort
         )
         try await connection.run(after: cursor, inbound: inbound, outbound: outbound)

@@ -47,16 +47,13 @@ struct LiveNotices: Sendable {
     private func stream(
         _ session: AuthenticatedSession, after start: Int64, texts: NoticeTexts, to writer: inout any ResponseBodyWriter
     ) async throws {
-        let notices = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID)
         let (ticks, continuation) = AsyncStream.makeStream(of: Tick.self, bufferingPolicy: .bufferingNewest(16))
-        let forwarding = Task {
-            for await notice in notices { continuation.yield(.notice(notice)) }
-        }
+        let subscription = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID) { continuation.yield(.notice($0)) }
         let beating = Task {
             while (try? await Task.sleep(for: Self.heartbeat)) != nil { continuation.yield(.heartbeat) }
         }
         defer {
-            forwarding.cancel()
+            subscription.cancel()
             beating.cancel()
             continuation.finish()
         }
