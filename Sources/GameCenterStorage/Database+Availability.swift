@@ -27,39 +27,32 @@ extension Database {
     }
 
     /// Runs `body` on a pooled connection, or throws `StorageError.unavailable` when none comes within
-    /// ``connectionWait`` or the connection fails the way a stopped or unreachable server makes it fail.
+    /// ``connectionWait`` (while no other work gets one: see ``ConnectionWatchdog``) or the connection fails the way a
+    /// stopped or unreachable server makes it fail. Cancelling the caller cancels the work.
     static func whileAvailable<T: Sendable>(
-        _ client: PostgresClient, lastConnection: LastConnection, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ client: PostgresClient, watchdog: ConnectionWatchdog, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let acquired = ConnectionAcquired()
+        let work = WaitingWork()
+        // A task of its own, so that the watchdog can cancel the wait without cancelling the caller.
+        let task = Task {
+            try await client.withConnection { connection in
+                guard work.acquire() else { throw StorageError.unavailable("no connection to PostgreSQL within \(connectionWait)") }
+                watchdog.lastConnection.record()
+                return try await body(connection)
+            }
+        }
+        let key = watchdog.register(cancel: { task.cancel() }, work: work)
+        defer { watchdog.unregister(key) }
         do {
-            return try await withThrowingTaskGroup(of: WorkOutcome<T>.self) { group in
-                group.addTask {
-                    .done(
-                        try await client.withConnection { connection in
-                            acquired.flag.store(true, ordering: .relaxed)
-                            lastConnection.record()
-                            return try await body(connection)
-                        })
-                }
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: connectionWait)
-                        if acquired.flag.load(ordering: .relaxed) { return .waited }
-                        guard lastConnection.within(connectionWait) else {
-                            throw StorageError.unavailable("no connection to PostgreSQL within \(connectionWait)")
-                        }
-                    }
-                }
-                defer { group.cancelAll() }
-                while let outcome = try await group.next() {
-                    if case .done(let result) = outcome { return result }
-                }
-                // The work's task always ends with a result or an error, so the loop never runs out.
-                throw StorageError.unavailable("the work ended without a result")
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
             }
         } catch let error as PSQLError where Self.meansUnavailable(error) {
             throw StorageError.unavailable(String(describing: error.code))
+        } catch _ where work.isExpired {
+            throw StorageError.unavailable("no connection to PostgreSQL within \(connectionWait)")
         }
     }
 
@@ -76,17 +69,6 @@ extension Database {
             return false
         }
     }
-}
-
-/// How a piece of work raced against its wait for a connection.
-private enum WorkOutcome<T: Sendable>: Sendable {
-    case done(T)
-    case waited
-}
-
-/// Set once the work holds a connection: from then on it runs to its end, however long it takes.
-private final class ConnectionAcquired: Sendable {
-    let flag = Atomic<Bool>(false)
 }
 
 /// When a PostgreSQL connection was last handed to work, to tell a busy pool from an unreachable server.

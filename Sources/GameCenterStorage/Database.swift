@@ -27,8 +27,10 @@ public final class Database: Sendable {
     public let engine: StorageEngine
     private let backend: Backend
     let logger: Logger
-    /// When work last got a PostgreSQL connection: a pool that is merely busy keeps handing them out.
-    let lastConnection = LastConnection()
+    /// Fails PostgreSQL work that waits for a connection while none are handed out.
+    let watchdog: ConnectionWatchdog
+    /// On PostgreSQL, the single reports that wait at the same moment go out as one statement.
+    let reportBatchers: ReportBatchers?
     /// Statements sent to the engine since the database opened.
     public let statements: StatementCounter
 
@@ -68,9 +70,13 @@ public final class Database: Sendable {
             }
         case .postgres(let configuration):
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-            let database = Database(engine: .postgres, backend: .postgres(client), logger: logger, statements: StatementCounter())
+            let (watchdog, statements) = (ConnectionWatchdog(), StatementCounter())
+            let database = Database(
+                engine: .postgres, backend: .postgres(client), logger: logger, statements: statements, watchdog: watchdog,
+                reportBatchers: ReportBatchers(client: client, watchdog: watchdog, statements: statements))
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
+                group.addTask { await database.watchdog.run() }
                 defer { group.cancelAll() }
                 try await database.migrate(migrations)
                 return try await body(database)
@@ -78,8 +84,13 @@ public final class Database: Sendable {
         }
     }
 
-    private init(engine: StorageEngine, backend: Backend, logger: Logger, statements: StatementCounter) {
+    private init(
+        engine: StorageEngine, backend: Backend, logger: Logger, statements: StatementCounter, watchdog: ConnectionWatchdog = ConnectionWatchdog(),
+        reportBatchers: ReportBatchers? = nil
+    ) {
         self.engine = engine
+        self.watchdog = watchdog
+        self.reportBatchers = reportBatchers
         self.statements = statements
         self.backend = backend
         self.logger = logger
@@ -150,7 +161,7 @@ public final class Database: Sendable {
                 try await body(StorageSession(sql: connection.sql(), engine: engine, statements: self.statements, sqliteConnection: connection))
             }
         case .postgres(let client):
-            return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
+            return try await Self.whileAvailable(client, watchdog: watchdog) { connection in
                 try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection))
             }
         }
@@ -171,7 +182,7 @@ public final class Database: Sendable {
         case .sqlite(let writer, _):
             return try await writer.write(body)
         case .postgres(let client):
-            return try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
+            return try await Self.whileAvailable(client, watchdog: watchdog) { connection in
                 try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection))
             }
         }
@@ -181,7 +192,7 @@ public final class Database: Sendable {
     /// connection that listens on it (``listen(channel:_:)``), this node's included. PostgreSQL only.
     public func notify(channel: String, payloads: [String]) async throws {
         guard case .postgres(let client) = backend, !payloads.isEmpty else { return }
-        _ = try await Self.whileAvailable(client, lastConnection: lastConnection) { connection in
+        _ = try await Self.whileAvailable(client, watchdog: watchdog) { connection in
             try await connection.query("SELECT pg_notify(\(channel), payload) FROM unnest(\(payloads)::TEXT[]) AS payload", logger: connection.logger)
                 .collect()
         }

@@ -1,57 +1,58 @@
 import PostgresNIO
 
-/// The single score report on PostgreSQL, kept prepared: the report id, the scores and the bests in one statement
-/// (see ``StorageSession/reportScores(reportID:_:bundleID:environment:playerID:now:)``). The scores travel as arrays,
-/// so one statement text serves every report; the parts see each other only through `RETURNING`. A concurrent report
-/// with the same id waits on the first's row of `applied_reports` and then inserts nothing.
+/// Score reports on PostgreSQL, kept prepared: for each report the report id, the scores and the bests, in one
+/// statement for any number of reports of distinct players (a batch of ``StatementBatcher``; one report when alone).
+/// Every entry travels as a row of arrays (its report's id, player, time, game and environment repeated), so one
+/// statement text serves every batch; the parts see each other only through `RETURNING`. A concurrent report with
+/// the same id waits on the first's row of `applied_reports` and then inserts nothing.
 struct ScoreReportStatement: PostgresPreparedStatement {
     static let sql = """
         WITH input AS (
-            SELECT * FROM unnest($6::TEXT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], $10::BOOLEAN[])
-                AS t (category, value, context, reported_at, higher_is_better)),
+            SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[], $6::TEXT[], $7::BIGINT[], $8::BIGINT[],
+                $9::BIGINT[], $10::BOOLEAN[])
+                AS t (report_id, player_id, applied_at, bundle_id, environment, category, value, context, reported_at, higher_is_better)),
         applied AS (
-            INSERT INTO applied_reports (report_id, player_id, kind, applied_at) VALUES ($1, $2, 'scores', $3)
-            ON CONFLICT DO NOTHING RETURNING report_id),
+            INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
+            SELECT DISTINCT ON (player_id) report_id, player_id, 'scores', applied_at FROM input ORDER BY player_id
+            ON CONFLICT DO NOTHING RETURNING report_id, player_id),
         inserted AS (
             INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
-            SELECT $4, $5, category, $2, value, context, reported_at FROM input WHERE EXISTS (SELECT 1 FROM applied)
-            RETURNING score_id, category, value, context, reported_at),
+            SELECT bundle_id, environment, category, player_id, value, context, reported_at FROM input JOIN applied USING (report_id, player_id)
+            RETURNING score_id, bundle_id, environment, category, player_id, value, context, reported_at),
+        orders AS (SELECT DISTINCT player_id, category, higher_is_better FROM input),
         higher AS (
             INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value)
-            SELECT DISTINCT ON (category) $4, $5, category, $2, score_id, value FROM inserted
-            WHERE category IN (SELECT category FROM input WHERE higher_is_better) ORDER BY category, value DESC, score_id
+            SELECT DISTINCT ON (player_id, category) bundle_id, environment, category, player_id, score_id, value
+            FROM inserted JOIN orders USING (player_id, category) WHERE higher_is_better ORDER BY player_id, category, value DESC, score_id
             ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
             WHERE excluded.value > best_scores.value OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id)),
         lower AS (
             INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value)
-            SELECT DISTINCT ON (category) $4, $5, category, $2, score_id, value FROM inserted
-            WHERE category IN (SELECT category FROM input WHERE NOT higher_is_better) ORDER BY category, value ASC, score_id
+            SELECT DISTINCT ON (player_id, category) bundle_id, environment, category, player_id, score_id, value
+            FROM inserted JOIN orders USING (player_id, category) WHERE NOT higher_is_better ORDER BY player_id, category, value ASC, score_id
             ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
             WHERE excluded.value < best_scores.value OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id))
-        SELECT score_id, category, value, context, reported_at FROM inserted
+        SELECT score_id, player_id, category, value, context, reported_at FROM inserted
         """
-    /// The stored score: id, category, value, context, when earned.
-    typealias Row = (Int64, String, Int64, Int64, Int64)
+    /// The stored score: id, player, category, value, context, when earned.
+    typealias Row = (Int64, String, String, Int64, Int64, Int64)
 
-    var reportID: String
-    var playerID: String
-    var now: Int64
-    var bundleID: String
-    var environment: String
-    var scores: [NewScore]
+    /// Of distinct players.
+    var reports: [PendingScoreReport]
 
     func makeBindings() throws -> PostgresBindings {
+        let entries = reports.flatMap { report in report.scores.map { (report, $0) } }
         var bindings = PostgresBindings(capacity: 10)
-        bindings.append(reportID)
-        bindings.append(playerID)
-        bindings.append(now)
-        bindings.append(bundleID)
-        bindings.append(environment)
-        bindings.append(scores.map(\.category))
-        bindings.append(scores.map(\.value))
-        bindings.append(scores.map { Int64(bitPattern: $0.context) })
-        bindings.append(scores.map(\.earnedAt))
-        bindings.append(scores.map(\.higherIsBetter))
+        bindings.append(entries.map(\.0.reportID))
+        bindings.append(entries.map(\.0.playerID))
+        bindings.append(entries.map(\.0.now))
+        bindings.append(entries.map(\.0.bundleID))
+        bindings.append(entries.map(\.0.environment))
+        bindings.append(entries.map(\.1.category))
+        bindings.append(entries.map(\.1.value))
+        bindings.append(entries.map { Int64(bitPattern: $0.1.context) })
+        bindings.append(entries.map(\.1.earnedAt))
+        bindings.append(entries.map(\.1.higherIsBetter))
         return bindings
     }
 
@@ -60,63 +61,64 @@ struct ScoreReportStatement: PostgresPreparedStatement {
     }
 }
 
-/// The single achievement report on PostgreSQL, kept prepared: the report id, the progress and the completion events
-/// in one statement (see ``StorageSession/reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)``). The
-/// upsert tells from the row it wrote whether this report completed the achievement (`completed_by`, and
-/// `completed_at` of this moment), and only those completions take an event number and an event row.
+/// Achievement reports on PostgreSQL, kept prepared: for each report the report id, the progress and the completion
+/// events, in one statement for any number of reports of distinct players (as ``ScoreReportStatement``). The upsert
+/// tells from the row it wrote whether this report completed the achievement (`completed_by`, and `completed_at` of
+/// this moment), and only those completions take an event number (per player, in identifier order) and an event row.
 struct AchievementReportStatement: PostgresPreparedStatement {
     static let sql = """
         WITH input AS (
-            SELECT identifier, percent, CASE WHEN completes THEN $3::BIGINT END AS completed_at,
-                CASE WHEN completes THEN $1::TEXT END AS completed_by, NULLIF(event, '') AS event
-            FROM unnest($6::TEXT[], $7::DOUBLE PRECISION[], $8::BOOLEAN[], $9::TEXT[]) AS t (identifier, percent, completes, event)),
+            SELECT report_id, player_id, now, bundle_id, event_kind, identifier, percent,
+                CASE WHEN completes THEN now END AS completed_at, CASE WHEN completes THEN report_id END AS completed_by,
+                NULLIF(event, '') AS event
+            FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[], $6::TEXT[], $7::DOUBLE PRECISION[], $8::BOOLEAN[], $9::TEXT[])
+                AS t (report_id, player_id, now, bundle_id, event_kind, identifier, percent, completes, event)),
         applied AS (
-            INSERT INTO applied_reports (report_id, player_id, kind, applied_at) VALUES ($1, $2, 'achievements', $3)
-            ON CONFLICT DO NOTHING RETURNING report_id),
+            INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
+            SELECT DISTINCT ON (player_id) report_id, player_id, 'achievements', now FROM input ORDER BY player_id
+            ON CONFLICT DO NOTHING RETURNING report_id, player_id),
         upserted AS (
             INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
-            SELECT $4, $2, identifier, percent, completed_at, $3, completed_by FROM input WHERE EXISTS (SELECT 1 FROM applied)
+            SELECT bundle_id, player_id, identifier, percent, completed_at, now, completed_by FROM input JOIN applied USING (report_id, player_id)
             ON CONFLICT (bundle_id, player_id, identifier) DO UPDATE SET
                 percent = CASE WHEN excluded.percent > achievement_progress.percent THEN excluded.percent ELSE achievement_progress.percent END,
                 completed_at = COALESCE(achievement_progress.completed_at, excluded.completed_at),
                 completed_by = CASE WHEN achievement_progress.completed_at IS NULL THEN excluded.completed_by ELSE achievement_progress.completed_by END,
                 last_reported_at = excluded.last_reported_at
-            RETURNING identifier, percent, completed_at, last_reported_at, completed_by),
+            RETURNING player_id, identifier, percent, completed_at, last_reported_at, completed_by),
         completed AS (
-            SELECT upserted.identifier, input.event, row_number() OVER (ORDER BY upserted.identifier) AS n
-            FROM upserted JOIN input USING (identifier)
-            WHERE upserted.completed_by = $1 AND upserted.completed_at = $3),
+            SELECT upserted.player_id, input.event, input.event_kind, input.now,
+                row_number() OVER (PARTITION BY upserted.player_id ORDER BY upserted.identifier) AS n
+            FROM upserted JOIN input ON input.player_id = upserted.player_id AND input.identifier = upserted.identifier
+            WHERE upserted.completed_by = input.report_id AND upserted.completed_at = input.now),
+        counts AS (SELECT player_id, COUNT(*) AS total FROM completed GROUP BY player_id),
         numbered AS (
-            UPDATE players SET event_seq = event_seq + (SELECT COUNT(*) FROM completed)
-            WHERE player_id = $2 AND EXISTS (SELECT 1 FROM completed) RETURNING event_seq),
+            UPDATE players SET event_seq = players.event_seq + counts.total FROM counts
+            WHERE players.player_id = counts.player_id RETURNING players.player_id, players.event_seq, counts.total),
         stored_events AS (
             INSERT INTO events (player_id, seq, kind, payload, created_at)
-            SELECT $2, numbered.event_seq - (SELECT COUNT(*) FROM completed) + completed.n, $5, completed.event, $3
-            FROM completed, numbered RETURNING seq)
-        SELECT identifier, percent, completed_at, last_reported_at, completed_by FROM upserted
+            SELECT completed.player_id, numbered.event_seq - numbered.total + completed.n, completed.event_kind, completed.event, completed.now
+            FROM completed JOIN numbered ON numbered.player_id = completed.player_id RETURNING seq)
+        SELECT player_id, identifier, percent, completed_at, last_reported_at, completed_by FROM upserted
         """
-    /// The stored progress: identifier, percent, when completed, when last reported, which report completed it.
-    typealias Row = (String, Double, Int64?, Int64, String?)
+    /// The stored progress: player, identifier, percent, when completed, when last reported, which report completed it.
+    typealias Row = (String, String, Double, Int64?, Int64, String?)
 
-    var reportID: String
-    var playerID: String
-    var now: Int64
-    var bundleID: String
-    var eventKind: String
-    /// One per achievement.
-    var entries: [AchievementReportEntry]
+    /// Of distinct players, each entry of one achievement.
+    var reports: [PendingAchievementReport]
 
     func makeBindings() throws -> PostgresBindings {
+        let entries = reports.flatMap { report in report.entries.map { (report, $0) } }
         var bindings = PostgresBindings(capacity: 9)
-        bindings.append(reportID)
-        bindings.append(playerID)
-        bindings.append(now)
-        bindings.append(bundleID)
-        bindings.append(eventKind)
-        bindings.append(entries.map(\.identifier))
-        bindings.append(entries.map(\.percent))
-        bindings.append(entries.map { $0.percent >= 100 })
-        bindings.append(entries.map { $0.percent >= 100 ? $0.completionEvent : "" })
+        bindings.append(entries.map(\.0.reportID))
+        bindings.append(entries.map(\.0.playerID))
+        bindings.append(entries.map(\.0.now))
+        bindings.append(entries.map(\.0.bundleID))
+        bindings.append(entries.map(\.0.eventKind))
+        bindings.append(entries.map(\.1.identifier))
+        bindings.append(entries.map(\.1.percent))
+        bindings.append(entries.map { $0.1.percent >= 100 })
+        bindings.append(entries.map { $0.1.percent >= 100 ? $0.1.completionEvent : "" })
         return bindings
     }
 

@@ -45,30 +45,52 @@ extension StorageSession {
     /// Who completed an achievement is read from the row the upsert wrote (`completed_by`, the completing report's
     /// id), not from a read before it: two reports racing to complete one achievement log one completion, with no lock.
     /// On PostgreSQL this is one prepared statement (``AchievementReportStatement``; run it with
-    /// ``Database/writeStatement(_:)``).
+    /// ``Database/writeStatement(_:)``). ``Database/reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)``
+    /// sends it together with other players' reports of the same moment.
     public func reportAchievements(
         reportID: String, _ entries: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
     ) async throws -> AchievementReportOutcome {
-        // One row per achievement (a statement may not touch a row twice): the highest progress reported for it.
-        var merged: [String: AchievementReportEntry] = [:]
-        for entry in entries where (merged[entry.identifier]?.percent ?? -1) < entry.percent {
-            merged[entry.identifier] = entry
-        }
-        let reported = merged.values.sorted { $0.identifier < $1.identifier }
+        let reported = Self.merged(entries)
         guard engine == .postgres else {
             return try await reportAchievementsOnSQLite(
                 reportID: reportID, reported, bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now)
         }
-        let returned = try await execute(
-            AchievementReportStatement(
-                reportID: reportID, playerID: playerID, now: now, bundleID: bundleID, eventKind: eventKind, entries: reported))
-        // Every entry of an applied report returns its row: none means the id was applied before.
-        guard !returned.isEmpty else { return try await unapplied(reported, bundleID: bundleID, playerID: playerID) }
-        return Self.outcome(
-            returned.map {
+        return try await reportAchievements([
+            PendingAchievementReport(reportID: reportID, entries: reported, bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now)
+        ])[0]
+    }
+
+    /// One entry per achievement (a statement may not touch a row twice): the highest progress reported for it, by
+    /// identifier.
+    static func merged(_ entries: [AchievementReportEntry]) -> [AchievementReportEntry] {
+        var merged: [String: AchievementReportEntry] = [:]
+        for entry in entries where (merged[entry.identifier]?.percent ?? -1) < entry.percent {
+            merged[entry.identifier] = entry
+        }
+        return merged.values.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// ``reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` for several reports of distinct players,
+    /// their entries ``merged(_:)``, in one statement (PostgreSQL only): all are applied or none. Answers in the order
+    /// of `reports`; a report applied before costs one more statement, which reads its answer.
+    func reportAchievements(_ reports: [PendingAchievementReport]) async throws -> [AchievementReportOutcome] {
+        precondition(Set(reports.map(\.playerID)).count == reports.count, "one report per player in a batch")
+        var returned: [String: [StoredProgress]] = [:]
+        for row in try await execute(AchievementReportStatement(reports: reports)) {
+            returned[row.0, default: []].append(
                 StoredProgress(
-                    record: AchievementProgressRecord(identifier: $0.0, percent: $0.1, completedAt: $0.2, lastReportedAt: $0.3), completedBy: $0.4)
-            }, reportID: reportID, now: now)
+                    record: AchievementProgressRecord(identifier: row.1, percent: row.2, completedAt: row.3, lastReportedAt: row.4), completedBy: row.5))
+        }
+        var outcomes: [AchievementReportOutcome] = []
+        for report in reports {
+            // Every entry of an applied report returns its row: none means the id was applied before.
+            if let rows = returned[report.playerID] {
+                outcomes.append(Self.outcome(rows, reportID: report.reportID, now: report.now))
+            } else {
+                outcomes.append(try await unapplied(report.entries, bundleID: report.bundleID, playerID: report.playerID))
+            }
+        }
+        return outcomes
     }
 
     /// ``reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` on SQLite, in the writer's transaction: the

@@ -8,7 +8,8 @@ extension StorageSession {
     /// records in the order of `scores`, or nil when this player's score report with this id was applied before.
     ///
     /// On PostgreSQL this is one prepared statement (``ScoreReportStatement``; run it with
-    /// ``Database/writeStatement(_:)``).
+    /// ``Database/writeStatement(_:)``). ``Database/reportScores(reportID:_:bundleID:environment:playerID:now:)``
+    /// sends it together with other players' reports of the same moment.
     public func reportScores(
         reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
     ) async throws -> [ScoreRecord]? {
@@ -17,11 +18,25 @@ extension StorageSession {
             return try await insertScores(scores, bundleID: bundleID, environment: environment, playerID: playerID)
         }
         guard !scores.isEmpty else { return [] }
-        let rows = try await execute(
-            ScoreReportStatement(reportID: reportID, playerID: playerID, now: now, bundleID: bundleID, environment: environment, scores: scores))
-        guard !rows.isEmpty else { return nil }
-        return try Self.records(
-            scores, returned: rows.map { StoredScore(scoreID: $0.0, category: $0.1, value: $0.2, context: $0.3, earnedAt: $0.4) }, playerID: playerID)
+        return try await reportScores([
+            PendingScoreReport(reportID: reportID, scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
+        ])[0]
+    }
+
+    /// ``reportScores(reportID:_:bundleID:environment:playerID:now:)`` for several reports of distinct players, each
+    /// with one score or more, in one statement (PostgreSQL only): all are applied or none. Answers in the order of
+    /// `reports`.
+    func reportScores(_ reports: [PendingScoreReport]) async throws -> [[ScoreRecord]?] {
+        precondition(Set(reports.map(\.playerID)).count == reports.count, "one report per player in a batch")
+        var returned: [String: [StoredScore]] = [:]
+        for row in try await execute(ScoreReportStatement(reports: reports)) {
+            returned[row.1, default: []].append(StoredScore(scoreID: row.0, category: row.2, value: row.3, context: row.4, earnedAt: row.5))
+        }
+        return try reports.map { report in
+            // Every score of an applied report returns its row: none means the id was applied before.
+            guard let rows = returned[report.playerID] else { return nil }
+            return try Self.records(report.scores, returned: rows, playerID: report.playerID)
+        }
     }
 
     /// Stores one player's reports (all of one game and environment), each dated when it was earned, and keeps

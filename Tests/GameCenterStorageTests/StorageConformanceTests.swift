@@ -272,11 +272,9 @@ import Testing
     func reportAchievements(
         _ entries: [(String, Double)], for player: PlayerRecord, at now: Int64, reportID: String = UUID().uuidString, in db: Database
     ) async throws -> AchievementReportOutcome {
-        try await db.writeStatement {
-            try await $0.reportAchievements(
-                reportID: reportID, entries.map { AchievementReportEntry(identifier: $0.0, percent: $0.1, completionEvent: "{\"done\":\"\($0.0)\"}") },
-                bundleID: "com.example.g", playerID: player.playerID, eventKind: "achievementCompleted", now: now)
-        }
+        try await db.reportAchievements(
+            reportID: reportID, entries.map { AchievementReportEntry(identifier: $0.0, percent: $0.1, completionEvent: "{\"done\":\"\($0.0)\"}") },
+            bundleID: "com.example.g", playerID: player.playerID, eventKind: "achievementCompleted", now: now)
     }
 
     @Test(arguments: TestDatabases.all)
@@ -362,9 +360,7 @@ import Testing
             let applied = try await withThrowingTaskGroup(of: [ScoreRecord]?.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
-                        try await db.writeStatement {
-                            try await $0.reportScores(reportID: "same", [score], bundleID: bundle, environment: "sandbox", playerID: a.playerID, now: 1_000)
-                        }
+                        try await db.reportScores(reportID: "same", [score], bundleID: bundle, environment: "sandbox", playerID: a.playerID, now: 1_000)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -375,7 +371,8 @@ import Testing
     }
 
     /// The statements one report costs (a behaviour, not a time): one on PostgreSQL, where a report is one
-    /// statement; on SQLite, a score report's three (report id, scores, bests) or an achievement report's two (report
+    /// statement (shared with the other players' reports of the same moment, see
+    /// ``reportsOfManyPlayersAtOnceEachGetTheirOwnAnswerAndOnlyTheOneAtFaultFails(engine:)``); on SQLite, a score report's three (report id, scores, bests) or an achievement report's two (report
     /// id, progress), plus the group's `BEGIN` and `COMMIT` when it is alone.
     @Test(arguments: TestDatabases.all)
     func aSingleReportCostsOneStatementOnPostgreSQL(engine: String) async throws {
@@ -386,11 +383,9 @@ import Testing
             let bundle = TestDatabases.unique("com.example.cost")
             for n in 0..<3 {
                 let before = db.statements.value
-                _ = try await db.writeStatement {
-                    try await $0.reportScores(
-                        reportID: "s\(n)", [NewScore(category: "points", value: Int64(n), context: 0, higherIsBetter: true, earnedAt: 1_000)], bundleID: bundle,
-                        environment: "sandbox", playerID: a.playerID, now: 1_000)
-                }
+                _ = try await db.reportScores(
+                    reportID: "s\(n)", [NewScore(category: "points", value: Int64(n), context: 0, higherIsBetter: true, earnedAt: 1_000)], bundleID: bundle,
+                    environment: "sandbox", playerID: a.playerID, now: 1_000)
                 #expect(db.statements.value - before == scoreStatements, "a score report")
                 let beforeAchievement = db.statements.value
                 _ = try await reportAchievements([("x", 10 * Double(n))], for: a, at: 1_000, in: db)

@@ -70,11 +70,9 @@ struct AchievementService: Sendable {
                 identifier: entry.identifier, percent: entry.percentComplete,
                 completionEvent: entry.percentComplete >= 100 ? try EventLog.payload(completion(entry.identifier)) : "")
         }
-        let outcome = try await database.writeStatement { storage in
-            try await storage.reportAchievements(
-                reportID: batch.reportID, entries, bundleID: game.bundleID, playerID: session.playerID,
-                eventKind: EventKind.achievementCompleted.rawValue, now: now)
-        }
+        let outcome = try await database.reportAchievements(
+            reportID: batch.reportID, entries, bundleID: game.bundleID, playerID: session.playerID,
+            eventKind: EventKind.achievementCompleted.rawValue, now: now)
         if outcome.applied { metrics.achievementReports.increment(by: batch.achievements.count) }
         if !outcome.newlyCompleted.isEmpty { bus.publish(.playerEvents(playerID: session.playerID)) }
         return AchievementReportResult(achievements: outcome.progress.map(Self.progress))

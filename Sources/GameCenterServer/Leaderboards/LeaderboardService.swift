@@ -52,10 +52,8 @@ struct LeaderboardService: Sendable {
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
         let environment = device.environment.rawValue
         let records =
-            try await database.writeStatement { storage in
-                try await storage.reportScores(
-                    reportID: batch.reportID, scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now)
-            } ?? []
+            try await database.reportScores(
+                reportID: batch.reportID, scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now) ?? []
         index.apply(records, bundleID: game.bundleID, environment: environment)
         metrics.leaderboardReports.increment(by: records.count)
         return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })

@@ -21,6 +21,20 @@ import Testing
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
+    /// Posts `body` (JSON) to `path` as the signed-in player `token`.
+    static func post(_ server: LiveServer, _ path: String, body: String, token: String) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: server.url.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.timeoutInterval = 60
+        request.httpBody = Data(body.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
+        request.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
     @Test(.enabled(if: enabled, "needs root and Debian's PostgreSQL (the test script provides both)"))
     func aStoppedDatabaseIsAnsweredQuicklyAndTheServerRecoversByItself() async throws {
         let postgres = try PrivatePostgres()
@@ -39,6 +53,11 @@ import Testing
         #expect(answer.contains(#""code":"server.storage_unavailable""#), "\(answer)")
         // The stated wait is 5 s; before, the first request hung for 30 to 67 s.
         #expect(took < .seconds(15), "the answer took \(took)")
+        // A report, which waits for a batch of reports (group commit), is answered the same way.
+        let report = try await Self.post(
+            server, "v1/achievements", body: #"{"reportID":"outage-1","achievements":[{"identifier":"tapper.first","percentComplete":50}]}"#, token: token)
+        #expect(report.status == 503, "\(report.body)")
+        #expect(report.body.contains(#""code":"server.storage_unavailable""#), "\(report.body)")
         #expect(try await Self.get(server, "readyz").status == 503)
         #expect(try await Self.get(server, "healthz").status == 200, "liveness must not depend on the database")
 

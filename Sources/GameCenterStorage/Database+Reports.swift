@@ -1,0 +1,34 @@
+extension Database {
+    /// Applies one report of a player's scores once per `reportID`, as
+    /// ``StorageSession/reportScores(reportID:_:bundleID:environment:playerID:now:)`` in its own write, durable when
+    /// this returns. On PostgreSQL the reports of other players that wait at the same moment share its statement
+    /// (group commit, see ``StatementBatcher``); each caller gets its own answer and its own failure.
+    public func reportScores(
+        reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
+    ) async throws -> [ScoreRecord]? {
+        guard let reportBatchers, !scores.isEmpty else {
+            return try await writeStatement {
+                try await $0.reportScores(reportID: reportID, scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
+            }
+        }
+        return try await reportBatchers.scores.submit(
+            PendingScoreReport(reportID: reportID, scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now))
+    }
+
+    /// Applies one report of a player's achievement progress once per `reportID`, as
+    /// ``StorageSession/reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` in its own write, durable
+    /// when this returns. On PostgreSQL the reports of other players that wait at the same moment share its statement
+    /// (group commit, see ``StatementBatcher``); each caller gets its own answer and its own failure.
+    public func reportAchievements(
+        reportID: String, _ entries: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
+    ) async throws -> AchievementReportOutcome {
+        guard let reportBatchers else {
+            return try await writeStatement {
+                try await $0.reportAchievements(reportID: reportID, entries, bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now)
+            }
+        }
+        return try await reportBatchers.achievements.submit(
+            PendingAchievementReport(
+                reportID: reportID, entries: StorageSession.merged(entries), bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now))
+    }
+}

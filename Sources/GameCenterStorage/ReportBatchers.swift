@@ -1,0 +1,66 @@
+import PostgresNIO
+
+/// Group commit across requests on PostgreSQL: one ``StatementBatcher`` per kind of report, which sends the single
+/// reports of distinct players that wait at the same moment as one statement (``ScoreReportStatement``,
+/// ``AchievementReportStatement``).
+///
+/// A statement is atomic: when a batch fails as a whole for its content, nothing of it was stored, and each of its
+/// reports is sent again alone, so that only the one at fault fails. When the database is unreachable the outcome is
+/// unknown and every caller is told so (`StorageError.unavailable`); a report sent again is applied once (its id).
+struct ReportBatchers: Sendable {
+    /// Score reports, one per player in a batch.
+    let scores: StatementBatcher<PendingScoreReport, [ScoreRecord]?>
+    /// Achievement reports, one per player in a batch.
+    let achievements: StatementBatcher<PendingAchievementReport, AchievementReportOutcome>
+
+    init(client: PostgresClient, watchdog: ConnectionWatchdog, statements: StatementCounter) {
+        scores = StatementBatcher(
+            key: \.playerID, failsTheWaiting: Self.meansUnavailable,
+            run: Self.runner(client: client, watchdog: watchdog, statements: statements) { try await $0.reportScores($1) })
+        achievements = StatementBatcher(
+            key: \.playerID, failsTheWaiting: Self.meansUnavailable,
+            run: Self.runner(client: client, watchdog: watchdog, statements: statements) { try await $0.reportAchievements($1) })
+    }
+
+    /// Whether `error` says the database cannot be reached now (the outcome of the work is unknown).
+    static func meansUnavailable(_ error: any Error) -> Bool {
+        (error as? StorageError)?.isUnavailable == true
+    }
+
+    /// Sends a batch with `send` on a pooled connection; when it fails for its content, each request alone.
+    private static func runner<Request: Sendable, Response: Sendable>(
+        client: PostgresClient, watchdog: ConnectionWatchdog, statements: StatementCounter,
+        _ send: @escaping @Sendable (StorageSession, [Request]) async throws -> [Response]
+    ) -> StatementBatcher<Request, Response>.Run {
+        retryingAlone { requests in
+            try await Database.whileAvailable(client, watchdog: watchdog) { connection in
+                try await send(StorageSession(sql: connection.sql(), engine: .postgres, statements: statements, postgresConnection: connection), requests)
+            }
+        }
+    }
+
+    /// Sends a batch with `attempt`. When it fails, every request fails with it if the database is unavailable (the
+    /// outcome is unknown); otherwise the batch changed nothing, and each request is sent again alone.
+    static func retryingAlone<Request: Sendable, Response: Sendable>(
+        _ attempt: @escaping @Sendable ([Request]) async throws -> [Response]
+    ) -> StatementBatcher<Request, Response>.Run {
+        { requests in
+            do {
+                return try await attempt(requests).map { .success($0) }
+            } catch  where meansUnavailable(error) {
+                return requests.map { _ in .failure(error) }
+            } catch {
+                guard requests.count > 1 else { return [.failure(error)] }
+                var results: [Result<Response, any Error>] = []
+                for request in requests {
+                    do {
+                        results.append(.success(try await attempt([request])[0]))
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+                return results
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import GameCenterStorage
+
+/// Single reports of many players at the same moment, which PostgreSQL sends as one statement (group commit across
+/// requests), on every engine in ``TestDatabases/all``.
+extension StorageConformanceTests {
+    @Test(arguments: TestDatabases.all)
+    func reportsOfManyPlayersAtOnceEachGetTheirOwnAnswerAndOnlyTheOneAtFaultFails(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let players = (0..<24).map { _ in newPlayer() }
+            // One of them was never stored: its reports break a foreign key, which must fail them alone.
+            let missing = 7
+            try await db.write { storage in
+                for (n, player) in players.enumerated() where n != missing { _ = try await storage.insertPlayer(player) }
+            }
+            let bundle = TestDatabases.unique("com.example.many")
+            let before = db.statements.value
+            let answers = await withTaskGroup(of: (Int, Result<[ScoreRecord]?, any Error>, Result<AchievementReportOutcome, any Error>).self) { group in
+                for (n, player) in players.enumerated() {
+                    group.addTask {
+                        let score = await outcome {
+                            try await db.reportScores(
+                                reportID: "r",
+                                [NewScore(category: "points", value: Int64(n), context: UInt64(n), higherIsBetter: n.isMultiple(of: 2), earnedAt: 1_000)],
+                                bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: 1_000)
+                        }
+                        let achievement = await outcome {
+                            try await db.reportAchievements(
+                                reportID: "r", [AchievementReportEntry(identifier: "x", percent: 100, completionEvent: "{\"n\":\(n)}")],
+                                bundleID: bundle, playerID: player.playerID, eventKind: "achievementCompleted", now: 2_000 + Int64(n))
+                        }
+                        return (n, score, achievement)
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == players.count)
+            for (n, score, achievement) in answers {
+                let player = players[n]
+                if n == missing {
+                    #expect(throws: (any Error).self) { try score.get() }
+                    #expect(throws: (any Error).self) { try achievement.get() }
+                    continue
+                }
+                let records = try #require(try score.get())
+                #expect(records.map(\.playerID) == [player.playerID])
+                #expect(records.map(\.value) == [Int64(n)])
+                #expect(records.map(\.context) == [UInt64(n)])
+                let outcome = try achievement.get()
+                #expect(outcome.applied && outcome.newlyCompleted == ["x"])
+                #expect(outcome.progress.map(\.completedAt) == [2_000 + Int64(n)])
+                let events = try await db.read { try await $0.events(playerID: player.playerID, after: 0, limit: 10) }
+                #expect(events.map(\.seq) == [1])
+                #expect(events.map(\.payload) == ["{\"n\":\(n)}"])
+            }
+            // Each stored player has one best, its own score.
+            let bests = Shared<[String: Int64]>([:])
+            try await db.read { storage in
+                try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: ["points"]) { player, _, value in
+                    bests.withLock { $0[player] = value }
+                }
+            }
+            #expect(
+                bests.withLock { $0 } == Dictionary(uniqueKeysWithValues: players.enumerated().filter { $0.offset != missing }.map { ($1.playerID, Int64($0)) })
+            )
+            if engine == "postgres" {
+                // At most one statement per report, and the failed ones' batches once more each alone.
+                #expect(db.statements.value - before <= 2 * players.count + 2 * players.count)
+            }
+            // Sent again, every report is known by its id.
+            for (n, player) in players.enumerated() where n != missing {
+                #expect(
+                    try await db.reportScores(
+                        reportID: "r", [NewScore(category: "points", value: 99, context: 0, higherIsBetter: true, earnedAt: 1_000)], bundleID: bundle,
+                        environment: "sandbox", playerID: player.playerID, now: 3_000) == nil)
+            }
+        }
+    }
+
+    /// The batched statements themselves: several players' reports in one statement, each answered alone, a report
+    /// applied before among them.
+    @Test func oneStatementAppliesSeveralPlayersReportsAndAnswersEachAlone() async throws {
+        guard TestDatabases.all.contains("postgres") else { return }
+        try await TestDatabases.with("postgres") { db in
+            let players = (0..<3).map { _ in newPlayer() }
+            try await db.write { storage in
+                for player in players { _ = try await storage.insertPlayer(player) }
+            }
+            let bundle = TestDatabases.unique("com.example.batch")
+            // The second player already completed "y" (one event) and applied report "r".
+            _ = try await db.reportAchievements(
+                reportID: "r", [AchievementReportEntry(identifier: "y", percent: 100, completionEvent: "{}")], bundleID: bundle,
+                playerID: players[1].playerID, eventKind: "achievementCompleted", now: 500)
+            _ = try await db.reportScores(
+                reportID: "r", [NewScore(category: "points", value: 1, context: 0, higherIsBetter: true, earnedAt: 500)], bundleID: bundle,
+                environment: "sandbox", playerID: players[1].playerID, now: 500)
+            // The first completed "y" before (one event).
+            _ = try await db.reportAchievements(
+                reportID: "q", [AchievementReportEntry(identifier: "y", percent: 100, completionEvent: "{}")], bundleID: bundle,
+                playerID: players[0].playerID, eventKind: "achievementCompleted", now: 500)
+            let scores = players.enumerated().map { n, player in
+                PendingScoreReport(
+                    reportID: "r",
+                    scores: [
+                        NewScore(category: "points", value: Int64(10 * n), context: 0, higherIsBetter: true, earnedAt: 1_000),
+                        NewScore(category: "points", value: Int64(10 * n + 5), context: 0, higherIsBetter: true, earnedAt: 1_000),
+                        NewScore(category: "time", value: Int64(10 * n), context: 0, higherIsBetter: false, earnedAt: 1_000),
+                    ], bundleID: bundle, environment: "sandbox", playerID: player.playerID, now: 1_000)
+            }
+            let achievements = players.enumerated().map { n, player in
+                PendingAchievementReport(
+                    reportID: n == 1 ? "r" : "s", entries: [AchievementReportEntry(identifier: "x", percent: 100, completionEvent: "{\"n\":\(n)}")],
+                    bundleID: bundle, playerID: player.playerID, eventKind: "achievementCompleted", now: 1_000)
+            }
+            let before = db.statements.value
+            let (scored, achieved) = try await db.writeStatement { storage in
+                (try await storage.reportScores(scores), try await storage.reportAchievements(achievements))
+            }
+            // One statement each, and one more for the report applied before (its answer is read).
+            #expect(db.statements.value - before == 3)
+            #expect(scored[1] == nil)
+            for n in [0, 2] {
+                #expect(scored[n]?.map(\.playerID) == Array(repeating: players[n].playerID, count: 3))
+                #expect(scored[n]?.map(\.value) == [Int64(10 * n), Int64(10 * n + 5), Int64(10 * n)])
+                #expect(achieved[n].newlyCompleted == ["x"])
+            }
+            #expect(achieved[1] == AchievementReportOutcome(applied: false, progress: []))
+            let bests = Shared<[String: Int64]>([:])
+            for category in ["points", "time"] {
+                try await db.read { storage in
+                    try await storage.forEachBestScore(bundleID: bundle, environment: "sandbox", categories: [category]) { player, _, value in
+                        bests.withLock { $0["\(category) \(player)"] = value }
+                    }
+                }
+            }
+            #expect(
+                bests.withLock { $0 } == [
+                    "points \(players[0].playerID)": 5, "points \(players[1].playerID)": 1, "points \(players[2].playerID)": 25,
+                    "time \(players[0].playerID)": 0, "time \(players[2].playerID)": 20,
+                ])
+            // The completions take the next event number of their own player.
+            for (n, expected) in [(0, [1, 2]), (1, [1]), (2, [1])] {
+                #expect(try await db.read { try await $0.events(playerID: players[n].playerID, after: 0, limit: 10) }.map(\.seq) == expected.map(Int64.init))
+            }
+        }
+    }
+}
