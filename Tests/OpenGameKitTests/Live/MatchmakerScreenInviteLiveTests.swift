@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct MatchmakerScreenInviteLiveTests {
     typealias Live = MatchmakingLiveTests
 
-    /// Why a refusal carries the server's code.
+    /// The GKError `invite(playerIDs:)` threw, or nil when it succeeded.
     static func refusal(_ screen: GKMatchmakerViewController, _ players: [String]) async -> GKError? {
         do {
             try await screen.invite(playerIDs: players)
