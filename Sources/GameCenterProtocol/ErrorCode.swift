@@ -118,6 +118,9 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case matchmakingOffline = "matchmaking.offline"
     case matchmakingNoSuchInvitation = "matchmaking.no_such_invitation"
     case matchmakingInvitationClosed = "matchmaking.invitation_closed"
+    case matchmakingNotHost = "matchmaking.not_host"
+    case matchmakingAlreadyInMatch = "matchmaking.already_in_match"
+    case matchmakingNoOpenSeats = "matchmaking.no_open_seats"
     // The match relay.
     case relayHostedMatch = "relay.hosted_match"
     // Administration.

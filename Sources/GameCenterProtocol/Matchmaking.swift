@@ -139,6 +139,20 @@ public struct InvitationList: Codable, Sendable {
     }
 }
 
+/// `POST /v1/matchmaking/requests/{id}/invitations`: invite more friends into the open seats of the forming match a
+/// waiting request opened (the matchmaking screen inviting while it is shown).
+public struct MatchInvitationsBody: Codable, Sendable {
+    /// Friends of the caller who are not in the forming match and were not invited to it.
+    public var playerIDs: [String]
+    /// Shown with the invitations, like a match request's `inviteMessage`.
+    public var inviteMessage: String?
+
+    public init(playerIDs: [String], inviteMessage: String? = nil) {
+        self.playerIDs = playerIDs
+        self.inviteMessage = inviteMessage
+    }
+}
+
 /// `POST /v1/invitations/{id}/accept`: join the inviter's forming match; the match is pushed when it starts.
 public struct AcceptInvitation: Codable, Sendable {
     /// Names the acceptance in the ``EventKind/matchFound`` event, like a match request's id.

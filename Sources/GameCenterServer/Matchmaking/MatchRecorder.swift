@@ -42,10 +42,11 @@ struct MatchRecorder: Sendable {
     let database: Database
     let bus: any EventBus
 
-    /// Sends invitations for a forming match: the match row, one invitation per invitee, and their events.
-    func invite(_ invitations: [InvitationRecord], match: MatchRecord, inviterAlias: String) async throws {
+    /// Sends invitations for a forming match: its row (`match`, when not stored yet), one invitation per invitee, and
+    /// their events.
+    func invite(_ invitations: [InvitationRecord], match: MatchRecord?, inviterAlias: String) async throws {
         try await database.write { storage in
-            try await storage.insertMatch(match)
+            if let match { try await storage.insertMatch(match) }
             for invitation in invitations {
                 try await storage.insertInvitation(invitation)
                 _ = try await EventLog.append(

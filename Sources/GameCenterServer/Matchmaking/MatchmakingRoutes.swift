@@ -19,6 +19,11 @@ struct MatchmakingRoutes {
             try await matchmaking.cancel(requestID: context.parameters.require("requestID"), session: context.requireSession())
             return .noContent
         }
+        group.post("matchmaking/requests/{requestID}/invitations") { request, context -> MatchRequestStatus in
+            let body = try await request.decode(as: MatchInvitationsBody.self, context: context)
+            return try await matchmaking.invite(
+                body, requestID: context.parameters.require("requestID"), device: context.requireDevice(), session: context.requireSession())
+        }
         group.get("matchmaking/activity") { request, context -> MatchmakingActivity in
             var group: UInt32?
             if let text = request.uri.queryParameters.get("playerGroup") {

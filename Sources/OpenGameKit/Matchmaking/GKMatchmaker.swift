@@ -211,10 +211,11 @@ public final class GKMatchmaker: Sendable {
 
     // MARK: Requests
 
-    /// Sends a request and waits for its match; `requestID` lets a caller follow it (the lobby model polls it).
+    /// Sends a request and waits for its match; `requestID` lets a caller follow it (the lobby model polls it), and
+    /// `onSent` runs once the server holds the request.
     func submit(
         _ request: GKMatchRequest, hosted: Bool, matchID: String?,
-        requestID: String = UUID().uuidString.lowercased()
+        requestID: String = UUID().uuidString.lowercased(), onSent: (@Sendable () -> Void)? = nil
     ) async throws -> MatchInfo {
         try request.check()
         let device = try self.device
@@ -226,6 +227,7 @@ public final class GKMatchmaker: Sendable {
             try await self.sendOnceTheChannelIsOpen {
                 let _: MatchRequestStatus = try await device.authenticated(.post, "/v1/matchmaking/requests", body: body)
             }
+            onSent?()
         }
     }
 

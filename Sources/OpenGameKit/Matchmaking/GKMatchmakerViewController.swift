@@ -147,6 +147,60 @@ public final class GKMatchmakerViewController: Sendable {
         hostedPlayerReady(playerID)
     }
 
+    /// The player picked friends for open seats while the screen is shown, as Apple's screen lets them tap an empty
+    /// slot and invite a friend. They are invited as the request's `playersToInvite` were (an invitation each, listed
+    /// by ``GKMatchmaker``'s received invites on their devices) and show as pending ``GKMatchmakerLobby/Slot/invitee(playerID:state:)``
+    /// slots whose answers update ``lobby``; the match starts once they have answered.
+    ///
+    /// Throws a ``GKError`` saying what was wrong: the screen is not shown and searching, it was made from an
+    /// invitation (only the match's host invites), or the server refused — a player who is not a friend, the local
+    /// player, someone already in or invited to the match, or more players than open seats (auto-match may have
+    /// taken some meanwhile). Nothing is sent when it throws.
+    public func invite(playerIDs: [String]) async throws {
+        guard request != nil else {
+            throw GKError(.invalidParameter, "this screen joins an invitation's match; only the screen of the player who made the match request invites more")
+        }
+        guard !playerIDs.isEmpty else { throw GKError(.invalidParameter, "name 1 or more friends to invite") }
+        try await waitUntilRequestSent()
+        let status: MatchRequestStatus = try await device.authenticated(
+            .post, "/v1/matchmaking/requests/\(requestID)/invitations", body: MatchInvitationsBody(playerIDs: playerIDs))
+        let answers = Dictionary(status.invitees.map { ($0.playerID, GKInviteeState($0.state)) }, uniquingKeysWith: { first, _ in first })
+        let changed = state.withLock { state -> Bool in
+            guard state.lobby.phase == .searching else { return false }
+            var invitees = state.lobby.slots.filter { if case .invitee = $0 { true } else { false } }
+            var others = state.lobby.slots.filter {
+                switch $0 {
+                case .localPlayer, .invitee: false
+                case .autoMatched, .open: true
+                }
+            }
+            for player in playerIDs where !invitees.contains(where: { if case .invitee(player, _) = $0 { true } else { false } }) {
+                invitees.append(.invitee(playerID: player, state: answers[player] ?? .pending))
+                if let open = others.firstIndex(of: .open) { others.remove(at: open) }
+            }
+            state.lobby.slots = [.localPlayer] + invitees + others
+            return true
+        }
+        if changed { publish() }
+    }
+
+    /// Completion-handler form of ``invite(playerIDs:)``: nil when the friends were invited, else the error.
+    public func invite(playerIDs: [String], completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.invite(playerIDs: playerIDs) }
+    }
+
+    /// Waits while the screen searches until the server holds its request; throws when the screen is not searching.
+    private func waitUntilRequestSent() async throws {
+        while true {
+            let (phase, sent) = state.withLock { ($0.lobby.phase, $0.requestSent) }
+            guard phase == .searching else {
+                throw GKError(.invalidParameter, "friends can be invited only while the screen is shown and searching; it is \(phase)")
+            }
+            if sent { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     private func run() async {
         let poller = Task { await pollProgress() }
         defer { poller.cancel() }
@@ -155,7 +209,9 @@ public final class GKMatchmakerViewController: Sendable {
             if let invite {
                 info = try await device.matchmaker.join(invite, requestID: requestID)
             } else if let request {
-                info = try await device.matchmaker.submit(request, hosted: hosted, matchID: nil, requestID: requestID)
+                info = try await device.matchmaker.submit(request, hosted: hosted, matchID: nil, requestID: requestID) { [weak self] in
+                    self?.state.withLock { $0.requestSent = true }
+                }
             } else {
                 return
             }
@@ -276,6 +332,8 @@ private struct ControllerState: Sendable {
     var delegate = WeakDelegate(value: nil)
     var task: Task<Void, Never>?
     var userCancelled = false
+    /// The server holds the match request (invitations into its lobby can be sent).
+    var requestSent = false
     /// The match's players once it is made.
     var players: [String] = []
     var subscribers: [Int: AsyncStream<GKMatchmakerLobby>.Continuation] = [:]

@@ -77,6 +77,7 @@ struct ErrorTableTests {
             .invalidPercent(101, of: "first"), .unknownAchievement("nope"), .noAchievementImage("first"), .notAFriendsAchievements("G:2"),
             .matchRequestInvalid("minPlayers must be 2 to 16"), .inviteSelf, .inviteNonFriends(["G:2"]), .noSuchMatch, .matchNotRunning,
             .noSuchRequest, .requestIDReused, .alreadyWaiting, .channelClosed, .noSuchInvitation, .invitationClosed,
+            .notHost, APIError(.alreadyInLobby(playerID: "G:2"), inviting: 1), APIError(.noOpenSeats(open: 1), inviting: 2),
             .hostedMatchHasNoRelay,
             .adminDisabled, .adminKeyRequired, .unknownGame("com.example.nope"), .clockFixed,
             .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInOtherEnvironment("live"), .tooManyDeviceSignIns,

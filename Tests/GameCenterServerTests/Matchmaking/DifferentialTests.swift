@@ -17,7 +17,7 @@ import NetworkFaultProxy
     @Test func randomSingleKeySequencesMatchTheReferenceModel() {
         let driver = RandomDriver(
             key: QueueKey(game: "chess", hosted: false, playerGroup: 0),
-            mix: .init(enqueue: 35, remove: 25, invite: 15, removeFirstJoiners: true))
+            mix: .init(enqueue: 33, remove: 25, invite: 15, inviteMore: 3, removeFirstJoiners: true))
         guard let coverage = Self.runSequences(Self.sequences / 2, firstSeed: 0x5EED_0000, driver: driver) else { return }
         print("single-key differential coverage: \(coverage)")
         #expect(coverage.absorbed >= 400 && coverage.absorbedSeveral >= 5, "too few absorptions: \(coverage)")
@@ -39,11 +39,16 @@ import NetworkFaultProxy
     /// How often each kind of outcome occurred, so a generator change cannot silently narrow the test.
     struct Coverage: CustomStringConvertible {
         var joins = 0, opened = 0, errors = 0, failed = 0, dissolved = 0, requeued = 0
+        /// Players invited into waiting lobbies, and such invitations refused (not the creator, no seat, already in).
+        var invitedMore = 0, inviteMoreRefused = 0
         /// Lone tickets pulled into a newly opened invitation lobby; openings that pulled in several.
         var absorbed = 0, absorbedSeveral = 0
         var started: [StartReason: Int] = [:]
 
         mutating func count(_ result: Result<MatchmakingOutcome, MatchmakingError>, of operation: Operation) {
+            if case .inviteMore(_, let players) = operation {
+                if case .success = result { invitedMore += players.count } else { inviteMoreRefused += 1 }
+            }
             guard case .success(let outcome) = result else { errors += 1; return }
             if case .openInvitationLobby = operation {
                 absorbed += outcome.placements.count - 1
@@ -59,12 +64,12 @@ import NetworkFaultProxy
 
         var isBroad: Bool {
             [joins, opened, errors, failed, dissolved, requeued].allSatisfy { $0 > 0 }
-                && absorbed >= 300
+                && absorbed >= 300 && invitedMore >= 300 && inviteMoreRefused >= 100
                 && [StartReason.full, .rolesComplete, .fillDeadline, .closed].allSatisfy { started[$0, default: 0] > 0 }
         }
 
         var description: String {
-            "joins \(joins) absorbed \(absorbed) (\(absorbedSeveral)× several) opened \(opened) errors \(errors) failed \(failed) dissolved \(dissolved) requeued \(requeued) started \(started)"
+            "joins \(joins) invited more \(invitedMore) (\(inviteMoreRefused) refused) absorbed \(absorbed) (\(absorbedSeveral)× several) opened \(opened) errors \(errors) failed \(failed) dissolved \(dissolved) requeued \(requeued) started \(started)"
         }
     }
 
@@ -109,6 +114,7 @@ enum Operation: CustomStringConvertible {
     case answer(LobbyID, String, Bool)
     case remove(TicketID)
     case removeInvited(LobbyID, String)
+    case inviteMore(TicketID, [String])
     case tick
 
     var description: String {
@@ -120,6 +126,7 @@ enum Operation: CustomStringConvertible {
         case .answer(let lobby, let player, let accepted): "answer(\(lobby), \(player), \(accepted))"
         case .remove(let ticket): "remove(\(ticket))"
         case .removeInvited(let lobby, let player): "removeInvited(\(lobby), \(player))"
+        case .inviteMore(let ticket, let players): "inviteMore(\(ticket), \(players))"
         case .tick: "tick"
         }
     }
@@ -133,6 +140,7 @@ enum Operation: CustomStringConvertible {
             case .answer(let lobby, let player, let accepted): try queue.answer(lobby: lobby, player: player, accepted: accepted, now: now)
             case .remove(let ticket): try queue.remove(ticket: ticket, now: now)
             case .removeInvited(let lobby, let player): try queue.removeInvited(lobby: lobby, player: player, now: now)
+            case .inviteMore(let ticket, let players): try queue.invite(players, by: ticket, now: now)
             case .tick: queue.tick(now: now)
             }
         }
@@ -147,6 +155,7 @@ enum Operation: CustomStringConvertible {
             case .answer(let lobby, let player, let accepted): try model.answer(lobby: lobby, player: player, accepted: accepted, now: now)
             case .remove(let ticket): try model.remove(ticket: ticket, now: now)
             case .removeInvited(let lobby, let player): try model.removeInvited(lobby: lobby, player: player, now: now)
+            case .inviteMore(let ticket, let players): try model.invite(players, by: ticket, now: now)
             case .tick: model.tick(now: now)
             }
         }
@@ -159,6 +168,8 @@ struct RandomDriver {
     /// invalid calls and ticks share the rest as before.
     struct Mix {
         var enqueue = 45, remove = 15, invite = 7
+        /// Invitations into waiting lobbies (taken from the ticks).
+        var inviteMore = 5
         /// Half the removals take the oldest ticket of a lobby with several (leaving lone tickets behind).
         var removeFirstJoiners = false
     }
@@ -218,10 +229,31 @@ struct RandomDriver {
             return .removeInvited(lobby, player)
         case invited + 18..<invited + 19:
             return .removeInvited(LobbyID(Int.random(in: 1...3, using: &rng) == 1 ? 999_999 : 1), "nobody")
+        case invited + 19..<invited + 19 + mix.inviteMore where !model.lobbies.isEmpty:
+            return inviteMore(model: model, using: &rng)
         default:
             now += Int64.random(in: 0...6_000, using: &rng)
             return .tick
         }
+    }
+
+    /// Mostly a lobby's creator inviting new players (sometimes more than fit); now and then another ticket of
+    /// the lobby, an unknown ticket, or a player already in the lobby or invited to it.
+    private mutating func inviteMore(model: ReferenceQueue, using rng: inout SplitMix64) -> Operation {
+        let lobby = model.lobbies.randomElement(using: &rng)!
+        var players = (0..<Int.random(in: 1...3, using: &rng)).map { _ in nextName(&nextInvitee, "i") }
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0:
+            return .inviteMore(lobby.tickets.randomElement(using: &rng)!.ticket.id, players)
+        case 1:
+            return .inviteMore(TicketID(999_999), players)
+        case 2:
+            let present = lobby.members.map(\.playerID) + lobby.invitations.map(\.player)
+            players.insert(present.randomElement(using: &rng)!, at: Int.random(in: 0...players.count, using: &rng))
+        default:
+            break
+        }
+        return .inviteMore(lobby.creator, players)
     }
 
     /// A ticket with a random range, role and fill time, under `key` or a random one.

@@ -12,7 +12,7 @@ struct ReferenceQueue {
         let roleLobby: Bool
         let fillTime: Int64
         let open: Bool
-        let invitationLobby: Bool
+        var invitationLobby: Bool
         var members: [LobbyMember]
         var tickets: [WaitingTicket]
         var invitations: [(player: String, answer: Bool?)]
@@ -82,6 +82,23 @@ struct ReferenceQueue {
         if accepted { lobbies[index].members.append(.invited(playerID: player)) }
         var outcome = MatchmakingOutcome()
         check(id, now: now, &outcome)
+        return outcome
+    }
+
+    mutating func invite(_ players: [String], by ticket: TicketID, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
+        guard let index = lobbies.firstIndex(where: { $0.tickets.contains { $0.ticket.id == ticket } }) else {
+            throw .unknownTicket(ticket)
+        }
+        let lobby = lobbies[index]
+        guard lobby.creator == ticket else { throw .notLobbyCreator(ticket) }
+        let present = lobby.members.map(\.playerID) + lobby.invitations.map(\.player)
+        if let player = players.first(where: { present.contains($0) }) { throw .alreadyInLobby(playerID: player) }
+        let free = lobby.maxPlayers - lobby.members.count - lobby.pending
+        guard players.count <= free else { throw .noOpenSeats(open: free) }
+        lobbies[index].invitations += players.map { ($0, nil) }
+        lobbies[index].invitationLobby = true
+        var outcome = MatchmakingOutcome()
+        check(lobby.id, now: now, &outcome)
         return outcome
     }
 
@@ -209,7 +226,10 @@ struct ReferenceQueue {
         let index = lobbies.firstIndex { $0.id == id }!
         let lobby = lobbies[index]
         let count = lobby.members.count
-        if lobby.pending > 0 { return }
+        if lobby.pending > 0 {
+            lobbies[index].deadline = nil
+            return
+        }
         var reason: StartReason?
         if count >= lobby.maxPlayers {
             reason = .full

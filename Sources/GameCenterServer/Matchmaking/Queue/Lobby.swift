@@ -32,7 +32,8 @@ struct Lobby: Sendable {
     let hasRoles: Bool
     let fillTime: Int64
     let openToAutoMatch: Bool
-    let isInvitationLobby: Bool
+    /// Set for lobbies with invitations: the creator hosts them, and leaving dissolves them.
+    private(set) var isInvitationLobby: Bool
     private(set) var members: [Member]
     private(set) var invitations: [Invitation]
     private(set) var pending: Int
@@ -118,6 +119,18 @@ struct Lobby: Sendable {
         if accepted { members.append(.invited(player)) }
     }
 
+    /// Adds pending invitations for `players`, asked by the creator's ticket; throws, leaving the lobby unchanged,
+    /// when another ticket asks, a player is already in the lobby or was invited to it, or the seats run out.
+    mutating func invite(_ players: [String], by ticket: TicketID) throws(MatchmakingError) {
+        guard ticket == creator else { throw .notLobbyCreator(ticket) }
+        let present = Set(reportedMembers.map(\.playerID)).union(invitations.map(\.playerID))
+        if let player = players.first(where: present.contains) { throw .alreadyInLobby(playerID: player) }
+        guard seats + players.count <= maxPlayers else { throw .noOpenSeats(open: maxPlayers - seats) }
+        invitations += players.map { Invitation(playerID: $0, state: .pending) }
+        pending += players.count
+        isInvitationLobby = true
+    }
+
     /// Removes an accepted invitee who left before the start.
     mutating func removeInvited(player: String) throws(MatchmakingError) {
         guard let index = members.firstIndex(where: { if case .invited(player) = $0 { true } else { false } }) else {
@@ -141,7 +154,11 @@ struct Lobby: Sendable {
 
     /// Applies the start rules, setting or clearing the fill deadline on the way.
     mutating func evaluate(now: Int64) -> Verdict {
-        guard pending == 0 else { return .wait }
+        guard pending == 0 else {
+            // Invitations can be added to a lobby whose fill time runs: it waits for their answers instead.
+            fillDeadline = nil
+            return .wait
+        }
         if count >= maxPlayers { return .start(.full) }
         guard count >= minPlayers else {
             fillDeadline = nil

@@ -116,4 +116,10 @@ enum MatchmakingError: Error, Hashable, Sendable {
     case notInvited(playerID: String)
     case alreadyAnswered(playerID: String)
     case notAnInvitedMember(playerID: String)
+    /// Only the lobby's creator invites into it.
+    case notLobbyCreator(TicketID)
+    /// The player is a member of the lobby or was invited to it already.
+    case alreadyInLobby(playerID: String)
+    /// The invitations would take more seats than are free; `open` seats are.
+    case noOpenSeats(open: Int)
 }

@@ -82,6 +82,19 @@ package struct MatchmakingQueue: Sendable {
         return outcome
     }
 
+    /// Invites more `players` into the lobby whose creator is `ticket` (the host's matchmaking screen inviting
+    /// friends into open seats while it is shown). The new invitations are pending like the first ones: the lobby
+    /// starts only once they are answered, and its fill time runs again from the last answer. An auto-match lobby
+    /// that gets invitations becomes an invitation lobby (its creator leaving dissolves it).
+    mutating func invite(_ players: [String], by ticket: TicketID, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
+        precondition(!players.isEmpty && Set(players).count == players.count, "invite one or more distinct players")
+        guard let id = lobbyOfTicket[ticket] else { throw .unknownTicket(ticket) }
+        try lobbies[id]!.invite(players, by: ticket)
+        var outcome = MatchmakingOutcome()
+        settle(id, now: now, into: &outcome)
+        return outcome
+    }
+
     /// Removes a waiting ticket (cancelled, or its device dropped). An invitation lobby's creator
     /// leaving dissolves the lobby and re-queues its other tickets with their original arrivals.
     mutating func remove(ticket: TicketID, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
