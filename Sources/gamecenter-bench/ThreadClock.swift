@@ -16,16 +16,27 @@ enum ThreadClock {
     /// CPU seconds so far of this process's threads named `name`, from `/proc/self/task/*/schedstat` (Linux; 0
     /// elsewhere). `ThreadCPU` counts in clock ticks of 10 ms, too coarse for a few seconds of a light load.
     static func seconds(named name: String) -> Double {
+        threads(named: name).values.reduce(0, +)
+    }
+
+    /// CPU seconds so far of each live thread named `name`, by thread id.
+    static func threads(named name: String) -> [String: Double] {
         let tasks = "/proc/self/task"
-        var total = 0.0
+        var seconds: [String: Double] = [:]
         for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
             guard let comm = try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8),
                 comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
                 let stat = try? String(contentsOfFile: "\(tasks)/\(task)/schedstat", encoding: .utf8),
                 let onCPU = stat.split(separator: " ").first.flatMap({ Double($0) })
             else { continue }
-            total += onCPU / 1e9
+            seconds[task] = onCPU / 1e9
         }
-        return total
+        return seconds
+    }
+
+    /// CPU seconds the threads named `name` used since `before` (``threads(named:)`` then): threads that ended
+    /// meanwhile are left out rather than subtracted, threads that began count from zero.
+    static func seconds(named name: String, since before: [String: Double]) -> Double {
+        threads(named: name).reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
     }
 }

@@ -113,13 +113,13 @@ enum VoiceCallBench {
         try a.service.startVoiceChat(withParticipantID: b.id)
         try await wait("the call started", timeout: .seconds(30)) { a.started > 0 && b.started > 0 }
         let path = a.service.connectedPaths[b.id] ?? "none"
-        let threadsBefore = ThreadClock.seconds(named: "OGK voice calls"), processBefore = ProcessCPU.seconds()
+        let threadsBefore = ThreadClock.threads(named: "OGK voice calls"), processBefore = ProcessCPU.seconds()
         let wallBefore = clock.seconds()
         try await wait("the speech was said", timeout: .milliseconds(speech.count * VoiceFormat.frameMilliseconds) + .seconds(30)) {
             microphone.hasEnded
         }
         let wall = clock.seconds() - wallBefore
-        let threads = ThreadClock.seconds(named: "OGK voice calls") - threadsBefore, process = ProcessCPU.seconds() - processBefore
+        let threads = ThreadClock.seconds(named: "OGK voice calls", since: threadsBefore), process = ProcessCPU.seconds() - processBefore
         try await Task.sleep(for: .seconds(1))
         a.service.stopVoiceChat(withParticipantID: b.id)
         let measured = VoiceEngineLatency.figures(
