@@ -26,6 +26,8 @@ struct BenchServer {
         configuration.udpPort = 0
         configuration.gamesPath = file.path
         configuration.rateLimits = .none  // the load generators drive few players at full speed
+        // Every load generator connects from loopback: one address may take every connection.
+        configuration.connections.maxConnectionsPerAddress = configuration.connections.maxConnections
         configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
         let (ports, continuation) = AsyncStream.makeStream(of: (Int, Int).self)
         let task = Task {
