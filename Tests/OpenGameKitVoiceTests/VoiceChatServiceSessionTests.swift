@@ -25,6 +25,16 @@ struct VoiceChatServiceSessionTests {
         return (a, b)
     }
 
+    /// Two connected devices that leave invitations unanswered, with silent microphones and speakers to files.
+    static func unansweringPair(_ prefix: String) async throws -> (a: SessionVoiceClient, b: SessionVoiceClient) {
+        let (a, b) = try await pair(prefix)
+        for client in [a, b] {
+            client.answer(.ignore)
+            client.service.setVoiceAudio(source: try PCMPushSource(), sink: try ObservedWAVSink(path: TestAudio.temporaryPath("x.wav")))
+        }
+        return (a, b)
+    }
+
     /// A fresh random session id, so tests never see each other.
     static func uniqueSessionID(_ prefix: String) -> String { prefix + String(UInt32.random(in: 10_000...99_999)) }
 
@@ -135,11 +145,7 @@ struct VoiceChatServiceSessionTests {
     }
 
     @Test func twoSidesCallingEachOtherAtOnceMakeOneCall() async throws {
-        let (a, b) = try await Self.pair("glare")
-        for client in [a, b] {
-            client.answer(.ignore)
-            client.service.setVoiceAudio(source: try PCMPushSource(), sink: try ObservedWAVSink(path: TestAudio.temporaryPath("x.wav")))
-        }
+        let (a, b) = try await Self.unansweringPair("glare")
         // Both invite at once: the invitations cross, or B's call finds A's invitation already ringing.
         try a.service.startVoiceChat(withParticipantID: b.peerID)
         try b.service.startVoiceChat(withParticipantID: a.peerID)
@@ -158,11 +164,7 @@ struct VoiceChatServiceSessionTests {
 
     /// Calling back a participant whose invitation rings answers it: one call.
     @Test func callingBackARingingParticipantAnswersTheInvitation() async throws {
-        let (a, b) = try await Self.pair("callback")
-        for client in [a, b] {
-            client.answer(.ignore)
-            client.service.setVoiceAudio(source: try PCMPushSource(), sink: try ObservedWAVSink(path: TestAudio.temporaryPath("x.wav")))
-        }
+        let (a, b) = try await Self.unansweringPair("callback")
         try a.service.startVoiceChat(withParticipantID: b.peerID)
         try await waitUntil("B is invited") { b.callID(from: a.peerID) != nil }
         try b.service.startVoiceChat(withParticipantID: a.peerID)
