@@ -3,6 +3,7 @@ import GameCenterProtocol
 import GameCenterStorage
 import HTTPTypes
 import Hummingbird
+import ServiceLifecycle
 
 /// `GET /live`: what happens to the signed-in player while a page is open — friend requests and their acceptance,
 /// match invitations, achievements unlocked — as server-sent events, so that `/app.js` shows them without a reload.
@@ -11,7 +12,9 @@ import Hummingbird
 /// Each notice is `event: notice`, `id:` the event's number in the player's durable stream, and `data:` JSON
 /// `{"text": …, "link": …}` (the page to answer it on). The stream starts after the player's latest event, or after
 /// `Last-Event-ID` when the browser reconnects, so nothing is missed or shown twice; a comment every
-/// ``heartbeat`` keeps proxies from closing it, and `event: signed-out` ends it when the session ends.
+/// ``heartbeat`` keeps proxies from closing it, and `event: signed-out` ends it when the session ends. The stream
+/// ends when the server shuts down (the browser reconnects, to this node once it is back or to another): a stream
+/// that only noticed at its next heartbeat held SIGTERM up to 15 s beyond the server's shutdown grace.
 struct LiveNotices: Sendable {
     /// Between comments on a quiet stream.
     static let heartbeat: Duration = .seconds(15)
@@ -35,6 +38,7 @@ struct LiveNotices: Sendable {
                 status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
                 body: ResponseBody { writer in
                     try await stream(session.session, after: resumeAfter ?? latest, texts: texts, to: &writer)
+                    try await writer.finish(nil)
                 })
         }
     }
@@ -59,16 +63,20 @@ struct LiveNotices: Sendable {
         }
         try await writer.write(ByteBuffer(string: "retry: 5000\n: connected\n\n"))
         var cursor = try await send(session.playerID, after: start, texts: texts, to: &writer)
-        for await tick in ticks {
-            switch tick {
-            case .heartbeat:
-                guard session.expiresAt > clock.nowMillis() else { return try await signedOut(&writer) }
-                try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-            case .notice(.playerEvents):
-                cursor = try await send(session.playerID, after: cursor, texts: texts, to: &writer)
-            case .notice(.sessionEnded):
-                return try await signedOut(&writer)
+        try await withGracefulShutdownHandler {
+            for await tick in ticks {
+                switch tick {
+                case .heartbeat:
+                    guard session.expiresAt > clock.nowMillis() else { return try await signedOut(&writer) }
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                case .notice(.playerEvents):
+                    cursor = try await send(session.playerID, after: cursor, texts: texts, to: &writer)
+                case .notice(.sessionEnded):
+                    return try await signedOut(&writer)
+                }
             }
+        } onGracefulShutdown: {
+            continuation.finish()
         }
     }
 

@@ -45,6 +45,29 @@ import Testing
         }
     }
 
+    /// A page's open live notices (server-sent events, which write only when something happens) end cleanly — the
+    /// response finishes, the connection is not cut off — when the player signs out on the page, and when the server
+    /// stops. Before, a stream never finished its response (the connection was cut at the end of the shutdown
+    /// grace), and on SIGTERM it noticed nothing until its next heartbeat (a browser test's server was seen still
+    /// running 15 s after SIGTERM).
+    @Test func anOpenLiveNoticesStreamEndsOnSignOutAndWhenTheServerStops() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let account = "lena-\(UUID().uuidString.prefix(8).lowercased())"
+        _ = try await server.signUp(account: account)
+
+        var signingOut = try await WebAppBrowser.signedIn(to: server.url, account: account, password: "correct horse")
+        let ending = try await signingOut.openLiveNotices()
+        try #require(try await signingOut.submit("/sign-out", on: "/account", []).status == 303)
+        #expect(try await ending.toEnd().hasSuffix("event: signed-out\ndata: {}\n\n"))
+
+        let browser = try await WebAppBrowser.signedIn(to: server.url, account: account, password: "correct horse")
+        let stream = try await browser.openLiveNotices()
+        async let exitStatus = server.stop()
+        #expect(!(try await stream.toEnd()).contains("event: notice"), "nothing happened to the player")
+        #expect(try await exitStatus == 0)
+    }
+
     /// Whether the server listening on 127.0.0.1:`port` has accepted the connection from 127.0.0.1:`clientPort` and
     /// read all it was sent, as the kernel's table of TCP sockets (/proc/net/tcp) says: no connection waits in the
     /// listening socket's accept queue, and the server's side of this one holds no unread byte.

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NetworkFaultProxy
+import NIOConcurrencyHelpers
 
 /// A browser of a live server's Game Center web app, over real HTTP: it keeps the cookies the pages set, does not
 /// follow redirects (so a test sees the `303` and its `Location`), and submits forms with the page's CSRF token.
@@ -60,6 +62,18 @@ struct WebAppBrowser {
         return try await post(action, [("csrf", page.field("csrf") ?? "")] + fields)
     }
 
+    /// Opens the live notices (`GET /live`, server-sent events) with this browser's cookies, once the stream has said
+    /// it is connected.
+    func openLiveNotices() async throws -> LiveNoticesStream {
+        var request = HTTPClientRequest(url: server.absoluteString + "/live")
+        request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "))
+        let response = try await Self.client.execute(request, timeout: .seconds(10))
+        guard response.status == .ok else { throw LiveServerError("GET /live answered \(response.status)") }
+        let stream = LiveNoticesStream(body: response.body)
+        try await waitUntil("/live says it is connected") { try stream.said.contains(": connected") }
+        return stream
+    }
+
     /// `GET path`, or `POST path` with `form` (url-encoded) when there is one.
     private mutating func send(_ path: String, form: String?) async throws -> Page {
         var request = HTTPClientRequest(url: server.absoluteString + path)
@@ -77,5 +91,44 @@ struct WebAppBrowser {
             if value.isEmpty || header.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
         }
         return Page(status: Int(response.status.code), location: response.headers.first(name: "Location"), html: html)
+    }
+}
+
+/// An open `GET /live`, read to its end by a task of its own.
+final class LiveNoticesStream: Sendable {
+    /// What the stream said, and how it ended once it has: `nil` for a response that finished, else why it broke off.
+    private let state = NIOLockedValueBox<(text: String, ended: (any Error)??)>(("", nil))
+    private let reading: Task<Void, Never>
+
+    init(body: HTTPClientResponse.Body) {
+        let state = self.state
+        reading = Task {
+            do {
+                for try await chunk in body { state.withLockedValue { $0.text += String(buffer: chunk) } }
+                state.withLockedValue { $0.ended = .some(nil) }
+            } catch {
+                state.withLockedValue { $0.ended = .some(error) }
+            }
+        }
+    }
+
+    deinit { reading.cancel() }
+
+    /// What the stream has said so far; throws when it broke off (the connection was cut before the response ended).
+    var said: String {
+        get throws {
+            let (text, ended) = state.withLockedValue { $0 }
+            if case .some(.some(let failure)) = ended { throw LiveServerError("/live broke off: \(failure); it had said: \(text)") }
+            return text
+        }
+    }
+
+    /// Everything the stream said, once the server ended it (a response that finished, not a connection cut off).
+    func toEnd(within limit: Duration = .seconds(10)) async throws -> String {
+        try await waitUntil("/live ended") {
+            _ = try said
+            return state.withLockedValue { $0.ended != nil }
+        }
+        return try said
     }
 }
