@@ -135,6 +135,23 @@ public struct AchievementProgressRecord: Sendable, Equatable {
     }
 }
 
+/// A stored report and the game and environment whose boards it is on.
+public struct BoardScore: Sendable, Equatable {
+    /// The game.
+    public var bundleID: String
+    /// `production` or `sandbox`.
+    public var environment: String
+    /// The report.
+    public var record: ScoreRecord
+
+    /// A report on the boards of `bundleID` in `environment`.
+    public init(bundleID: String, environment: String, record: ScoreRecord) {
+        self.bundleID = bundleID
+        self.environment = environment
+        self.record = record
+    }
+}
+
 /// One stored score report.
 public struct ScoreRecord: Sendable, Equatable {
     /// Orders reports: a report stored earlier has a smaller id.

@@ -228,6 +228,38 @@ extension StorageSession {
         }
     }
 
+    /// The reports stored after `scoreID`, in id order, at most `limit`: what a node following the other nodes'
+    /// reports has not seen yet (a range scan of the primary key).
+    public func scores(after scoreID: Int64, limit: Int) async throws -> [BoardScore] {
+        try await sql.raw(
+            """
+            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at FROM scores
+            WHERE score_id > \(bind: scoreID) ORDER BY score_id LIMIT \(bind: limit)
+            """
+        ).all().map(Self.boardScore)
+    }
+
+    /// The reports among `ids` that exist, with their boards.
+    public func boardScores(ids: [Int64]) async throws -> [BoardScore] {
+        guard !ids.isEmpty else { return [] }
+        return try await sql.raw(
+            """
+            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at FROM scores
+            WHERE score_id IN (\(binds: ids))
+            """
+        ).all().map(Self.boardScore)
+    }
+
+    /// The ids of the reports stored after `scoreID` (in id order).
+    public func scoreIDs(after scoreID: Int64) async throws -> [Int64] {
+        try await sql.raw("SELECT score_id FROM scores WHERE score_id > \(bind: scoreID) ORDER BY score_id").all().map { try $0.int("score_id") }
+    }
+
+    /// The largest report id stored; 0 when there is none.
+    public func lastScoreID() async throws -> Int64 {
+        try await sql.raw("SELECT COALESCE(MAX(score_id), 0) AS last FROM scores").first().map { try $0.int("last") } ?? 0
+    }
+
     /// Erases every score of a player in one game; returns how many reports were erased.
     @discardableResult
     public func deleteScores(bundleID: String, playerID: String) async throws -> Int {
@@ -241,6 +273,10 @@ extension StorageSession {
 
     private static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    private static func boardScore(_ row: any SQLRow) throws -> BoardScore {
+        BoardScore(bundleID: try row.string("bundle_id"), environment: try row.string("environment"), record: try scoreRecord(row))
     }
 
     private static func scoreRecord(_ row: any SQLRow) throws -> ScoreRecord {

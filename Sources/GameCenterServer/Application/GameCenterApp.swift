@@ -87,6 +87,8 @@ public enum GameCenterApp {
         let realtime: RealtimeService
         /// The realtime channels' heartbeats.
         let heartbeats: HeartbeatTicker
+        /// On several nodes: keeps the boards current with the other nodes' reports.
+        let scoreFollower: ScoreFollower?
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
@@ -117,7 +119,15 @@ public enum GameCenterApp {
             let index = LeaderboardIndex(database: database, logger: logger)
             self.leaderboards = LeaderboardService(
                 database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
-                limiter: limiter)
+                limiter: limiter, bus: bus)
+            // Several nodes: this node's boards follow the reports the others store, from before the boards are built.
+            if let bus = bus as? PostgresEventBus {
+                let follower = try await ScoreFollower.start(database: database, index: index, logger: logger)
+                bus.whenScoresStoredElsewhere { follower.wake() }
+                self.scoreFollower = follower
+            } else {
+                self.scoreFollower = nil
+            }
             self.relay = RelayService(
                 database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
                 publicAddress: configuration.udpPublicAddress, logger: logger)
@@ -213,7 +223,8 @@ public enum GameCenterApp {
                     limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: [services.matchmaking, services.relay, services.heartbeats] + [services.bus as? PostgresEventBus].compactMap { $0 } + extraServices,
+            services: [services.matchmaking, services.relay, services.heartbeats]
+                + ([services.bus as? PostgresEventBus, services.scoreFollower] as [(any Service)?]).compactMap { $0 } + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

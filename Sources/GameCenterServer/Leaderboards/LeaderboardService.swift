@@ -17,6 +17,8 @@ struct LeaderboardService: Sendable {
     let formatter: ScoreFormatter
     let metrics: ServerMetrics
     let limiter: RateLimiter
+    /// Tells the other nodes of stored reports, so that their boards follow (``ScoreFollower``).
+    let bus: any EventBus
 
     /// The game's leaderboards, titles in the device's locale.
     func list(device: DeviceIdentity) -> LeaderboardList {
@@ -55,6 +57,7 @@ struct LeaderboardService: Sendable {
             try await database.reportScores(
                 reportID: batch.reportID, scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now) ?? []
         index.apply(records, bundleID: game.bundleID, environment: environment)
+        if !records.isEmpty { bus.scoresStored() }
         metrics.leaderboardReports.increment(by: records.count)
         return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
     }

@@ -15,6 +15,8 @@ public protocol EventBus: Sendable {
     /// Calls `deliver` with the notices about `playerID`'s events and about `sessionID` until the subscription is
     /// cancelled. `deliver` runs on the publisher's thread: it hands the notice on (to a stream) and never blocks.
     func subscribe(playerID: String, sessionID: String, deliver: @escaping @Sendable (BusNotice) -> Void) -> BusSubscription
+    /// Tells the other nodes that this one stored score reports, so that their boards follow; never blocks.
+    func scoresStored()
 }
 
 /// One subscriber's place on a bus; ``cancel()`` leaves it (also when dropped).
@@ -87,4 +89,6 @@ public final class InProcessEventBus: EventBus {
             }
         }
     }
+    /// One node: its boards took the reports when it stored them.
+    public func scoresStored() {}
 }

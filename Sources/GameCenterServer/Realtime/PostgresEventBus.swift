@@ -23,12 +23,13 @@ final class PostgresEventBus: EventBus, Service {
     static let batchSize = 100
 
     /// What one notice says on the wire (JSON): the sending node, and a player whose events grew, a session that
-    /// ended, or `everyone` (notices were lost: re-read all).
+    /// ended, `scores` (the node stored score reports), or `everyone` (notices were lost: re-read all).
     private struct Wire: Codable {
         var node: String
         var player: String?
         var session: String?
         var reason: String?
+        var scores: Bool?
         var everyone: Bool?
     }
 
@@ -36,6 +37,8 @@ final class PostgresEventBus: EventBus, Service {
     private struct Outgoing {
         var notices: [Wire] = []
         var overflowed = false
+        /// Score reports were stored since the last batch went: one notice says so for all of them.
+        var scoresStored = false
     }
 
     private let local = InProcessEventBus()
@@ -44,6 +47,7 @@ final class PostgresEventBus: EventBus, Service {
     private let logger: Logger
     private let outgoing = Mutex(Outgoing())
     private let sessionEndedElsewhere = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let scoresStoredElsewhere = Mutex<(@Sendable () -> Void)?>(nil)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
 
@@ -70,9 +74,20 @@ final class PostgresEventBus: EventBus, Service {
         local.subscribe(playerID: playerID, sessionID: sessionID, deliver: deliver)
     }
 
+    func scoresStored() {
+        outgoing.withLock { $0.scoresStored = true }
+        wakeSender.yield()
+    }
+
     /// Calls `handler` with each session another node ended (this node's caches forget it at once).
     func whenSessionEndsElsewhere(_ handler: @escaping @Sendable (String) -> Void) {
         sessionEndedElsewhere.withLock { $0 = handler }
+    }
+
+    /// Calls `handler` when another node stored score reports, and whenever this node (again) listens, as it may have
+    /// missed some meanwhile (``ScoreFollower`` catches up).
+    func whenScoresStoredElsewhere(_ handler: @escaping @Sendable () -> Void) {
+        scoresStoredElsewhere.withLock { $0 = handler }
     }
 
     /// Sends this node's notices and hands the other nodes' to this node's subscribers, until cancelled.
@@ -96,8 +111,12 @@ final class PostgresEventBus: EventBus, Service {
                         outgoing.notices.removeAll()
                         return [Wire(node: node, everyone: true)]
                     }
-                    let batch = Array(outgoing.notices.prefix(Self.batchSize))
+                    var batch = Array(outgoing.notices.prefix(Self.batchSize))
                     outgoing.notices.removeFirst(batch.count)
+                    if outgoing.scoresStored {
+                        outgoing.scoresStored = false
+                        batch.append(Wire(node: node, scores: true))
+                    }
                     return batch
                 }
                 guard !batch.isEmpty else { break }
@@ -119,10 +138,14 @@ final class PostgresEventBus: EventBus, Service {
                 try await database.listen(channel: Self.channel) { payloads in
                     // Listening (again): anything sent while this node was not is in storage; every subscriber re-reads.
                     self.local.wakeEveryone()
+                    self.scoresStoredElsewhere.withLock { $0 }?()
                     for try await payload in payloads {
                         guard let wire = try? decoder.decode(Wire.self, from: Data(payload.utf8)), wire.node != self.node else { continue }
                         if wire.everyone == true {
                             self.local.wakeEveryone()
+                            self.scoresStoredElsewhere.withLock { $0 }?()
+                        } else if wire.scores == true {
+                            self.scoresStoredElsewhere.withLock { $0 }?()
                         } else if let player = wire.player {
                             self.local.publish(.playerEvents(playerID: player))
                         } else if let session = wire.session {

@@ -72,6 +72,76 @@ import Testing
         try await nodeA.stop()
     }
 
+    /// Scores reported on one node are ranked on the others: on a node that built its boards before (it follows the
+    /// reports), today's and the all-time board alike, and on a node started later (it builds from storage, then
+    /// follows). Also across a listener that was cut, and for reports other nodes make at the same time.
+    @Test func scoresReportedOnOneNodeAreRankedOnTheOthers() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start()
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start()
+        let (ann, _) = try await Devices.signedUp(nodeA, alias: "Ann")
+        let (bob, _) = try await Devices.signedUp(nodeB, alias: "Bob")
+        try await LeaderboardsLiveTests.report(bob, 10)
+        #expect(try await LeaderboardsLiveTests.load(bob).scores.map(\.value) == [10])
+
+        // Ann's reports on node A: Bob, on node B, sees each new rank. The time each took is printed.
+        var delays: [Duration] = []
+        for value in Int64(11)...30 {
+            try await LeaderboardsLiveTests.report(ann, value)
+            let reported = ContinuousClock.now
+            try await waitUntil("node B ranks Ann's \(value) first", within: .seconds(5)) {
+                let (scores, _) = try await LeaderboardsLiveTests.load(bob, range: 1...2)
+                return scores.map(\.value) == [value, 10] && scores.first?.playerID == ann.localPlayer.playerID
+            }
+            delays.append(ContinuousClock.now - reported)
+        }
+        delays.sort()
+        print("score on node A seen ranked on node B: p50 \(delays[delays.count / 2]), max \(delays.last!) (\(delays.count) reports)")
+        #expect(try await LeaderboardsLiveTests.load(bob, time: .today).scores.map(\.value) == [30, 10])
+        #expect(try await LeaderboardsLiveTests.load(bob, time: .week).scores.first?.rank == 1)
+
+        // Node B's listening connection is cut and Ann reports meanwhile: once B listens again it catches up.
+        try Self.psql(nodeA.database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
+        try await LeaderboardsLiveTests.report(ann, 40)
+        try await waitUntil("node B ranks Ann's 40 after listening again", within: .seconds(10)) {
+            try await LeaderboardsLiveTests.load(bob, range: 1...1).scores.first?.value == 40
+        }
+
+        // Ten players report on both nodes at once: every node ranks all of them, in the same order.
+        var players: [(device: GKGameCenter, value: Int64)] = []
+        for index in 0..<10 {
+            let (device, _) = try await Devices.signedUp(index.isMultiple(of: 2) ? nodeA : nodeB, alias: "P\(index)")
+            players.append((device, Int64(100 + index)))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for player in players { group.addTask { try await LeaderboardsLiveTests.report(player.device, player.value) } }
+            try await group.waitForAll()
+        }
+        let expected = players.map(\.value).sorted(by: >) + [40, 10]
+        for viewer in [ann, bob] {
+            try await waitUntil("both nodes rank all twelve players", within: .seconds(5)) {
+                try await LeaderboardsLiveTests.load(viewer, range: 1...25).scores.map(\.value) == expected
+            }
+        }
+
+        // A node started now builds its boards from storage, then follows the others.
+        let nodeC = try LiveServer(database: nodeA.database)
+        try await nodeC.start()
+        let (cat, _) = try await Devices.signedUp(nodeC, alias: "Cat")
+        #expect(try await LeaderboardsLiveTests.load(cat).scores.map(\.value) == expected)
+        try await LeaderboardsLiveTests.report(bob, 500)
+        try await waitUntil("node C ranks Bob's 500 from node B first", within: .seconds(5)) {
+            try await LeaderboardsLiveTests.load(cat, range: 1...1).scores.first?.value == 500
+        }
+
+        for device in [ann, bob, cat] + players.map(\.device) { await device.close() }
+        try await nodeC.stop()
+        try await nodeB.stop()
+        try await nodeA.stop()
+    }
+
     enum Method: String { case GET, DELETE }
 
     /// The HTTP status of an authenticated request of the example game to `server`.

@@ -1,0 +1,113 @@
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Keeps this node's boards (``LeaderboardIndex``) current with the reports other nodes store on the same
+/// PostgreSQL: when another node says it stored reports (a bus wake-up, ``PostgresEventBus``), this node reads the
+/// reports stored since the last it saw, ``batchSize`` at a time, and applies those its boards do not hold yet.
+///
+/// Storage is the truth and the wake-up only a hint: a node that was not listening catches up from its cursor when it
+/// listens again, and a report whose transaction committed after a later one was read is found again
+/// (``FollowedScoreIDs``). A board built from storage meanwhile holds what it read plus what is applied after; applying
+/// a report twice changes nothing. Reports this node stored itself are on its boards already and are skipped.
+/// Run it as a service of the node.
+final class ScoreFollower: Service, Sendable {
+    /// Reports read in one statement.
+    static let batchSize = 1_000
+    /// How often holes (skipped ids) are looked for again while there are some.
+    static let holeInterval: Duration = .milliseconds(50)
+
+    private let database: Database
+    private let index: LeaderboardIndex
+    private let logger: Logger
+    private let seen: Mutex<FollowedScoreIDs>
+    private let wakes: AsyncStream<Void>
+    private let waker: AsyncStream<Void>.Continuation
+
+    /// A follower starting after the last report stored now, before any board is built. Ids skipped over among the
+    /// last ``FollowedScoreIDs/maximumHoles`` are holes: reports other nodes are committing at this moment.
+    static func start(database: Database, index: LeaderboardIndex, logger: Logger) async throws -> ScoreFollower {
+        let (last, recent) = try await database.read { storage in
+            let last = try await storage.lastScoreID()
+            return (last, try await storage.scoreIDs(after: max(0, last - Int64(FollowedScoreIDs.maximumHoles))))
+        }
+        var seen = FollowedScoreIDs(after: max(0, last - Int64(FollowedScoreIDs.maximumHoles)))
+        seen.read(recent, at: .now)
+        return ScoreFollower(database: database, index: index, seen: seen, logger: logger)
+    }
+
+    private init(database: Database, index: LeaderboardIndex, seen: FollowedScoreIDs, logger: Logger) {
+        self.database = database
+        self.index = index
+        self.logger = logger
+        self.seen = Mutex(seen)
+        (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Another node stored reports (or this node may have missed some): catch up soon. Never blocks.
+    func wake() {
+        waker.yield()
+    }
+
+    /// Catches up at each wake-up, and looks for holes while there are some, until the node shuts down.
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while (try? await Task.sleep(for: Self.holeInterval)) != nil {
+                    if self.seen.withLock({ !$0.holes.isEmpty }) { self.wake() }
+                }
+            }
+            group.addTask {
+                for await _ in self.wakes {
+                    do {
+                        try await self.catchUp()
+                    } catch {
+                        self.logger.warning("following the other nodes' scores failed; trying again at the next wake-up", metadata: [LogKey.error: "\(error)"])
+                    }
+                }
+            }
+            try? await gracefulShutdown()
+            waker.finish()
+            group.cancelAll()
+        }
+    }
+
+    /// Applies the reports stored since the cursor, and the holes that filled.
+    func catchUp() async throws {
+        let holes = seen.withLock { seen in
+            seen.expire(at: .now)
+            return Array(seen.holes.keys)
+        }
+        for start in stride(from: 0, to: holes.count, by: Self.batchSize) {
+            let some = Array(holes[start..<min(start + Self.batchSize, holes.count)])
+            let found = try await database.read { try await $0.boardScores(ids: some) }
+            seen.withLock { $0.filled(found.map(\.record.scoreID)) }
+            apply(found)
+        }
+        while true {
+            let after = seen.withLock { $0.cursor }
+            let batch = try await database.read { try await $0.scores(after: after, limit: Self.batchSize) }
+            seen.withLock { $0.read(batch.map(\.record.scoreID), at: .now) }
+            apply(batch)
+            if batch.count < Self.batchSize { return }
+        }
+    }
+
+    private func apply(_ scores: [BoardScore]) {
+        let known = Set(index.records.lookup(scores.map(\.record.scoreID)).found.map(\.scoreID))
+        let games = Dictionary(grouping: scores.filter { !known.contains($0.record.scoreID) }) {
+            GameEnvironment(bundleID: $0.bundleID, environment: $0.environment)
+        }
+        for (game, scores) in games {
+            index.apply(scores.map(\.record), bundleID: game.bundleID, environment: game.environment)
+        }
+    }
+
+    /// The boards of one game in one environment.
+    private struct GameEnvironment: Hashable {
+        var bundleID: String
+        var environment: String
+    }
+}
