@@ -21,6 +21,10 @@ final class PostgresEventBus: EventBus, Service {
     static let maximumQueued = 10_000
     /// Notices sent in one statement.
     static let batchSize = 100
+    /// Between two notices that this node stored score reports: one says so for every report of the interval, so
+    /// that a node taking thousands of reports a second sends a hundred `NOTIFY`s, not thousands (each commits under
+    /// PostgreSQL's notification lock; one per report cost a fifth of the single score reports' throughput).
+    static let scoresNoticeInterval: Duration = .milliseconds(10)
 
     /// What one notice says on the wire (JSON): the sending node, and a player whose events grew, a session that
     /// ended, `scores` (the node stored score reports), or `everyone` (notices were lost: re-read all).
@@ -37,8 +41,6 @@ final class PostgresEventBus: EventBus, Service {
     private struct Outgoing {
         var notices: [Wire] = []
         var overflowed = false
-        /// Score reports were stored since the last batch went: one notice says so for all of them.
-        var scoresStored = false
     }
 
     private let local = InProcessEventBus()
@@ -50,11 +52,14 @@ final class PostgresEventBus: EventBus, Service {
     private let scoresStoredElsewhere = Mutex<(@Sendable () -> Void)?>(nil)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
+    private let scoresWake: AsyncStream<Void>.Continuation
+    private let scoresWakes: AsyncStream<Void>
 
     init(database: Database, logger: Logger) {
         self.database = database
         self.logger = logger
         (senderWakes, wakeSender) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (scoresWakes, scoresWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     func publish(_ notice: BusNotice) {
@@ -75,8 +80,7 @@ final class PostgresEventBus: EventBus, Service {
     }
 
     func scoresStored() {
-        outgoing.withLock { $0.scoresStored = true }
-        wakeSender.yield()
+        scoresWake.yield()
     }
 
     /// Calls `handler` with each session another node ended (this node's caches forget it at once).
@@ -94,9 +98,11 @@ final class PostgresEventBus: EventBus, Service {
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.send() }
+            group.addTask { await self.sendScoresNotices() }
             group.addTask { await self.listen() }
             try? await gracefulShutdown()
             wakeSender.finish()
+            scoresWake.finish()
             group.cancelAll()
         }
     }
@@ -111,12 +117,8 @@ final class PostgresEventBus: EventBus, Service {
                         outgoing.notices.removeAll()
                         return [Wire(node: node, everyone: true)]
                     }
-                    var batch = Array(outgoing.notices.prefix(Self.batchSize))
+                    let batch = Array(outgoing.notices.prefix(Self.batchSize))
                     outgoing.notices.removeFirst(batch.count)
-                    if outgoing.scoresStored {
-                        outgoing.scoresStored = false
-                        batch.append(Wire(node: node, scores: true))
-                    }
                     return batch
                 }
                 guard !batch.isEmpty else { break }
@@ -127,6 +129,19 @@ final class PostgresEventBus: EventBus, Service {
                     logger.warning("could not notify the other nodes", metadata: [LogKey.error: "\(error)"])
                 }
             }
+        }
+    }
+
+    /// Tells the other nodes that this one stored score reports, at most once per ``scoresNoticeInterval``.
+    private func sendScoresNotices() async {
+        guard let payload = try? String(decoding: JSONEncoder().encode(Wire(node: node, scores: true)), as: UTF8.self) else { return }
+        for await _ in scoresWakes {
+            do {
+                try await database.notify(channel: Self.channel, payloads: [payload])
+            } catch {
+                logger.warning("could not notify the other nodes", metadata: [LogKey.error: "\(error)"])
+            }
+            try? await Task.sleep(for: Self.scoresNoticeInterval)
         }
     }
 
