@@ -139,6 +139,7 @@ struct LeaderboardService: Sendable {
     func removeScores(game: Game, playerID: String) async throws -> Int {
         let removed = try await database.write { try await $0.deleteScores(bundleID: game.bundleID, playerID: playerID) }
         index.remove(playerID: playerID, bundleID: game.bundleID)
+        bus.scoresRemoved(playerID: playerID, bundleID: game.bundleID)
         return removed
     }
 

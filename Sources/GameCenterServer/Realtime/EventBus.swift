@@ -17,6 +17,8 @@ public protocol EventBus: Sendable {
     func subscribe(playerID: String, sessionID: String, deliver: @escaping @Sendable (BusNotice) -> Void) -> BusSubscription
     /// Tells the other nodes that this one stored score reports, so that their boards follow; never blocks.
     func scoresStored()
+    /// Tells the other nodes that a studio erased a player's scores in a game, so that their boards drop them.
+    func scoresRemoved(playerID: String, bundleID: String)
 }
 
 /// One subscriber's place on a bus; ``cancel()`` leaves it (also when dropped).
@@ -91,4 +93,7 @@ public final class InProcessEventBus: EventBus {
     }
     /// One node: its boards took the reports when it stored them.
     public func scoresStored() {}
+
+    /// One node: its boards dropped the scores when it erased them.
+    public func scoresRemoved(playerID: String, bundleID: String) {}
 }

@@ -27,13 +27,16 @@ final class PostgresEventBus: EventBus, Service {
     static let scoresNoticeInterval: Duration = .milliseconds(10)
 
     /// What one notice says on the wire (JSON): the sending node, and a player whose events grew, a session that
-    /// ended, `scores` (the node stored score reports), or `everyone` (notices were lost: re-read all).
+    /// ended, `scores` (the node stored score reports), a player whose scores in `game` were erased
+    /// (`scoresRemovedOf`), or `everyone` (notices were lost: re-read all).
     private struct Wire: Codable {
         var node: String
         var player: String?
         var session: String?
         var reason: String?
         var scores: Bool?
+        var scoresRemovedOf: String?
+        var game: String?
         var everyone: Bool?
     }
 
@@ -50,6 +53,7 @@ final class PostgresEventBus: EventBus, Service {
     private let outgoing = Mutex(Outgoing())
     private let sessionEndedElsewhere = Mutex<(@Sendable (String) -> Void)?>(nil)
     private let scoresStoredElsewhere = Mutex<(@Sendable () -> Void)?>(nil)
+    private let scoresRemovedElsewhere = Mutex<(@Sendable (_ playerID: String, _ bundleID: String) -> Void)?>(nil)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
     private let scoresWake: AsyncStream<Void>.Continuation
@@ -69,6 +73,15 @@ final class PostgresEventBus: EventBus, Service {
             case .playerEvents(let playerID): Wire(node: node, player: playerID)
             case .sessionEnded(let sessionID, let reason): Wire(node: node, session: sessionID, reason: reason)
             }
+        enqueue(wire)
+    }
+
+    func scoresRemoved(playerID: String, bundleID: String) {
+        enqueue(Wire(node: node, scoresRemovedOf: playerID, game: bundleID))
+    }
+
+    /// Queues `wire` for the other nodes.
+    private func enqueue(_ wire: Wire) {
         outgoing.withLock { outgoing in
             if outgoing.notices.count < Self.maximumQueued { outgoing.notices.append(wire) } else { outgoing.overflowed = true }
         }
@@ -92,6 +105,11 @@ final class PostgresEventBus: EventBus, Service {
     /// missed some meanwhile (``ScoreFollower`` catches up).
     func whenScoresStoredElsewhere(_ handler: @escaping @Sendable () -> Void) {
         scoresStoredElsewhere.withLock { $0 = handler }
+    }
+
+    /// Calls `handler` when another node erased a player's scores in a game.
+    func whenScoresRemovedElsewhere(_ handler: @escaping @Sendable (_ playerID: String, _ bundleID: String) -> Void) {
+        scoresRemovedElsewhere.withLock { $0 = handler }
     }
 
     /// Sends this node's notices and hands the other nodes' to this node's subscribers, until cancelled.
@@ -161,6 +179,8 @@ final class PostgresEventBus: EventBus, Service {
                             self.scoresStoredElsewhere.withLock { $0 }?()
                         } else if wire.scores == true {
                             self.scoresStoredElsewhere.withLock { $0 }?()
+                        } else if let player = wire.scoresRemovedOf, let game = wire.game {
+                            self.scoresRemovedElsewhere.withLock { $0 }?(player, game)
                         } else if let player = wire.player {
                             self.local.publish(.playerEvents(playerID: player))
                         } else if let session = wire.session {

@@ -80,7 +80,7 @@ import Testing
         let nodeA = try LiveServer(engine: "postgres")
         try await nodeA.start()
         let nodeB = try LiveServer(database: nodeA.database)
-        try await nodeB.start()
+        try await nodeB.start(extraArguments: ["--admin-key", LeaderboardsLiveTests.adminKey])
         let (ann, _) = try await Devices.signedUp(nodeA, alias: "Ann")
         let (bob, _) = try await Devices.signedUp(nodeB, alias: "Bob")
         try await LeaderboardsLiveTests.report(bob, 10)
@@ -119,11 +119,24 @@ import Testing
             for player in players { group.addTask { try await LeaderboardsLiveTests.report(player.device, player.value) } }
             try await group.waitForAll()
         }
-        let expected = players.map(\.value).sorted(by: >) + [40, 10]
+        var expected = players.map(\.value).sorted(by: >) + [40, 10]
         for viewer in [ann, bob] {
             try await waitUntil("both nodes rank all twelve players", within: .seconds(5)) {
                 try await LeaderboardsLiveTests.load(viewer, range: 1...25).scores.map(\.value) == expected
             }
+        }
+
+        // The studio erases the best player's scores through node B: node A's boards drop them too.
+        var erase = URLRequest(
+            url: nodeB.url.appendingPathComponent("admin/v1/games/com.example.tapper/players/\(players[9].device.localPlayer.playerID)/scores"))
+        erase.httpMethod = "DELETE"
+        erase.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+        let (_, erased) = try await URLSession.shared.data(for: erase)
+        #expect((erased as? HTTPURLResponse)?.statusCode == 200)
+        expected.removeFirst()
+        try await waitUntil("node A no longer ranks the erased player", within: .seconds(5)) {
+            let (scores, board) = try await LeaderboardsLiveTests.load(ann, range: 1...25)
+            return scores.map(\.value) == expected && board.maxRange == expected.count
         }
 
         // A node started now builds its boards from storage, then follows the others.
