@@ -260,6 +260,21 @@ enum Migrations {
                 """,
                 "CREATE INDEX device_sign_ins_by_expiry ON device_sign_ins (expires_at)",
             ]),
+        Migration(
+            version: 14, name: "nodes",
+            common: [
+                // The `gamecenter serve` processes on this database: each keeps its row alive while it runs
+                // (last_seen) and removes it when it stops; started_at tells one run of a node id from the next.
+                """
+                CREATE TABLE nodes (
+                    node_id TEXT PRIMARY KEY,
+                    http_address TEXT NOT NULL,
+                    udp_address TEXT NOT NULL,
+                    started_at BIGINT NOT NULL,
+                    last_seen BIGINT NOT NULL
+                )
+                """
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -35,6 +35,10 @@ struct ServeCommand: AsyncParsableCommand {
     var secureCookies = false
     @Option(name: .customLong("udp-public"), help: "HOST:PORT devices send match datagrams to, when not the HTTP host and --udp-port (NAT, a UDP proxy).")
     var udpPublic: String?
+    @Option(
+        name: .customLong("node-id"),
+        help: "This node's id among the processes on the database: 1-64 letters, digits, '.', '_' or '-' (default: the host's name and six random hex digits).")
+    var nodeID: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(name: .customLong("header-timeout"), help: "Seconds a request's line and headers may take to arrive (default: 10).")
     var headerTimeout = 10.0
@@ -77,6 +81,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let udpPublic, Self.hostAndPort(udpPublic) == nil {
             throw ValidationError("--udp-public must be HOST:PORT with a port 1…65535, e.g. 203.0.113.7:8081")
+        }
+        if let nodeID, !GameCenterApp.Configuration.isValidNodeID(nodeID) {
+            throw ValidationError("--node-id must be 1-64 letters, digits, '.', '_' or '-'; got '\(nodeID.prefix(80))'")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for (name, seconds) in [("header", headerTimeout), ("body", bodyTimeout), ("idle", idleTimeout)] where !(0.1...3600).contains(seconds) {
@@ -133,6 +140,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimits = try rateLimits()
         configuration.metricsPort = metricsPort
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
+        configuration.nodeID = nodeID
         logger.info(
             "file descriptor limit \(descriptors.after) (was \(descriptors.before)); at most \(configuration.connections.maxConnections) connections, \(configuration.connections.maxConnectionsPerAddress) per address"
         )
@@ -150,6 +158,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ManifestError {
             FileHandle.standardError.write(Data("gamecenter: refusing to start: \(error)\n".utf8))
             throw ExitCode(78)
+        } catch let error as NodeIDInUse {
+            FileHandle.standardError.write(Data("gamecenter: refusing to start: \(error)\n".utf8))
+            throw ExitCode(75)
         } catch let error as StorageError where error.isInUse {
             FileHandle.standardError.write(Data("gamecenter: refusing to start: \(error)\n".utf8))
             throw ExitCode(75)

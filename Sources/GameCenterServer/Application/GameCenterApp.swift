@@ -43,6 +43,12 @@ public enum GameCenterApp {
         public var connections = ConnectionLimits()
         /// How often one player, session or client address may do what costs others something.
         public var rateLimits = RateLimits()
+        /// This node's id among the processes on the database (`--node-id`); nil generates one (the host's name and
+        /// six random hexadecimal digits).
+        public var nodeID: String?
+
+        /// Whether `id` can be a node id: 1–64 letters, digits, `.`, `_` or `-`.
+        public static func isValidNodeID(_ id: String) -> Bool { NodeRegistry.isValidID(id) }
         /// A port on `host` that serves `GET /metrics` without the admin key (for a Prometheus scraper on a
         /// private network); nil for none (`/metrics` on the main port needs the admin key either way).
         public var metricsPort: Int?
@@ -89,13 +95,18 @@ public enum GameCenterApp {
         let heartbeats: HeartbeatTicker
         /// On several nodes: keeps the boards current with the other nodes' reports.
         let scoreFollower: ScoreFollower?
+        /// This node's row among the nodes on the database.
+        let nodes: NodeRegistry
 
         /// Wires the features; the leaderboard boards are built from storage before it returns.
         init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
             // On PostgreSQL the bus reaches every node on the database; SQLite is one node.
-            let bus: any EventBus =
-                database.engine == .postgres ? PostgresEventBus(database: database, logger: logger) : InProcessEventBus()
             let serverClock = ServerClock(isAdjustable: configuration.testClock)
+            let nodes = try await NodeRegistry.register(
+                nodeID: configuration.nodeID ?? NodeRegistry.generatedID(), database: database, clock: serverClock, logger: logger)
+            self.nodes = nodes
+            let bus: any EventBus =
+                database.engine == .postgres ? PostgresEventBus(database: database, node: nodes.nodeID, logger: logger) : InProcessEventBus()
             let clock = serverClock
             self.clock = serverClock
             self.database = database
@@ -183,6 +194,7 @@ public enum GameCenterApp {
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
+        NodeRoutes(registry: services.nodes).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
         let metrics = router.group().add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         services.metricsRoutes.add(to: metrics)
@@ -224,7 +236,7 @@ public enum GameCenterApp {
                     limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: [services.matchmaking, services.relay, services.heartbeats]
+            services: [services.nodes, services.matchmaking, services.relay, services.heartbeats]
                 + ([services.bus as? PostgresEventBus, services.scoreFollower] as [(any Service)?]).compactMap { $0 } + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
@@ -265,7 +277,11 @@ public enum GameCenterApp {
                     })
             }
             let app = makeApplication(services, configuration: configuration, extraServices: extraServices, logger: logger) { channel in
-                onReady(channel.localAddress?.port ?? configuration.port, udp.port)
+                let port = channel.localAddress?.port ?? configuration.port
+                let udpAddress = configuration.udpPublicAddress.map { "\($0.host):\($0.port)" } ?? "\(configuration.host):\(udp.port)"
+                services.nodes.listening(http: "\(configuration.host):\(port)", udp: udpAddress)
+                logger.info("node \(services.nodes.nodeID)")
+                onReady(port, udp.port)
             }
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
             logger.info("HTTP, realtime and background services stopped")

@@ -48,7 +48,8 @@ final class PostgresEventBus: EventBus, Service {
 
     private let local = InProcessEventBus()
     private let database: Database
-    private let node = UUID().uuidString
+    /// This node's id: its own notices come back to it and are skipped.
+    private let node: String
     private let logger: Logger
     private let outgoing = Mutex(Outgoing())
     private let sessionEndedElsewhere = Mutex<(@Sendable (String) -> Void)?>(nil)
@@ -59,8 +60,9 @@ final class PostgresEventBus: EventBus, Service {
     private let scoresWake: AsyncStream<Void>.Continuation
     private let scoresWakes: AsyncStream<Void>
 
-    init(database: Database, logger: Logger) {
+    init(database: Database, node: String, logger: Logger) {
         self.database = database
+        self.node = node
         self.logger = logger
         (senderWakes, wakeSender) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (scoresWakes, scoresWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

@@ -155,6 +155,58 @@ import Testing
         try await nodeA.stop()
     }
 
+    /// Nodes list themselves at `GET /admin/v1/nodes` with their addresses and health; a second node with a live
+    /// node's id is refused; a node that stops leaves the list, one that is killed stays there, unhealthy.
+    @Test func nodesAreListedWithTheirHealthAndIDsAreUnique() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let admin = ["--admin-key", LeaderboardsLiveTests.adminKey]
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start(extraArguments: admin + ["--node-id", "node-a"])
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start(extraArguments: admin + ["--node-id", "node-b", "--test-clock"])
+        try await waitUntil("both nodes list both, healthy, with the addresses they serve") {
+            let nodes = try await Self.nodes(on: nodeB)
+            return nodes.map(\.nodeID) == ["node-a", "node-b"] && nodes.allSatisfy(\.healthy)
+                && nodes[0].httpAddress == "127.0.0.1:\(nodeA.port)" && nodes[1].httpAddress == "127.0.0.1:\(nodeB.port)"
+                && nodes.allSatisfy { $0.udpAddress.hasPrefix("127.0.0.1:") } && nodes.map(\.answering) == [false, true]
+        }
+        #expect(try await Self.nodes(on: nodeA).map(\.answering) == [true, false])
+
+        let twin = try LiveServer(database: nodeA.database)
+        let refused = await #expect(throws: LiveServerError.self) { try await twin.start(extraArguments: admin + ["--node-id", "node-a"]) }
+        #expect(refused.map { "\($0)" }?.contains("node id node-a is in use by a live node (serving 127.0.0.1:\(nodeA.port)") == true)
+        let invalid = await #expect(throws: LiveServerError.self) { try await twin.start(extraArguments: ["--node-id", "no spaces"]) }
+        #expect(invalid.map { "\($0)" }?.contains("--node-id must be 1-64 letters, digits") == true)
+
+        // Node A is killed: its row stays, and is unhealthy once six seconds pass on node B's clock without a sign of life.
+        try await nodeA.crash()
+        try await LeaderboardsLiveTests.advanceClock(nodeB, hours: 10.0 / 3600)
+        try await waitUntil("node B lists the killed node as unhealthy and itself as healthy") {
+            try await Self.nodes(on: nodeB).map { "\($0.nodeID) \($0.healthy)" } == ["node-a false", "node-b true"]
+        }
+        // Node B stops: it leaves the list; the killed node stays.
+        #expect(try await nodeB.stop() == 0)
+        let nodeC = try LiveServer(database: nodeA.database)
+        try await nodeC.start(extraArguments: admin + ["--node-id", "node-c"])
+        #expect(try await Self.nodes(on: nodeC).map(\.nodeID) == ["node-a", "node-c"])
+        try await nodeC.stop()
+    }
+
+    /// `GET /admin/v1/nodes` on `server`.
+    static func nodes(on server: LiveServer) async throws -> [NodeInfoSeen] {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/nodes"))
+        request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+        let (body, _) = try await URLSession.shared.data(for: request)
+        return try JSONDecoder().decode(NodeListSeen.self, from: body).nodes
+    }
+
+    /// The parts of `GET /admin/v1/nodes` the tests read.
+    struct NodeListSeen: Decodable { var nodes: [NodeInfoSeen] }
+    struct NodeInfoSeen: Decodable {
+        var nodeID: String, httpAddress: String, udpAddress: String
+        var healthy: Bool, answering: Bool
+    }
+
     enum Method: String { case GET, DELETE }
 
     /// The HTTP status of an authenticated request of the example game to `server`.

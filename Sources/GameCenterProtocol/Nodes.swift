@@ -1,0 +1,41 @@
+import Foundation
+
+/// `GET /admin/v1/nodes`: the `gamecenter serve` processes on the database.
+public struct NodeList: Codable, Sendable, Equatable {
+    /// By id.
+    public var nodes: [NodeInfo]
+
+    /// A list of nodes.
+    public init(nodes: [NodeInfo]) {
+        self.nodes = nodes
+    }
+}
+
+/// One node and its health.
+public struct NodeInfo: Codable, Sendable, Equatable {
+    /// The node's id (`--node-id`, or generated at start).
+    public var nodeID: String
+    /// Where it serves HTTP, `HOST:PORT`.
+    public var httpAddress: String
+    /// Where devices send it match datagrams, `HOST:PORT`.
+    public var udpAddress: String
+    /// When it started.
+    public var startedAt: Date
+    /// When it last said it was alive (every 2 s while it runs).
+    public var lastSeen: Date
+    /// It said so within the last 6 s.
+    public var healthy: Bool
+    /// It is the node that answered this request.
+    public var answering: Bool
+
+    /// A node as listed.
+    public init(nodeID: String, httpAddress: String, udpAddress: String, startedAt: Date, lastSeen: Date, healthy: Bool, answering: Bool) {
+        self.nodeID = nodeID
+        self.httpAddress = httpAddress
+        self.udpAddress = udpAddress
+        self.startedAt = startedAt
+        self.lastSeen = lastSeen
+        self.healthy = healthy
+        self.answering = answering
+    }
+}
