@@ -28,6 +28,12 @@ if ! command -v nft >/dev/null && [ ! -x /usr/sbin/nft ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 nftables >/dev/null
 fi
+# Several nodes are tried behind Debian's haproxy, as docs/SEVERAL_NODES.md configures it.
+if ! command -v haproxy >/dev/null && [ ! -x /usr/sbin/haproxy ]; then
+  echo "installing haproxy from Debian…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 haproxy >/dev/null
+fi
 # The voice engine (OpenGameKitVoice) links libopus, speexdsp and libpulse-simple; its tests render speech
 # with espeak-ng, check the Opus stream with opusdec (opus-tools), and play and record through a private
 # PulseAudio server with a null sink (pulseaudio).

@@ -192,6 +192,44 @@ import Testing
         try await nodeC.stop()
     }
 
+    /// A device reaches two nodes through haproxy (configured as docs/SEVERAL_NODES.md says): when its node is
+    /// killed, the device carries on through the other node, and its realtime channel, reconnected there, delivers
+    /// what happened meanwhile.
+    @Test func aDeviceBehindHAProxyMovesToAnotherNodeWhenItsNodeDies() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start(extraArguments: ["--node-id", "node-a"])
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start(extraArguments: ["--node-id", "node-b"])
+        // `balance first`: every device goes to node A while it is up (so the test knows which node to kill).
+        let proxy = try HAProxy(backend: "balance first\n    option httpchk GET /readyz\n    http-check expect status 200", servers: [nodeA.port, nodeB.port])
+        defer { proxy.stop() }
+        try await waitUntil("haproxy answers") {
+            let answer = try? await URLSession.shared.data(from: proxy.url.appendingPathComponent("readyz"))
+            return (answer?.1 as? HTTPURLResponse)?.statusCode == 200
+        }
+
+        let ann = GKGameCenter(
+            server: proxy.url, bundleID: "com.example.tapper", environment: .sandbox,
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        let annEvents = ann.events
+        let annAccount = "ann-\(UUID().uuidString.prefix(8).lowercased())"
+        try await ann.localPlayer.authenticate(.signUp(account: annAccount, password: "password-Ann", alias: "Ann"))
+        _ = try await nextEvent(annEvents) { if case .connected = $0 { true } else { nil } }
+        let (bob, _) = try await Devices.signedUp(nodeB, alias: "Bob")
+
+        try await nodeA.crash()
+        try await GKFriendRequest.send(toAccounts: [annAccount], message: "while your node was down", in: bob)
+        let request = try await nextEvent(annEvents, within: 20) { if case .friendRequestReceived(let request) = $0 { request } else { nil } }
+        #expect(request.fromAlias == "Bob" && request.message == "while your node was down")
+        let pending = try await GKFriendRequest.loadPending(in: ann)
+        #expect(pending.map(\.fromAlias) == ["Bob"])
+
+        await ann.close()
+        await bob.close()
+        try await nodeB.stop()
+    }
+
     /// `GET /admin/v1/nodes` on `server`.
     static func nodes(on server: LiveServer) async throws -> [NodeInfoSeen] {
         var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/nodes"))
@@ -281,5 +319,64 @@ import Testing
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Debian's haproxy in front of nodes on 127.0.0.1, with the timeouts docs/SEVERAL_NODES.md gives and checks every
+/// 200 ms (one failed check takes a node out).
+final class HAProxy {
+    let url: URL
+    private let process = Process()
+    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("haproxy-\(UUID().uuidString)")
+
+    init(backend: String, servers: [Int]) throws {
+        let port = try Self.freePort()
+        url = URL(string: "http://127.0.0.1:\(port)")!
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = """
+            global
+                maxconn 1000
+            defaults
+                mode http
+                timeout connect 5s
+                timeout client 75s
+                timeout server 75s
+                timeout tunnel 1h
+            frontend gamecenter
+                bind 127.0.0.1:\(port)
+                default_backend nodes
+            backend nodes
+                \(backend)
+            \(servers.enumerated().map { "    server node\($0.offset) 127.0.0.1:\($0.element) check inter 200ms fall 1 rise 1" }.joined(separator: "\n"))
+
+            """
+        let file = folder.appendingPathComponent("haproxy.cfg")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/haproxy")
+        process.arguments = ["-db", "-f", file.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Stops haproxy.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    /// A TCP port nothing listens on now.
+    static func freePort() throws -> Int {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        guard bound else { throw LiveServerError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
