@@ -35,7 +35,8 @@ final class NodeRegistry: Service, Sendable {
         if let holder {
             throw NodeIDInUse(
                 description:
-                    "node id \(nodeID) is in use by a live node (serving \(holder.httpAddress.isEmpty ? "on an address not known yet" : holder.httpAddress), last seen \(now - holder.lastSeen) ms ago); give this node another --node-id, or start it \(healthyWithinMillis / 1000) s after the other stopped")
+                    "node id \(nodeID) is in use by a live node (serving \(holder.httpAddress.isEmpty ? "on an address not known yet" : holder.httpAddress), last seen \(now - holder.lastSeen) ms ago); give this node another --node-id, or start it \(healthyWithinMillis / 1000) s after the other stopped"
+            )
         }
         return NodeRegistry(nodeID: nodeID, startedAt: now, database: database, clock: clock, logger: logger)
     }
