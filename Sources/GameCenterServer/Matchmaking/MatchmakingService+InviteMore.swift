@@ -69,13 +69,13 @@ extension MatchmakingService {
         return try await status(requestID: requestID, session: session)
     }
 
-    /// Takes back invitations that could not be stored: the queue counts them as declined.
+    /// Takes back invitations that could not be stored: the queue forgets them (the players may be invited again).
     private func withdraw(_ sent: SentInvitations) -> MatchmakingDecisions {
         state.withLock { state -> MatchmakingDecisions in
             var decisions = MatchmakingDecisions()
             for invitation in sent.records where state.lobbyOfInvitation.removeValue(forKey: invitation.invitationID) != nil {
                 state.forming[sent.lobby]?.invitations.removeValue(forKey: invitation.invitee)
-                if let outcome = try? state.queue.answer(lobby: sent.lobby, player: invitation.invitee, accepted: false, now: queueNow) {
+                if let outcome = try? state.queue.withdraw(lobby: sent.lobby, player: invitation.invitee, now: queueNow) {
                     decisions.append(record(outcome, in: &state))
                 }
             }

@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterProtocol
 import HTTPTypes
+import SQLKit
 import Testing
 @testable import GameCenterServer
 
@@ -72,6 +73,32 @@ import Testing
             }
             let catsAnswers = answers.filter { $0.playerID == p.cat.player.playerID }
             #expect(catsAnswers.map(\.state) == [.accepted, .connected] && catsAnswers.allSatisfy { $0.requestID == "r-host" })
+        }
+    }
+
+    /// Invitations the database refuses to store are taken back: nobody is invited, the answer is an error, and the
+    /// seat they took is open again (inviting the same friend afterwards works, where a seat still taken would be
+    /// refused as already invited).
+    @Test func invitationsThatCannotBeStoredAreWithdrawnAndTheirSeatsOpenAgain() async throws {
+        try await TestServer.run { server in
+            let p = try await Self.players(server)
+            let request = MatchRequestBody(requestID: "r-host", minPlayers: 2, maxPlayers: 3, playersToInvite: [p.bob.player.playerID])
+            #expect(try await server.send(.post, "/v1/matchmaking/requests", request, token: p.ann.token).status == .created)
+
+            try await server.services.database.write {
+                try await $0.sql.raw("CREATE TRIGGER refuse_invitations BEFORE INSERT ON invitations BEGIN SELECT RAISE(ABORT, 'refused by the test'); END").run()
+            }
+            let failed = try await Self.invite(server, [p.cat], into: "r-host", by: p.ann)
+            #expect(failed.status == .internalServerError, "\(String(decoding: failed.body, as: UTF8.self))")
+            #expect(try await Self.invitation(server, of: p.cat) == nil)
+            #expect(try await Invitations.events(server, of: p.cat, .matchInvitation).isEmpty)
+
+            try await server.services.database.write { try await $0.sql.raw("DROP TRIGGER refuse_invitations").run() }
+            let again = try await Self.invite(server, [p.cat], into: "r-host", by: p.ann)
+            #expect(again.status == .ok, "\(String(decoding: again.body, as: UTF8.self))")
+            let cats = try #require(try await Self.invitation(server, of: p.cat))
+            #expect(cats.matchID == (try await Self.invitation(server, of: p.bob))?.matchID)
+            #expect(try await Invitations.events(server, of: p.cat, .matchInvitation).count == 1)
         }
     }
 

@@ -18,8 +18,9 @@ import Testing
         }
     }
 
-    @Test func aFriendInvitedWhileTheScreenIsShownJoinsTheSameMatch() async throws {
-        let server = try await Live.server()
+    @Test(arguments: LiveServer.engines)
+    func aFriendInvitedWhileTheScreenIsShownJoinsTheSameMatch(engine: String) async throws {
+        let server = try await Live.server(engine)
         let alice = try await Live.player(server, "Alice"), bob = try await Live.player(server, "Bob")
         let cat = try await Live.player(server, "Cat")
         for friend in [bob, cat] { try await Live.befriend(alice, friend) }
@@ -61,8 +62,9 @@ import Testing
         try await server.stop()
     }
 
-    @Test func theScreenRefusesWhatItCannotInvite() async throws {
-        let server = try await Live.server()
+    @Test(arguments: LiveServer.engines)
+    func theScreenRefusesWhatItCannotInvite(engine: String) async throws {
+        let server = try await Live.server(engine)
         let alice = try await Live.player(server, "Alice"), bob = try await Live.player(server, "Bob")
         let cat = try await Live.player(server, "Cat"), dave = try await Live.player(server, "Dave")
         let eve = try await Live.player(server, "Eve")

@@ -119,6 +119,15 @@ struct Lobby: Sendable {
         if accepted { members.append(.invited(player)) }
     }
 
+    /// Takes back a pending invitation that was never delivered (it could not be stored): the player is no longer
+    /// invited, and may be invited again.
+    mutating func withdraw(player: String) throws(MatchmakingError) {
+        guard let index = invitations.firstIndex(where: { $0.playerID == player }) else { throw .notInvited(playerID: player) }
+        guard invitations[index].state == .pending else { throw .alreadyAnswered(playerID: player) }
+        invitations.remove(at: index)
+        pending -= 1
+    }
+
     /// Adds pending invitations for `players`, asked by the creator's ticket; throws, leaving the lobby unchanged,
     /// when another ticket asks, a player is already in the lobby or was invited to it, or the seats run out.
     mutating func invite(_ players: [String], by ticket: TicketID) throws(MatchmakingError) {

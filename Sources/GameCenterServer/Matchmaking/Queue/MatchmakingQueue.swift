@@ -82,6 +82,15 @@ package struct MatchmakingQueue: Sendable {
         return outcome
     }
 
+    /// Takes back an invitation that was never delivered (storing it failed), as if it had not been sent.
+    mutating func withdraw(lobby id: LobbyID, player: String, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
+        guard lobbies[id] != nil else { throw .unknownLobby(id) }
+        try lobbies[id]!.withdraw(player: player)
+        var outcome = MatchmakingOutcome()
+        settle(id, now: now, into: &outcome)
+        return outcome
+    }
+
     /// Invites more `players` into the lobby whose creator is `ticket` (the host's matchmaking screen inviting
     /// friends into open seats while it is shown). The new invitations are pending like the first ones: the lobby
     /// starts only once they are answered, and its fill time runs again from the last answer. An auto-match lobby
