@@ -440,6 +440,21 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
     assert "acceptedAt" not in dan_game.call("GET", "/v1/invitations")["invitations"][0]
     cat_game.call("DELETE", "/v1/matchmaking/requests/cat-3")
 
+    # A friend invited while the inviter's matchmaking screen is shown (invite-more) answers on the same page.
+    cat_game.call("POST", "/v1/matchmaking/requests", dict(match_request, requestID="cat-4", maxPlayers=3, playersToInvite=[]))
+    cat_game.call("POST", "/v1/matchmaking/requests/cat-4/invitations", {"playerIDs": [dan_id], "inviteMessage": "One more?"})
+    pages.open("/invitations")
+    text = pages.main_text()
+    assert "Cat invites you to play Tapper" in text and "“One more?”" in text, text
+    pages.submit("/invitations/accept")
+    assert "Invitation accepted." in pages.main_text()
+    # Dan's game, running, finds it accepted and joins: Cat's game hears the answer for the request it invited from.
+    invitation = next(i for i in dan_game.call("GET", "/v1/invitations")["invitations"] if i.get("message") == "One more?")
+    assert "acceptedAt" in invitation
+    dan_game.call("POST", f"/v1/invitations/{invitation['invitationID']}/accept", {"requestID": "dan-4"})
+    answer = cat_game.wait_for("inviteeAnswered", lambda payload: payload["requestID"] == "cat-4")
+    assert answer["state"] == "accepted" and answer["playerID"] == dan_id
+
     # Play with friends: Dan picks Cat for Tapper; Dan's game claims the choice, once.
     pages.open(f"/games/{GAME}/play")
     assert "Cat" in pages.main_text()
