@@ -86,7 +86,8 @@ import Testing
             #expect(try await server.send(.post, "/v1/matchmaking/requests", request, token: p.ann.token).status == .created)
 
             try await server.services.database.write {
-                try await $0.sql.raw("CREATE TRIGGER refuse_invitations BEFORE INSERT ON invitations BEGIN SELECT RAISE(ABORT, 'refused by the test'); END").run()
+                try await $0.sql.raw("CREATE TRIGGER refuse_invitations BEFORE INSERT ON invitations BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+                    .run()
             }
             let failed = try await Self.invite(server, [p.cat], into: "r-host", by: p.ann)
             #expect(failed.status == .internalServerError, "\(String(decoding: failed.body, as: UTF8.self))")

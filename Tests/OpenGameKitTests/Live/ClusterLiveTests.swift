@@ -230,6 +230,76 @@ import Testing
         try await nodeB.stop()
     }
 
+    /// Matchmaking with several nodes, as docs/SEVERAL_NODES.md sets it up: haproxy sends each game's requests to one
+    /// node (a consistent hash of `X-GameCenter-Bundle-ID`), so players of a game match each other and play through
+    /// that node's relay whichever way they came in. When that node dies, a player still waiting is told clearly
+    /// (their `findMatch` fails once their channel is back, through the other node), and new requests match there.
+    @Test func playersOfAGameMatchThroughTheNodeHAProxyRoutesTheGameTo() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let admin = ["--admin-key", LeaderboardsLiveTests.adminKey]
+        let games = try MatchmakingLiveTests.games()
+        let nodeA = try LiveServer(engine: "postgres", games: games)
+        try await nodeA.start(extraArguments: admin + ["--node-id", "node-a"])
+        let nodeB = try LiveServer(database: nodeA.database, games: games)
+        try await nodeB.start(extraArguments: admin + ["--node-id", "node-b"])
+        let proxy = try HAProxy(
+            backend: "balance hdr(X-GameCenter-Bundle-ID)\n    hash-type consistent\n    option httpchk GET /readyz\n    http-check expect status 200",
+            servers: [nodeA.port, nodeB.port])
+        defer { proxy.stop() }
+        try await waitUntil("haproxy answers") {
+            let answer = try? await URLSession.shared.data(from: proxy.url.appendingPathComponent("readyz"))
+            return (answer?.1 as? HTTPURLResponse)?.statusCode == 200
+        }
+        let player = { (alias: String) async throws -> GKGameCenter in
+            let device = GKGameCenter(
+                server: proxy.url, bundleID: MatchmakingLiveTests.arena, environment: .sandbox,
+                storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+            try await device.localPlayer.authenticate(
+                .signUp(account: "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-\(alias)", alias: alias))
+            return device
+        }
+
+        let ann = try await player("Ann"), bob = try await player("Bob")
+        let annFinds = MatchmakingLiveTests.find(ann, MatchmakingLiveTests.request(2, 2))
+        let bobFinds = MatchmakingLiveTests.find(bob, MatchmakingLiveTests.request(2, 2))
+        let (annMatch, bobMatch) = (try await annFinds.value, try await bobFinds.value)
+        #expect(annMatch.matchID == bobMatch.matchID)
+        #expect(try await allConnected(annMatch) == [bob.localPlayer.playerID])
+        let bobInbox = MatchInbox(bobMatch)
+        try annMatch.send(Data("through the game's node".utf8), to: [bob.localPlayer.playerID], with: .reliable)
+        try await waitUntil("Bob hears Ann through the relay") { bobInbox.texts(from: ann.localPlayer.playerID) == ["through the game's node"] }
+
+        // The node haproxy routes the game to is the one whose queue took the requests.
+        let requests = { (node: LiveServer) async throws -> Int in
+            var request = URLRequest(url: node.url.appendingPathComponent("metrics"))
+            request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+            let text = String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
+            return text.split(separator: "\n").first { $0.hasPrefix("matchmaking_requests ") }.flatMap { Double($0.split(separator: " ").last!) }.map {
+                Int($0)
+            } ?? 0
+        }
+        let (onA, onB) = (try await requests(nodeA), try await requests(nodeB))
+        #expect(onA + onB == 2 && (onA == 0 || onB == 0), "one node took both requests: \(onA) and \(onB)")
+        let (gameNode, otherNode) = onA == 2 ? (nodeA, nodeB) : (nodeB, nodeA)
+
+        // Cat waits for a third player; the game's node dies: Cat's findMatch fails clearly, and new requests match
+        // on the other node.
+        let cat = try await player("Cat")
+        let catFinds = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(3, 3))
+        try await waitUntil("Cat's request waits on the game's node") { try await requests(gameNode) == 3 }
+        try await gameNode.crash()
+        let failure = await #expect(throws: GKError.self) { try await catFinds.value }
+        #expect(failure?.code == .communicationsFailure || failure?.code == .matchRequestInvalid, "\(String(describing: failure))")
+        let dee = try await player("Dee")
+        let catAgain = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(2, 2))
+        let deeFinds = MatchmakingLiveTests.find(dee, MatchmakingLiveTests.request(2, 2))
+        #expect(try await catAgain.value.matchID == (try await deeFinds.value).matchID)
+        #expect(try await requests(otherNode) == 2)
+
+        for device in [ann, bob, cat, dee] { await device.close() }
+        try await otherNode.stop()
+    }
+
     /// `GET /admin/v1/nodes` on `server`.
     static func nodes(on server: LiveServer) async throws -> [NodeInfoSeen] {
         var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/nodes"))
@@ -330,7 +400,7 @@ final class HAProxy {
     private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("haproxy-\(UUID().uuidString)")
 
     init(backend: String, servers: [Int]) throws {
-        let port = try Self.freePort()
+        let port = try FreePort.tcp()
         url = URL(string: "http://127.0.0.1:\(port)")!
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let config = """
@@ -363,20 +433,5 @@ final class HAProxy {
     func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-    }
-
-    /// A TCP port nothing listens on now.
-    static func freePort() throws -> Int {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard bound else { throw LiveServerError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
