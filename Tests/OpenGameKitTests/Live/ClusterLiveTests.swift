@@ -232,8 +232,9 @@ import Testing
 
     /// Matchmaking with several nodes, as docs/SEVERAL_NODES.md sets it up: haproxy sends each game's requests to one
     /// node (a consistent hash of `X-GameCenter-Bundle-ID`), so players of a game match each other and play through
-    /// that node's relay whichever way they came in. When that node dies, a player still waiting is told clearly
-    /// (their `findMatch` fails once their channel is back, through the other node), and new requests match there.
+    /// that node's relay whichever way they came in. When that node dies, its matches carry on through the other
+    /// node's relay, a player still waiting is told clearly (their `findMatch` fails once their channel is back,
+    /// through the other node), and new requests match there.
     @Test func playersOfAGameMatchThroughTheNodeHAProxyRoutesTheGameTo() async throws {
         guard LiveServer.engines.contains("postgres") else { return }
         let admin = ["--admin-key", LeaderboardsLiveTests.adminKey]
@@ -265,7 +266,7 @@ import Testing
         let (annMatch, bobMatch) = (try await annFinds.value, try await bobFinds.value)
         #expect(annMatch.matchID == bobMatch.matchID)
         #expect(try await allConnected(annMatch) == [bob.localPlayer.playerID])
-        let bobInbox = MatchInbox(bobMatch)
+        let annInbox = MatchInbox(annMatch), bobInbox = MatchInbox(bobMatch)
         try annMatch.send(Data("through the game's node".utf8), to: [bob.localPlayer.playerID], with: .reliable)
         try await waitUntil("Bob hears Ann through the relay") { bobInbox.texts(from: ann.localPlayer.playerID) == ["through the game's node"] }
 
@@ -288,6 +289,13 @@ import Testing
         let catFinds = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(3, 3))
         try await waitUntil("Cat's request waits on the game's node") { try await requests(gameNode) == 3 }
         try await gameNode.crash()
+        try annMatch.send(Data("after the node died".utf8), to: [bob.localPlayer.playerID], with: .reliable)
+        // Ann and Bob's match carries on: their relay connections come back through haproxy to the other node, whose
+        // relay takes the stored match over.
+        try await waitUntil("Bob hears Ann after the game's node died", within: .seconds(15)) {
+            bobInbox.texts(from: ann.localPlayer.playerID) == ["through the game's node", "after the node died"]
+        }
+        #expect(annInbox.failed.isEmpty && bobInbox.failed.isEmpty)
         let failure = await #expect(throws: GKError.self) { try await catFinds.value }
         #expect(failure?.code == .communicationsFailure || failure?.code == .matchRequestInvalid, "\(String(describing: failure))")
         let dee = try await player("Dee")
