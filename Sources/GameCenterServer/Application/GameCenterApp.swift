@@ -232,7 +232,9 @@ public enum GameCenterApp {
                 GuardedHTTP1WebSocketChannel(
                     inner: HTTP1WebSocketUpgradeChannel(
                         responder: responder, webSocketResponder: webSocketResponder,
-                        configuration: .init(http1: .init(httpDecoderConfiguration: parser), ws: .init(maxFrameSize: 1 << 20))),
+                        // No WebSocket-level pings: the realtime channel and the relay check liveness with their own
+                        // heartbeats, and the automatic ping kept a task and a timer per connection (about 1 KB each).
+                        configuration: .init(http1: .init(httpDecoderConfiguration: parser), ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled))),
                     limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
