@@ -204,10 +204,7 @@ import Testing
         // `balance first`: every device goes to node A while it is up (so the test knows which node to kill).
         let proxy = try HAProxy(backend: "balance first\n    option httpchk GET /readyz\n    http-check expect status 200", servers: [nodeA.port, nodeB.port])
         defer { proxy.stop() }
-        try await waitUntil("haproxy answers") {
-            let answer = try? await URLSession.shared.data(from: proxy.url.appendingPathComponent("readyz"))
-            return (answer?.1 as? HTTPURLResponse)?.statusCode == 200
-        }
+        try await proxy.waitUntilServing()
 
         let ann = GKGameCenter(
             server: proxy.url, bundleID: "com.example.tapper", environment: .sandbox,
@@ -247,10 +244,7 @@ import Testing
             backend: "balance hdr(X-GameCenter-Bundle-ID)\n    hash-type consistent\n    option httpchk GET /readyz\n    http-check expect status 200",
             servers: [nodeA.port, nodeB.port])
         defer { proxy.stop() }
-        try await waitUntil("haproxy answers") {
-            let answer = try? await URLSession.shared.data(from: proxy.url.appendingPathComponent("readyz"))
-            return (answer?.1 as? HTTPURLResponse)?.statusCode == 200
-        }
+        try await proxy.waitUntilServing()
         let player = { (alias: String) async throws -> GKGameCenter in
             let device = GKGameCenter(
                 server: proxy.url, bundleID: MatchmakingLiveTests.arena, environment: .sandbox,
@@ -435,6 +429,14 @@ final class HAProxy {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+    }
+
+    /// Waits until haproxy passes `GET /readyz` to a node that answers it.
+    func waitUntilServing() async throws {
+        try await waitUntil("haproxy answers") {
+            let answer = try? await URLSession.shared.data(from: url.appendingPathComponent("readyz"))
+            return (answer?.1 as? HTTPURLResponse)?.statusCode == 200
+        }
     }
 
     /// Stops haproxy.
