@@ -19,7 +19,7 @@ final class PrivatePostgres: @unchecked Sendable {
         }
         bin = "/usr/lib/postgresql/\(version)/bin"
         folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("pg-\(UUID().uuidString.prefix(8))")
-        port = try FreePort.tcp()
+        port = try FreePort.tcpOutsideEphemeralRange()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Self.run("/bin/chown", ["postgres:postgres", folder.path])
         try asPostgres("initdb", ["-D", "\(folder.path)/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"])
@@ -27,14 +27,20 @@ final class PrivatePostgres: @unchecked Sendable {
         try asPostgres("createdb", ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "gamecenter"])
     }
 
-    /// Starts the server (again) on its port and waits until it accepts connections.
+    /// Starts the server (again) on its port and waits until it accepts connections; a failure says what the
+    /// server logged.
     func start() throws {
-        try asPostgres(
-            "pg_ctl",
-            [
-                "-D", "\(folder.path)/data", "-l", "\(folder.path)/log", "-w",
-                "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
-            ])
+        do {
+            try asPostgres(
+                "pg_ctl",
+                [
+                    "-D", "\(folder.path)/data", "-l", "\(folder.path)/log", "-w",
+                    "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+                ])
+        } catch {
+            let log = (try? String(contentsOfFile: "\(folder.path)/log", encoding: .utf8)) ?? ""
+            throw LiveServerError("\(error)\nthe server's log ends:\n\(log.split(separator: "\n").suffix(15).joined(separator: "\n"))")
+        }
     }
 
     /// Stops the server at once, closing every client connection (`pg_ctl -m fast`).
