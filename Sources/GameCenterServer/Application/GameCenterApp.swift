@@ -46,15 +46,15 @@ public enum GameCenterApp {
         /// This node's id among the processes on the database (`--node-id`); nil generates one (the host's name and
         /// six random hexadecimal digits).
         public var nodeID: String?
-
-        /// Whether `id` can be a node id: 1–64 letters, digits, `.`, `_` or `-`.
-        public static func isValidNodeID(_ id: String) -> Bool { NodeRegistry.isValidID(id) }
         /// A port on `host` that serves `GET /metrics` without the admin key (for a Prometheus scraper on a
         /// private network); nil for none (`/metrics` on the main port needs the admin key either way).
         public var metricsPort: Int?
 
         /// The defaults of `API.md`.
         public init() {}
+
+        /// Whether `id` can be a node id: 1–64 letters, digits, `.`, `_` or `-`.
+        public static func isValidNodeID(_ id: String) -> Bool { NodeRegistry.isValidID(id) }
 
         /// A host and port devices can reach.
         public struct PublicAddress: Sendable, Equatable {
