@@ -446,6 +446,7 @@ def test_an_invitation_accepted_in_the_browser_reaches_the_game_and_friends_are_
     pages.open("/invitations")
     text = pages.main_text()
     assert "Cat invites you to play Tapper" in text and "“One more?”" in text, text
+    pages.check("invitations-invited-while-shown")
     pages.submit("/invitations/accept")
     assert "Invitation accepted." in pages.main_text()
     # Dan's game, running, finds it accepted and joins: Cat's game hears the answer for the request it invited from.

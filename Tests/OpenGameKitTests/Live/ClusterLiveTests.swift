@@ -439,9 +439,16 @@ final class HAProxy {
         }
     }
 
-    /// Stops haproxy.
+    /// Stops haproxy (SIGTERM, SIGKILL after 5 s) and reaps it. Polls with `waitpid` rather than Foundation's
+    /// `waitUntilExit()`, which was seen spinning forever on a killed child (see `LiveServer.stop()`).
     func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        let pid = process.processIdentifier
+        var status: Int32 = 0
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+        if waitpid(pid, &status, WNOHANG) == 0 {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
     }
 }
