@@ -66,6 +66,7 @@ import VoiceTestSupport
         #expect(bobSaid.contains("is speaking"), "Bob never saw Ann speak: \(bobSaid)")
         let heard = try TestAudio.readAll(try WAVFileSource(path: bobFile))
         let similarity = TestAudio.similarity(input: input, output: heard, maxDelay: 96_000)
+        print("voice chat example: Bob against Ann's speech, envelope \(similarity.envelope), waveform \(similarity.waveform)")
         #expect(similarity.envelope >= 0.7, "Bob's speaker file does not follow Ann's speech (envelope correlation \(similarity.envelope))")
         try await server.stop()
     }
