@@ -11,7 +11,7 @@ import Glibc
 @Suite struct DatagramBatchTests {
     /// A blocking IPv4 UDP socket on 127.0.0.1 with a short receive timeout, and its address.
     static func socket() throws -> (CInt, SocketAddress) {
-        let descriptor = Glibc.socket(AF_INET, CInt(SOCK_DGRAM.rawValue), 0)
+        let descriptor = Glibc.socket(AF_INET, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: 0)

@@ -149,6 +149,11 @@ import Testing
             flood.append(connection)
         }
         let floodOpened = ContinuousClock.now - floodStarted
+        // A PostgreSQL another test starts meanwhile inherits none of the flood: it counts inherited descriptors
+        // against its own limit, and once refused to start.
+        #expect(throws: Never.self, "a tool started like PostgreSQL inherited the flood's descriptors") {
+            try PrivatePostgres.run("/bin/sh", ["-c", "test $(ls /proc/$$/fd | wc -l) -lt 64"])
+        }
         #expect(Self.health(server, from: "127.0.0.2") == (globalCapOnly ? 503 : 200), "another address during the flood (opened in \(floodOpened))")
         #expect(server.process?.isRunning == true, "the server died during the flood: \(server.errorOutput.suffix(2000))")
         try await waitUntil("healthz answers once the header timeout has closed the flood", within: .seconds(30)) { Self.health(server) == 200 }

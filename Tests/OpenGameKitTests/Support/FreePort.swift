@@ -37,7 +37,7 @@ enum FreePort {
 
     /// Binds `port` (0: any) on 127.0.0.1 and releases it; the port bound, or nil when it was taken.
     private static func free(_ type: Int32, port: Int) throws -> Int? {
-        let socket = Glibc.socket(AF_INET, type, 0)
+        let socket = Glibc.socket(AF_INET, type | CInt(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw LiveServerError("socket() failed") }
         defer { close(socket) }
         var address = sockaddr_in()

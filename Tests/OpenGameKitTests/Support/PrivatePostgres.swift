@@ -61,8 +61,9 @@ final class PrivatePostgres: @unchecked Sendable {
     /// Runs a tool to its end, its output into a file that is shown if it fails.
     ///
     /// posix_spawn and waitpid, not Foundation's `Process`: its `waitUntilExit()` never returned for a `pg_ctl start`
-    /// whose server (a daemon) outlives it.
-    private static func run(_ path: String, _ arguments: [String]) throws {
+    /// whose server (a daemon) outlives it. The tool inherits no descriptor but its output: a server started while a
+    /// test holds hundreds of sockets counted them against its own limit and refused to start.
+    static func run(_ path: String, _ arguments: [String]) throws {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pg-tool-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -71,6 +72,7 @@ final class PrivatePostgres: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        guard Self.closeFrom(&actions, 3) == 0 else { throw LiveServerError("posix_spawn_file_actions_addclosefrom_np failed") }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
@@ -84,4 +86,12 @@ final class PrivatePostgres: @unchecked Sendable {
             throw LiveServerError("\(path) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does not import.
+    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, CInt) -> CInt = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("glibc 2.34 or later is needed: posix_spawn_file_actions_addclosefrom_np is missing")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, CInt) -> CInt).self)
+    }()
 }

@@ -7,7 +7,9 @@ final class RawTCPConnection {
     /// Connects to `127.0.0.1:port` from `source` (another loopback address counts as another client address);
     /// `receiveBuffer` shrinks the socket's receive buffer (a client that reads slowly fills the server's side sooner).
     init(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int? = nil) throws {
-        descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a process the tests start meanwhile (PostgreSQL) must not inherit a flood's descriptors;
+        // it counts them against its own limit and refuses to start.
+        descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw LiveServerError("socket: errno \(errno)") }
         if var size = receiveBuffer.map(CInt.init) {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<CInt>.size))
