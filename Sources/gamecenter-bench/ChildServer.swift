@@ -49,13 +49,15 @@ final class ChildServer {
         process.waitUntilExit()
     }
 
-    /// Resident memory of the child in bytes (`VmRSS` of /proc/PID/status).
-    func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-        else { return 0 }
-        return kilobytes * 1024
+    /// The child's memory in bytes, from /proc/PID/status: `resident` is everything in RAM (`VmRSS`), `anonymous`
+    /// only its private memory (`RssAnon`: heap, stacks), without file-backed pages such as its code and SQLite's
+    /// memory-mapped database, which are shared with the page cache and do not grow with what the server holds.
+    func memoryBytes() -> (resident: Int, anonymous: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return (0, 0) }
+        func kilobytes(_ field: String) -> Int {
+            status.split(separator: "\n").first { $0.hasPrefix(field) }.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
+        }
+        return (kilobytes("VmRSS:") * 1024, kilobytes("RssAnon:") * 1024)
     }
 
     /// CPU seconds the child has used, user and system (/proc/PID/stat fields 14 and 15).

@@ -26,13 +26,19 @@ extension Database {
     }
 
     /// Stores `count` sandbox players with ids `PREFIX1…PREFIXn` (no password can sign them in), for benchmarks.
+    ///
+    /// Each alias ("Bench 10") comes with its skeleton as the server computes it (confusables map `1` to `l` and
+    /// `0` to `O`, then lowercase: "bench lo"): without one, a server starting on this database computes every
+    /// skeleton in the background, and that work lands in whatever is measured first.
     func fillPlayers(prefix: String, count: Int, now: Int64) async throws {
         try await write { storage in
             try await storage.sql.raw(
                 """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: count))
-                INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, event_seq, created_at, updated_at)
-                SELECT \(bind: prefix) || i, 'sandbox', \(bind: prefix) || i, '-', 'Bench ' || i, 0, 0, \(bind: now), \(bind: now) FROM n
+                INSERT INTO players (
+                    player_id, environment, account_name, password_hash, alias, alias_skeleton, underage, event_seq, created_at, updated_at)
+                SELECT \(bind: prefix) || i, 'sandbox', \(bind: prefix) || i, '-', 'Bench ' || i,
+                    lower(replace(replace('Bench ' || i, '1', 'l'), '0', 'O')), 0, 0, \(bind: now), \(bind: now) FROM n
                 """
             ).run()
         }

@@ -4,13 +4,19 @@ import GameCenterStorage
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// One device's realtime channel: replays stored events after the device's cursor, pushes new ones as the bus
 /// announces them, probes liveness with heartbeats, and ends the channel when the session ends.
 ///
 /// A device that stops reading cannot hold the channel: a frame not written within ``writeTimeout`` (three heartbeat
-/// intervals, at least 10 s) closes the connection at once, so the heartbeat check and the server's shutdown never
-/// wait on it.
+/// intervals, at least 10 s) closes the connection at the next heartbeat beat, so the heartbeat check and the server's
+/// shutdown never wait on it.
+///
+/// Memory per channel is what bounds a server's devices, so the channel's long-lived task keeps shallow: storage is
+/// read in a short-lived task of its own (the long-lived task's allocator would otherwise keep the deepest frames it
+/// ever held, for as long as the channel is open), and a write is watched by the ticker's beat rather than by a timer
+/// task of its own.
 struct RealtimeConnection {
     let database: Database
     let bus: any EventBus
@@ -62,12 +68,21 @@ struct RealtimeConnection {
         let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
         let subscription = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID) { wake.yield(.notice($0)) }
         defer { subscription.cancel() }
-        let current = try await database.read { try await $0.player(id: session.playerID)?.eventSeq } ?? 0
+        let (database, playerID) = (database, session.playerID)
+        let current = try await Task { try await database.read { try await $0.player(id: playerID)?.eventSeq } }.value ?? 0
         var cursor = min(requestedCursor ?? current, current)
-        try await send(.hello(heartbeatSeconds: heartbeatInterval.seconds, cursor: cursor), outbound)
-
-        let beat = ticker.join { wake.yield(.tick) }
+        let writes = WriteWatch()
+        let (timeout, logger, abort) = (writeTimeout, logger, abort)
+        let beat = ticker.join {
+            if writes.isOverdue(timeout) {
+                // The write waits on a peer that does not read: closing the connection ends it (and the channel).
+                logger.info("realtime device stopped reading; closing", metadata: [LogKey.playerID: "\(playerID)"])
+                abort()
+            }
+            wake.yield(.tick)
+        }
         defer { ticker.leave(beat) }
+        try await send(.hello(heartbeatSeconds: heartbeatInterval.seconds, cursor: cursor), outbound, writes)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -77,7 +92,7 @@ struct RealtimeConnection {
             }
             defer { group.cancelAll() }
 
-            cursor = try await sendEvents(after: cursor, outbound)
+            cursor = try await sendEvents(after: cursor, outbound, writes)
             var lastHeard = ContinuousClock.now
             // The server's graceful shutdown waits for open connections: end this one (also when it was accepted
             // after the shutdown began, e.g. a device reconnecting at that moment — the handler then runs at once).
@@ -85,9 +100,9 @@ struct RealtimeConnection {
                 loop: for await event in wakes {
                     switch event {
                     case .notice(.playerEvents):
-                        cursor = try await sendEvents(after: cursor, outbound)
+                        cursor = try await sendEvents(after: cursor, outbound, writes)
                     case .notice(.sessionEnded(_, let reason)):
-                        try await end(reason: reason, outbound)
+                        try await end(reason: reason, outbound, writes)
                         break loop
                     case .heard:
                         lastHeard = .now
@@ -100,10 +115,10 @@ struct RealtimeConnection {
                             break loop
                         }
                         if clock.nowMillis() >= session.expiresAt {
-                            try await end(reason: "expired", outbound)
+                            try await end(reason: "expired", outbound, writes)
                             break loop
                         }
-                        try await send(.heartbeat, outbound)
+                        try await send(.heartbeat, outbound, writes)
                     case .shutdown:
                         try? await outbound.close(.goingAway, reason: "server shutting down")
                         break loop
@@ -115,54 +130,52 @@ struct RealtimeConnection {
         }
     }
 
-    private func sendEvents(after start: Int64, _ outbound: WebSocketOutboundWriter) async throws -> Int64 {
+    private func sendEvents(after start: Int64, _ outbound: WebSocketOutboundWriter, _ writes: WriteWatch) async throws -> Int64 {
         var cursor = start
+        let (database, playerID) = (database, session.playerID)
         while true {
             let after = cursor
-            let batch = try await database.read {
-                try await $0.events(playerID: session.playerID, after: after, limit: Self.batchSize)
-            }
+            let batch = try await Task {
+                try await database.read { try await $0.events(playerID: playerID, after: after, limit: Self.batchSize) }
+            }.value
             for record in batch {
                 guard let kind = EventKind(rawValue: record.kind) else { continue }
                 let event = RealtimeEvent(seq: record.seq, kind: kind, payload: record.payload, createdAt: StoredTime.date(record.createdAt))
-                try await send(.event(event), outbound)
+                try await send(.event(event), outbound, writes)
                 cursor = record.seq
             }
             if batch.count < Self.batchSize { return cursor }
         }
     }
 
-    private func end(reason: String, _ outbound: WebSocketOutboundWriter) async throws {
-        try await send(.sessionEnded(reason: reason), outbound)
+    private func end(reason: String, _ outbound: WebSocketOutboundWriter, _ writes: WriteWatch) async throws {
+        try await send(.sessionEnded(reason: reason), outbound, writes)
         try await outbound.close(.normalClosure, reason: reason)
     }
 
-    private func send(_ frame: ServerFrame, _ outbound: WebSocketOutboundWriter) async throws {
+    private func send(_ frame: ServerFrame, _ outbound: WebSocketOutboundWriter, _ writes: WriteWatch) async throws {
         let text = String(decoding: try WireCoding.makeEncoder().encode(frame), as: UTF8.self)
-        let timeout = writeTimeout
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await outbound.write(.text(text))
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return false
-            }
-            let written = try await group.next() ?? false
-            if !written {
-                // The write waits on a peer that does not read: closing the connection ends it (and the group).
-                logger.info("realtime device stopped reading; closing", metadata: [LogKey.playerID: "\(session.playerID)"])
-                abort()
-            }
-            group.cancelAll()
-            if !written { throw RealtimeWriteTimeout() }
-        }
+        writes.begin()
+        defer { writes.end() }
+        try await Task { try await outbound.write(.text(text)) }.value
     }
 }
 
-/// A frame could not be written in time: the device stopped reading and its connection was closed.
-struct RealtimeWriteTimeout: Error {}
+/// When the channel's write in progress began, for the heartbeat beat to see a write that cannot finish.
+final class WriteWatch: Sendable {
+    private let started = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// A write begins.
+    func begin() { started.withLock { $0 = .now } }
+
+    /// The write ended (written or failed).
+    func end() { started.withLock { $0 = nil } }
+
+    /// True when a write has been waiting longer than `timeout`.
+    func isOverdue(_ timeout: Duration) -> Bool {
+        started.withLock { $0.map { ContinuousClock.now - $0 > timeout } ?? false }
+    }
+}
 
 extension Duration {
     /// The duration in seconds, as a `Double`.
