@@ -59,6 +59,8 @@ import Testing
         #expect(AliasSkeleton.of("\u{0412}ob") == AliasSkeleton.of("Bob"))
         #expect(AliasSkeleton.of("Zoe\u{0308}") == AliasSkeleton.of("Zoë"), "composed and decomposed forms are one alias")
         #expect(AliasSkeleton.of("Bobby") != AliasSkeleton.of("Bob"))
+        // gamecenter-bench stores its players' skeletons in SQL (`fillPlayers`): "Bench N", 1 → l, 0 → O, lowercased.
+        #expect(AliasSkeleton.of("Bench 1203") == "bench l2o3")
         try await TestServer.run { client in
             let bob = try await client.signUp(alias: "Bob")
             // Cyrillic В, Greek Β, fullwidth Ｂ, a zero for the o, another case, a Cyrillic о.
