@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterProtocol
 import Hummingbird
+import Mustache
 
 /// A game's leaderboard page: a category picker with the manifest's titles, today / week / all time, everyone or
 /// friends, 25 ranks a page, the player's own entry highlighted with a link to the page holding it. Values are
@@ -109,22 +110,42 @@ struct LeaderboardPages: Sendable {
     }
 }
 
-/// The leaderboard page's content.
-struct LeaderboardView {
+/// The leaderboard page's content. It and its parts answer the template's names themselves (``MustacheParent``): the
+/// page is the app's busiest, and reflecting its 25 rows cost more than rendering them. `PageRendererTests` check
+/// every field answers.
+struct LeaderboardView: MustacheParent {
     /// A category in the picker.
-    struct Category {
+    struct Category: MustacheParent {
         let category: String, title: String
         let selected: Bool
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "category": category
+            case "title": title
+            case "selected": selected
+            default: nil
+            }
+        }
     }
 
     /// A link among exclusive choices (time or players).
-    struct Tab {
+    struct Tab: MustacheParent {
         let label: String, link: String
         let current: Bool
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "label": label
+            case "link": link
+            case "current": current
+            default: nil
+            }
+        }
     }
 
     /// A ranked score.
-    struct Entry {
+    struct Entry: MustacheParent {
         let rank: Int
         let alias: String
         /// Formatted by the server for the reader's language.
@@ -132,6 +153,17 @@ struct LeaderboardView {
         let date: String
         /// The signed-in player's own entry.
         let isMe: Bool
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "rank": rank
+            case "alias": alias
+            case "value": value
+            case "date": date
+            case "isMe": isMe
+            default: nil
+            }
+        }
     }
 
     let chrome: PageChrome
@@ -147,6 +179,30 @@ struct LeaderboardView {
     let myRank: Int?, myValue: String?
     let jumpToMe: String?, previous: String?, next: String?
     let achievementsLink: String, playLink: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "chrome": chrome
+        case "bundleID": bundleID
+        case "gameName": gameName
+        case "hasBoards": hasBoards
+        case "categories": categories
+        case "time": time
+        case "players": players
+        case "timeTabs": timeTabs
+        case "playerTabs": playerTabs
+        case "entries": entries
+        case "count": count
+        case "myRank": myRank
+        case "myValue": myValue
+        case "jumpToMe": jumpToMe
+        case "previous": previous
+        case "next": next
+        case "achievementsLink": achievementsLink
+        case "playLink": playLink
+        default: nil
+        }
+    }
 
     /// The page of a game without leaderboards.
     static func empty(game: Game, chrome: PageChrome) -> LeaderboardView {

@@ -1,6 +1,8 @@
+import Mustache
+
 /// What every page shows around its content: the title, the navigation, the sandbox badge, and the token of the
 /// sign-out form.
-struct PageChrome: Sendable {
+struct PageChrome: Sendable, MustacheParent {
     /// The page's title (also its `<h1>`).
     let title: String
     /// Whether a player is signed in (navigation and sign-out shown).
@@ -17,6 +19,22 @@ struct PageChrome: Sendable {
         case home, friends, invitations, account
     }
 
+    func child(named name: String) -> Any? {
+        switch name {
+        case "title": title
+        case "signedIn": signedIn
+        case "sandbox": sandbox
+        case "csrf": csrf
+        case "isHome": isHome
+        case "isFriends": isFriends
+        case "isInvitations": isInvitations
+        case "isAccount": isAccount
+        default: nil
+        }
+    }
+}
+
+extension PageChrome {
     /// The chrome of a page titled `title` in navigation `section`, for `request`'s reader.
     init(_ title: String, section: Section? = nil, for request: PageRequest) {
         self.title = title
