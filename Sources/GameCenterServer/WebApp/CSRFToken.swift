@@ -13,12 +13,12 @@ enum CSRFToken {
     static func forSession(token: String, sessionID: String) -> String {
         let key = SymmetricKey(data: Data(token.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: Data("csrf:\(sessionID)".utf8), using: key)
-        return base64URL(Data(mac))
+        return Data(mac).base64URLEncoded
     }
 
     /// A fresh random value for the signed-out forms' cookie.
     static func newSignedOutToken() -> String {
-        base64URL(Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }))
+        Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64URLEncoded
     }
 
     /// Whether the presented token equals the expected one; compares in time independent of where they differ.
@@ -26,10 +26,5 @@ enum CSRFToken {
         guard let presented, !expected.isEmpty else { return false }
         let a = Data(SHA256.hash(data: Data(presented.utf8))), b = Data(SHA256.hash(data: Data(expected.utf8)))
         return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterProtocol
 import Hummingbird
+import Mustache
 
 /// `GET /`: signed out, what this server is, sign in or up, and its games; signed in, the player's own page —
 /// alias, status, total achievement points and the games they played recently.
@@ -52,11 +53,21 @@ struct HomePage: Sendable {
 }
 
 /// A game of the server as the lists show it.
-struct GameCard {
+struct GameCard: MustacheParent {
     let bundleID: String
     let name: String
     let leaderboards: Int
     let achievements: Int
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "bundleID": bundleID
+        case "name": self.name
+        case "leaderboards": leaderboards
+        case "achievements": achievements
+        default: nil
+        }
+    }
 }
 
 /// The signed-out home page's content.
@@ -66,13 +77,23 @@ struct Welcome {
     let hasGames: Bool
 }
 
-/// The signed-in home page's content.
-struct MePage {
+/// The signed-in home page's content. It answers the template's names itself (``MustacheParent``), as the leaderboard
+/// page does: it is the page a player opens first.
+struct MePage: MustacheParent {
     /// A game the player played recently.
-    struct Played {
+    struct Played: MustacheParent {
         let bundleID: String
         let name: String
         let lastPlayed: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "bundleID": bundleID
+            case "name": self.name
+            case "lastPlayed": lastPlayed
+            default: nil
+            }
+        }
     }
 
     let chrome: PageChrome
@@ -81,4 +102,15 @@ struct MePage {
     let points: Int
     let recentGames: [Played]
     let games: [GameCard]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "chrome": chrome
+        case "status": status
+        case "points": points
+        case "recentGames": recentGames
+        case "games": games
+        default: nil
+        }
+    }
 }

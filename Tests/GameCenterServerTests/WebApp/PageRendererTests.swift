@@ -15,8 +15,8 @@ struct PageRendererTests {
         try library.register("{{#.}}{{rank}}:{{alias}}{{#isMe}}*{{/isMe}}{{^isMe}}-{{/isMe}} {{value}};{{/.}}{{^.}}none{{/.}}", named: "rows")
         let prepared = PageRenderer.mustacheValue(Self.entries) as Any
         #expect((prepared as? [Any])?.first is LeaderboardView.Entry, "a view answering its names is left as it is")
-        let card = PageRenderer.mustacheValue(GameCard(bundleID: "com.example.tapper", name: "Tapper", leaderboards: 1, achievements: 2))
-        #expect((card as? [String: Any])?["name"] as? String == "Tapper", "another view struct should become a dictionary")
+        let friend = PageRenderer.mustacheValue(FriendsPage.Friend(id: "p1", alias: "Ann", status: nil))
+        #expect((friend as? [String: Any])?["alias"] as? String == "Ann", "another view struct should become a dictionary")
         let expected = "1:Ann &lt;3* 1,234 taps;2:Bob- 900 taps;"
         #expect(library.render(Self.entries, withTemplate: "rows") == expected)
         #expect(library.render(prepared, withTemplate: "rows") == expected)
@@ -62,7 +62,12 @@ struct PageRendererTests {
             }
         }
         check(view, "LeaderboardView")
-        #expect(checked > 40)
+        let me = MePage(
+            chrome: view.chrome, status: "Hi", points: 30, recentGames: [.init(bundleID: "com.example.tapper", name: "Tapper", lastPlayed: "today")],
+            games: [GameCard(bundleID: "com.example.tapper", name: "Tapper", leaderboards: 1, achievements: 2)])
+        check(me, "MePage")
+        check(MePage(chrome: view.chrome, status: nil, points: 0, recentGames: [], games: []), "MePage without a status")
+        #expect(checked > 70)
         #expect(view.child(named: "nothing") == nil)
     }
 
