@@ -75,20 +75,12 @@ package struct MatchmakingQueue: Sendable {
 
     /// Records an invited player's answer (expired invitations are answered as declined).
     mutating func answer(lobby id: LobbyID, player: String, accepted: Bool, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
-        guard lobbies[id] != nil else { throw .unknownLobby(id) }
-        try lobbies[id]!.answer(player: player, accepted: accepted)
-        var outcome = MatchmakingOutcome()
-        settle(id, now: now, into: &outcome)
-        return outcome
+        try change(lobby: id, now: now) { (lobby: inout Lobby) throws(MatchmakingError) in try lobby.answer(player: player, accepted: accepted) }
     }
 
     /// Takes back an invitation that was never delivered (storing it failed), as if it had not been sent.
     mutating func withdraw(lobby id: LobbyID, player: String, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
-        guard lobbies[id] != nil else { throw .unknownLobby(id) }
-        try lobbies[id]!.withdraw(player: player)
-        var outcome = MatchmakingOutcome()
-        settle(id, now: now, into: &outcome)
-        return outcome
+        try change(lobby: id, now: now) { (lobby: inout Lobby) throws(MatchmakingError) in try lobby.withdraw(player: player) }
     }
 
     /// Invites more `players` into the lobby whose creator is `ticket` (the host's matchmaking screen inviting
@@ -124,8 +116,15 @@ package struct MatchmakingQueue: Sendable {
 
     /// Removes an accepted invitee who left before the lobby started.
     mutating func removeInvited(lobby id: LobbyID, player: String, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
+        try change(lobby: id, now: now) { (lobby: inout Lobby) throws(MatchmakingError) in try lobby.removeInvited(player: player) }
+    }
+
+    /// Applies `change` to lobby `id` (which must exist) and settles it: started, closed or still waiting.
+    private mutating func change(
+        lobby id: LobbyID, now: Int64, _ change: (inout Lobby) throws(MatchmakingError) -> Void
+    ) throws(MatchmakingError) -> MatchmakingOutcome {
         guard lobbies[id] != nil else { throw .unknownLobby(id) }
-        try lobbies[id]!.removeInvited(player: player)
+        try change(&lobbies[id]!)
         var outcome = MatchmakingOutcome()
         settle(id, now: now, into: &outcome)
         return outcome
