@@ -1,8 +1,8 @@
 extension Database {
     /// Applies one report of a player's scores once per `reportID`, as
     /// ``StorageSession/reportScores(reportID:_:bundleID:environment:playerID:now:)`` in its own write, durable when
-    /// this returns. On PostgreSQL the reports of other players that wait at the same moment share its statement
-    /// (group commit, see ``StatementBatcher``); each caller gets its own answer and its own failure.
+    /// this returns. The reports of other players that wait at the same moment share its statements (group commit, see
+    /// ``ReportBatchers``); each caller gets its own answer and its own failure.
     public func reportScores(
         reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
     ) async throws -> [ScoreRecord]? {
@@ -17,8 +17,8 @@ extension Database {
 
     /// Applies one report of a player's achievement progress once per `reportID`, as
     /// ``StorageSession/reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` in its own write, durable
-    /// when this returns. On PostgreSQL the reports of other players that wait at the same moment share its statement
-    /// (group commit, see ``StatementBatcher``); each caller gets its own answer and its own failure.
+    /// when this returns. The reports of other players that wait at the same moment share its statements (group commit, see
+    /// ``ReportBatchers``); each caller gets its own answer and its own failure.
     public func reportAchievements(
         reportID: String, _ entries: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
     ) async throws -> AchievementReportOutcome {

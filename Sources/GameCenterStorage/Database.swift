@@ -29,7 +29,7 @@ public final class Database: Sendable {
     let logger: Logger
     /// Fails PostgreSQL work that waits for a connection while none are handed out.
     let watchdog: ConnectionWatchdog
-    /// On PostgreSQL, the single reports that wait at the same moment go out as one statement.
+    /// The single reports of distinct players that wait at the same moment go out together (group commit).
     let reportBatchers: ReportBatchers?
     /// Statements sent to the engine since the database opened.
     public let statements: StatementCounter
@@ -73,7 +73,7 @@ public final class Database: Sendable {
             let (watchdog, statements) = (ConnectionWatchdog(), StatementCounter())
             let database = Database(
                 engine: .postgres, backend: .postgres(client), logger: logger, statements: statements, watchdog: watchdog,
-                reportBatchers: ReportBatchers(client: client, watchdog: watchdog, statements: statements))
+                reportBatchers: ReportBatchers(.postgres(client, watchdog: watchdog, statements: statements)))
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 group.addTask { await database.watchdog.run() }
@@ -134,7 +134,9 @@ public final class Database: Sendable {
             }
             throw error
         }
-        return Database(engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool(readers)), logger: logger, statements: statements)
+        return Database(
+            engine: .sqlite, backend: .sqlite(writer: writer, readers: ConnectionPool(readers)), logger: logger, statements: statements,
+            reportBatchers: ReportBatchers(.sqlite(writer)))
     }
 
     private func closeSQLite() async {

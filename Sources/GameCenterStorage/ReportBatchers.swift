@@ -1,25 +1,32 @@
 import PostgresNIO
 
-/// Group commit across requests on PostgreSQL: one ``StatementBatcher`` per kind of report, which sends the single
-/// reports of distinct players that wait at the same moment as one statement (``ScoreReportStatement``,
-/// ``AchievementReportStatement``).
+/// Group commit across requests: one ``StatementBatcher`` per kind of report, which sends the single reports of
+/// distinct players that wait at the same moment together — on PostgreSQL as one statement (``ScoreReportStatement``,
+/// ``AchievementReportStatement``), on SQLite as one job of the writer's next group (``GroupCommitter``), whose
+/// statements carry all the batch's reports (three for scores, two for achievements, however many reports).
 ///
-/// A statement is atomic: when a batch fails as a whole for its content, nothing of it was stored, and each of its
-/// reports is sent again alone, so that only the one at fault fails. When the database is unreachable the outcome is
-/// unknown and every caller is told so (`StorageError.unavailable`); a report sent again is applied once (its id).
+/// A batch is atomic: when it fails as a whole for its content, nothing of it was stored, and each of its reports is
+/// sent again alone, so that only the one at fault fails. When the database is unreachable the outcome is unknown and
+/// every caller is told so (`StorageError.unavailable`); a report sent again is applied once (its id).
 struct ReportBatchers: Sendable {
     /// Score reports, one per player in a batch.
     let scores: StatementBatcher<PendingScoreReport, [ScoreRecord]?>
     /// Achievement reports, one per player in a batch.
     let achievements: StatementBatcher<PendingAchievementReport, AchievementReportOutcome>
 
-    init(client: PostgresClient, watchdog: ConnectionWatchdog, statements: StatementCounter) {
+    /// Where a batch goes.
+    enum Transport: Sendable {
+        /// A pooled PostgreSQL connection, the batch as one statement (no transaction around it).
+        case postgres(PostgresClient, watchdog: ConnectionWatchdog, statements: StatementCounter)
+        /// SQLite's writer: the batch is one job in its next transaction.
+        case sqlite(GroupCommitter)
+    }
+
+    init(_ transport: Transport) {
         scores = StatementBatcher(
-            key: \.playerID, failsTheWaiting: Self.meansUnavailable,
-            run: Self.runner(client: client, watchdog: watchdog, statements: statements) { try await $0.reportScores($1) })
+            key: \.playerID, failsTheWaiting: Self.meansUnavailable, run: Self.runner(transport) { try await $0.reportScores($1) })
         achievements = StatementBatcher(
-            key: \.playerID, failsTheWaiting: Self.meansUnavailable,
-            run: Self.runner(client: client, watchdog: watchdog, statements: statements) { try await $0.reportAchievements($1) })
+            key: \.playerID, failsTheWaiting: Self.meansUnavailable, run: Self.runner(transport) { try await $0.reportAchievements($1) })
     }
 
     /// Whether `error` says the database cannot be reached now (the outcome of the work is unknown).
@@ -27,14 +34,18 @@ struct ReportBatchers: Sendable {
         (error as? StorageError)?.isUnavailable == true
     }
 
-    /// Sends a batch with `send` on a pooled connection; when it fails for its content, each request alone.
+    /// Sends a batch with `send` through `transport`; when it fails for its content, each request alone.
     private static func runner<Request: Sendable, Response: Sendable>(
-        client: PostgresClient, watchdog: ConnectionWatchdog, statements: StatementCounter,
-        _ send: @escaping @Sendable (StorageSession, [Request]) async throws -> [Response]
+        _ transport: Transport, _ send: @escaping @Sendable (StorageSession, [Request]) async throws -> [Response]
     ) -> StatementBatcher<Request, Response>.Run {
         retryingAlone { requests in
-            try await Database.whileAvailable(client, watchdog: watchdog) { connection in
-                try await send(StorageSession(sql: connection.sql(), engine: .postgres, statements: statements, postgresConnection: connection), requests)
+            switch transport {
+            case .postgres(let client, let watchdog, let statements):
+                try await Database.whileAvailable(client, watchdog: watchdog) { connection in
+                    try await send(StorageSession(sql: connection.sql(), engine: .postgres, statements: statements, postgresConnection: connection), requests)
+                }
+            case .sqlite(let writer):
+                try await writer.write { try await send($0, requests) }
             }
         }
     }

@@ -50,13 +50,9 @@ extension StorageSession {
     public func reportAchievements(
         reportID: String, _ entries: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
     ) async throws -> AchievementReportOutcome {
-        let reported = Self.merged(entries)
-        guard engine == .postgres else {
-            return try await reportAchievementsOnSQLite(
-                reportID: reportID, reported, bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now)
-        }
-        return try await reportAchievements([
-            PendingAchievementReport(reportID: reportID, entries: reported, bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now)
+        try await reportAchievements([
+            PendingAchievementReport(
+                reportID: reportID, entries: Self.merged(entries), bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now)
         ])[0]
     }
 
@@ -70,46 +66,59 @@ extension StorageSession {
         return merged.values.sorted { $0.identifier < $1.identifier }
     }
 
-    /// ``reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` for several reports of distinct players,
-    /// their entries ``merged(_:)``, in one statement (PostgreSQL only): all are applied or none. Answers in the order
-    /// of `reports`; a report applied before costs one more statement, which reads its answer.
+    /// ``reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` for several reports of distinct players, their
+    /// entries ``merged(_:)``: all are applied or none. Answers in the order of `reports`; a report applied before
+    /// costs one more statement, which reads its answer. On PostgreSQL this is one statement; on SQLite, in the
+    /// writer's transaction, two whatever the number of reports (the report ids, the progress), then two per
+    /// completion (its event).
     func reportAchievements(_ reports: [PendingAchievementReport]) async throws -> [AchievementReportOutcome] {
         precondition(Set(reports.map(\.playerID)).count == reports.count, "one report per player in a batch")
         var returned: [String: [StoredProgress]] = [:]
-        for row in try await execute(AchievementReportStatement(reports: reports)) {
-            returned[row.0, default: []].append(
-                StoredProgress(
-                    record: AchievementProgressRecord(identifier: row.1, percent: row.2, completedAt: row.3, lastReportedAt: row.4), completedBy: row.5))
+        if engine == .postgres {
+            for row in try await execute(AchievementReportStatement(reports: reports)) {
+                returned[row.0, default: []].append(
+                    StoredProgress(
+                        record: AchievementProgressRecord(identifier: row.1, percent: row.2, completedAt: row.3, lastReportedAt: row.4), completedBy: row.5))
+            }
+        } else {
+            let players = try await markReportsApplied(reports.map { ($0.reportID, $0.playerID, $0.now) }, kind: ReportKind.achievements)
+            returned = try await storeProgress(reports.filter { players.contains($0.playerID) })
+            for player in players where returned[player] == nil { returned[player] = [] }  // applied, with no entries
         }
         var outcomes: [AchievementReportOutcome] = []
         for report in reports {
             // Every entry of an applied report returns its row: none means the id was applied before.
-            if let rows = returned[report.playerID] {
-                outcomes.append(Self.outcome(rows, reportID: report.reportID, now: report.now))
-            } else {
+            guard let rows = returned[report.playerID] else {
                 outcomes.append(try await unapplied(report.entries, bundleID: report.bundleID, playerID: report.playerID))
+                continue
             }
+            let outcome = Self.outcome(rows, reportID: report.reportID, now: report.now)
+            if engine != .postgres {
+                for entry in report.entries where outcome.newlyCompleted.contains(entry.identifier) {
+                    _ = try await appendEvent(playerID: report.playerID, kind: report.eventKind, payload: entry.completionEvent, now: report.now)
+                }
+            }
+            outcomes.append(outcome)
         }
         return outcomes
     }
 
-    /// ``reportAchievements(reportID:_:bundleID:playerID:eventKind:now:)`` on SQLite, in the writer's transaction: the
-    /// report id, the progress (one entry per achievement), then an event per completion.
-    private func reportAchievementsOnSQLite(
-        reportID: String, _ reported: [AchievementReportEntry], bundleID: String, playerID: String, eventKind: String, now: Int64
-    ) async throws -> AchievementReportOutcome {
-        guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.achievements, now: now) else {
-            return try await unapplied(reported, bundleID: bundleID, playerID: playerID)
+    /// Upserts the progress of `reports` in one statement (SQLite; PostgreSQL's report statement does it itself);
+    /// returns the rows it wrote, by player.
+    private func storeProgress(_ reports: [PendingAchievementReport]) async throws -> [String: [StoredProgress]] {
+        let rows = reports.flatMap { report in
+            report.entries.map { entry in
+                let completes = entry.percent >= 100
+                return SQLGroupExpression(
+                    [
+                        SQLBind(report.bundleID), SQLBind(report.playerID), SQLBind(entry.identifier), SQLBind(entry.percent),
+                        SQLBind(completes ? report.now : nil), SQLBind(report.now), SQLBind(completes ? report.reportID : nil),
+                    ] as [any SQLExpression])
+            }
         }
-        let rows = reported.map { entry in
-            let completes = entry.percent >= 100
-            return SQLGroupExpression(
-                [
-                    SQLBind(bundleID), SQLBind(playerID), SQLBind(entry.identifier), SQLBind(entry.percent),
-                    SQLBind(completes ? now : nil), SQLBind(now), SQLBind(completes ? reportID : nil),
-                ] as [any SQLExpression])
-        }
-        let returned = try await sql.raw(
+        guard !rows.isEmpty else { return [:] }
+        var returned: [String: [StoredProgress]] = [:]
+        for row in try await sql.raw(
             """
             INSERT INTO achievement_progress (bundle_id, player_id, identifier, percent, completed_at, last_reported_at, completed_by)
             VALUES \(SQLList(rows))
@@ -118,16 +127,13 @@ extension StorageSession {
                 completed_at = COALESCE(achievement_progress.completed_at, excluded.completed_at),
                 completed_by = CASE WHEN achievement_progress.completed_at IS NULL THEN excluded.completed_by ELSE achievement_progress.completed_by END,
                 last_reported_at = excluded.last_reported_at
-            RETURNING identifier, percent, completed_at, last_reported_at, completed_by
+            RETURNING player_id, identifier, percent, completed_at, last_reported_at, completed_by
             """
-        ).all()
-        let outcome = Self.outcome(
-            try returned.map { StoredProgress(record: try Self.progressRecord($0), completedBy: try $0.optionalString("completed_by")) },
-            reportID: reportID, now: now)
-        for entry in reported where outcome.newlyCompleted.contains(entry.identifier) {
-            _ = try await appendEvent(playerID: playerID, kind: eventKind, payload: entry.completionEvent, now: now)
+        ).all() {
+            returned[try row.string("player_id"), default: []].append(
+                StoredProgress(record: try Self.progressRecord(row), completedBy: try row.optionalString("completed_by")))
         }
-        return outcome
+        return returned
     }
 
     /// The rows an achievement upsert returned: their records by identifier, and those this report completed.
@@ -167,14 +173,24 @@ extension StorageSession {
     /// Records that a device's report was applied; returns false when this player's report of this kind (a
     /// ``ReportKind``) with this id was applied before. Reports of different kinds never share an id's record.
     public func markReportApplied(reportID: String, playerID: String, kind: String, now: Int64) async throws -> Bool {
-        try await sql.raw(
-            """
-            INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
-            VALUES (\(bind: reportID), \(bind: playerID), \(bind: kind), \(bind: now))
-            ON CONFLICT DO NOTHING
-            RETURNING report_id
-            """
-        ).first() != nil
+        try await markReportsApplied([(reportID, playerID, now)], kind: kind).contains(playerID)
+    }
+
+    /// ``markReportApplied(reportID:playerID:kind:now:)`` for reports of distinct players, in one statement; returns
+    /// the players whose report was not applied before.
+    func markReportsApplied(_ reports: [(reportID: String, playerID: String, now: Int64)], kind: String) async throws -> Set<String> {
+        guard !reports.isEmpty else { return [] }
+        let rows = reports.map { report in
+            SQLGroupExpression([SQLBind(report.reportID), SQLBind(report.playerID), SQLBind(kind), SQLBind(report.now)] as [any SQLExpression])
+        }
+        return Set(
+            try await sql.raw(
+                """
+                INSERT INTO applied_reports (report_id, player_id, kind, applied_at) VALUES \(SQLList(rows))
+                ON CONFLICT DO NOTHING
+                RETURNING player_id
+                """
+            ).all().map { try $0.string("player_id") })
     }
 }
 

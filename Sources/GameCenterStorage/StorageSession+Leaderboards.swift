@@ -13,30 +13,43 @@ extension StorageSession {
     public func reportScores(
         reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
     ) async throws -> [ScoreRecord]? {
-        guard engine == .postgres else {
-            guard try await markReportApplied(reportID: reportID, playerID: playerID, kind: ReportKind.scores, now: now) else { return nil }
-            return try await insertScores(scores, bundleID: bundleID, environment: environment, playerID: playerID)
+        guard !scores.isEmpty else {
+            guard try await markReportsApplied([(reportID, playerID, now)], kind: ReportKind.scores).contains(playerID) else { return nil }
+            return []
         }
-        guard !scores.isEmpty else { return [] }
         return try await reportScores([
             PendingScoreReport(reportID: reportID, scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
         ])[0]
     }
 
     /// ``reportScores(reportID:_:bundleID:environment:playerID:now:)`` for several reports of distinct players, each
-    /// with one score or more, in one statement (PostgreSQL only): all are applied or none. Answers in the order of
-    /// `reports`.
+    /// with one score or more: all are applied or none. Answers in the order of `reports`. On PostgreSQL this is one
+    /// statement; on SQLite, in the writer's transaction, three or four whatever the number of reports: the report
+    /// ids, the scores, and `best_scores` (one statement per direction of ranking present).
     func reportScores(_ reports: [PendingScoreReport]) async throws -> [[ScoreRecord]?] {
         precondition(Set(reports.map(\.playerID)).count == reports.count, "one report per player in a batch")
         var returned: [String: [StoredScore]] = [:]
-        for row in try await execute(ScoreReportStatement(reports: reports)) {
-            returned[row.1, default: []].append(StoredScore(scoreID: row.0, category: row.2, value: row.3, context: row.4, earnedAt: row.5))
+        let applied: [PendingScoreReport]
+        if engine == .postgres {
+            for row in try await execute(ScoreReportStatement(reports: reports)) {
+                returned[row.1, default: []].append(StoredScore(scoreID: row.0, category: row.2, value: row.3, context: row.4, earnedAt: row.5))
+            }
+            applied = reports
+        } else {
+            let players = try await markReportsApplied(reports.map { ($0.reportID, $0.playerID, $0.now) }, kind: ReportKind.scores)
+            applied = reports.filter { players.contains($0.playerID) }
+            returned = try await storeScores(applied)
         }
-        return try reports.map { report in
-            // Every score of an applied report returns its row: none means the id was applied before.
-            guard let rows = returned[report.playerID] else { return nil }
-            return try Self.records(report.scores, returned: rows, playerID: report.playerID)
+        let records = try Self.records(of: applied, returned: returned)
+        if engine != .postgres {
+            try await updateBestScores(applied.flatMap { report in
+                zip(report.scores, records[report.playerID] ?? []).map {
+                    BestScoreCandidate(bundleID: report.bundleID, environment: report.environment, higherIsBetter: $0.higherIsBetter, record: $1)
+                }
+            })
         }
+        // Every score of an applied report returns its row: none means the id was applied before.
+        return reports.map { records[$0.playerID] }
     }
 
     /// Stores one player's reports (all of one game and environment), each dated when it was earned, and keeps
@@ -46,25 +59,48 @@ extension StorageSession {
         _ scores: [NewScore], bundleID: String, environment: String, playerID: String
     ) async throws -> [ScoreRecord] {
         guard !scores.isEmpty else { return [] }
-        let rows = scores.map { score in
-            SQLGroupExpression(
-                [
-                    SQLBind(bundleID), SQLBind(environment), SQLBind(score.category), SQLBind(playerID),
-                    SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(score.earnedAt),
-                ] as [any SQLExpression])
+        let report = PendingScoreReport(reportID: "", scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: 0)
+        let records = try Self.records(of: [report], returned: try await storeScores([report]))[playerID] ?? []
+        try await updateBestScores(
+            zip(scores, records).map { BestScoreCandidate(bundleID: bundleID, environment: environment, higherIsBetter: $0.higherIsBetter, record: $1) })
+        return records
+    }
+
+    /// Inserts the scores of `reports` in one statement; returns the rows it stored, by player.
+    private func storeScores(_ reports: [PendingScoreReport]) async throws -> [String: [StoredScore]] {
+        let rows = reports.flatMap { report in
+            report.scores.map { score in
+                SQLGroupExpression(
+                    [
+                        SQLBind(report.bundleID), SQLBind(report.environment), SQLBind(score.category), SQLBind(report.playerID),
+                        SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(score.earnedAt),
+                    ] as [any SQLExpression])
+            }
         }
-        let returned = try await sql.raw(
+        guard !rows.isEmpty else { return [:] }
+        var returned: [String: [StoredScore]] = [:]
+        for row in try await sql.raw(
             """
             INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
-            VALUES \(SQLList(rows)) RETURNING score_id, category, value, context, reported_at
+            VALUES \(SQLList(rows)) RETURNING score_id, player_id, category, value, context, reported_at
             """
-        ).all().map { row in
-            StoredScore(
-                scoreID: try row.int("score_id"), category: try row.string("category"), value: try row.int("value"),
-                context: try row.int("context"), earnedAt: try row.int("reported_at"))
+        ).all() {
+            returned[try row.string("player_id"), default: []].append(
+                StoredScore(
+                    scoreID: try row.int("score_id"), category: try row.string("category"), value: try row.int("value"),
+                    context: try row.int("context"), earnedAt: try row.int("reported_at")))
         }
-        let records = try Self.records(scores, returned: returned, playerID: playerID)
-        try await updateBestScores(zip(scores, records).map { ($0.higherIsBetter, $1) }, bundleID: bundleID, environment: environment)
+        return returned
+    }
+
+    /// The records of each of `reports` (by player) from the rows its `INSERT … RETURNING` gave back, in the order of
+    /// its scores. Reports with no rows are left out.
+    private static func records(of reports: [PendingScoreReport], returned: [String: [StoredScore]]) throws -> [String: [ScoreRecord]] {
+        var records: [String: [ScoreRecord]] = [:]
+        for report in reports {
+            guard let rows = returned[report.playerID] else { continue }
+            records[report.playerID] = try Self.records(report.scores, returned: rows, playerID: report.playerID)
+        }
         return records
     }
 
@@ -87,21 +123,23 @@ extension StorageSession {
         }
     }
 
-    private func updateBestScores(_ reports: [(higherIsBetter: Bool, record: ScoreRecord)], bundleID: String, environment: String) async throws {
-        // One row per leaderboard (a statement may not touch a row twice): the batch's best, earliest among equals.
-        var best: [String: (higherIsBetter: Bool, record: ScoreRecord)] = [:]
-        for report in reports {
-            if let current = best[report.record.category], !Self.isBetter(report.record, than: current.record, higherIsBetter: report.higherIsBetter) {
+    /// Keeps `best_scores` current for `candidates` (SQLite; PostgreSQL's report statement does it itself): one
+    /// statement per direction of ranking present, whatever the number of players and boards.
+    private func updateBestScores(_ candidates: [BestScoreCandidate]) async throws {
+        // One row per player's leaderboard (a statement may not touch a row twice): the best, earliest among equals.
+        var best: [BestScoreCandidate.Key: BestScoreCandidate] = [:]
+        for candidate in candidates {
+            if let current = best[candidate.key], !Self.isBetter(candidate.record, than: current.record, higherIsBetter: candidate.higherIsBetter) {
                 continue
             }
-            best[report.record.category] = report
+            best[candidate.key] = candidate
         }
         for higherIsBetter in [true, false] {
-            let rows = best.values.filter { $0.higherIsBetter == higherIsBetter }.sorted { $0.record.category < $1.record.category }.map { report in
+            let rows = best.values.filter { $0.higherIsBetter == higherIsBetter }.sorted { $0.key < $1.key }.map { candidate in
                 SQLGroupExpression(
                     [
-                        SQLBind(bundleID), SQLBind(environment), SQLBind(report.record.category), SQLBind(report.record.playerID),
-                        SQLBind(report.record.scoreID), SQLBind(report.record.value),
+                        SQLBind(candidate.bundleID), SQLBind(candidate.environment), SQLBind(candidate.record.category),
+                        SQLBind(candidate.record.playerID), SQLBind(candidate.record.scoreID), SQLBind(candidate.record.value),
                     ] as [any SQLExpression])
             }
             guard !rows.isEmpty else { continue }
@@ -294,6 +332,28 @@ private struct StoredScore {
     /// As stored: the context's bits as a signed integer.
     var context: Int64
     var earnedAt: Int64
+}
+
+/// A stored score that may be its player's best on its leaderboard.
+private struct BestScoreCandidate {
+    /// A row of `best_scores`.
+    struct Key: Hashable, Comparable {
+        var bundleID: String
+        var environment: String
+        var category: String
+        var playerID: String
+
+        static func < (a: Key, b: Key) -> Bool {
+            (a.bundleID, a.environment, a.category, a.playerID) < (b.bundleID, b.environment, b.category, b.playerID)
+        }
+    }
+
+    var bundleID: String
+    var environment: String
+    var higherIsBetter: Bool
+    var record: ScoreRecord
+
+    var key: Key { Key(bundleID: bundleID, environment: environment, category: record.category, playerID: record.playerID) }
 }
 
 /// What tells two reports of one batch apart.
