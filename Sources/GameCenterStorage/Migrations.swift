@@ -275,6 +275,21 @@ enum Migrations {
                 )
                 """
             ]),
+        Migration(
+            version: 15, name: "node notices", common: [],
+            postgresOnly: [
+                // Nodes that cannot use LISTEN/NOTIFY (`serve --node-poll-seconds`) post their notices here and read the
+                // others' by id; rows are forgotten after a few minutes.
+                """
+                CREATE TABLE node_notices (
+                    notice_id BIGSERIAL PRIMARY KEY,
+                    node_id TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX node_notices_by_time ON node_notices (created_at)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -42,11 +42,12 @@ extension StorageSession {
         }
         let records = try Self.records(of: applied, returned: returned)
         if engine != .postgres {
-            try await updateBestScores(applied.flatMap { report in
-                zip(report.scores, records[report.playerID] ?? []).map {
-                    BestScoreCandidate(bundleID: report.bundleID, environment: report.environment, higherIsBetter: $0.higherIsBetter, record: $1)
-                }
-            })
+            try await updateBestScores(
+                applied.flatMap { report in
+                    zip(report.scores, records[report.playerID] ?? []).map {
+                        BestScoreCandidate(bundleID: report.bundleID, environment: report.environment, higherIsBetter: $0.higherIsBetter, record: $1)
+                    }
+                })
         }
         // Every score of an applied report returns its row: none means the id was applied before.
         return reports.map { records[$0.playerID] }

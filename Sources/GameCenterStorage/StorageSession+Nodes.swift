@@ -39,6 +39,46 @@ extension StorageSession {
         try await sql.raw("SELECT node_id, http_address, udp_address, started_at, last_seen FROM nodes ORDER BY node_id").all().map(Self.nodeRecord)
     }
 
+    /// Posts `payloads` from `node` for the other nodes to read (``notices(after:limit:)``), in one statement
+    /// (PostgreSQL: the table is made by its migrations only).
+    public func postNotices(_ payloads: [String], from node: String, now: Int64) async throws {
+        guard !payloads.isEmpty else { return }
+        let rows = payloads.map { SQLGroupExpression([SQLBind(node), SQLBind($0), SQLBind(now)] as [any SQLExpression]) }
+        try await sql.raw("INSERT INTO node_notices (node_id, payload, created_at) VALUES \(SQLList(rows))").run()
+    }
+
+    /// The newest notice's id, 0 when there is none.
+    public func lastNoticeID() async throws -> Int64 {
+        try await sql.raw("SELECT MAX(notice_id) AS last FROM node_notices").first()?.decode(column: "last", as: Int64?.self) ?? 0
+    }
+
+    /// The notices after `id`, oldest first, at most `limit`.
+    public func notices(after id: Int64, limit: Int) async throws -> [NodeNotice] {
+        try await sql.raw(
+            """
+            SELECT notice_id, node_id, payload FROM node_notices WHERE notice_id > \(bind: id) ORDER BY notice_id LIMIT \(bind: Int64(limit))
+            """
+        ).all().map(Self.nodeNotice)
+    }
+
+    /// The notices with these ids (missing ids are skipped), oldest first.
+    public func notices(ids: [Int64]) async throws -> [NodeNotice] {
+        guard !ids.isEmpty else { return [] }
+        return try await sql.raw(
+            "SELECT notice_id, node_id, payload FROM node_notices WHERE notice_id IN \(SQLList(ids.map { SQLBind($0) })) ORDER BY notice_id"
+        ).all().map(Self.nodeNotice)
+    }
+
+    /// Forgets the notices posted before `time`; returns how many.
+    @discardableResult
+    public func forgetNotices(before time: Int64) async throws -> Int {
+        try await sql.raw("DELETE FROM node_notices WHERE created_at < \(bind: time) RETURNING notice_id").all().count
+    }
+
+    private static func nodeNotice(_ row: any SQLRow) throws -> NodeNotice {
+        NodeNotice(noticeID: try row.int("notice_id"), nodeID: try row.string("node_id"), payload: try row.string("payload"))
+    }
+
     private func node(id: String) async throws -> NodeRecord? {
         try await sql.raw("SELECT node_id, http_address, udp_address, started_at, last_seen FROM nodes WHERE node_id = \(bind: id)")
             .first().map(Self.nodeRecord)
@@ -48,6 +88,23 @@ extension StorageSession {
         NodeRecord(
             nodeID: try row.string("node_id"), httpAddress: try row.string("http_address"), udpAddress: try row.string("udp_address"),
             startedAt: try row.int("started_at"), lastSeen: try row.int("last_seen"))
+    }
+}
+
+/// A notice a node posted for the others, as stored (nodes that poll instead of using LISTEN/NOTIFY).
+public struct NodeNotice: Sendable, Equatable {
+    /// Its place in the order notices were posted (with holes: rows can commit out of order).
+    public var noticeID: Int64
+    /// The node that posted it.
+    public var nodeID: String
+    /// What it says (the bus's wire form).
+    public var payload: String
+
+    /// A notice as stored.
+    public init(noticeID: Int64, nodeID: String, payload: String) {
+        self.noticeID = noticeID
+        self.nodeID = nodeID
+        self.payload = payload
     }
 }
 

@@ -39,6 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("node-id"),
         help: "This node's id among the processes on the database: 1-64 letters, digits, '.', '_' or '-' (default: the host's name and six random hex digits).")
     var nodeID: String?
+    @Option(
+        name: .customLong("node-poll-seconds"),
+        help:
+            "PostgreSQL: read the other nodes' notices from a table every SECONDS (0.01…10) instead of LISTEN/NOTIFY, for databases without NOTIFY such as CockroachDB; events then reach a device on another node within about SECONDS."
+    )
+    var nodePollSeconds: Double?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(name: .customLong("header-timeout"), help: "Seconds a request's line and headers may take to arrive (default: 10).")
     var headerTimeout = 10.0
@@ -84,6 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let nodeID, !GameCenterApp.Configuration.isValidNodeID(nodeID) {
             throw ValidationError("--node-id must be 1-64 letters, digits, '.', '_' or '-'; got '\(nodeID.prefix(80))'")
+        }
+        if let nodePollSeconds, !(0.01...10).contains(nodePollSeconds) {
+            throw ValidationError("--node-poll-seconds must be 0.01…10 seconds; got \(nodePollSeconds)")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for (name, seconds) in [("header", headerTimeout), ("body", bodyTimeout), ("idle", idleTimeout)] where !(0.1...3600).contains(seconds) {
@@ -141,6 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.metricsPort = metricsPort
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
         configuration.nodeID = nodeID
+        configuration.nodePollInterval = nodePollSeconds.map { .milliseconds(Int64($0 * 1000)) }
         logger.info(
             "file descriptor limit \(descriptors.after) (was \(descriptors.before)); at most \(configuration.connections.maxConnections) connections, \(configuration.connections.maxConnectionsPerAddress) per address"
         )

@@ -46,6 +46,9 @@ public enum GameCenterApp {
         /// This node's id among the processes on the database (`--node-id`); nil generates one (the host's name and
         /// six random hexadecimal digits).
         public var nodeID: String?
+        /// On PostgreSQL, how often this node reads the other nodes' notices from a table instead of hearing them by
+        /// `LISTEN/NOTIFY` (`--node-poll-seconds`, for databases without `NOTIFY` such as CockroachDB); nil listens.
+        public var nodePollInterval: Duration?
         /// A port on `host` that serves `GET /metrics` without the admin key (for a Prometheus scraper on a
         /// private network); nil for none (`/metrics` on the main port needs the admin key either way).
         public var metricsPort: Int?
@@ -106,7 +109,10 @@ public enum GameCenterApp {
                 nodeID: configuration.nodeID ?? NodeRegistry.generatedID(), database: database, clock: serverClock, logger: logger)
             self.nodes = nodes
             let bus: any EventBus =
-                database.engine == .postgres ? PostgresEventBus(database: database, node: nodes.nodeID, logger: logger) : InProcessEventBus()
+                database.engine == .postgres
+                ? PostgresEventBus(
+                    database: database, node: nodes.nodeID, wakeups: configuration.nodePollInterval.map { .poll(every: $0) } ?? .listen, logger: logger)
+                : InProcessEventBus()
             let clock = serverClock
             self.clock = serverClock
             self.database = database

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Storage is the truth and the wake-up only a hint: a node that was not listening catches up from its cursor when it
 /// listens again, and a report whose transaction committed after a later one was read is found again
-/// (``FollowedScoreIDs``). A board built from storage meanwhile holds what it read plus what is applied after; applying
+/// (``FollowedIDs``). A board built from storage meanwhile holds what it read plus what is applied after; applying
 /// a report twice changes nothing. Reports this node stored itself are on its boards already and are skipped.
 /// Run it as a service of the node.
 final class ScoreFollower: Service, Sendable {
@@ -22,23 +22,23 @@ final class ScoreFollower: Service, Sendable {
     private let database: Database
     private let index: LeaderboardIndex
     private let logger: Logger
-    private let seen: Mutex<FollowedScoreIDs>
+    private let seen: Mutex<FollowedIDs>
     private let wakes: AsyncStream<Void>
     private let waker: AsyncStream<Void>.Continuation
 
     /// A follower starting after the last report stored now, before any board is built. Ids skipped over among the
-    /// last ``FollowedScoreIDs/maximumHoles`` are holes: reports other nodes are committing at this moment.
+    /// last ``FollowedIDs/maximumHoles`` are holes: reports other nodes are committing at this moment.
     static func start(database: Database, index: LeaderboardIndex, logger: Logger) async throws -> ScoreFollower {
         let (last, recent) = try await database.read { storage in
             let last = try await storage.lastScoreID()
-            return (last, try await storage.scoreIDs(after: max(0, last - Int64(FollowedScoreIDs.maximumHoles))))
+            return (last, try await storage.scoreIDs(after: max(0, last - Int64(FollowedIDs.maximumHoles))))
         }
-        var seen = FollowedScoreIDs(after: max(0, last - Int64(FollowedScoreIDs.maximumHoles)))
+        var seen = FollowedIDs(after: max(0, last - Int64(FollowedIDs.maximumHoles)))
         seen.read(recent, at: .now)
         return ScoreFollower(database: database, index: index, seen: seen, logger: logger)
     }
 
-    private init(database: Database, index: LeaderboardIndex, seen: FollowedScoreIDs, logger: Logger) {
+    private init(database: Database, index: LeaderboardIndex, seen: FollowedIDs, logger: Logger) {
         self.database = database
         self.index = index
         self.logger = logger

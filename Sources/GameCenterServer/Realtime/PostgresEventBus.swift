@@ -6,14 +6,16 @@ import ServiceLifecycle
 import Synchronization
 
 /// The bus of several nodes on one PostgreSQL: each notice is delivered to this node's subscribers at once and sent
-/// to the other nodes with `NOTIFY` on ``channel``; every node listens on a connection of its own and hands the other
-/// nodes' notices to its subscribers.
+/// to the other nodes, which hand it to their subscribers. With ``Wakeups/listen`` notices go by `NOTIFY` on
+/// ``channel`` and every node listens on a connection of its own; with ``Wakeups/poll(every:)`` (databases without
+/// `NOTIFY`, such as CockroachDB) they are rows of `node_notices` that every node reads at that interval, from the last
+/// it read, looking again for rows that committed late (``FollowedIDs``).
 ///
 /// Notices are wake-ups only: events stay rows in storage with their per-player sequence, and a subscriber re-reads
-/// from its cursor. So a node whose listening connection failed, once it listens again, wakes every subscriber of
-/// its own (``InProcessEventBus/wakeEveryone()``) and nothing is lost. Notices queue for sending (at most
-/// ``maximumQueued``) and go ``batchSize`` to a statement; when the queue overflows, the other nodes are told to wake
-/// everyone instead. Run it as a service of the node.
+/// from its cursor. So a node whose listening connection (or reading) failed, once it listens (reads) again, wakes
+/// every subscriber of its own (``InProcessEventBus/wakeEveryone()``) and nothing is lost. Notices queue for sending
+/// (at most ``maximumQueued``) and go ``batchSize`` to a statement; when the queue overflows, the other nodes are
+/// told to wake everyone instead. Run it as a service of the node.
 final class PostgresEventBus: EventBus, Service {
     /// The notification channel.
     static let channel = "gamecenter_bus"
@@ -25,6 +27,18 @@ final class PostgresEventBus: EventBus, Service {
     /// that a node taking thousands of reports a second sends a hundred `NOTIFY`s, not thousands (each commits under
     /// PostgreSQL's notification lock; one per report cost a fifth of the single score reports' throughput).
     static let scoresNoticeInterval: Duration = .milliseconds(10)
+    /// How long a polled notice is kept: a node that could not read for longer wakes everyone when it reads again.
+    static let polledNoticeLifetimeMilliseconds: Int64 = 5 * 60 * 1000
+    /// How often a polling node forgets notices older than ``polledNoticeLifetimeMilliseconds``.
+    static let forgetNoticesInterval: Duration = .seconds(10)
+
+    /// How a node learns of the other nodes' notices.
+    enum Wakeups: Sendable, Equatable {
+        /// PostgreSQL's `LISTEN/NOTIFY`: at once.
+        case listen
+        /// Reading `node_notices` every `interval` (databases without `NOTIFY`): within about the interval.
+        case poll(every: Duration)
+    }
 
     /// What one notice says on the wire (JSON): the sending node, and a player whose events grew, a session that
     /// ended, `scores` (the node stored score reports), a player whose scores in `game` were erased
@@ -48,6 +62,7 @@ final class PostgresEventBus: EventBus, Service {
 
     private let local = InProcessEventBus()
     private let database: Database
+    private let wakeups: Wakeups
     /// This node's id: its own notices come back to it and are skipped.
     private let node: String
     private let logger: Logger
@@ -60,8 +75,9 @@ final class PostgresEventBus: EventBus, Service {
     private let scoresWake: AsyncStream<Void>.Continuation
     private let scoresWakes: AsyncStream<Void>
 
-    init(database: Database, node: String, logger: Logger) {
+    init(database: Database, node: String, wakeups: Wakeups = .listen, logger: Logger) {
         self.database = database
+        self.wakeups = wakeups
         self.node = node
         self.logger = logger
         (senderWakes, wakeSender) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -119,7 +135,12 @@ final class PostgresEventBus: EventBus, Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.send() }
             group.addTask { await self.sendScoresNotices() }
-            group.addTask { await self.listen() }
+            group.addTask {
+                switch self.wakeups {
+                case .listen: await self.listen()
+                case .poll(let interval): await self.poll(every: interval)
+                }
+            }
             try? await gracefulShutdown()
             wakeSender.finish()
             scoresWake.finish()
@@ -144,7 +165,7 @@ final class PostgresEventBus: EventBus, Service {
                 guard !batch.isEmpty else { break }
                 let payloads = batch.compactMap { try? String(decoding: encoder.encode($0), as: UTF8.self) }
                 do {
-                    try await database.notify(channel: Self.channel, payloads: payloads)
+                    try await deliver(payloads)
                 } catch {
                     logger.warning("could not notify the other nodes", metadata: [LogKey.error: "\(error)"])
                 }
@@ -157,11 +178,22 @@ final class PostgresEventBus: EventBus, Service {
         guard let payload = try? String(decoding: JSONEncoder().encode(Wire(node: node, scores: true)), as: UTF8.self) else { return }
         for await _ in scoresWakes {
             do {
-                try await database.notify(channel: Self.channel, payloads: [payload])
+                try await deliver([payload])
             } catch {
                 logger.warning("could not notify the other nodes", metadata: [LogKey.error: "\(error)"])
             }
             try? await Task.sleep(for: Self.scoresNoticeInterval)
+        }
+    }
+
+    /// Sends `payloads` to the other nodes.
+    private func deliver(_ payloads: [String]) async throws {
+        switch wakeups {
+        case .listen:
+            try await database.notify(channel: Self.channel, payloads: payloads)
+        case .poll:
+            let now = Self.wallClockMilliseconds()
+            try await database.writeStatement { try await $0.postNotices(payloads, from: self.node, now: now) }
         }
     }
 
@@ -172,24 +204,8 @@ final class PostgresEventBus: EventBus, Service {
             do {
                 try await database.listen(channel: Self.channel) { payloads in
                     // Listening (again): anything sent while this node was not is in storage; every subscriber re-reads.
-                    self.local.wakeEveryone()
-                    self.scoresStoredElsewhere.withLock { $0 }?()
-                    for try await payload in payloads {
-                        guard let wire = try? decoder.decode(Wire.self, from: Data(payload.utf8)), wire.node != self.node else { continue }
-                        if wire.everyone == true {
-                            self.local.wakeEveryone()
-                            self.scoresStoredElsewhere.withLock { $0 }?()
-                        } else if wire.scores == true {
-                            self.scoresStoredElsewhere.withLock { $0 }?()
-                        } else if let player = wire.scoresRemovedOf, let game = wire.game {
-                            self.scoresRemovedElsewhere.withLock { $0 }?(player, game)
-                        } else if let player = wire.player {
-                            self.local.publish(.playerEvents(playerID: player))
-                        } else if let session = wire.session {
-                            self.sessionEndedElsewhere.withLock { $0 }?(session)
-                            self.local.publish(.sessionEnded(sessionID: session, reason: wire.reason ?? "signed out on another node"))
-                        }
-                    }
+                    self.caughtUp()
+                    for try await payload in payloads { self.receive(payload, decoder: decoder) }
                 }
                 delay = .milliseconds(100)
             } catch {
@@ -199,5 +215,80 @@ final class PostgresEventBus: EventBus, Service {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
         }
+    }
+
+    /// Reads the other nodes' notices every `interval`, from the last read. When a read fails, the next that succeeds
+    /// starts after the newest notice and wakes every subscriber, as listening again does; every
+    /// ``forgetNoticesInterval`` the notices older than ``polledNoticeLifetimeMilliseconds`` are forgotten.
+    private func poll(every interval: Duration) async {
+        let decoder = JSONDecoder()
+        var seen: FollowedIDs?
+        var forgotten = ContinuousClock.now
+        while !Task.isCancelled {
+            do {
+                if seen == nil {
+                    seen = FollowedIDs(after: try await database.read { try await $0.lastNoticeID() })
+                    caughtUp()
+                }
+                if var followed = seen {
+                    let notices = try await newNotices(&followed)
+                    seen = followed
+                    for notice in notices where notice.nodeID != node { receive(notice.payload, decoder: decoder) }
+                }
+                if ContinuousClock.now - forgotten >= Self.forgetNoticesInterval {
+                    forgotten = .now
+                    let before = Self.wallClockMilliseconds() - Self.polledNoticeLifetimeMilliseconds
+                    _ = try await database.writeStatement { try await $0.forgetNotices(before: before) }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("reading the other nodes' notices failed; trying again", metadata: [LogKey.error: "\(error)"])
+                seen = nil
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// The notices posted since `seen`'s cursor and those of its holes that appeared, oldest first.
+    private func newNotices(_ seen: inout FollowedIDs) async throws -> [NodeNotice] {
+        seen.expire(at: .now)
+        let holes = Array(seen.holes.keys)
+        var found = try await database.read { try await $0.notices(ids: holes) }
+        seen.filled(found.map(\.noticeID))
+        while true {
+            let after = seen.cursor
+            let batch = try await database.read { try await $0.notices(after: after, limit: Self.batchSize) }
+            seen.read(batch.map(\.noticeID), at: .now)
+            found += batch
+            if batch.count < Self.batchSize { return found }
+        }
+    }
+
+    /// This node (again) hears the others: what they sent meanwhile is in storage, so every subscriber re-reads and the
+    /// boards catch up.
+    private func caughtUp() {
+        local.wakeEveryone()
+        scoresStoredElsewhere.withLock { $0 }?()
+    }
+
+    /// Hands one notice of another node to this node's subscribers.
+    private func receive(_ payload: String, decoder: JSONDecoder) {
+        guard let wire = try? decoder.decode(Wire.self, from: Data(payload.utf8)), wire.node != node else { return }
+        if wire.everyone == true {
+            caughtUp()
+        } else if wire.scores == true {
+            scoresStoredElsewhere.withLock { $0 }?()
+        } else if let player = wire.scoresRemovedOf, let game = wire.game {
+            scoresRemovedElsewhere.withLock { $0 }?(player, game)
+        } else if let player = wire.player {
+            local.publish(.playerEvents(playerID: player))
+        } else if let session = wire.session {
+            sessionEndedElsewhere.withLock { $0 }?(session)
+            local.publish(.sessionEnded(sessionID: session, reason: wire.reason ?? "signed out on another node"))
+        }
+    }
+
+    private static func wallClockMilliseconds() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1000)
     }
 }

@@ -1,12 +1,12 @@
-/// Which stored reports a node following the other nodes' reports has seen: every id up to ``cursor``, except the
-/// ``holes``.
+/// Which rows of a table that other nodes append to a node has seen: every id up to ``cursor``, except the ``holes``
+/// (the reports of ``ScoreFollower``, the notices of ``PostgresEventBus`` when it polls).
 ///
-/// Report ids come from one database sequence, but transactions commit in any order: a report with a smaller id can
-/// become visible after a larger one was read. So an id skipped over is a hole, looked for again until it appears or
+/// Ids come from one database sequence, but transactions commit in any order: a row with a smaller id can become
+/// visible after a larger one was read. So an id skipped over is a hole, looked for again until it appears or
 /// ``holeLifetime`` has passed (its transaction rolled back, or the id was never used). Holes are bounded
 /// (``maximumHoles``; the oldest go first).
-struct FollowedScoreIDs {
-    /// How long a skipped id is looked for. A report's transaction commits within milliseconds of taking its id.
+struct FollowedIDs {
+    /// How long a skipped id is looked for. A row's transaction commits within milliseconds of taking its id.
     static let holeLifetime: Duration = .seconds(10)
     /// Holes kept at most.
     static let maximumHoles = 10_000
