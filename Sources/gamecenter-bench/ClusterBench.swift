@@ -21,6 +21,10 @@ struct ClusterBench: AsyncParsableCommand {
     @Option(help: "Seconds to measure single score reports with one node and with two.") var seconds = 5.0
     @Option(help: "Requests in flight at once for the score reports.") var concurrency = 16
     @Option(help: "The gamecenter executable (default: the one beside this one).") var gamecenter: String?
+    @Option(
+        name: .customLong("node-poll-seconds"),
+        help: "Run the nodes with `serve --node-poll-seconds` (the other nodes' notices read from a table) instead of LISTEN/NOTIFY.")
+    var nodePollSeconds: Double?
 
     func run() async throws {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -45,13 +49,15 @@ struct ClusterBench: AsyncParsableCommand {
                     "serve", "--port", "0", "--udp-port", "0", "--database", postgres, "--games", manifest.path, "--node-id", "bench-\(run)-\(id)",
                     "--log-level", "warning", "--rate-limit", "reports=0/1", "--rate-limit", "sign-ups=0/1", "--rate-limit", "sign-ins=0/1",
                     "--rate-limit", "friend-requests=0/1", "--rate-limit", "friend-requests-to-one-player=0/1",
-                ])
+                ] + (nodePollSeconds.map { ["--node-poll-seconds", "\($0)"] } ?? []))
         }
         let nodeA = try node("a")
         defer { nodeA.stop() }
         let nodeB = try node("b")
         defer { nodeB.stop() }
-        print("gamecenter-bench cluster — two nodes on one PostgreSQL, loopback, release, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        let wakeups = nodePollSeconds.map { "nodes poll for notices every \($0) s" } ?? "nodes woken by LISTEN/NOTIFY"
+        print(
+            "gamecenter-bench cluster — two nodes on one PostgreSQL, \(wakeups), loopback, release, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
         try await eventLatency(nodeA: nodeA, nodeB: nodeB, bundleID: bundleID, folder: folder)
         var clientConfiguration = HTTPClient.Configuration()

@@ -72,6 +72,56 @@ import Testing
         try await nodeA.stop()
     }
 
+    /// Nodes that read the others' notices from a table (`--node-poll-seconds`, for databases without LISTEN/NOTIFY):
+    /// no node listens, and still a friend request made on A reaches a device on B, a score reported on A is ranked on
+    /// B, and a session signed out on A is refused on B.
+    @Test func nodesThatPollInsteadOfListeningShareEventsScoresAndSignOuts() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let poll = ["--node-poll-seconds", "0.05"]
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start(extraArguments: poll)
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start(extraArguments: poll)
+        let refused = try LiveServer(database: nodeA.database)
+        let invalid = await #expect(throws: LiveServerError.self) { try await refused.start(extraArguments: ["--node-poll-seconds", "0"]) }
+        #expect(invalid.map { "\($0)" }?.contains("--node-poll-seconds must be 0.01") == true)
+
+        let ann = Devices.make(nodeB)
+        let annEvents = ann.events
+        let annAccount = "ann-\(UUID().uuidString.prefix(8).lowercased())"
+        try await ann.localPlayer.authenticate(.signUp(account: annAccount, password: "password-Ann", alias: "Ann"))
+        _ = try await nextEvent(annEvents) { if case .connected = $0 { true } else { nil } }
+        let (bob, _) = try await Devices.signedUp(nodeA, alias: "Bob")
+        let sent = ContinuousClock.now
+        try await GKFriendRequest.send(toAccounts: [annAccount], message: "polled", in: bob)
+        let request = try await nextEvent(annEvents, within: 5) { if case .friendRequestReceived(let request) = $0 { request } else { nil } }
+        print("cross-node friend request, polling every 50 ms: \(ContinuousClock.now - sent)")
+        #expect(request.fromAlias == "Bob" && request.message == "polled")
+
+        try await LeaderboardsLiveTests.report(ann, 10)
+        try await LeaderboardsLiveTests.report(bob, 20)
+        try await waitUntil("node B ranks Bob's 20 from node A first", within: .seconds(5)) {
+            try await LeaderboardsLiveTests.load(ann, range: 1...2).scores.map(\.value) == [20, 10]
+        }
+
+        let session = try await nodeA.signUp(account: "dee-\(UUID().uuidString.prefix(8).lowercased())")
+        #expect(try await Self.status(.GET, "v1/friends", on: nodeB, token: session) == 200)
+        #expect(try await Self.status(.DELETE, "v1/sessions/current", on: nodeA, token: session) == 204)
+        try await waitUntil("node B refuses the signed-out session", within: .seconds(2)) {
+            (try? await Self.status(.GET, "v1/friends", on: nodeB, token: session)) == 401
+        }
+
+        // It went through the table, not LISTEN/NOTIFY.
+        let database = try #require(URLComponents(string: nodeA.database)).path.dropFirst()
+        #expect(try Self.psqlValue(nodeA.database, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE 'LISTEN%'") == "0")
+        #expect(try Int(Self.psqlValue(nodeA.database, "SELECT count(*) FROM node_notices")) ?? 0 > 0)
+
+        await ann.close()
+        await bob.close()
+        try await nodeB.stop()
+        try await nodeA.stop()
+    }
+
     /// Scores reported on one node are ranked on the others: on a node that built its boards before (it follows the
     /// reports), today's and the all-time board alike, and on a node started later (it builds from storage, then
     /// follows). Also across a listener that was cut, and for reports other nodes make at the same time.
@@ -332,17 +382,25 @@ import Testing
 
     /// Runs `sql` with `psql` on the database `url` names.
     static func psql(_ url: String, _ sql: String) throws {
+        _ = try psqlValue(url, sql)
+    }
+
+    /// Runs `sql` with `psql` on the database `url` names; returns what it printed, without headers or padding.
+    static func psqlValue(_ url: String, _ sql: String) throws -> String {
         let components = try #require(URLComponents(string: url))
         let psql = Process()
         psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
         psql.arguments = [
-            "-h", components.host ?? "127.0.0.1", "-p", "\(components.port ?? 5432)", "-U", components.user ?? "postgres", "-q", "-c", sql,
+            "-h", components.host ?? "127.0.0.1", "-p", "\(components.port ?? 5432)", "-U", components.user ?? "postgres", "-q", "-t", "-A", "-c", sql,
             String(components.path.dropFirst()),
         ]
-        psql.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        psql.standardOutput = output
         try psql.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
         psql.waitUntilExit()
         #expect(psql.terminationStatus == 0)
+        return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
