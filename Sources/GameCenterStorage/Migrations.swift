@@ -290,6 +290,21 @@ enum Migrations {
                 """,
                 "CREATE INDEX node_notices_by_time ON node_notices (created_at)",
             ]),
+        Migration(
+            version: 16, name: "score removals", common: [],
+            postgresOnly: [
+                // Erasures of a player's scores in a game, for the other nodes' boards to follow in order (as reports);
+                // rows are forgotten after a day.
+                """
+                CREATE TABLE score_removals (
+                    removal_id BIGSERIAL PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    player_id TEXT NOT NULL,
+                    removed_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX score_removals_by_time ON score_removals (removed_at)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -310,6 +310,36 @@ extension StorageSession {
         ).all().count
     }
 
+    /// Notes that a player's scores in a game were erased (``deleteScores(bundleID:playerID:)``), for the other nodes'
+    /// boards (``scoreRemovals(after:limit:)``); PostgreSQL only (SQLite serves one node), nothing on SQLite.
+    public func noteScoresRemoved(bundleID: String, playerID: String, now: Int64) async throws {
+        guard engine == .postgres else { return }
+        try await sql.raw(
+            "INSERT INTO score_removals (bundle_id, player_id, removed_at) VALUES (\(bind: bundleID), \(bind: playerID), \(bind: now))"
+        ).run()
+    }
+
+    /// The newest erasure's id, 0 when there is none.
+    public func lastScoreRemovalID() async throws -> Int64 {
+        try await sql.raw("SELECT MAX(removal_id) AS last FROM score_removals").first()?.decode(column: "last", as: Int64?.self) ?? 0
+    }
+
+    /// The erasures after `id` (oldest first, at most `limit`), or with these `ids` (missing ones skipped).
+    public func scoreRemovals(after id: Int64? = nil, ids: [Int64]? = nil, limit: Int) async throws -> [ScoreRemoval] {
+        let filter: SQLQueryString =
+            if let ids { "removal_id IN \(SQLList((ids.isEmpty ? [-1] : ids).map { SQLBind($0) }))" } else { "removal_id > \(bind: id ?? 0)" }
+        return try await sql.raw(
+            "SELECT removal_id, bundle_id, player_id FROM score_removals WHERE \(filter) ORDER BY removal_id LIMIT \(bind: Int64(limit))"
+        ).all().map {
+            ScoreRemoval(removalID: try $0.int("removal_id"), bundleID: try $0.string("bundle_id"), playerID: try $0.string("player_id"))
+        }
+    }
+
+    /// Forgets the erasures noted before `time`.
+    public func forgetScoreRemovals(before time: Int64) async throws {
+        try await sql.raw("DELETE FROM score_removals WHERE removed_at < \(bind: time)").run()
+    }
+
     private static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
@@ -333,6 +363,16 @@ private struct StoredScore {
     /// As stored: the context's bits as a signed integer.
     var context: Int64
     var earnedAt: Int64
+}
+
+/// An erasure of a player's scores in a game, as noted for the other nodes.
+public struct ScoreRemoval: Sendable, Equatable {
+    /// Its place in the order erasures were noted.
+    public var removalID: Int64
+    /// The game.
+    public var bundleID: String
+    /// The player whose scores were erased.
+    public var playerID: String
 }
 
 /// A stored score that may be its player's best on its leaderboard.

@@ -141,7 +141,7 @@ public enum GameCenterApp {
             if let bus = bus as? PostgresEventBus {
                 let follower = try await ScoreFollower.start(database: database, index: index, logger: logger)
                 bus.whenScoresStoredElsewhere { follower.wake() }
-                bus.whenScoresRemovedElsewhere { index.remove(playerID: $0, bundleID: $1) }
+                bus.whenScoresRemovedElsewhere { follower.wakeForRemovals() }
                 self.scoreFollower = follower
             } else {
                 self.scoreFollower = nil

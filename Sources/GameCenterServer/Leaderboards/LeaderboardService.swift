@@ -137,7 +137,12 @@ struct LeaderboardService: Sendable {
 
     /// Erases every score a player reported in a game (a cheater's) and takes them off its boards.
     func removeScores(game: Game, playerID: String) async throws -> Int {
-        let removed = try await database.write { try await $0.deleteScores(bundleID: game.bundleID, playerID: playerID) }
+        let now = clock.nowMillis()
+        let removed = try await database.write { storage in
+            let removed = try await storage.deleteScores(bundleID: game.bundleID, playerID: playerID)
+            try await storage.noteScoresRemoved(bundleID: game.bundleID, playerID: playerID, now: now)
+            return removed
+        }
         index.remove(playerID: playerID, bundleID: game.bundleID)
         bus.scoresRemoved(playerID: playerID, bundleID: game.bundleID)
         return removed

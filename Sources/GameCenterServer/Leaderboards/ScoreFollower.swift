@@ -1,3 +1,4 @@
+import Foundation
 import GameCenterProtocol
 import GameCenterStorage
 import Logging
@@ -12,12 +13,18 @@ import Synchronization
 /// listens again, and a report whose transaction committed after a later one was read is found again
 /// (``FollowedIDs``). A board built from storage meanwhile holds what it read plus what is applied after; applying
 /// a report twice changes nothing. Reports this node stored itself are on its boards already and are skipped.
-/// Run it as a service of the node.
+///
+/// Erasures of a player's scores (`score_removals`) are followed the same way, in order and once each: a wake-up
+/// (``wakeForRemovals()``) reads those noted since the last it saw, so one whose notice was lost (the node was not
+/// listening, or the bus's queue overflowed) is applied when the node hears the others again. Run it as a service of
+/// the node.
 final class ScoreFollower: Service, Sendable {
     /// Reports read in one statement.
     static let batchSize = 1_000
     /// How often holes (skipped ids) are looked for again while there are some.
     static let holeInterval: Duration = .milliseconds(50)
+    /// How long an erasure's note is kept for nodes that were not listening.
+    static let removalLifetimeMilliseconds: Int64 = 24 * 3600 * 1000
 
     private let database: Database
     private let index: LeaderboardIndex
@@ -25,30 +32,42 @@ final class ScoreFollower: Service, Sendable {
     private let seen: Mutex<FollowedIDs>
     private let wakes: AsyncStream<Void>
     private let waker: AsyncStream<Void>.Continuation
+    private let removalsSeen: Mutex<FollowedIDs>
+    private let removalWakes: AsyncStream<Void>
+    private let removalWaker: AsyncStream<Void>.Continuation
 
     /// A follower starting after the last report stored now, before any board is built. Ids skipped over among the
     /// last ``FollowedIDs/maximumHoles`` are holes: reports other nodes are committing at this moment.
     static func start(database: Database, index: LeaderboardIndex, logger: Logger) async throws -> ScoreFollower {
-        let (last, recent) = try await database.read { storage in
+        let (last, recent, lastRemoval) = try await database.read { storage in
             let last = try await storage.lastScoreID()
-            return (last, try await storage.scoreIDs(after: max(0, last - Int64(FollowedIDs.maximumHoles))))
+            return (
+                last, try await storage.scoreIDs(after: max(0, last - Int64(FollowedIDs.maximumHoles))), try await storage.lastScoreRemovalID()
+            )
         }
         var seen = FollowedIDs(after: max(0, last - Int64(FollowedIDs.maximumHoles)))
         seen.read(recent, at: .now)
-        return ScoreFollower(database: database, index: index, seen: seen, logger: logger)
+        return ScoreFollower(database: database, index: index, seen: seen, removalsSeen: FollowedIDs(after: lastRemoval), logger: logger)
     }
 
-    private init(database: Database, index: LeaderboardIndex, seen: FollowedIDs, logger: Logger) {
+    private init(database: Database, index: LeaderboardIndex, seen: FollowedIDs, removalsSeen: FollowedIDs, logger: Logger) {
         self.database = database
         self.index = index
         self.logger = logger
         self.seen = Mutex(seen)
+        self.removalsSeen = Mutex(removalsSeen)
         (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (removalWakes, removalWaker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Another node stored reports (or this node may have missed some): catch up soon. Never blocks.
     func wake() {
         waker.yield()
+    }
+
+    /// Another node erased a player's scores (or this node may have missed an erasure): catch up soon. Never blocks.
+    func wakeForRemovals() {
+        removalWaker.yield()
     }
 
     /// Catches up at each wake-up, and looks for holes while there are some, until the node shuts down.
@@ -57,6 +76,23 @@ final class ScoreFollower: Service, Sendable {
             group.addTask {
                 while (try? await Task.sleep(for: Self.holeInterval)) != nil {
                     if self.seen.withLock({ !$0.holes.isEmpty }) { self.wake() }
+                    if self.removalsSeen.withLock({ !$0.holes.isEmpty }) { self.wakeForRemovals() }
+                }
+            }
+            group.addTask {
+                var forgotten = ContinuousClock.now
+                for await _ in self.removalWakes {
+                    do {
+                        try await self.catchUpRemovals()
+                        if ContinuousClock.now - forgotten > .seconds(600) {
+                            forgotten = .now
+                            let before = Int64(Date().timeIntervalSince1970 * 1000) - Self.removalLifetimeMilliseconds
+                            try await self.database.write { try await $0.forgetScoreRemovals(before: before) }
+                        }
+                    } catch {
+                        self.logger.warning(
+                            "following the other nodes' erasures failed; trying again at the next wake-up", metadata: [LogKey.error: "\(error)"])
+                    }
                 }
             }
             group.addTask {
@@ -70,6 +106,7 @@ final class ScoreFollower: Service, Sendable {
             }
             try? await gracefulShutdown()
             waker.finish()
+            removalWaker.finish()
             group.cancelAll()
         }
     }
@@ -92,6 +129,31 @@ final class ScoreFollower: Service, Sendable {
             seen.withLock { $0.read(batch.map(\.record.scoreID), at: .now) }
             apply(batch)
             if batch.count < Self.batchSize { return }
+        }
+    }
+
+    /// Takes off this node's boards the players whose scores were erased since the cursor (and in holes that filled),
+    /// in the order the erasures were noted. Erasures this node made are applied again, which changes nothing.
+    func catchUpRemovals() async throws {
+        let holes = removalsSeen.withLock { seen in
+            seen.expire(at: .now)
+            return Array(seen.holes.keys)
+        }
+        var found: [ScoreRemoval] = []
+        for start in stride(from: 0, to: holes.count, by: Self.batchSize) {
+            let some = Array(holes[start..<min(start + Self.batchSize, holes.count)])
+            found += try await database.read { try await $0.scoreRemovals(ids: some, limit: Self.batchSize) }
+        }
+        removalsSeen.withLock { $0.filled(found.map(\.removalID)) }
+        while true {
+            let after = removalsSeen.withLock { $0.cursor }
+            let batch = try await database.read { try await $0.scoreRemovals(after: after, limit: Self.batchSize) }
+            removalsSeen.withLock { $0.read(batch.map(\.removalID), at: .now) }
+            found += batch
+            if batch.count < Self.batchSize { break }
+        }
+        for removal in found.sorted(by: { $0.removalID < $1.removalID }) {
+            index.remove(playerID: removal.playerID, bundleID: removal.bundleID)
         }
     }
 

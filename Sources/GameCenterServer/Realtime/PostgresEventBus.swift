@@ -69,7 +69,7 @@ final class PostgresEventBus: EventBus, Service {
     private let outgoing = Mutex(Outgoing())
     private let sessionEndedElsewhere = Mutex<(@Sendable (String) -> Void)?>(nil)
     private let scoresStoredElsewhere = Mutex<(@Sendable () -> Void)?>(nil)
-    private let scoresRemovedElsewhere = Mutex<(@Sendable (_ playerID: String, _ bundleID: String) -> Void)?>(nil)
+    private let scoresRemovedElsewhere = Mutex<(@Sendable () -> Void)?>(nil)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
     private let scoresWake: AsyncStream<Void>.Continuation
@@ -125,8 +125,9 @@ final class PostgresEventBus: EventBus, Service {
         scoresStoredElsewhere.withLock { $0 = handler }
     }
 
-    /// Calls `handler` when another node erased a player's scores in a game.
-    func whenScoresRemovedElsewhere(_ handler: @escaping @Sendable (_ playerID: String, _ bundleID: String) -> Void) {
+    /// Calls `handler` when another node erased a player's scores, and whenever this node (again) hears the others, as
+    /// it may have missed some meanwhile (``ScoreFollower`` catches up).
+    func whenScoresRemovedElsewhere(_ handler: @escaping @Sendable () -> Void) {
         scoresRemovedElsewhere.withLock { $0 = handler }
     }
 
@@ -269,6 +270,7 @@ final class PostgresEventBus: EventBus, Service {
     private func caughtUp() {
         local.wakeEveryone()
         scoresStoredElsewhere.withLock { $0 }?()
+        scoresRemovedElsewhere.withLock { $0 }?()
     }
 
     /// Hands one notice of another node to this node's subscribers.
@@ -278,8 +280,8 @@ final class PostgresEventBus: EventBus, Service {
             caughtUp()
         } else if wire.scores == true {
             scoresStoredElsewhere.withLock { $0 }?()
-        } else if let player = wire.scoresRemovedOf, let game = wire.game {
-            scoresRemovedElsewhere.withLock { $0 }?(player, game)
+        } else if wire.scoresRemovedOf != nil {
+            scoresRemovedElsewhere.withLock { $0 }?()
         } else if let player = wire.player {
             local.publish(.playerEvents(playerID: player))
         } else if let session = wire.session {

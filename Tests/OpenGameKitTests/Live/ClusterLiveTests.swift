@@ -189,6 +189,23 @@ import Testing
             return scores.map(\.value) == expected && board.maxRange == expected.count
         }
 
+        // An erasure whose notice node A never hears (made straight in storage and noted, as by a node whose notice was
+        // lost): once A listens again it reads the noted erasures and drops the player too.
+        let lost = players[8].device.localPlayer.playerID
+        try Self.psql(
+            nodeA.database,
+            """
+            DELETE FROM best_scores WHERE player_id = '\(lost)'; DELETE FROM scores WHERE player_id = '\(lost)';
+            INSERT INTO score_removals (bundle_id, player_id, removed_at)
+            VALUES ('com.example.tapper', '\(lost)', (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT)
+            """)
+        try Self.psql(nodeA.database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
+        expected.removeFirst()
+        try await waitUntil("node A drops the player erased while it was not listening", within: .seconds(10)) {
+            let (scores, board) = try await LeaderboardsLiveTests.load(ann, range: 1...25)
+            return scores.map(\.value) == expected && board.maxRange == expected.count
+        }
+
         // A node started now builds its boards from storage, then follows the others.
         let nodeC = try LiveServer(database: nodeA.database)
         try await nodeC.start()
