@@ -324,15 +324,23 @@ extension StorageSession {
         try await sql.raw("SELECT MAX(removal_id) AS last FROM score_removals").first()?.decode(column: "last", as: Int64?.self) ?? 0
     }
 
-    /// The erasures after `id` (oldest first, at most `limit`), or with these `ids` (missing ones skipped).
-    public func scoreRemovals(after id: Int64? = nil, ids: [Int64]? = nil, limit: Int) async throws -> [ScoreRemoval] {
-        let filter: SQLQueryString =
-            if let ids { "removal_id IN \(SQLList((ids.isEmpty ? [-1] : ids).map { SQLBind($0) }))" } else { "removal_id > \(bind: id ?? 0)" }
+    /// The erasures noted after `id`, oldest first, at most `limit`.
+    public func scoreRemovals(after id: Int64, limit: Int) async throws -> [ScoreRemoval] {
+        try await sql.raw(
+            "SELECT removal_id, bundle_id, player_id FROM score_removals WHERE removal_id > \(bind: id) ORDER BY removal_id LIMIT \(bind: Int64(limit))"
+        ).all().map(Self.scoreRemoval)
+    }
+
+    /// The erasures with these ids (missing ones skipped), oldest first.
+    public func scoreRemovals(ids: [Int64]) async throws -> [ScoreRemoval] {
+        guard !ids.isEmpty else { return [] }
         return try await sql.raw(
-            "SELECT removal_id, bundle_id, player_id FROM score_removals WHERE \(filter) ORDER BY removal_id LIMIT \(bind: Int64(limit))"
-        ).all().map {
-            ScoreRemoval(removalID: try $0.int("removal_id"), bundleID: try $0.string("bundle_id"), playerID: try $0.string("player_id"))
-        }
+            "SELECT removal_id, bundle_id, player_id FROM score_removals WHERE removal_id IN (\(SQLList(ids.map { SQLBind($0) }))) ORDER BY removal_id"
+        ).all().map(Self.scoreRemoval)
+    }
+
+    private static func scoreRemoval(_ row: any SQLRow) throws -> ScoreRemoval {
+        ScoreRemoval(removalID: try row.int("removal_id"), bundleID: try row.string("bundle_id"), playerID: try row.string("player_id"))
     }
 
     /// Forgets the erasures noted before `time`.

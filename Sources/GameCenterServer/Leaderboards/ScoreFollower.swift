@@ -142,7 +142,7 @@ final class ScoreFollower: Service, Sendable {
         var found: [ScoreRemoval] = []
         for start in stride(from: 0, to: holes.count, by: Self.batchSize) {
             let some = Array(holes[start..<min(start + Self.batchSize, holes.count)])
-            found += try await database.read { try await $0.scoreRemovals(ids: some, limit: Self.batchSize) }
+            found += try await database.read { try await $0.scoreRemovals(ids: some) }
         }
         removalsSeen.withLock { $0.filled(found.map(\.removalID)) }
         while true {

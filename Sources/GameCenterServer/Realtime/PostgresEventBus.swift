@@ -174,8 +174,14 @@ final class PostgresEventBus: EventBus, Service {
         }
     }
 
-    /// Tells the other nodes that this one stored score reports, at most once per ``scoresNoticeInterval``.
+    /// Tells the other nodes that this one stored score reports, at most once per ``scoresNoticeInterval`` (or per
+    /// polling interval, when the others poll: more often would only add rows they read together).
     private func sendScoresNotices() async {
+        let interval =
+            switch wakeups {
+            case .listen: Self.scoresNoticeInterval
+            case .poll(let every): max(every, Self.scoresNoticeInterval)
+            }
         guard let payload = try? String(decoding: JSONEncoder().encode(Wire(node: node, scores: true)), as: UTF8.self) else { return }
         for await _ in scoresWakes {
             do {
@@ -183,7 +189,7 @@ final class PostgresEventBus: EventBus, Service {
             } catch {
                 logger.warning("could not notify the other nodes", metadata: [LogKey.error: "\(error)"])
             }
-            try? await Task.sleep(for: Self.scoresNoticeInterval)
+            try? await Task.sleep(for: interval)
         }
     }
 
@@ -219,12 +225,14 @@ final class PostgresEventBus: EventBus, Service {
     }
 
     /// Reads the other nodes' notices every `interval`, from the last read. When a read fails, the next that succeeds
-    /// starts after the newest notice and wakes every subscriber, as listening again does; every
-    /// ``forgetNoticesInterval`` the notices older than ``polledNoticeLifetimeMilliseconds`` are forgotten.
+    /// starts after the newest notice and wakes every subscriber, as listening again does (meanwhile reads are tried
+    /// at most once a second, and the failure is logged once); every ``forgetNoticesInterval`` the notices older than
+    /// ``polledNoticeLifetimeMilliseconds`` are forgotten.
     private func poll(every interval: Duration) async {
         let decoder = JSONDecoder()
         var seen: FollowedIDs?
         var forgotten = ContinuousClock.now
+        var failing = false
         while !Task.isCancelled {
             do {
                 if seen == nil {
@@ -236,6 +244,10 @@ final class PostgresEventBus: EventBus, Service {
                     seen = followed
                     for notice in notices where notice.nodeID != node { receive(notice.payload, decoder: decoder) }
                 }
+                if failing {
+                    failing = false
+                    logger.info("reading the other nodes' notices again")
+                }
                 if ContinuousClock.now - forgotten >= Self.forgetNoticesInterval {
                     forgotten = .now
                     let before = Self.wallClockMilliseconds() - Self.polledNoticeLifetimeMilliseconds
@@ -243,10 +255,11 @@ final class PostgresEventBus: EventBus, Service {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("reading the other nodes' notices failed; trying again", metadata: [LogKey.error: "\(error)"])
+                if !failing { logger.warning("reading the other nodes' notices failed; trying again", metadata: [LogKey.error: "\(error)"]) }
+                failing = true
                 seen = nil
             }
-            try? await Task.sleep(for: interval)
+            try? await Task.sleep(for: failing ? max(interval, .seconds(1)) : interval)
         }
     }
 
