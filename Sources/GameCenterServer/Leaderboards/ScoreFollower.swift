@@ -132,28 +132,26 @@ final class ScoreFollower: Service, Sendable {
         }
     }
 
-    /// Takes off this node's boards the players whose scores were erased since the cursor (and in holes that filled),
-    /// in the order the erasures were noted. Erasures this node made are applied again, which changes nothing.
+    /// Takes off this node's boards the players whose scores were erased: those in holes that filled, then those noted
+    /// after the cursor, in id order. Erasures this node made are applied again, which changes nothing.
     func catchUpRemovals() async throws {
         let holes = removalsSeen.withLock { seen in
             seen.expire(at: .now)
             return Array(seen.holes.keys)
         }
-        var found: [ScoreRemoval] = []
+        // Each batch is applied as soon as it is read: one that fails to read is read again at the next wake-up.
         for start in stride(from: 0, to: holes.count, by: Self.batchSize) {
             let some = Array(holes[start..<min(start + Self.batchSize, holes.count)])
-            found += try await database.read { try await $0.scoreRemovals(ids: some) }
+            let found = try await database.read { try await $0.scoreRemovals(ids: some) }
+            removalsSeen.withLock { $0.filled(found.map(\.removalID)) }
+            for removal in found { index.remove(playerID: removal.playerID, bundleID: removal.bundleID) }
         }
-        removalsSeen.withLock { $0.filled(found.map(\.removalID)) }
         while true {
             let after = removalsSeen.withLock { $0.cursor }
             let batch = try await database.read { try await $0.scoreRemovals(after: after, limit: Self.batchSize) }
             removalsSeen.withLock { $0.read(batch.map(\.removalID), at: .now) }
-            found += batch
-            if batch.count < Self.batchSize { break }
-        }
-        for removal in found.sorted(by: { $0.removalID < $1.removalID }) {
-            index.remove(playerID: removal.playerID, bundleID: removal.bundleID)
+            for removal in batch { index.remove(playerID: removal.playerID, bundleID: removal.bundleID) }
+            if batch.count < Self.batchSize { return }
         }
     }
 
