@@ -68,8 +68,14 @@ struct RealtimeConnection {
         let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
         let subscription = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID) { wake.yield(.notice($0)) }
         defer { subscription.cancel() }
-        let (database, playerID) = (database, session.playerID)
-        let current = try await Task { try await database.read { try await $0.player(id: playerID)?.eventSeq } }.value ?? 0
+        let (database, playerID, sessionID) = (database, session.playerID, session.sessionID)
+        // The session was checked before the upgrade (perhaps from a cache): one revoked between then and the
+        // subscription above would never be told, so it is read again now that notices are heard.
+        let (current, revoked) = try await Task {
+            try await database.read { storage in
+                (try await storage.player(id: playerID)?.eventSeq ?? 0, try await storage.session(id: sessionID)?.revokedAt != nil)
+            }
+        }.value
         var cursor = min(requestedCursor ?? current, current)
         let writes = WriteWatch()
         let (timeout, logger, abort) = (writeTimeout, logger, abort)
@@ -83,6 +89,10 @@ struct RealtimeConnection {
         }
         defer { ticker.leave(beat) }
         try await send(.hello(heartbeatSeconds: heartbeatInterval.seconds, cursor: cursor), outbound, writes)
+        if revoked {
+            try await end(reason: "revoked", outbound, writes)
+            return
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {

@@ -84,6 +84,37 @@ import Testing
         try await server.stop()
     }
 
+    /// A session revoked between the check at the channel's upgrade (answered from the server's session cache) and the
+    /// channel's subscription to notices is told at once, not left open: here it is revoked in storage behind the
+    /// server's back, so no notice is ever sent, and the cache still holds it when the channel opens.
+    @Test func aChannelOpenedWithARevokedSessionIsToldItEnded() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let server = try LiveServer(engine: "postgres")
+        server.heartbeatSeconds = 1
+        try await server.start()
+        let (device, token) = try await signedUpToken(server)
+        let playerID = device.localPlayer.playerID
+        await device.close()
+        #expect(try await ClusterLiveTests.status(.GET, "v1/friends", on: server, token: token) == 200, "the server caches the session")
+        try ClusterLiveTests.psql(server.database, "UPDATE sessions SET revoked_at = 1 WHERE player_id = '\(playerID)'")
+        var headers = HTTPFields()
+        headers[HTTPField.Name(DeviceHeader.bundleID)!] = "com.example.tapper"
+        headers[HTTPField.Name(DeviceHeader.environment)!] = "sandbox"
+        headers[.authorization] = "Bearer \(token)"
+        let frames = Mutex<[String]>([])
+        try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(server.port)/v1/realtime", configuration: .init(additionalHeaders: headers), logger: Logger(label: "test")
+        ) { inbound, _, _ in
+            for try await message in inbound.messages(maxSize: 1 << 16) {
+                if case .text(let text) = message { frames.withLock { $0.append(text) } }
+            }
+        }
+        let received = frames.withLock { $0 }
+        #expect(received.first?.contains("hello") == true, "the upgrade was accepted from the cache: \(received)")
+        #expect(received.contains { $0.contains("sessionEnded") }, "the channel was told its session ended: \(received)")
+        try await server.stop()
+    }
+
     @Test func aForgedTokenCannotOpenTheChannel() async throws {
         let server = try LiveServer(engine: "sqlite")
         try await server.start()
