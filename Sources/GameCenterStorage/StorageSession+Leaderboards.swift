@@ -335,7 +335,7 @@ extension StorageSession {
     public func scoreRemovals(ids: [Int64]) async throws -> [ScoreRemoval] {
         guard !ids.isEmpty else { return [] }
         return try await sql.raw(
-            "SELECT removal_id, bundle_id, player_id FROM score_removals WHERE removal_id IN (\(SQLList(ids.map { SQLBind($0) }))) ORDER BY removal_id"
+            "SELECT removal_id, bundle_id, player_id FROM score_removals WHERE removal_id IN (\(binds: ids)) ORDER BY removal_id"
         ).all().map(Self.scoreRemoval)
     }
 

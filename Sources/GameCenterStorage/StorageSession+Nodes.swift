@@ -65,7 +65,7 @@ extension StorageSession {
     public func notices(ids: [Int64]) async throws -> [NodeNotice] {
         guard !ids.isEmpty else { return [] }
         return try await sql.raw(
-            "SELECT notice_id, node_id, payload FROM node_notices WHERE notice_id IN (\(SQLList(ids.map { SQLBind($0) }))) ORDER BY notice_id"
+            "SELECT notice_id, node_id, payload FROM node_notices WHERE notice_id IN (\(binds: ids)) ORDER BY notice_id"
         ).all().map(Self.nodeNotice)
     }
 

@@ -113,45 +113,45 @@ final class ScoreFollower: Service, Sendable {
 
     /// Applies the reports stored since the cursor, and the holes that filled.
     func catchUp() async throws {
-        let holes = seen.withLock { seen in
-            seen.expire(at: .now)
-            return Array(seen.holes.keys)
-        }
-        for start in stride(from: 0, to: holes.count, by: Self.batchSize) {
-            let some = Array(holes[start..<min(start + Self.batchSize, holes.count)])
-            let found = try await database.read { try await $0.boardScores(ids: some) }
-            seen.withLock { $0.filled(found.map(\.record.scoreID)) }
-            apply(found)
-        }
-        while true {
-            let after = seen.withLock { $0.cursor }
-            let batch = try await database.read { try await $0.scores(after: after, limit: Self.batchSize) }
-            seen.withLock { $0.read(batch.map(\.record.scoreID), at: .now) }
-            apply(batch)
-            if batch.count < Self.batchSize { return }
-        }
+        try await Self.follow(
+            seen, byIDs: { ids in try await self.database.read { try await $0.boardScores(ids: ids) } },
+            after: { id in try await self.database.read { try await $0.scores(after: id, limit: Self.batchSize) } },
+            id: { (score: BoardScore) in score.record.scoreID }, apply: apply)
     }
 
     /// Takes off this node's boards the players whose scores were erased: those in holes that filled, then those noted
     /// after the cursor, in id order. Erasures this node made are applied again, which changes nothing.
     func catchUpRemovals() async throws {
-        let holes = removalsSeen.withLock { seen in
+        try await Self.follow(
+            removalsSeen, byIDs: { ids in try await self.database.read { try await $0.scoreRemovals(ids: ids) } },
+            after: { id in try await self.database.read { try await $0.scoreRemovals(after: id, limit: Self.batchSize) } },
+            id: { (removal: ScoreRemoval) in removal.removalID }
+        ) { removals in
+            for removal in removals { self.index.remove(playerID: removal.playerID, bundleID: removal.bundleID) }
+        }
+    }
+
+    /// Reads the rows of a followed table that `seen` has not seen — its holes that appeared (``batchSize`` ids to a
+    /// read), then the rows after its cursor (``batchSize`` to a read) — and hands each batch to `apply` as soon as it
+    /// is read: a read that fails is tried again at the next wake-up, and nothing read before it is lost.
+    private static func follow<Row>(
+        _ seen: borrowing Mutex<FollowedIDs>, byIDs: ([Int64]) async throws -> [Row], after: (Int64) async throws -> [Row],
+        id: (Row) -> Int64, apply: ([Row]) -> Void
+    ) async throws {
+        let holes = seen.withLock { seen in
             seen.expire(at: .now)
             return Array(seen.holes.keys)
         }
-        // Each batch is applied as soon as it is read: one that fails to read is read again at the next wake-up.
-        for start in stride(from: 0, to: holes.count, by: Self.batchSize) {
-            let some = Array(holes[start..<min(start + Self.batchSize, holes.count)])
-            let found = try await database.read { try await $0.scoreRemovals(ids: some) }
-            removalsSeen.withLock { $0.filled(found.map(\.removalID)) }
-            for removal in found { index.remove(playerID: removal.playerID, bundleID: removal.bundleID) }
+        for start in stride(from: 0, to: holes.count, by: batchSize) {
+            let found = try await byIDs(Array(holes[start..<min(start + batchSize, holes.count)]))
+            seen.withLock { $0.filled(found.map(id)) }
+            apply(found)
         }
         while true {
-            let after = removalsSeen.withLock { $0.cursor }
-            let batch = try await database.read { try await $0.scoreRemovals(after: after, limit: Self.batchSize) }
-            removalsSeen.withLock { $0.read(batch.map(\.removalID), at: .now) }
-            for removal in batch { index.remove(playerID: removal.playerID, bundleID: removal.bundleID) }
-            if batch.count < Self.batchSize { return }
+            let batch = try await after(seen.withLock { $0.cursor })
+            seen.withLock { $0.read(batch.map(id), at: .now) }
+            apply(batch)
+            if batch.count < batchSize { return }
         }
     }
 

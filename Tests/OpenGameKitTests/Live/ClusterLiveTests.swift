@@ -17,11 +17,7 @@ import Testing
         try await nodeB.start()
 
         // Ann's device is on node B, Bob's on node A.
-        let ann = Devices.make(nodeB)
-        let annEvents = ann.events
-        let annAccount = "ann-\(UUID().uuidString.prefix(8).lowercased())"
-        try await ann.localPlayer.authenticate(.signUp(account: annAccount, password: "password-Ann", alias: "Ann"))
-        _ = try await nextEvent(annEvents) { if case .connected = $0 { true } else { nil } }
+        let (ann, annEvents, annAccount) = try await Self.connectedAnn(on: nodeB)
         let (bob, _) = try await Devices.signedUp(nodeA, alias: "Bob")
 
         let sent = ContinuousClock.now
@@ -86,11 +82,7 @@ import Testing
         let invalid = await #expect(throws: LiveServerError.self) { try await refused.start(extraArguments: ["--node-poll-seconds", "0"]) }
         #expect(invalid.map { "\($0)" }?.contains("--node-poll-seconds must be 0.01") == true)
 
-        let ann = Devices.make(nodeB)
-        let annEvents = ann.events
-        let annAccount = "ann-\(UUID().uuidString.prefix(8).lowercased())"
-        try await ann.localPlayer.authenticate(.signUp(account: annAccount, password: "password-Ann", alias: "Ann"))
-        _ = try await nextEvent(annEvents) { if case .connected = $0 { true } else { nil } }
+        let (ann, annEvents, annAccount) = try await Self.connectedAnn(on: nodeB)
         let (bob, _) = try await Devices.signedUp(nodeA, alias: "Bob")
         let sent = ContinuousClock.now
         try await GKFriendRequest.send(toAccounts: [annAccount], message: "polled", in: bob)
@@ -367,6 +359,16 @@ import Testing
 
         for device in [ann, bob, cat, dee] { await device.close() }
         try await otherNode.stop()
+    }
+
+    /// Ann signs up on `node` and her realtime channel is connected: her device, its events and her account name.
+    static func connectedAnn(on node: LiveServer) async throws -> (GKGameCenter, AsyncStream<GKGameCenterEvent>, String) {
+        let ann = Devices.make(node)
+        let events = ann.events
+        let account = "ann-\(UUID().uuidString.prefix(8).lowercased())"
+        try await ann.localPlayer.authenticate(.signUp(account: account, password: "password-Ann", alias: "Ann"))
+        _ = try await nextEvent(events) { if case .connected = $0 { true } else { nil } }
+        return (ann, events, account)
     }
 
     /// `GET /admin/v1/nodes` on `server`.
