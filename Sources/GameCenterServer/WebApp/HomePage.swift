@@ -61,10 +61,10 @@ struct GameCard: MustacheParent {
 
     func child(named name: String) -> Any? {
         switch name {
-        case "bundleID": bundleID
-        case "name": self.name
-        case "leaderboards": leaderboards
-        case "achievements": achievements
+        case "bundleID": PageText(bundleID)
+        case "name": PageText(self.name)
+        case "leaderboards": PageText(String(leaderboards))
+        case "achievements": PageText(String(achievements))
         default: nil
         }
     }
@@ -88,9 +88,9 @@ struct MePage: MustacheParent {
 
         func child(named name: String) -> Any? {
             switch name {
-            case "bundleID": bundleID
-            case "name": self.name
-            case "lastPlayed": lastPlayed
+            case "bundleID": PageText(bundleID)
+            case "name": PageText(self.name)
+            case "lastPlayed": PageText(lastPlayed)
             default: nil
             }
         }
@@ -107,7 +107,7 @@ struct MePage: MustacheParent {
         switch name {
         case "chrome": chrome
         case "status": status
-        case "points": points
+        case "points": PageText(String(points))
         case "recentGames": recentGames
         case "games": games
         default: nil

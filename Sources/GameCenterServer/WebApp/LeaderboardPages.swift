@@ -121,8 +121,8 @@ struct LeaderboardView: MustacheParent {
 
         func child(named name: String) -> Any? {
             switch name {
-            case "category": category
-            case "title": title
+            case "category": PageText(category)
+            case "title": PageText(title)
             case "selected": selected
             default: nil
             }
@@ -136,8 +136,8 @@ struct LeaderboardView: MustacheParent {
 
         func child(named name: String) -> Any? {
             switch name {
-            case "label": label
-            case "link": link
+            case "label": PageText(label)
+            case "link": PageText(link)
             case "current": current
             default: nil
             }
@@ -156,10 +156,10 @@ struct LeaderboardView: MustacheParent {
 
         func child(named name: String) -> Any? {
             switch name {
-            case "rank": rank
-            case "alias": alias
-            case "value": value
-            case "date": date
+            case "rank": PageText(String(rank))
+            case "alias": PageText(alias)
+            case "value": PageText(value)
+            case "date": PageText(date)
             case "isMe": isMe
             default: nil
             }
@@ -183,23 +183,27 @@ struct LeaderboardView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "chrome": chrome
-        case "bundleID": bundleID
-        case "gameName": gameName
+        case "bundleID": PageText(bundleID)
+        case "gameName": PageText(gameName)
         case "hasBoards": hasBoards
         case "categories": categories
-        case "time": time
-        case "players": players
+        case "time": PageText(time)
+        case "players": PageText(players)
         case "timeTabs": timeTabs
         case "playerTabs": playerTabs
         case "entries": entries
-        case "count": count
+        // The template draws the player's own row apart, so the other rows need no per-row test.
+        case "above": Array(entries.prefix { !$0.isMe })
+        case "mine": entries.first(where: \.isMe)
+        case "below": entries.firstIndex(where: \.isMe).map { Array(entries[($0 + 1)...]) } ?? []
+        case "count": PageText(String(count))
         case "myRank": myRank
         case "myValue": myValue
         case "jumpToMe": jumpToMe
         case "previous": previous
         case "next": next
-        case "achievementsLink": achievementsLink
-        case "playLink": playLink
+        case "achievementsLink": PageText(achievementsLink)
+        case "playLink": PageText(playLink)
         default: nil
         }
     }

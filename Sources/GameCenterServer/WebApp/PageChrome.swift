@@ -21,10 +21,10 @@ struct PageChrome: Sendable, MustacheParent {
 
     func child(named name: String) -> Any? {
         switch name {
-        case "title": title
+        case "title": PageText(title)
         case "signedIn": signedIn
         case "sandbox": sandbox
-        case "csrf": csrf
+        case "csrf": PageText(csrf)
         case "isHome": isHome
         case "isFriends": isFriends
         case "isInvitations": isInvitations

@@ -81,6 +81,19 @@ struct PageRenderer: Sendable {
     }
 }
 
+/// Text a view answers a `{{name}}` with, written escaped as any other. swift-mustache writes a
+/// ``MustacheCustomRenderable`` as soon as it recognizes one; a `String` or an `Int` it first tries as a lambda, then
+/// describes and unwraps through further casts of `Any` — each a lookup in the runtime's conformance cache, and
+/// together the largest part of the leaderboard page's rendering.
+struct PageText: MustacheCustomRenderable {
+    /// The text, before escaping.
+    let renderText: String
+    /// Never empty for a section: text is a value, not an absence.
+    var isNull: Bool { false }
+
+    init(_ text: String) { renderText = text }
+}
+
 /// swift-mustache's HTML escaping (`&`, `<`, `>`, `"`, `'`), done on UTF-8 bytes: the library's own goes character
 /// by character through a dictionary, and was an eighth of the leaderboard page's rendering.
 struct PageHTMLEscaping: MustacheContentType {

@@ -55,7 +55,7 @@ struct PageRendererTests {
                     Mirror(reflecting: field.value).displayStyle == .optional
                     ? Mirror(reflecting: field.value).children.first?.value : field.value
                 let answered = parent.child(named: label)
-                #expect(answered.map { "\($0)" } == reflected.map { "\($0)" }, "\(path).\(label)")
+                #expect(answered.map { ($0 as? PageText)?.renderText ?? "\($0)" } == reflected.map { "\($0)" }, "\(path).\(label)")
                 checked += 1
                 if let answered { check(answered, "\(path).\(label)") }
                 for element in (answered as? [Any]) ?? [] { check(element, "\(path).\(label)[]") }
