@@ -289,6 +289,17 @@ extension StorageSession {
         ).all().map(Self.boardScore)
     }
 
+    /// Every report a player stored in a game, in both environments, in id order: after an erasure of their scores,
+    /// the reports stored since (a range scan of `scores_by_player`).
+    public func boardScores(playerID: String, bundleID: String) async throws -> [BoardScore] {
+        try await sql.raw(
+            """
+            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at FROM scores
+            WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) ORDER BY score_id
+            """
+        ).all().map(Self.boardScore)
+    }
+
     /// The ids of the reports stored after `scoreID` (in id order).
     public func scoreIDs(after scoreID: Int64) async throws -> [Int64] {
         try await sql.raw("SELECT score_id FROM scores WHERE score_id > \(bind: scoreID) ORDER BY score_id").all().map { try $0.int("score_id") }

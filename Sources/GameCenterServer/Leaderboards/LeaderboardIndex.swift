@@ -23,6 +23,12 @@ final class LeaderboardIndex: Sendable {
         var categories: [String]
     }
 
+    /// The boards of one game in one environment.
+    private struct GameEnvironment: Hashable {
+        var bundleID: String
+        var environment: String
+    }
+
     private struct Slot {
         var spec: Spec
         var board: Board
@@ -83,8 +89,28 @@ final class LeaderboardIndex: Sendable {
         }
     }
 
+    /// Applies stored reports of any game that this node's boards do not hold yet (those they hold are skipped).
+    func applyStored(_ scores: [BoardScore]) {
+        let known = Set(records.lookup(scores.map(\.record.scoreID)).found.map(\.scoreID))
+        let games = Dictionary(grouping: scores.filter { !known.contains($0.record.scoreID) }) {
+            GameEnvironment(bundleID: $0.bundleID, environment: $0.environment)
+        }
+        for (game, scores) in games {
+            apply(scores.map(\.record), bundleID: game.bundleID, environment: game.environment)
+        }
+    }
+
+    /// Takes off every board of a game a player whose scores were erased, then applies `remaining()`: the player's
+    /// reports storage holds, read after they were taken off. A report stored just after the erasure, and applied just
+    /// before this, is so put back (storage kept it); one applied after is simply applied. Applying it again is
+    /// idempotent, so a failed read can be retried by calling this again.
+    func removeErased(playerID: String, bundleID: String, remaining: () async throws -> [BoardScore]) async throws {
+        remove(playerID: playerID, bundleID: bundleID)
+        _ = try await remaining()  // MUTATION
+    }
+
     /// Removes a player from every board of a game (their scores were erased).
-    func remove(playerID: String, bundleID: String) {
+    private func remove(playerID: String, bundleID: String) {
         records.remove(playerID: playerID)
         guard let player = players.existingNumber(for: playerID) else { return }
         let boards = slots.withLock { slots in slots.filter { $0.key.bundleID == bundleID }.map(\.value.board) }

@@ -143,8 +143,11 @@ struct LeaderboardService: Sendable {
             try await storage.noteScoresRemoved(bundleID: game.bundleID, playerID: playerID, now: now)
             return removed
         }
-        index.remove(playerID: playerID, bundleID: game.bundleID)
         bus.scoresRemoved(playerID: playerID, bundleID: game.bundleID)
+        // A report of the player stored just after the erasure (and maybe applied already) stays on the boards.
+        try await index.removeErased(playerID: playerID, bundleID: game.bundleID) {
+            try await database.read { try await $0.boardScores(playerID: playerID, bundleID: game.bundleID) }
+        }
         return removed
     }
 

@@ -116,27 +116,34 @@ final class ScoreFollower: Service, Sendable {
         try await Self.follow(
             seen, byIDs: { ids in try await self.database.read { try await $0.boardScores(ids: ids) } },
             after: { id in try await self.database.read { try await $0.scores(after: id, limit: Self.batchSize) } },
-            id: { (score: BoardScore) in score.record.scoreID }, apply: apply)
+            id: { (score: BoardScore) in score.record.scoreID }, apply: index.applyStored)
     }
 
-    /// Takes off this node's boards the players whose scores were erased: those in holes that filled, then those noted
-    /// after the cursor, in id order. Erasures this node made are applied again, which changes nothing.
+    /// Takes off this node's boards the players whose scores were erased, and puts back what storage kept of them
+    /// (reports stored after the erasure, which this node may have applied before reading it): erasures in holes that
+    /// filled, then those noted after the cursor, in id order. Erasures this node made are applied again, which
+    /// changes nothing.
     func catchUpRemovals() async throws {
         try await Self.follow(
             removalsSeen, byIDs: { ids in try await self.database.read { try await $0.scoreRemovals(ids: ids) } },
             after: { id in try await self.database.read { try await $0.scoreRemovals(after: id, limit: Self.batchSize) } },
             id: { (removal: ScoreRemoval) in removal.removalID }
         ) { removals in
-            for removal in removals { self.index.remove(playerID: removal.playerID, bundleID: removal.bundleID) }
+            for removal in removals {
+                try await self.index.removeErased(playerID: removal.playerID, bundleID: removal.bundleID) {
+                    try await self.database.read { try await $0.boardScores(playerID: removal.playerID, bundleID: removal.bundleID) }
+                }
+            }
         }
     }
 
     /// Reads the rows of a followed table that `seen` has not seen — its holes that appeared (``batchSize`` ids to a
     /// read), then the rows after its cursor (``batchSize`` to a read) — and hands each batch to `apply` as soon as it
-    /// is read: a read that fails is tried again at the next wake-up, and nothing read before it is lost.
+    /// is read, marking it seen once applied: a read (or an apply) that fails is tried again at the next wake-up, and
+    /// nothing applied before it is lost. Applying a row twice must change nothing.
     private static func follow<Row>(
         _ seen: borrowing Mutex<FollowedIDs>, byIDs: ([Int64]) async throws -> [Row], after: (Int64) async throws -> [Row],
-        id: (Row) -> Int64, apply: ([Row]) -> Void
+        id: (Row) -> Int64, apply: ([Row]) async throws -> Void
     ) async throws {
         let holes = seen.withLock { seen in
             seen.expire(at: .now)
@@ -144,30 +151,14 @@ final class ScoreFollower: Service, Sendable {
         }
         for start in stride(from: 0, to: holes.count, by: batchSize) {
             let found = try await byIDs(Array(holes[start..<min(start + batchSize, holes.count)]))
+            try await apply(found)
             seen.withLock { $0.filled(found.map(id)) }
-            apply(found)
         }
         while true {
             let batch = try await after(seen.withLock { $0.cursor })
+            try await apply(batch)
             seen.withLock { $0.read(batch.map(id), at: .now) }
-            apply(batch)
             if batch.count < batchSize { return }
         }
-    }
-
-    private func apply(_ scores: [BoardScore]) {
-        let known = Set(index.records.lookup(scores.map(\.record.scoreID)).found.map(\.scoreID))
-        let games = Dictionary(grouping: scores.filter { !known.contains($0.record.scoreID) }) {
-            GameEnvironment(bundleID: $0.bundleID, environment: $0.environment)
-        }
-        for (game, scores) in games {
-            index.apply(scores.map(\.record), bundleID: game.bundleID, environment: game.environment)
-        }
-    }
-
-    /// The boards of one game in one environment.
-    private struct GameEnvironment: Hashable {
-        var bundleID: String
-        var environment: String
     }
 }

@@ -198,6 +198,33 @@ import Testing
             return scores.map(\.value) == expected && board.maxRange == expected.count
         }
 
+        // A report stored just after an erasure of the same player, and applied by node A before it reads the
+        // erasure: storage keeps the report, so node A's boards keep it too. Another erasure, noted after, tells when
+        // node A has read both.
+        let (kept, dropped) = (players[7].device, players[6].device.localPlayer.playerID)
+        let keptID = kept.localPlayer.playerID
+        try Self.psql(nodeA.database, "DELETE FROM best_scores WHERE player_id = '\(keptID)'; DELETE FROM scores WHERE player_id = '\(keptID)'")
+        try await LeaderboardsLiveTests.report(kept, 150)
+        try await waitUntil("node A ranks the report stored after the erasure", within: .seconds(5)) {
+            try await LeaderboardsLiveTests.load(ann, range: 1...1).scores.first?.value == 150
+        }
+        try Self.psql(
+            nodeA.database,
+            """
+            DELETE FROM best_scores WHERE player_id = '\(dropped)'; DELETE FROM scores WHERE player_id = '\(dropped)';
+            INSERT INTO score_removals (bundle_id, player_id, removed_at)
+            VALUES ('com.example.tapper', '\(keptID)', (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT),
+                   ('com.example.tapper', '\(dropped)', (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT)
+            """)
+        try Self.psql(nodeA.database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
+        expected = [150] + expected.filter { $0 != players[7].value && $0 != players[6].value }
+        for viewer in [ann, bob] {
+            try await waitUntil("every node read both erasures and kept the report stored after the first", within: .seconds(10)) {
+                let (scores, board) = try await LeaderboardsLiveTests.load(viewer, range: 1...25)
+                return scores.map(\.value) == expected && board.maxRange == expected.count
+            }
+        }
+
         // A node started now builds its boards from storage, then follows the others.
         let nodeC = try LiveServer(database: nodeA.database)
         try await nodeC.start()
