@@ -54,12 +54,21 @@ struct ReportBench: AsyncParsableCommand {
     private func measure(servers: [(String, String)], folder: URL, client: HTTPClient, logger: Logger) async throws {
 
         print("gamecenter-bench reports — \(concurrency) players in flight, \(seconds) s per kind, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-        var engines: [(name: String, url: (String) -> String)] = [("SQLite (synchronous=FULL)", { "sqlite:\(folder.path)/\($0).sqlite" })]
-        if let postgres { engines.append(("PostgreSQL", { _ in postgres })) }
+        // Every server (and the anchor) starts on an empty database of its own, so the one measured later does not
+        // write into tables the earlier one filled.
+        var engines: [(name: String, database: (String) async throws -> String)] = [
+            ("SQLite (synchronous=FULL)", { "sqlite:\(folder.path)/\($0).sqlite" })
+        ]
+        if let postgres { engines.append(("PostgreSQL", { try await Self.newPostgresDatabase(next: postgres, named: $0, logger: logger) })) }
+        let dropped = { (database: String) in
+            if let postgres, database.hasPrefix("postgres") { try await Self.dropPostgresDatabase(database, next: postgres, logger: logger) }
+        }
         for engine in engines {
-            let anchor = try await Database.withDatabase(url: engine.url("anchor"), logger: logger) { db in
+            let anchorDatabase = try await engine.database("anchor")
+            let anchor = try await Database.withDatabase(url: anchorDatabase, logger: logger) { db in
                 try await db.runUpsertAnchor(seconds: seconds, concurrency: concurrency)
             }
+            try await dropped(anchorDatabase)
             let anchorRate = Double(anchor.upserts) / anchor.elapsed
             print("\n## \(engine.name)")
             print(String(format: "anchor: plain SQL upsert loop, one row per transaction, %d loops in this process: %.0f upserts/s", concurrency, anchorRate))
@@ -67,7 +76,10 @@ struct ReportBench: AsyncParsableCommand {
             print("|---|---|---|---|---|---|---|---|---|---|")
             for (name, executable) in servers {
                 let run = UUID().uuidString.prefix(8).lowercased()
-                for line in try await measure(executable: executable, database: engine.url("server-\(run)"), run: run, folder: folder, client: client) {
+                let database = try await engine.database("server_\(run)")
+                let lines = try await measure(executable: executable, database: database, run: run, folder: folder, client: client)
+                try await dropped(database)
+                for line in lines {
                     let reportsPerSecond = line.result.requestsPerSecond * Double(line.size)
                     print(
                         String(
@@ -76,6 +88,25 @@ struct ReportBench: AsyncParsableCommand {
                             line.statementsPerReport.map { String(format: "%.2f", $0) } ?? "n/a", line.result.errors))
                 }
             }
+        }
+    }
+
+    /// Creates database `bench_reports_NAME_ID` on the PostgreSQL server of `url` and returns its URL.
+    static func newPostgresDatabase(next url: String, named name: String, logger: Logger) async throws -> String {
+        guard var components = URLComponents(string: url) else { throw BenchError("not a PostgreSQL URL: \(url)") }
+        let database = "bench_reports_\(name)_\(UUID().uuidString.prefix(8).lowercased())"
+        try await Database.withDatabase(url: url, logger: logger) { db in
+            try await db.read { try await $0.sql.raw("CREATE DATABASE \(unsafeRaw: database)").run() }
+        }
+        components.path = "/\(database)"
+        return components.string ?? url
+    }
+
+    /// Drops a database ``newPostgresDatabase(next:named:logger:)`` made, from the database of `url`.
+    static func dropPostgresDatabase(_ made: String, next url: String, logger: Logger) async throws {
+        guard let name = URLComponents(string: made)?.path.dropFirst(), name.hasPrefix("bench_reports_") else { return }
+        try await Database.withDatabase(url: url, logger: logger) { db in
+            try await db.read { try await $0.sql.raw("DROP DATABASE IF EXISTS \(unsafeRaw: String(name)) WITH (FORCE)").run() }
         }
     }
 
