@@ -106,7 +106,7 @@ final class LeaderboardIndex: Sendable {
     /// idempotent, so a failed read can be retried by calling this again.
     func removeErased(playerID: String, bundleID: String, remaining: () async throws -> [BoardScore]) async throws {
         remove(playerID: playerID, bundleID: bundleID)
-        _ = try await remaining()  // MUTATION
+        applyStored(try await remaining())
     }
 
     /// Removes a player from every board of a game (their scores were erased).
