@@ -11,6 +11,23 @@ extension StorageSession {
         ).all().map(Self.progressRecord)
     }
 
+    /// The achievements a player completed in each of `bundleIDs` (games where they completed none are left out): one
+    /// statement for any number of games, a primary-key range per game.
+    public func completedAchievements(playerID: String, bundleIDs: [String]) async throws -> [String: [String]] {
+        guard !bundleIDs.isEmpty else { return [:] }
+        var completed: [String: [String]] = [:]
+        for row in try await sql.raw(
+            """
+            SELECT bundle_id, identifier FROM achievement_progress
+            WHERE bundle_id IN (\(binds: bundleIDs)) AND player_id = \(bind: playerID) AND completed_at IS NOT NULL
+            ORDER BY bundle_id, identifier
+            """
+        ).all() {
+            completed[try row.string("bundle_id"), default: []].append(try row.string("identifier"))
+        }
+        return completed
+    }
+
     /// How rare a game's achievements are in one environment: how many players played the game there, and how many
     /// of them completed each achievement (achievements nobody completed are left out).
     public func achievementRarity(bundleID: String, environment: String) async throws -> AchievementRarityRecord {

@@ -305,6 +305,28 @@ import Testing
     }
 
     @Test(arguments: TestDatabases.all)
+    func completedAchievementsAreReadForSeveralGamesAtOnce(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let (a, b) = (newPlayer(), newPlayer())
+            _ = try await db.write { try await $0.insertPlayer(a) }
+            _ = try await db.write { try await $0.insertPlayer(b) }
+            _ = try await reportAchievements([("y", 100), ("x", 100), ("z", 60)], for: a, at: 1_000, in: db)
+            _ = try await reportAchievements([("w", 100)], for: b, at: 1_000, in: db)
+            for (game, identifier) in [("com.example.h", "h1"), ("com.example.i", "i1")] {
+                _ = try await db.reportAchievements(
+                    reportID: UUID().uuidString, [AchievementReportEntry(identifier: identifier, percent: 100, completionEvent: "{}")],
+                    bundleID: game, playerID: a.playerID, eventKind: "achievementCompleted", now: 2_000)
+            }
+            let completed = try await db.read {
+                try await $0.completedAchievements(playerID: a.playerID, bundleIDs: ["com.example.g", "com.example.h", "com.example.none"])
+            }
+            // Only the games asked for, only completed achievements, only the player's.
+            #expect(completed == ["com.example.g": ["x", "y"], "com.example.h": ["h1"]])
+            #expect(try await db.read { try await $0.completedAchievements(playerID: a.playerID, bundleIDs: []) }.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
     func anAchievementReportAnswersTheReportedAchievementsAndIsAppliedOncePerID(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let a = newPlayer()

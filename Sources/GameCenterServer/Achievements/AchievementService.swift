@@ -56,6 +56,16 @@ struct AchievementService: Sendable {
         return Self.list(records, game: device.game)
     }
 
+    /// The points of the achievements `playerID` completed in `games`, in one read. Achievements removed from a
+    /// manifest since they were completed are worth nothing now.
+    func points(playerID: String, in games: [Game]) async throws -> Int {
+        let completed = try await database.read { try await $0.completedAchievements(playerID: playerID, bundleIDs: games.map(\.bundleID)) }
+        return games.reduce(0) { total, game in
+            let points = Dictionary(uniqueKeysWithValues: game.achievements.map { ($0.identifier, $0.points) })
+            return total + (completed[game.bundleID] ?? []).reduce(0) { $0 + (points[$1] ?? 0) }
+        }
+    }
+
     /// Applies a batch atomically: every entry is checked first, then all are stored in one transaction (on
     /// PostgreSQL, one statement). Answers the reported achievements' stored progress; a batch whose `reportID` was
     /// applied before changes nothing and answers their current state.

@@ -38,10 +38,7 @@ struct HomePage: Sendable {
     private func me(_ session: PageSession, _ page: PageRequest) async throws -> Response {
         let lookup = try await players.loadPlayers([session.session.playerID], caller: session.session, device: session.device)
         guard let profile = lookup.players.first else { throw APIError.notAuthenticated }
-        var points = 0
-        for game in registry.all where !game.achievements.isEmpty {
-            points += try await achievements.progress(device: session.device(for: game, locale: "en"), playerID: session.session.playerID).points
-        }
+        let points = try await achievements.points(playerID: session.session.playerID, in: registry.all.filter { !$0.achievements.isEmpty })
         let recent = (profile.recentGames ?? []).filter { registry.game(bundleID: $0.bundleID) != nil }.map {
             MePage.Played(bundleID: $0.bundleID, name: $0.name, lastPlayed: PageDates.day($0.lastPlayedAt))
         }
