@@ -149,7 +149,17 @@ struct VoiceChatServiceSessionTests {
         // Both invite at once: the invitations cross, or B's call finds A's invitation already ringing.
         try a.service.startVoiceChat(withParticipantID: b.peerID)
         try b.service.startVoiceChat(withParticipantID: a.peerID)
-        try await waitUntil("both sides started") { a.has(.started(b.peerID)) && b.has(.started(a.peerID)) }
+        do {
+            try await waitUntil("both sides started") { a.has(.started(b.peerID)) && b.has(.started(a.peerID)) }
+        } catch {
+            func signals(_ client: SessionVoiceClient) -> [String] {
+                client.signalsSent.compactMap { VoiceCallSignal(bytes: $0) }.map {
+                    "\($0.kind) \($0.token.prefix(2).map { String($0) }.joined(separator: "."))"
+                }
+            }
+            Issue.record("A: \(a.events) \(a.errors) sent \(signals(a)); B: \(b.events) \(b.errors) sent \(signals(b))")
+            throw error
+        }
         try await Task.sleep(for: .milliseconds(300))
         // One call, started on both sides; nobody had to answer, nothing failed.
         func outcomes(_ client: SessionVoiceClient) -> [SessionVoiceClient.Event] {

@@ -68,6 +68,10 @@ public final class GKVoiceChatService: @unchecked Sendable {
     private let logger: Logger
     private weak var _client: (any GKVoiceChatClient)?
     private var calls: [String: VoiceCall] = [:]
+    /// Effects decided under the lock and not yet delivered, in the order they were decided.
+    private var queuedEffects: [Effect] = []
+    /// Whether a thread is delivering ``queuedEffects`` (it delivers those queued meanwhile too).
+    private var deliveringEffects = false
     private var nextCallID = 1
     private var seenTokens: [[UInt8]] = []
     private var socket: VoiceCallSocket?
@@ -187,7 +191,7 @@ public final class GKVoiceChatService: @unchecked Sendable {
         guard let own = client?.participantID() else {
             throw GKError(.invalidParameter, "GKVoiceChatService has no client; set `client` before starting a voice chat")
         }
-        let effects = try lock.withLock { () throws -> [Effect] in
+        try act { () throws -> [Effect] in
             guard participantID != own else {
                 throw GKError(.invalidParameter, "\(participantID) is this device's own participant id; a call needs another participant")
             }
@@ -205,20 +209,18 @@ public final class GKVoiceChatService: @unchecked Sendable {
             let invite = VoiceCallSignal(kind: .invite, token: token, publicKey: call.publicKey, candidates: socket.candidates())
             return [.signal(participantID, invite.bytes)]
         }
-        perform(effects)
     }
 
     /// Accepts the invitation `callID`; the services then connect and the client hears `didStartWithParticipantID`.
     /// Throws `invalidParameter` when no invitation with that id waits (answered, withdrawn or expired), and
     /// `communicationsFailure` when the UDP socket cannot be opened.
     public func acceptCallID(_ callID: Int) throws {
-        let effects = try lock.withLock { () throws -> [Effect] in
+        try act { () throws -> [Effect] in
             guard let call = calls.values.first(where: { $0.callID == callID && $0.phase == .ringing }) else {
                 throw GKError(.invalidParameter, "no invitation with call id \(callID) is waiting: it was answered, withdrawn or expired")
             }
             return try accept(call, at: .now)
         }
-        perform(effects)
     }
 
     /// Answers the ringing `call`: the acceptance, and the first probes.
@@ -237,19 +239,18 @@ public final class GKVoiceChatService: @unchecked Sendable {
     /// Declines the invitation `callID`: the caller hears `didNotStartWithParticipantID` with `userDenied`. An id no
     /// invitation has is ignored.
     public func denyCallID(_ callID: Int) {
-        let effects = lock.withLock { () -> [Effect] in
+        act { () -> [Effect] in
             guard let call = calls.values.first(where: { $0.callID == callID && $0.phase == .ringing }) else { return [] }
             calls[call.participantID] = nil
             return [.signal(call.participantID, VoiceCallSignal(kind: .deny, token: call.token).bytes)]
         }
-        perform(effects)
     }
 
     /// Ends the call with `participantID` (or withdraws the invitation): both sides hear
     /// `didStopWithParticipantID` with no error (`didNotStartWithParticipantID` with `cancelled` for a call not yet
     /// connected). Nothing happens when there is no such call.
     public func stopVoiceChat(withParticipantID participantID: String) {
-        let effects = lock.withLock { () -> [Effect] in
+        act { () -> [Effect] in
             guard let call = calls.removeValue(forKey: participantID) else { return [] }
             forget(participantID)
             var effects: [Effect] = [.signal(participantID, VoiceCallSignal(kind: .hangUp, token: call.token).bytes)]
@@ -260,7 +261,6 @@ public final class GKVoiceChatService: @unchecked Sendable {
             }
             return effects
         }
-        perform(effects)
     }
 
     /// Takes signalling data the client received from `participantID`'s service. Data that is not the service's,
@@ -268,17 +268,16 @@ public final class GKVoiceChatService: @unchecked Sendable {
     /// ``statistics``) and changes nothing.
     public func receivedData(_ data: Data, fromParticipantID participantID: String) {
         let own = client?.participantID()
-        let effects = lock.withLock { () -> [Effect] in
+        act { () -> [Effect] in
             guard let signal = VoiceCallSignal(bytes: data) else { return refuse("malformed signalling data from \(participantID)") }
             return handle(signal, from: participantID, own: own, at: .now)
         }
-        perform(effects)
     }
 
     /// Takes real-time data the client received from `participantID`'s service (the fallback path). Data that does
     /// not authenticate for a call with `participantID` is dropped and counted.
     public func receivedRealTimeData(_ data: Data, fromParticipantID participantID: String) {
-        let effects = lock.withLock { () -> [Effect] in
+        act { () -> [Effect] in
             let now = ContinuousClock.now
             guard var call = calls[participantID], let (kind, payload) = call.open([UInt8](data), at: now) else {
                 _statistics.datagramsDropped += 1
@@ -288,13 +287,12 @@ public final class GKVoiceChatService: @unchecked Sendable {
             if kind == .voice { hear(payload, from: participantID) }
             return []
         }
-        perform(effects)
     }
 
     /// Called by the client's default `sendRealTimeData`: it has no real-time channel, so a call that needs one
     /// fails.
     package func clientHasNoRealTimeChannel(for participantID: String) {
-        let effects = lock.withLock { () -> [Effect] in
+        act { () -> [Effect] in
             guard let call = calls[participantID], call.path == .realTime else { return [] }
             calls[participantID] = nil
             forget(participantID)
@@ -308,7 +306,6 @@ public final class GKVoiceChatService: @unchecked Sendable {
                     )),
             ]
         }
-        perform(effects)
     }
 
     /// The participants with a connected call, and how each is reached (for tests and benches).
@@ -426,7 +423,7 @@ public final class GKVoiceChatService: @unchecked Sendable {
     }
 
     private func receiveDatagram(_ bytes: [UInt8], from address: SocketAddress) {
-        let effects = lock.withLock { () -> [Effect] in
+        act { () -> [Effect] in
             let now = ContinuousClock.now
             let id = VoiceCallDatagram.receiverID(of: bytes)
             guard let participantID = calls.first(where: { id != nil && $0.value.keys?.opener.receiverID == id })?.key,
@@ -452,7 +449,6 @@ public final class GKVoiceChatService: @unchecked Sendable {
                 return []
             }
         }
-        perform(effects)
     }
 
     /// Hands a voice packet to the receive pipeline.
@@ -496,14 +492,13 @@ public final class GKVoiceChatService: @unchecked Sendable {
     }
 
     private func tick() {
-        let effects = lock.withLock { () -> [Effect] in
+        act { () -> [Effect] in
             let now = ContinuousClock.now
             var effects = advanceCalls(at: now)
             effects += talk(at: now)
             listen()
             return effects
         }
-        perform(effects)
     }
 
     /// Timeouts, probes, the fallback and keep-alives.
@@ -633,6 +628,32 @@ public final class GKVoiceChatService: @unchecked Sendable {
         case notStarted(String, GKError)
         case stopped(String, GKError?)
         case invitation(String, Int)
+    }
+
+    /// Runs `decide` under the lock and queues the effects it returns, then delivers the queue outside the lock.
+    /// Effects leave in the order they were decided, whichever thread decided them: an acceptance decided after an
+    /// invitation is never sent before it (the other side would take the late invitation for a new call). A thread
+    /// that finds another delivering leaves its effects to it; a client callback that calls the service back has its
+    /// effects delivered when the callback returns.
+    private func act(_ decide: () throws -> [Effect]) rethrows {
+        var batch = try lock.withLock { () throws -> [Effect] in
+            queuedEffects += try decide()
+            guard !deliveringEffects, !queuedEffects.isEmpty else { return [] }
+            deliveringEffects = true
+            defer { queuedEffects = [] }
+            return queuedEffects
+        }
+        while !batch.isEmpty {
+            perform(batch)
+            batch = lock.withLock {
+                guard !queuedEffects.isEmpty else {
+                    deliveringEffects = false
+                    return []
+                }
+                defer { queuedEffects = [] }
+                return queuedEffects
+            }
+        }
     }
 
     private func perform(_ effects: [Effect]) {
