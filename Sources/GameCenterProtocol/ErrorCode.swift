@@ -63,6 +63,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case serverInternal = "server.internal"
     case serverTooManyConnections = "server.too_many_connections"
     case serverStorageUnavailable = "server.storage_unavailable"
+    case serverNodeUnavailable = "server.node_unavailable"
     // Accounts and sessions.
     case accountInvalidName = "account.invalid_name"
     case accountInvalidPassword = "account.invalid_password"

@@ -16,6 +16,7 @@ public enum LogKey {
     public static let matchID = "match_id"
     public static let message = "message"
     public static let name = "name"
+    public static let node = "node"
     public static let path = "path"
     public static let peer = "peer"
     public static let playerID = "player_id"

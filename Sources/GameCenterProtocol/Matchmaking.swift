@@ -204,13 +204,17 @@ public struct MatchInfo: Codable, Sendable, Equatable {
     /// The request (or invitation acceptance) of the receiving player that this match answers; nil for a
     /// member who was already in the match (players added to a running match).
     public var requestID: String?
+    /// The base URL of the server whose relay carries the match (several nodes: the node that formed it, when its
+    /// members came through different nodes); nil: the server the device uses.
+    public var relayURL: String?
 
-    public init(matchID: String, bundleID: String, hosted: Bool, players: [String], requestID: String?) {
+    public init(matchID: String, bundleID: String, hosted: Bool, players: [String], requestID: String?, relayURL: String? = nil) {
         self.matchID = matchID
         self.bundleID = bundleID
         self.hosted = hosted
         self.players = players
         self.requestID = requestID
+        self.relayURL = relayURL
     }
 }
 

@@ -19,6 +19,9 @@ public struct NodeInfo: Codable, Sendable, Equatable {
     public var httpAddress: String
     /// Where devices send it match datagrams, `HOST:PORT`.
     public var udpAddress: String
+    /// The base URL devices and other nodes reach it at (`--public-url`, else `http://` and its HTTP address when
+    /// that is not every address); empty when not known.
+    public var publicURL: String
     /// When it started.
     public var startedAt: Date
     /// When it last said it was alive (every 2 s while it runs).
@@ -29,10 +32,13 @@ public struct NodeInfo: Codable, Sendable, Equatable {
     public var answering: Bool
 
     /// A node as listed.
-    public init(nodeID: String, httpAddress: String, udpAddress: String, startedAt: Date, lastSeen: Date, healthy: Bool, answering: Bool) {
+    public init(
+        nodeID: String, httpAddress: String, udpAddress: String, publicURL: String, startedAt: Date, lastSeen: Date, healthy: Bool, answering: Bool
+    ) {
         self.nodeID = nodeID
         self.httpAddress = httpAddress
         self.udpAddress = udpAddress
+        self.publicURL = publicURL
         self.startedAt = startedAt
         self.lastSeen = lastSeen
         self.healthy = healthy

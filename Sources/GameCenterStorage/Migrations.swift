@@ -305,6 +305,27 @@ enum Migrations {
                 """,
                 "CREATE INDEX score_removals_by_time ON score_removals (removed_at)",
             ]),
+        Migration(
+            version: 17, name: "queue owners",
+            common: [
+                // Which node holds each game's matchmaking queue (the others forward to it); a node takes a queue
+                // over when its owner is no longer seen alive.
+                """
+                CREATE TABLE queue_owners (
+                    game TEXT PRIMARY KEY,
+                    node_id TEXT NOT NULL,
+                    claimed_at BIGINT NOT NULL
+                )
+                """,
+                // Values the nodes share: the key a node shows when it forwards a device's request to another.
+                "CREATE TABLE cluster_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                // The base URL devices reach a node at (its `--public-url`); empty: its HTTP address.
+                "ALTER TABLE nodes ADD COLUMN public_url TEXT NOT NULL DEFAULT ''",
+                // The node that formed a match, and the base URL of the relay its members connect to (NULL: the
+                // server each member uses).
+                "ALTER TABLE matches ADD COLUMN node_id TEXT",
+                "ALTER TABLE matches ADD COLUMN relay_url TEXT",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -13,14 +13,23 @@ public struct MatchRecord: Sendable, Equatable {
     public var hosted: Bool
     public var state: State
     public var createdAt: Int64
+    /// The node that formed the match (nil: stored before nodes were recorded).
+    public var nodeID: String?
+    /// The base URL of the relay its members connect to; nil: the server each member uses.
+    public var relayURL: String?
 
-    public init(matchID: String, bundleID: String, environment: String, hosted: Bool, state: State, createdAt: Int64) {
+    public init(
+        matchID: String, bundleID: String, environment: String, hosted: Bool, state: State, createdAt: Int64, nodeID: String? = nil,
+        relayURL: String? = nil
+    ) {
         self.matchID = matchID
         self.bundleID = bundleID
         self.environment = environment
         self.hosted = hosted
         self.state = state
         self.createdAt = createdAt
+        self.nodeID = nodeID
+        self.relayURL = relayURL
     }
 }
 
@@ -90,9 +99,9 @@ extension StorageSession {
     public func insertMatch(_ match: MatchRecord) async throws {
         try await sql.raw(
             """
-            INSERT INTO matches (match_id, bundle_id, environment, hosted, state, created_at)
+            INSERT INTO matches (match_id, bundle_id, environment, hosted, state, created_at, node_id, relay_url)
             VALUES (\(bind: match.matchID), \(bind: match.bundleID), \(bind: match.environment), \(bind: match.hosted ? 1 : 0),
-                    \(bind: match.state.rawValue), \(bind: match.createdAt))
+                    \(bind: match.state.rawValue), \(bind: match.createdAt), \(bind: match.nodeID), \(bind: match.relayURL))
             """
         ).run()
     }
@@ -103,9 +112,15 @@ extension StorageSession {
             MatchRecord(
                 matchID: try row.string("match_id"), bundleID: try row.string("bundle_id"),
                 environment: try row.string("environment"), hosted: try row.int("hosted") != 0,
-                state: MatchRecord.State(rawValue: try row.string("state")) ?? .failed, createdAt: try row.int("created_at")
+                state: MatchRecord.State(rawValue: try row.string("state")) ?? .failed, createdAt: try row.int("created_at"),
+                nodeID: try row.decode(column: "node_id", as: String?.self), relayURL: try row.decode(column: "relay_url", as: String?.self)
             )
         }
+    }
+
+    /// Records the base URL of the relay a stored match's members connect to.
+    public func setMatchRelayURL(_ matchID: String, _ relayURL: String) async throws {
+        try await sql.raw("UPDATE matches SET relay_url = \(bind: relayURL) WHERE match_id = \(bind: matchID)").run()
     }
 
     /// Changes a match's state (`started` also records the time).
@@ -237,17 +252,26 @@ extension StorageSession {
         ).all().map(Self.invitation(from:))
     }
 
-    /// At start: forming matches died with the previous process (their requests lived in its memory): mark them
-    /// failed and cancel their pending invitations. Returns the invitations cancelled.
-    public func abandonFormingMatches(now: Int64) async throws -> [InvitationRecord] {
+    /// Forming matches whose node is gone died with it (their requests lived in its memory): marks them failed and
+    /// cancels their pending invitations. A match's node is gone when it is `deadNode` (a node starting again), was
+    /// not recorded, or was not seen alive after `aliveAfter`; `game` (bundle id and environment) limits it to one
+    /// game's matches (a queue taken over). Returns the invitations cancelled.
+    public func abandonFormingMatches(
+        now: Int64, deadNode: String, aliveAfter: Int64, game: (bundleID: String, environment: String)? = nil
+    ) async throws -> [InvitationRecord] {
+        let scope: SQLQueryString = game.map { "AND bundle_id = \(bind: $0.bundleID) AND environment = \(bind: $0.environment)" } ?? ""
+        let abandoned: SQLQueryString = """
+            SELECT match_id FROM matches WHERE state = 'forming' \(scope)
+            AND (node_id IS NULL OR node_id = \(bind: deadNode) OR node_id NOT IN (SELECT node_id FROM nodes WHERE last_seen > \(bind: aliveAfter)))
+            """
         let cancelled = try await sql.raw(
             """
             UPDATE invitations SET state = 'cancelled', answered_at = \(bind: now)
-            WHERE state = 'pending' AND match_id IN (SELECT match_id FROM matches WHERE state = 'forming')
+            WHERE state = 'pending' AND match_id IN (\(abandoned))
             RETURNING *
             """
         ).all().map(Self.invitation(from:))
-        try await sql.raw("UPDATE matches SET state = 'failed' WHERE state = 'forming'").run()
+        try await sql.raw("UPDATE matches SET state = 'failed' WHERE match_id IN (\(abandoned))").run()
         return cancelled
     }
 

@@ -12,8 +12,9 @@ extension StorageSession {
         try await sql.raw("DELETE FROM nodes WHERE node_id = \(bind: node.nodeID)").run()
         try await sql.raw(
             """
-            INSERT INTO nodes (node_id, http_address, udp_address, started_at, last_seen)
-            VALUES (\(bind: node.nodeID), \(bind: node.httpAddress), \(bind: node.udpAddress), \(bind: node.startedAt), \(bind: node.lastSeen))
+            INSERT INTO nodes (node_id, http_address, udp_address, public_url, started_at, last_seen)
+            VALUES (\(bind: node.nodeID), \(bind: node.httpAddress), \(bind: node.udpAddress), \(bind: node.publicURL), \(bind: node.startedAt),
+                    \(bind: node.lastSeen))
             """
         ).run()
         return nil
@@ -23,7 +24,8 @@ extension StorageSession {
     public func touchNode(_ node: NodeRecord, now: Int64) async throws -> Bool {
         try await sql.raw(
             """
-            UPDATE nodes SET last_seen = \(bind: now), http_address = \(bind: node.httpAddress), udp_address = \(bind: node.udpAddress)
+            UPDATE nodes SET last_seen = \(bind: now), http_address = \(bind: node.httpAddress), udp_address = \(bind: node.udpAddress),
+                public_url = \(bind: node.publicURL)
             WHERE node_id = \(bind: node.nodeID) AND started_at = \(bind: node.startedAt) RETURNING node_id
             """
         ).all().count == 1
@@ -36,7 +38,7 @@ extension StorageSession {
 
     /// Every node known, by id.
     public func nodes() async throws -> [NodeRecord] {
-        try await sql.raw("SELECT node_id, http_address, udp_address, started_at, last_seen FROM nodes ORDER BY node_id").all().map(Self.nodeRecord)
+        try await sql.raw("SELECT node_id, http_address, udp_address, public_url, started_at, last_seen FROM nodes ORDER BY node_id").all().map(Self.nodeRecord)
     }
 
     /// Posts `payloads` from `node` for the other nodes to read (``notices(after:limit:)``), in one statement
@@ -75,19 +77,49 @@ extension StorageSession {
         try await sql.raw("DELETE FROM node_notices WHERE created_at < \(bind: time) RETURNING notice_id").all().count
     }
 
+    /// The node that owns `game`'s matchmaking queue: `nodeID` takes it when nobody holds it, when it holds it
+    /// already, or when its holder was not seen alive after `aliveAfter`. Returns the owner.
+    public func claimQueue(_ game: String, nodeID: String, aliveAfter: Int64, now: Int64) async throws -> String {
+        let claimed = try await sql.raw(
+            """
+            INSERT INTO queue_owners (game, node_id, claimed_at) VALUES (\(bind: game), \(bind: nodeID), \(bind: now))
+            ON CONFLICT (game) DO UPDATE SET node_id = excluded.node_id, claimed_at = excluded.claimed_at
+            WHERE queue_owners.node_id = excluded.node_id
+               OR queue_owners.node_id NOT IN (SELECT node_id FROM nodes WHERE last_seen > \(bind: aliveAfter))
+            RETURNING node_id
+            """
+        ).first()
+        if claimed != nil { return nodeID }
+        guard let owner = try await sql.raw("SELECT node_id FROM queue_owners WHERE game = \(bind: game)").first() else {
+            throw StorageError.notFound("the owner of queue \(game)")
+        }
+        return try owner.string("node_id")
+    }
+
+    /// The key nodes show each other when one forwards a device's request: `candidate` when no node stored one yet.
+    public func clusterKey(candidate: String) async throws -> String {
+        try await sql.raw(
+            "INSERT INTO cluster_settings (name, value) VALUES ('cluster_key', \(bind: candidate)) ON CONFLICT (name) DO NOTHING"
+        ).run()
+        guard let row = try await sql.raw("SELECT value FROM cluster_settings WHERE name = 'cluster_key'").first() else {
+            throw StorageError.notFound("the cluster key")
+        }
+        return try row.string("value")
+    }
+
     private static func nodeNotice(_ row: any SQLRow) throws -> NodeNotice {
         NodeNotice(noticeID: try row.int("notice_id"), nodeID: try row.string("node_id"), payload: try row.string("payload"))
     }
 
     private func node(id: String) async throws -> NodeRecord? {
-        try await sql.raw("SELECT node_id, http_address, udp_address, started_at, last_seen FROM nodes WHERE node_id = \(bind: id)")
+        try await sql.raw("SELECT node_id, http_address, udp_address, public_url, started_at, last_seen FROM nodes WHERE node_id = \(bind: id)")
             .first().map(Self.nodeRecord)
     }
 
     private static func nodeRecord(_ row: any SQLRow) throws -> NodeRecord {
         NodeRecord(
             nodeID: try row.string("node_id"), httpAddress: try row.string("http_address"), udpAddress: try row.string("udp_address"),
-            startedAt: try row.int("started_at"), lastSeen: try row.int("last_seen"))
+            publicURL: try row.string("public_url"), startedAt: try row.int("started_at"), lastSeen: try row.int("last_seen"))
     }
 }
 
@@ -116,16 +148,19 @@ public struct NodeRecord: Sendable, Equatable {
     public var httpAddress: String
     /// Where devices send it match datagrams, `HOST:PORT`.
     public var udpAddress: String
+    /// The base URL devices and other nodes reach it at (`--public-url`); empty until it listens.
+    public var publicURL: String
     /// When this run started (milliseconds since 1970); tells runs of one id apart.
     public var startedAt: Int64
     /// When it last said it was alive.
     public var lastSeen: Int64
 
     /// A node as stored.
-    public init(nodeID: String, httpAddress: String, udpAddress: String, startedAt: Int64, lastSeen: Int64) {
+    public init(nodeID: String, httpAddress: String, udpAddress: String, publicURL: String = "", startedAt: Int64, lastSeen: Int64) {
         self.nodeID = nodeID
         self.httpAddress = httpAddress
         self.udpAddress = udpAddress
+        self.publicURL = publicURL
         self.startedAt = startedAt
         self.lastSeen = lastSeen
     }

@@ -4,7 +4,12 @@ import HTTPTypes
 extension APIClient {
     /// The `ws://` (or `wss://`) URL of `pathAndQuery` on the server.
     func webSocketURL(_ pathAndQuery: String) -> String {
-        server.absoluteString.trimmingSuffix("/")
+        Self.webSocketURL(on: server, pathAndQuery)
+    }
+
+    /// The `ws://` (or `wss://`) URL of `pathAndQuery` on the server at `base`.
+    static func webSocketURL(on base: URL, _ pathAndQuery: String) -> String {
+        base.absoluteString.trimmingSuffix("/")
             .replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://")
             + pathAndQuery
     }

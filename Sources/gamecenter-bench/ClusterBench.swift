@@ -7,7 +7,8 @@ import OpenGameKit
 
 /// `gamecenter-bench cluster`: one node against two nodes on the same PostgreSQL, in one run. What crosses nodes costs
 /// the time between a write on one node and its effect on a device of the other: friend requests pushed to a device
-/// connected to the other node (anchor: the same node), and a score ranked on the other node. Throughput does not
+/// connected to the other node (anchor: the same node), a score ranked on the other node, and two players matched
+/// when one of them asks through the node that forwards to the queue's owner (anchor: both on the owner). Throughput does not
 /// show scaling on a 2-core machine, so single score reports are measured with one node and with two (the load split
 /// between them) as CPU per report: the nodes' and PostgreSQL's.
 struct ClusterBench: AsyncParsableCommand {
@@ -18,6 +19,7 @@ struct ClusterBench: AsyncParsableCommand {
     @Option(help: "The PostgreSQL database (postgres://USER@HOST:PORT/DB) the nodes share.") var postgres: String
     @Option(help: "Friend requests measured per path (same node, across nodes).") var requests = 100
     @Option(help: "Scores measured for the cross-node rank.") var scores = 100
+    @Option(help: "Pairs of players matched per path (both on the queue's owner, one through the other node).") var pairs = 100
     @Option(help: "Seconds to measure single score reports with one node and with two.") var seconds = 5.0
     @Option(help: "Requests in flight at once for the score reports.") var concurrency = 16
     @Option(help: "The gamecenter executable (default: the one beside this one).") var gamecenter: String?
@@ -60,6 +62,7 @@ struct ClusterBench: AsyncParsableCommand {
             "gamecenter-bench cluster — two nodes on one PostgreSQL, \(wakeups), loopback, release, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
         try await eventLatency(nodeA: nodeA, nodeB: nodeB, bundleID: bundleID, folder: folder)
+        try await matchLatency(nodeA: nodeA, nodeB: nodeB, bundleID: bundleID, folder: folder)
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
@@ -108,6 +111,42 @@ struct ClusterBench: AsyncParsableCommand {
                     Self.percentile(latencies, 0.99), latencies.count))
         }
         await sender.close()
+    }
+
+    /// Two players ask for a two-player match at the same moment, and the time until both have it: both on node A,
+    /// which owns the game's queue (it took the first request: the anchor), then one on A and one on B, whose
+    /// request B forwards to A (and whose device hears of the match through B).
+    private func matchLatency(nodeA: ChildServer, nodeB: ChildServer, bundleID: String, folder: URL) async throws {
+        let device = { (node: ChildServer, name: String) async throws -> GKGameCenter in
+            let device = GKGameCenter(
+                server: URL(string: "http://127.0.0.1:\(node.port)")!, bundleID: bundleID, environment: .sandbox,
+                storageDirectory: folder.appendingPathComponent("\(name)-\(UUID().uuidString)"))
+            let events = device.events
+            try await device.localPlayer.authenticate(
+                .signUp(account: "\(name)-\(UUID().uuidString.prefix(8).lowercased())", password: "bench-password", alias: name))
+            for await event in events { if case .connected = event { break } }
+            return device
+        }
+        let first = try await device(nodeA, "first")
+        for (label, secondNode) in [("both on the queue's owner (anchor)", nodeA), ("one through the other node", nodeB)] {
+            let second = try await device(secondNode, "second")
+            var latencies: [Double] = []
+            for _ in 0..<pairs {
+                let started = ContinuousClock.now
+                async let one = first.matchmaker.findMatch(for: GKMatchRequest(minPlayers: 2, maxPlayers: 2))
+                async let two = second.matchmaker.findMatch(for: GKMatchRequest(minPlayers: 2, maxPlayers: 2))
+                let (matchOne, matchTwo) = try await (one, two)
+                latencies.append(Self.milliseconds(ContinuousClock.now - started))
+                matchOne.disconnect()
+                matchTwo.disconnect()
+            }
+            await second.close()
+            print(
+                String(
+                    format: "two players matched, %@: p50 %.2f ms, p99 %.2f ms (%d pairs)", label, Self.percentile(latencies, 0.5),
+                    Self.percentile(latencies, 0.99), latencies.count))
+        }
+        await first.close()
     }
 
     /// Scores reported on node A, and how long until node B ranks them (polled with a leaderboard query every

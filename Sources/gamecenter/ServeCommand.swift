@@ -33,6 +33,10 @@ struct ServeCommand: AsyncParsableCommand {
     var testClock = false
     @Flag(name: .customLong("secure-cookies"), help: "Mark the web app's cookies Secure on every response (the server is reached over HTTPS only).")
     var secureCookies = false
+    @Option(
+        name: .customLong("public-url"),
+        help: "Base URL devices and the other nodes reach this node at (default: http://HOST:PORT when --host is not 0.0.0.0 or ::).")
+    var publicURL: String?
     @Option(name: .customLong("udp-public"), help: "HOST:PORT devices send match datagrams to, when not the HTTP host and --udp-port (NAT, a UDP proxy).")
     var udpPublic: String?
     @Option(
@@ -87,6 +91,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let udpPublic, Self.hostAndPort(udpPublic) == nil {
             throw ValidationError("--udp-public must be HOST:PORT with a port 1…65535, e.g. 203.0.113.7:8081")
+        }
+        if let publicURL, !Self.isBaseURL(publicURL) {
+            throw ValidationError(
+                "--public-url must be an http:// or https:// URL with a host and no query, e.g. https://gc1.example.com; got '\(publicURL.prefix(80))'")
         }
         if let nodeID, !GameCenterApp.Configuration.isValidNodeID(nodeID) {
             throw ValidationError("--node-id must be 1-64 letters, digits, '.', '_' or '-'; got '\(nodeID.prefix(80))'")
@@ -149,6 +157,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimits = try rateLimits()
         configuration.metricsPort = metricsPort
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
+        configuration.publicURL = publicURL
         configuration.nodeID = nodeID
         configuration.nodePollInterval = nodePollSeconds.map { .milliseconds(Int64($0 * 1000)) }
         logger.info(
@@ -175,5 +184,13 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("gamecenter: refusing to start: \(error)\n".utf8))
             throw ExitCode(75)
         }
+    }
+
+    /// Whether `text` is a base URL devices can use: `http` or `https`, a host, no query or fragment.
+    static func isBaseURL(_ text: String) -> Bool {
+        guard text.count <= 200, let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty
+        else { return false }
+        return url.query == nil && url.fragment == nil
     }
 }

@@ -192,21 +192,39 @@ import Testing
     func aRestartAbandonsFormingMatchesAndOnlyThem(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
             let ids = try await players(2, in: db)
-            let forming = match(.forming), started = match(.started)
+            let (me, other) = (TestDatabases.unique("node"), TestDatabases.unique("node"))
+            _ = try await db.write {
+                try await $0.registerNode(
+                    NodeRecord(nodeID: other, httpAddress: "127.0.0.1:1", udpAddress: "127.0.0.1:2", startedAt: 1, lastSeen: 10_000),
+                    aliveAfter: 0, forgetBefore: 0)
+            }
+            var mineForming = match(.forming), otherForming = match(.forming)
+            mineForming.nodeID = me
+            otherForming.nodeID = other
+            let (forming, started, elsewhere) = (mineForming, match(.started), otherForming)
             let stranded = invitation(forming, from: ids[0], to: ids[1])
             let live = invitation(started, from: ids[0], to: ids[1])
+            let kept = invitation(elsewhere, from: ids[0], to: ids[1])
             try await db.write { storage in
-                try await storage.insertMatch(forming)
-                try await storage.insertMatch(started)
-                try await storage.insertInvitation(stranded)
-                try await storage.insertInvitation(live)
+                for match in [forming, started, elsewhere] { try await storage.insertMatch(match) }
+                for invitation in [stranded, live, kept] { try await storage.insertInvitation(invitation) }
             }
-            let cancelled = try await db.write { try await $0.abandonFormingMatches(now: 2_000) }
-            #expect(cancelled.map(\.invitationID).contains(stranded.invitationID))
-            #expect(!cancelled.map(\.invitationID).contains(live.invitationID))
+            // This node starts again: its forming matches died with its previous run; another live node's stay.
+            let cancelled = try await db.write { try await $0.abandonFormingMatches(now: 2_000, deadNode: me, aliveAfter: 5_000) }
+            // (Other tests' forming matches may go too: only this test's are looked at.)
+            let mine = Set([stranded, live, kept].map(\.invitationID))
+            #expect(cancelled.map(\.invitationID).filter(mine.contains) == [stranded.invitationID])
             #expect(try await db.read { try await $0.match(id: forming.matchID) }?.state == .failed)
+            #expect(try await db.read { try await $0.match(id: forming.matchID) }?.nodeID == me)
             #expect(try await db.read { try await $0.match(id: started.matchID) }?.state == .started)
+            #expect(try await db.read { try await $0.match(id: elsewhere.matchID) }?.state == .forming)
             #expect(try await db.read { try await $0.invitation(id: live.invitationID) }?.state == .pending)
+            // The other node is no longer seen: a node taking its game's queue over abandons them.
+            let taken = try await db.write {
+                try await $0.abandonFormingMatches(now: 3_000, deadNode: me, aliveAfter: 12_000, game: ("com.example.game", "sandbox"))
+            }
+            #expect(taken.map(\.invitationID).filter(mine.contains) == [kept.invitationID])
+            #expect(try await db.read { try await $0.match(id: elsewhere.matchID) }?.state == .failed)
         }
     }
 }

@@ -122,7 +122,7 @@ import Testing
         try await Database.withDatabase(url: url, migrations: Migrations.all.filter { $0.version <= 8 }) { db in
             try await db.write { storage in
                 for player in players { try await storage.insertPlayerBeforeAliasSkeletons(player) }
-                try await storage.insertMatch(match)
+                try await storage.insertMatchBeforeNodes(match)
                 try await storage.insertInvitation(invitation)
             }
         }
@@ -169,6 +169,17 @@ extension StorageSession {
             INSERT INTO players (player_id, environment, account_name, password_hash, alias, underage, event_seq, created_at, updated_at)
             VALUES (\(bind: player.playerID), \(bind: player.environment), \(bind: player.accountName), \(bind: player.passwordHash),
                     \(bind: player.alias), 0, 0, \(bind: player.createdAt), \(bind: player.createdAt))
+            """
+        ).run()
+    }
+
+    /// A match as stored before version 17 (no node or relay columns).
+    fileprivate func insertMatchBeforeNodes(_ match: MatchRecord) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO matches (match_id, bundle_id, environment, hosted, state, created_at)
+            VALUES (\(bind: match.matchID), \(bind: match.bundleID), \(bind: match.environment), \(bind: match.hosted ? 1 : 0),
+                    \(bind: match.state.rawValue), \(bind: match.createdAt))
             """
         ).run()
     }

@@ -49,4 +49,38 @@ extension StorageConformanceTests {
             try await db.write { try await $0.noteScoresRemoved(bundleID: "com.example.one", playerID: "G-1", now: 1_000) }
         }
     }
+
+    /// A game's queue goes to the first node that claims it, stays with it while it is seen alive, and passes to the
+    /// next claimant once it is not.
+    @Test(arguments: TestDatabases.all)
+    func aQueueHasOneOwnerUntilTheOwnerIsNoLongerSeen(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let (a, b) = (TestDatabases.unique("node-a"), TestDatabases.unique("node-b"))
+            let game = TestDatabases.unique("com.example.queue") + "\nsandbox"
+            for (node, seen) in [(a, Int64(10_000)), (b, Int64(10_000))] {
+                _ = try await db.write {
+                    try await $0.registerNode(
+                        NodeRecord(
+                            nodeID: node, httpAddress: "127.0.0.1:1", udpAddress: "127.0.0.1:2", publicURL: "http://\(node)", startedAt: 1, lastSeen: seen),
+                        aliveAfter: 0, forgetBefore: 0)
+                }
+            }
+            #expect(try await db.write { try await $0.claimQueue(game, nodeID: a, aliveAfter: 5_000, now: 10_000) } == a)
+            #expect(try await db.write { try await $0.claimQueue(game, nodeID: b, aliveAfter: 5_000, now: 10_000) } == a)
+            #expect(try await db.write { try await $0.claimQueue(game, nodeID: a, aliveAfter: 5_000, now: 11_000) } == a)
+            // Node A was last seen at 10 s: by 17 s it is not alive, and B takes the queue.
+            #expect(try await db.write { try await $0.claimQueue(game, nodeID: b, aliveAfter: 11_000, now: 17_000) } == b)
+            #expect(try await db.write { try await $0.claimQueue(game, nodeID: a, aliveAfter: 5_000, now: 17_000) } == b)
+            #expect(try await db.read { try await $0.nodes() }.first { $0.nodeID == a }?.publicURL == "http://\(a)")
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func theClusterKeyIsTheFirstOneStored(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let first = try await db.write { try await $0.clusterKey(candidate: TestDatabases.unique("key")) }
+            #expect(try await db.write { try await $0.clusterKey(candidate: TestDatabases.unique("key")) } == first)
+            #expect(!first.isEmpty)
+        }
+    }
 }

@@ -95,4 +95,20 @@ extension APIError {
     /// The database cannot be reached.
     static let storageUnavailable = APIError(
         .serverStorageUnavailable, "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5)
+
+    /// The node that holds the game's matchmaking queue does not answer (another node takes the queue over once
+    /// the database no longer sees it alive).
+    static let queueNodeUnavailable = APIError(
+        .serverNodeUnavailable,
+        "the server that holds this game's matchmaking queue does not answer; another takes it over within \(NodeRegistry.healthyWithinMillis / 1000 + 1) s — try again then",
+        retryAfterSeconds: Int(NodeRegistry.healthyWithinMillis / 1000) + 1)
+
+    /// The node that holds the game's matchmaking queue listens on every address without a `--public-url`: the
+    /// other nodes do not know where to reach it.
+    static func queueNodeUnreachable(_ nodeID: String) -> APIError {
+        APIError(
+            .serverNodeUnavailable,
+            "the server that holds this game's matchmaking queue (node \(nodeID)) cannot be reached by the others: its operator must give it --public-url",
+            retryAfterSeconds: 60)
+    }
 }

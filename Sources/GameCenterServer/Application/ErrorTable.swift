@@ -25,6 +25,7 @@ extension WireErrorCode {
         case .serverInternal: (.internalServerError, .unknown)
         case .serverTooManyConnections: (.serviceUnavailable, .communicationsFailure)
         case .serverStorageUnavailable: (.serviceUnavailable, .communicationsFailure)
+        case .serverNodeUnavailable: (.serviceUnavailable, .communicationsFailure)
         case .accountInvalidName: (.badRequest, .invalidParameter)
         case .accountInvalidPassword: (.badRequest, .invalidParameter)
         case .accountInvalidAlias: (.badRequest, .invalidParameter)

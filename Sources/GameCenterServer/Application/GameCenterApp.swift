@@ -39,6 +39,9 @@ public enum GameCenterApp {
         public var secureCookies = false
         /// Where devices send match datagrams, when not the HTTP host they used and the bound UDP port.
         public var udpPublicAddress: PublicAddress?
+        /// The base URL devices and other nodes reach this node at (`--public-url`); nil: `http://HOST:PORT` of the
+        /// address it listens on (unknown when that is every address, `0.0.0.0` or `::`).
+        public var publicURL: String?
         /// HTTP connections' timeouts and caps (the caps derived from the file descriptor limit).
         public var connections = ConnectionLimits()
         /// How often one player, session or client address may do what costs others something.
@@ -150,9 +153,16 @@ public enum GameCenterApp {
                 database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
                 publicAddress: configuration.udpPublicAddress, logger: logger)
             self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics, statements: database.statements)
+            // Several nodes: each game's queue lives on one node, and the others forward to it with the nodes' key.
+            var forwarder: QueueForwarder?
+            if database.engine == .postgres {
+                let key = try await database.write { try await $0.clusterKey(candidate: Credentials.newID(prefix: "ck_")) }
+                forwarder = QueueForwarder(nodeID: nodes.nodeID, key: key, database: database, bus: bus, clock: serverClock, logger: logger)
+            }
             self.matchmaking = MatchmakingService(
                 database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
-                limiter: limiter, invitationLifetime: configuration.invitationLifetime, logger: logger)
+                limiter: limiter, invitationLifetime: configuration.invitationLifetime,
+                owners: QueueOwners(nodeID: nodes.nodeID, database: database, clock: serverClock), forwarder: forwarder, logger: logger)
             let heartbeats = HeartbeatTicker(interval: configuration.heartbeatInterval)
             self.heartbeats = heartbeats
             self.realtime = RealtimeService(
@@ -202,6 +212,8 @@ public enum GameCenterApp {
         ClockRoutes(clock: services.clock).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
+        let nodes = router.group("internal/v1").add(middleware: NodeKeyMiddleware(forwarder: services.matchmaking.forwarder))
+        MatchmakingNodeRoutes(matchmaking: services.matchmaking).add(to: nodes)
         let metrics = router.group().add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         services.metricsRoutes.add(to: metrics)
         return router
@@ -287,7 +299,10 @@ public enum GameCenterApp {
             let app = makeApplication(services, configuration: configuration, extraServices: extraServices, logger: logger) { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 let udpAddress = configuration.udpPublicAddress.map { "\($0.host):\($0.port)" } ?? "\(configuration.host):\(udp.port)"
-                services.nodes.listening(http: "\(configuration.host):\(port)", udp: udpAddress)
+                let wildcard = ["0.0.0.0", "::", "[::]", ""].contains(configuration.host)
+                let publicURL = configuration.publicURL ?? (wildcard ? nil : "http://\(configuration.host):\(port)")
+                services.nodes.listening(http: "\(configuration.host):\(port)", udp: udpAddress, publicURL: publicURL ?? "")
+                services.matchmaking.serving(at: publicURL)
                 logger.info("node \(services.nodes.nodeID)")
                 onReady(port, udp.port)
             }

@@ -23,7 +23,7 @@ final class NodeRegistry: Service, Sendable {
     private let database: Database
     private let clock: ServerClock
     private let logger: Logger
-    private let addresses: Mutex<(http: String, udp: String)>
+    private let addresses: Mutex<(http: String, udp: String, publicURL: String)>
 
     /// Registers this run of node `nodeID`; throws ``NodeIDInUse`` when a live node already has the id.
     static func register(nodeID: String, database: Database, clock: ServerClock, logger: Logger) async throws -> NodeRegistry {
@@ -47,12 +47,14 @@ final class NodeRegistry: Service, Sendable {
         self.database = database
         self.clock = clock
         self.logger = logger
-        self.addresses = Mutex(("", ""))
+        self.addresses = Mutex(("", "", ""))
     }
 
-    /// Where this node serves, once it listens: HTTP `HOST:PORT`, and the UDP address devices send to.
-    func listening(http: String, udp: String) {
-        addresses.withLock { $0 = (http, udp) }
+    /// Where this node serves, once it listens: HTTP `HOST:PORT`, the UDP address devices send to, and the base URL
+    /// devices and other nodes reach it at (empty: not known).
+    func listening(http: String, udp: String, publicURL: String) {
+        addresses.withLock { $0 = (http, udp, publicURL) }
+        Task { await touch() }
     }
 
     /// Says this node is alive every ``heartbeat``; removes its row when the node shuts down.
@@ -72,16 +74,17 @@ final class NodeRegistry: Service, Sendable {
         return NodeList(
             nodes: nodes.map { node in
                 NodeInfo(
-                    nodeID: node.nodeID, httpAddress: node.httpAddress, udpAddress: node.udpAddress, startedAt: date(node.startedAt),
+                    nodeID: node.nodeID, httpAddress: node.httpAddress, udpAddress: node.udpAddress, publicURL: node.publicURL,
+                    startedAt: date(node.startedAt),
                     lastSeen: date(node.lastSeen), healthy: now - node.lastSeen < Self.healthyWithinMillis,
                     answering: node.nodeID == nodeID && node.startedAt == startedAt)
             })
     }
 
     private func touch() async {
-        let (http, udp) = addresses.withLock { $0 }
+        let (http, udp, publicURL) = addresses.withLock { $0 }
         let now = clock.nowMillis()
-        let mine = NodeRecord(nodeID: nodeID, httpAddress: http, udpAddress: udp, startedAt: startedAt, lastSeen: now)
+        let mine = NodeRecord(nodeID: nodeID, httpAddress: http, udpAddress: udp, publicURL: publicURL, startedAt: startedAt, lastSeen: now)
         do {
             let kept = try await database.write { try await $0.touchNode(mine, now: now) }
             if !kept {

@@ -34,6 +34,10 @@ struct ClosedLobby: Sendable {
     var creator: String
     /// Invitees who never answered (the lobby dissolved or failed first).
     var unansweredInvitees: [String]
+    /// The node whose matchmaker formed the match.
+    var nodeID: String
+    /// The base URL of the relay every member connects to; nil: each member's own server.
+    var relayURL: String?
 }
 
 /// Stores the matchmaker's outcomes and the events they cause, one transaction each, and announces the events
@@ -77,7 +81,9 @@ struct MatchRecorder: Sendable {
                 try await storage.insertMatch(
                     MatchRecord(
                         matchID: lobby.matchID, bundleID: lobby.bundleID, environment: lobby.environment,
-                        hosted: lobby.hosted, state: .started, createdAt: now))
+                        hosted: lobby.hosted, state: .started, createdAt: now, nodeID: lobby.nodeID, relayURL: lobby.relayURL))
+            } else if let relayURL = lobby.relayURL {
+                try await storage.setMatchRelayURL(lobby.matchID, relayURL)
             }
             try await storage.setMatchState(lobby.matchID, .started, now: now)
             try await storage.insertMatchMembers(
@@ -102,7 +108,7 @@ struct MatchRecorder: Sendable {
             for participant in lobby.participants {
                 let info = MatchInfo(
                     matchID: lobby.matchID, bundleID: lobby.bundleID, hosted: lobby.hosted, players: players,
-                    requestID: participant.requestID)
+                    requestID: participant.requestID, relayURL: lobby.relayURL)
                 _ = try await EventLog.append(.matchFound, info, to: participant.playerID, now: now, in: storage)
             }
         }
@@ -179,13 +185,16 @@ struct MatchRecorder: Sendable {
         return accepted
     }
 
-    /// Cancels invitations left pending by a previous process (its forming matches lived in its memory).
-    func abandonFormingMatches(now: Int64) async throws {
+    /// Cancels invitations left pending by forming matches whose node is gone (they lived in its memory): see
+    /// ``StorageSession/abandonFormingMatches(now:deadNode:aliveAfter:game:)``. Invitees are told `reason`.
+    func abandonFormingMatches(
+        now: Int64, deadNode: String, aliveAfter: Int64, game: (bundleID: String, environment: String)?, reason: String
+    ) async throws {
         let cancelled = try await database.write { storage in
-            let cancelled = try await storage.abandonFormingMatches(now: now)
+            let cancelled = try await storage.abandonFormingMatches(now: now, deadNode: deadNode, aliveAfter: aliveAfter, game: game)
             for invitation in cancelled {
                 _ = try await EventLog.append(
-                    .invitationCancelled, Self.cancelled(invitation, reason: "the server restarted"),
+                    .invitationCancelled, Self.cancelled(invitation, reason: reason),
                     to: invitation.invitee, now: now, in: storage)
             }
             return cancelled

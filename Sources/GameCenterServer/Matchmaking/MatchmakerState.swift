@@ -44,6 +44,9 @@ struct MatchmakerState: Sendable {
     /// A player waits with one request at a time, so that two of their devices are never matched together.
     var ticketOfPlayer: [String: TicketID] = [:]
     var openChannels: [String: Int] = [:]
+    /// Several nodes: sessions whose realtime channel is open on another node (by node id), as the requests that node
+    /// forwarded said.
+    var remoteChannels: [String: String] = [:]
     var forming: [LobbyID: FormingMatch] = [:]
     var lobbyOfInvitation: [String: LobbyID] = [:]
     /// The forming match each accepted invitee waits in (so lookups by player need no scan of the forming matches).
@@ -56,7 +59,8 @@ struct MatchmakerState: Sendable {
         return TicketID(nextTicket)
     }
 
-    func isOpen(_ sessionID: String) -> Bool { openChannels[sessionID, default: 0] > 0 }
+    /// Whether the session's device can be told of a match: its realtime channel is open here or on another node.
+    func isOpen(_ sessionID: String) -> Bool { openChannels[sessionID, default: 0] > 0 || remoteChannels[sessionID] != nil }
 
     /// Whether a player already waits (with a request, or as an accepted invitee).
     func isWaiting(_ playerID: String) -> Bool {

@@ -6,7 +6,9 @@ import Hummingbird
 struct MatchmakingRoutes {
     let matchmaking: MatchmakingService
 
-    func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
+    func addAuthenticated(to signedIn: RouterGroup<AppRequestContext>) {
+        // What touches the game's queue is answered by the node that owns it.
+        let group = signedIn.group().add(middleware: QueueOwnerMiddleware(matchmaking: matchmaking))
         group.post("matchmaking/requests") { request, context -> EditedResponse<MatchRequestStatus> in
             let body = try await request.decode(as: MatchRequestBody.self, context: context)
             let status = try await matchmaking.request(body, device: context.requireDevice(), session: context.requireSession())
@@ -35,15 +37,15 @@ struct MatchmakingRoutes {
             _ = try context.requireSession()
             return matchmaking.activity(device: try context.requireDevice(), playerGroup: group)
         }
-        group.post("matchmaking/play-with-friends") { request, context -> HTTPResponse.Status in
+        signedIn.post("matchmaking/play-with-friends") { request, context -> HTTPResponse.Status in
             let body = try await request.decode(as: FriendList.self, context: context)
             try await matchmaking.playWithFriends(body.playerIDs, device: context.requireDevice(), session: context.requireSession())
             return .noContent
         }
-        group.post("matchmaking/play-with-friends/claim") { _, context -> PlayWithFriendsList in
+        signedIn.post("matchmaking/play-with-friends/claim") { _, context -> PlayWithFriendsList in
             PlayWithFriendsList(choices: try await matchmaking.claimPlayWithFriends(device: context.requireDevice(), session: context.requireSession()))
         }
-        group.get("invitations") { _, context -> InvitationList in
+        signedIn.get("invitations") { _, context -> InvitationList in
             InvitationList(invitations: try await matchmaking.invitations(device: context.requireDevice(), session: context.requireSession()))
         }
         group.post("invitations/{invitationID}/accept") { request, context -> MatchRequestStatus in
@@ -58,7 +60,7 @@ struct MatchmakingRoutes {
                 device: context.requireDevice(), session: context.requireSession())
             return .noContent
         }
-        group.get("matches/{matchID}") { _, context -> MatchInfo in
+        signedIn.get("matches/{matchID}") { _, context -> MatchInfo in
             try await matchmaking.match(id: context.parameters.require("matchID"), session: context.requireSession())
         }
         group.post("matches/{matchID}/leave") { _, context -> HTTPResponse.Status in

@@ -30,8 +30,13 @@ extension MatchmakingService {
     }
 
     /// Declines one of `playerID`'s invitations outside the game, as the game's decline does: the inviter is told.
+    /// Several nodes: the node that owns the game's queue, where the match forms, is told too.
     func declineInApp(invitationID: String, playerID: String, environment: GameCenterProtocol.Environment) async throws {
-        try await decline(try await openInvitation(invitationID, of: playerID, in: environment, game: nil))
+        let invitation = try await openInvitation(invitationID, of: playerID, in: environment, game: nil)
+        try await decline(invitation)
+        if let forwarder, case .node(let id, let url)? = try? await queueOwner(bundleID: invitation.bundleID, environment: invitation.environment) {
+            await forwarder.invitationDeclined(invitation.invitationID, owner: (id, url))
+        }
     }
 
     /// Keeps friends `playerID` chose to play `game` with until a device of the game claims them (its invitation

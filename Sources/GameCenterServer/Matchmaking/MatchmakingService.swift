@@ -8,7 +8,8 @@ import Synchronization
 /// The matchmaker: requests wait in an in-memory queue while their device's realtime channel is open; matches
 /// and invitations are stored, and every member is told through stored events.
 ///
-/// One node: the queue lives in this process (a multi-node deployment would route a game's requests to one node).
+/// Several nodes: one node owns each game's queue at a time (``QueueOwners``); the others forward their devices'
+/// requests to it (``QueueForwarder``) and tell it when those devices' channels close.
 package final class MatchmakingService: Service, ChannelPresence {
     let database: Database
     let clock: ServerClock
@@ -22,14 +23,25 @@ package final class MatchmakingService: Service, ChannelPresence {
     let invitationLifetime: Int
     let state = Mutex(MatchmakerState())
     private let origin = ContinuousClock.now
+    /// Which node owns each game's queue.
+    let owners: QueueOwners
+    /// Several nodes: hands requests to the owners of their games' queues; nil on SQLite (one node).
+    let forwarder: QueueForwarder?
+    /// The base URL devices reach this node at, once it listens (nil when it listens on every address and no
+    /// `--public-url` says which one devices use).
+    private let publicURL = Mutex<String?>(nil)
 
     /// How often fill times and invitation expiries are checked.
     static let tickInterval = Duration.milliseconds(25)
+    /// Several nodes: how many ticks between two reads of which nodes are alive (when requests depend on others).
+    static let ticksBetweenNodeChecks = 40
 
     init(
         database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
-        invitationLifetime: Int, logger: Logger
+        invitationLifetime: Int, owners: QueueOwners, forwarder: QueueForwarder?, logger: Logger
     ) {
+        self.owners = owners
+        self.forwarder = forwarder
         self.metrics = metrics
         self.limiter = limiter
         self.invitationLifetime = invitationLifetime
@@ -52,8 +64,91 @@ package final class MatchmakingService: Service, ChannelPresence {
         game.matchmaking.invitationSeconds ?? invitationLifetime
     }
 
-    private static func gameKey(_ device: DeviceIdentity) -> String {
-        "\(device.game.bundleID)\n\(device.environment.rawValue)"
+    /// The queue a device's game and environment wait in.
+    static func gameKey(_ device: DeviceIdentity) -> String {
+        gameKey(bundleID: device.game.bundleID, environment: device.environment.rawValue)
+    }
+
+    private static func gameKey(bundleID: String, environment: String) -> String {
+        "\(bundleID)\n\(environment)"
+    }
+
+    /// This node listens: devices reach it at `url` (nil: not known).
+    func serving(at url: String?) {
+        publicURL.withLock { $0 = url }
+    }
+
+    // MARK: Nodes
+
+    /// The node that owns the queue of the device's game (this one, on a single node). A node that finds itself the
+    /// owner for the first time abandons the forming matches a dead owner left.
+    func queueOwner(of device: DeviceIdentity) async throws -> QueueOwners.Owner {
+        try await queueOwner(bundleID: device.game.bundleID, environment: device.environment.rawValue)
+    }
+
+    func queueOwner(bundleID: String, environment: String) async throws -> QueueOwners.Owner {
+        let (owner, tookOver) = try await owners.owner(of: Self.gameKey(bundleID: bundleID, environment: environment))
+        if tookOver {
+            try await recorder.abandonFormingMatches(
+                now: clock.nowMillis(), deadNode: "", aliveAfter: clock.nowMillis() - NodeRegistry.healthyWithinMillis,
+                game: (bundleID, environment), reason: "the server that held the game's matchmaking queue stopped")
+        }
+        return owner
+    }
+
+    /// Whether the session has a realtime channel open on this node.
+    func isChannelOpen(_ sessionID: String) -> Bool {
+        state.withLock { $0.openChannels[sessionID, default: 0] > 0 }
+    }
+
+    /// A request forwarded by node `nodeID` says whether the device's realtime channel is open there.
+    func remoteChannel(sessionID: String, on nodeID: String, open: Bool) {
+        state.withLock { state in
+            if open {
+                state.remoteChannels[sessionID] = nodeID
+            } else if state.remoteChannels[sessionID] == nodeID {
+                state.remoteChannels.removeValue(forKey: sessionID)
+            }
+        }
+    }
+
+    /// Node `nodeID` says the device's last channel there closed: its requests leave the queue.
+    func remoteChannelClosed(sessionID: String, on nodeID: String) async {
+        let decisions = state.withLock { state -> MatchmakingDecisions in
+            guard state.remoteChannels[sessionID] == nodeID else { return MatchmakingDecisions() }
+            state.remoteChannels.removeValue(forKey: sessionID)
+            return state.isOpen(sessionID) ? MatchmakingDecisions() : removeWaiting(of: sessionID, in: &state)
+        }
+        await apply(decisions)
+    }
+
+    /// An invitation to a match forming here was declined outside the game on another node: the forming match
+    /// counts it as answered.
+    func declinedElsewhere(invitationID: String) async throws {
+        guard (1...64).contains(invitationID.count), let invitation = try await database.read({ try await $0.invitation(id: invitationID) }),
+            invitation.state == .declined
+        else { return }
+        try await closeInvitation(invitation, now: clock.nowMillis())
+    }
+
+    /// Reads which nodes are alive when it matters: requests of devices whose channel was on a node that died
+    /// leave the queue, and requests this node forwarded to an owner that died fail.
+    private func followNodes() async {
+        let remote = state.withLock { !$0.remoteChannels.isEmpty }
+        guard remote || forwarder?.waitsElsewhere == true else { return }
+        let aliveAfter = clock.nowMillis() - NodeRegistry.healthyWithinMillis
+        guard let nodes = try? await database.read({ try await $0.nodes() }) else { return }
+        let alive = Set(nodes.filter { $0.lastSeen > aliveAfter }.map(\.nodeID))
+        await forwarder?.failRequests(waitingAtNodesOtherThan: alive)
+        let decisions = state.withLock { state -> MatchmakingDecisions in
+            var combined = MatchmakingDecisions()
+            for (sessionID, node) in state.remoteChannels where !alive.contains(node) {
+                state.remoteChannels.removeValue(forKey: sessionID)
+                if !state.isOpen(sessionID) { combined.append(removeWaiting(of: sessionID, in: &state)) }
+            }
+            return combined
+        }
+        await apply(decisions)
     }
 
     // MARK: Requests
@@ -126,7 +221,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
             let match = MatchRecord(
                 matchID: forming.matchID, bundleID: forming.bundleID, environment: environment,
-                hosted: checked.hosted, state: .forming, createdAt: now)
+                hosted: checked.hosted, state: .forming, createdAt: now, nodeID: owners.nodeID)
             do {
                 try await recorder.invite(invitations, match: match, inviterAlias: inviterAlias)
             } catch {
@@ -334,7 +429,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             guard let me = members.first(where: { $0.playerID == session.playerID }) else { throw APIError.noSuchMatch }
             return MatchInfo(
                 matchID: id, bundleID: match.bundleID, hosted: match.hosted,
-                players: members.filter { $0.leftAt == nil }.map(\.playerID), requestID: me.requestID)
+                players: members.filter { $0.leftAt == nil }.map(\.playerID), requestID: me.requestID, relayURL: match.relayURL)
         }
     }
 
@@ -359,24 +454,31 @@ package final class MatchmakingService: Service, ChannelPresence {
         state.withLock { $0.openChannels[sessionID, default: 0] += 1 }
     }
 
-    /// The device's last channel closed: its requests leave the queue (it could not be told of a match).
+    /// The device's last channel closed: its requests leave the queue (it could not be told of a match), here and
+    /// at the owners of other games' queues its requests went to.
     func channelClosed(sessionID: String) async {
-        let decisions = state.withLock { state -> MatchmakingDecisions in
+        let (decisions, last) = state.withLock { state -> (MatchmakingDecisions, Bool) in
             state.openChannels[sessionID, default: 0] -= 1
-            guard state.openChannels[sessionID, default: 0] <= 0 else { return MatchmakingDecisions() }
+            guard state.openChannels[sessionID, default: 0] <= 0 else { return (MatchmakingDecisions(), false) }
             state.openChannels.removeValue(forKey: sessionID)
-            var combined = MatchmakingDecisions()
-            for (ticket, request) in state.requests where request.sessionID == sessionID {
-                if let outcome = try? remove(ticket, in: &state) { combined.append(outcome) }
-            }
-            for (lobby, forming) in state.forming {
-                for (player, invitee) in forming.accepted where invitee.sessionID == sessionID {
-                    if let outcome = try? removeInvitee(player, from: lobby, in: &state) { combined.append(outcome) }
-                }
-            }
-            return combined
+            return (state.isOpen(sessionID) ? MatchmakingDecisions() : removeWaiting(of: sessionID, in: &state), true)
         }
         await apply(decisions)
+        if last { await forwarder?.channelClosed(sessionID: sessionID) }
+    }
+
+    /// Takes the session's requests and accepted invitations out of the queue.
+    private func removeWaiting(of sessionID: String, in state: inout MatchmakerState) -> MatchmakingDecisions {
+        var combined = MatchmakingDecisions()
+        for (ticket, request) in state.requests where request.sessionID == sessionID {
+            if let outcome = try? remove(ticket, in: &state) { combined.append(outcome) }
+        }
+        for (lobby, forming) in state.forming {
+            for (player, invitee) in forming.accepted where invitee.sessionID == sessionID {
+                if let outcome = try? removeInvitee(player, from: lobby, in: &state) { combined.append(outcome) }
+            }
+        }
+        return combined
     }
 
     // MARK: Outcomes
@@ -391,6 +493,15 @@ package final class MatchmakingService: Service, ChannelPresence {
             for case .ticket(let ticket, _) in started.members {
                 if let request = state.requests[ticket] { metrics.matchmakingWait.recordMilliseconds(queueNow - request.queuedAt) }
             }
+            // Members whose devices came through other nodes connect to this node's relay; else each to its own server.
+            let sessions = started.members.compactMap { member -> String? in
+                switch member {
+                case .ticket(let ticket, _): state.requests[ticket]?.sessionID
+                case .invited(let playerID): forming?.accepted[playerID]?.sessionID
+                case .base: nil
+                }
+            }
+            let relayURL = sessions.contains { state.remoteChannels[$0] != nil } ? publicURL.withLock { $0 } : nil
             let participants = started.members.map { participant($0, forming: forming, in: &state) }
             for participant in participants where participant.kind != .existing {
                 if let requestID = participant.requestID {
@@ -402,7 +513,8 @@ package final class MatchmakingService: Service, ChannelPresence {
             let lobby = ClosedLobby(
                 matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
                 hosted: started.hosted, participants: participants,
-                creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [])
+                creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [],
+                nodeID: owners.nodeID, relayURL: relayURL)
             decisions.started.append(StartDecision(lobby: lobby, creatorRequestID: forming?.creatorRequestID))
         }
         for failed in outcome.failed {
@@ -442,7 +554,8 @@ package final class MatchmakingService: Service, ChannelPresence {
         guard let forming else { return nil }
         return ClosedLobby(
             matchID: forming.matchID, isStored: true, bundleID: forming.bundleID, environment: forming.environment,
-            hosted: false, participants: participants, creator: forming.creatorPlayerID, unansweredInvitees: unanswered)
+            hosted: false, participants: participants, creator: forming.creatorPlayerID, unansweredInvitees: unanswered,
+            nodeID: owners.nodeID, relayURL: nil)
     }
 
     /// Stores what the queue decided and tells the players.
@@ -483,9 +596,16 @@ package final class MatchmakingService: Service, ChannelPresence {
 
     /// Starts matches whose fill time ran out and answers expired invitations as declined, until shutdown.
     package func run() async throws {
-        try await recorder.abandonFormingMatches(now: clock.nowMillis())
+        // This node's forming matches died with its previous run (and, on a single node, every forming match).
+        try await recorder.abandonFormingMatches(
+            now: clock.nowMillis(), deadNode: owners.nodeID,
+            aliveAfter: owners.isClustered ? clock.nowMillis() - NodeRegistry.healthyWithinMillis : Int64.max, game: nil,
+            reason: "the server restarted")
+        var ticks = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.tickInterval)
+            ticks += 1
+            if ticks % Self.ticksBetweenNodeChecks == 0 { await followNodes() }
             let now = queueNow
             await apply(state.withLock { state in record(state.queue.tick(now: now), in: &state) })
             let wallNow = clock.nowMillis()

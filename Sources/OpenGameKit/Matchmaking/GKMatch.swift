@@ -96,7 +96,9 @@ public final class GKMatch: Sendable {
         self.device = device
         self.state = Mutex(MatchState(members: info.players))
         let box = WeakMatchBox()
-        self.relay = MatchRelayClient(matchID: info.matchID, localPlayerID: localPlayerID, players: info.players, device: device) { event in
+        self.relay = MatchRelayClient(
+            matchID: info.matchID, localPlayerID: localPlayerID, players: info.players, relayURL: info.relayURL.flatMap(URL.init(string:)), device: device
+        ) { event in
             box.match?.relayEvent(event)
         }
         self.voice = MatchVoice(localPlayerID: localPlayerID, relay: relay, logger: device.logger) { [localPlayer = device.localPlayer] in

@@ -24,6 +24,9 @@ final class MatchRelayClient: Sendable {
 
     let matchID: String
     private let device: GKGameCenter
+    /// The server whose relay carries the match: the node that formed it when the server named one, else the
+    /// device's server.
+    private let server: URL
     private let state: Mutex<MatchRelayState>
     private let socket = Mutex<RelayDatagramSocket?>(nil)
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -36,9 +39,13 @@ final class MatchRelayClient: Sendable {
     /// How long a connection attempt may take to be welcomed.
     static let welcomeTimeout = Duration.seconds(3)
 
-    init(matchID: String, localPlayerID: String, players: [String], device: GKGameCenter, deliver: @escaping @Sendable (Event) -> Void) {
+    init(
+        matchID: String, localPlayerID: String, players: [String], relayURL: URL?, device: GKGameCenter,
+        deliver: @escaping @Sendable (Event) -> Void
+    ) {
         self.matchID = matchID
         self.device = device
+        self.server = relayURL.flatMap { $0.host == nil ? nil : $0 } ?? device.server
         self.deliver = deliver
         self.state = Mutex(MatchRelayState(localPlayerID: localPlayerID, knownPlayers: players))
     }
@@ -110,7 +117,7 @@ final class MatchRelayClient: Sendable {
             return .failed(GKError(.notAuthenticated, "the player signed out; the match is over"))
         }
         let (stream, received, sender) = state.withLock { ($0.receiverStream, $0.lastReceived, $0.senderStream) }
-        let url = device.api.webSocketURL("/v1/matches/\(matchID)/relay?stream=\(stream)&received=\(received)&sender=\(sender)")
+        let url = APIClient.webSocketURL(on: server, "/v1/matches/\(matchID)/relay?stream=\(stream)&received=\(received)&sender=\(sender)")
         let headers = device.api.webSocketHeaders(token: token)
         let result = ConnectionResult()
         let attempt = Task { [device, matchID] in
@@ -286,7 +293,7 @@ final class MatchRelayClient: Sendable {
 
     /// Opens the UDP path for a new connection: probes until the relay answers, or falls back to the WebSocket.
     private func openUDP(_ welcome: RelayWelcome) async {
-        let host = welcome.udpHost.isEmpty ? (device.server.host ?? "127.0.0.1") : welcome.udpHost
+        let host = welcome.udpHost.isEmpty ? (server.host ?? "127.0.0.1") : welcome.udpHost
         guard welcome.udpPort != 0 else { return fallBack("the server has no UDP port") }
         let existing = socket.withLock { $0 }
         let datagrams: RelayDatagramSocket

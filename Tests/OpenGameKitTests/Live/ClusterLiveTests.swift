@@ -260,7 +260,9 @@ import Testing
 
         let twin = try LiveServer(database: nodeA.database)
         let refused = await #expect(throws: LiveServerError.self) { try await twin.start(extraArguments: admin + ["--node-id", "node-a"]) }
-        #expect(refused.map { "\($0)" }?.contains("node id node-a is in use by a live node (serving 127.0.0.1:\(nodeA.port)") == true)
+        #expect(
+            refused.map { "\($0)" }?.contains("node id node-a is in use by a live node (serving 127.0.0.1:\(nodeA.port)") == true,
+            "\(String(describing: refused))")
         let invalid = await #expect(throws: LiveServerError.self) { try await twin.start(extraArguments: ["--node-id", "no spaces"]) }
         #expect(invalid.map { "\($0)" }?.contains("--node-id must be 1-64 letters, digits") == true)
 
@@ -386,6 +388,96 @@ import Testing
 
         for device in [ann, bob, cat, dee] { await device.close() }
         try await otherNode.stop()
+    }
+
+    /// Matchmaking with nodes reached directly (no load balancer): the first node a game's request reaches owns the
+    /// game's queue, and the other forwards its devices' requests there. Ann on one node and Bob on the other match
+    /// and play through the owner's relay. When the owner is killed, Cat, who waited through the other node, is told
+    /// her request failed, and the survivor takes the queue over: new requests match there.
+    @Test func nodesReachedDirectlyForwardMatchmakingToTheQueueOwner() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let admin = ["--admin-key", LeaderboardsLiveTests.adminKey]
+        let games = try MatchmakingLiveTests.games()
+        let nodeA = try LiveServer(engine: "postgres", games: games)
+        try await nodeA.start(extraArguments: admin + ["--node-id", "direct-a"])
+        let nodeB = try LiveServer(database: nodeA.database, games: games)
+        try await nodeB.start(extraArguments: admin + ["--node-id", "direct-b"])
+        let player = { (alias: String, node: LiveServer) async throws -> GKGameCenter in
+            let device = GKGameCenter(
+                server: node.url, bundleID: MatchmakingLiveTests.arena, environment: .sandbox,
+                storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+            let events = device.events
+            try await device.localPlayer.authenticate(
+                .signUp(account: "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-\(alias)", alias: alias))
+            _ = try await nextEvent(events) { if case .connected = $0 { true } else { nil } }
+            return device
+        }
+
+        let ann = try await player("Ann", nodeA), bob = try await player("Bob", nodeB)
+        let annFinds = MatchmakingLiveTests.find(ann, MatchmakingLiveTests.request(2, 2))
+        let bobFinds = MatchmakingLiveTests.find(bob, MatchmakingLiveTests.request(2, 2))
+        let (annMatch, bobMatch) = (try await annFinds.value, try await bobFinds.value)
+        #expect(annMatch.matchID == bobMatch.matchID)
+        #expect(try await allConnected(annMatch) == [bob.localPlayer.playerID])
+        let bobInbox = MatchInbox(bobMatch), annInbox = MatchInbox(annMatch)
+        try annMatch.send(Data("across nodes".utf8), to: [bob.localPlayer.playerID], with: .reliable)
+        try bobMatch.send(Data("back".utf8), to: [ann.localPlayer.playerID], with: .reliable)
+        try await waitUntil("Bob hears Ann through the owner's relay") { bobInbox.texts(from: ann.localPlayer.playerID) == ["across nodes"] }
+        try await waitUntil("Ann hears Bob") { annInbox.texts(from: bob.localPlayer.playerID) == ["back"] }
+
+        // One node's queue took both requests; the match names that node's relay.
+        let (onA, onB) = (try await Self.matchmakingRequests(on: nodeA), try await Self.matchmakingRequests(on: nodeB))
+        #expect(onA + onB == 2 && (onA == 0 || onB == 0), "one node took both requests: \(onA) and \(onB)")
+        let (owner, other) = onA == 2 ? (nodeA, nodeB) : (nodeB, nodeA)
+        let relayURL = try Self.psqlValue(nodeA.database, "SELECT relay_url FROM matches WHERE match_id = '\(annMatch.matchID)'")
+        #expect(relayURL == owner.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+
+        // Eve waits through the other node and her device goes away: the other node tells the owner, whose queue
+        // drops her request (Fay, asking on the owner, is not matched with her).
+        let eve = try await player("Eve", other), fay = try await player("Fay", owner)
+        let eveFinds = MatchmakingLiveTests.find(eve, MatchmakingLiveTests.request(2, 2))
+        try await waitUntil("Eve's request waits in the owner's queue") { try await Self.matchmakingRequests(on: owner) == 3 }
+        await eve.close()
+        _ = await #expect(throws: GKError.self) { try await value(of: eveFinds, "the request of the device that closed") }
+        let fayFinds = MatchmakingLiveTests.find(fay, MatchmakingLiveTests.request(2, 2))
+        try await waitUntil("Fay's request waits in the owner's queue") { try await Self.matchmakingRequests(on: owner) == 4 }
+        #expect(try await isStillRunning(fayFinds, after: .milliseconds(1500), because: MatchmakingLiveTests.unmatchedBecause))
+        fay.matchmaker.cancel()
+
+        // Cat waits through the other node for a third player; the owner is killed: her findMatch fails clearly.
+        let cat = try await player("Cat", other)
+        let catFinds = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(3, 3))
+        try await waitUntil("Cat's request waits in the owner's queue") { try await Self.matchmakingRequests(on: owner) == 5 }
+        try await owner.crash()
+        let failure = await #expect(throws: GKError.self) { try await catFinds.value }
+        #expect(failure?.code == .cancelled && "\(failure!)".contains("matchmaking queue stopped"), "\(String(describing: failure))")
+
+        // The survivor takes the queue over once the owner is no longer seen alive (until then its queue routes
+        // answer 503 server.node_unavailable): new requests match there.
+        let dee = try await player("Dee", other)
+        try await waitUntil("the survivor takes the queue over", within: .seconds(15)) {
+            (try? await MatchmakingLiveTests.activity(dee, group: 0)) != nil
+        }
+        #expect(
+            try Self.psqlValue(other.database, "SELECT node_id FROM queue_owners WHERE game = '\(MatchmakingLiveTests.arena)\nsandbox'")
+                == (owner === nodeA ? "direct-b" : "direct-a"))
+        let catAgain = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(2, 2))
+        let deeFinds = MatchmakingLiveTests.find(dee, MatchmakingLiveTests.request(2, 2))
+        #expect(try await catAgain.value.matchID == (try await deeFinds.value).matchID)
+        #expect(try await Self.matchmakingRequests(on: other) == 2)
+
+        for device in [ann, bob, cat, dee, fay] { await device.close() }
+        try await other.stop()
+    }
+
+    /// The `matchmaking_requests` counter of `node` (requests its queue took since it started).
+    static func matchmakingRequests(on node: LiveServer) async throws -> Int {
+        var request = URLRequest(url: node.url.appendingPathComponent("metrics"))
+        request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+        let text = String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
+        return text.split(separator: "\n").first { $0.hasPrefix("matchmaking_requests ") }.flatMap { Double($0.split(separator: " ").last!) }.map {
+            Int($0)
+        } ?? 0
     }
 
     /// Ann signs up on `node` and her realtime channel is connected: her device, its events and her account name.
