@@ -79,20 +79,10 @@ struct ClusterBench: AsyncParsableCommand {
     /// Friend requests from devices on node A to devices on node A (the anchor) and on node B: from the send to the
     /// receiving device's event.
     private func eventLatency(nodeA: ChildServer, nodeB: ChildServer, bundleID: String, folder: URL) async throws {
-        let device = { (node: ChildServer, name: String) async throws -> (GKGameCenter, account: String) in
-            let device = GKGameCenter(
-                server: URL(string: "http://127.0.0.1:\(node.port)")!, bundleID: bundleID, environment: .sandbox,
-                storageDirectory: folder.appendingPathComponent(name))
-            let account = "\(name)-\(UUID().uuidString.prefix(8).lowercased())"
-            try await device.localPlayer.authenticate(.signUp(account: account, password: "bench-password", alias: name))
-            return (device, account)
-        }
-        let (sender, _) = try await device(nodeA, "sender")
+        let (sender, _, _) = try await Self.signedUp("sender", on: nodeA, bundleID: bundleID, folder: folder)
         for (label, receiverNode) in [("same node (anchor)", nodeA), ("across nodes", nodeB)] {
-            let (receiver, account) = try await device(receiverNode, "receiver")
-            let events = receiver.events
-            var iterator = events.makeAsyncIterator()
-            while let event = await iterator.next() { if case .connected = event { break } }
+            let (receiver, account, events) = try await Self.signedUp("receiver", on: receiverNode, bundleID: bundleID, folder: folder)
+            var iterator = events
             var latencies: [Double] = []
             for _ in 0..<requests {
                 let sent = ContinuousClock.now
@@ -105,10 +95,7 @@ struct ClusterBench: AsyncParsableCommand {
                 }
             }
             await receiver.close()
-            print(
-                String(
-                    format: "friend request pushed, %@: p50 %.2f ms, p99 %.2f ms (%d requests)", label, Self.percentile(latencies, 0.5),
-                    Self.percentile(latencies, 0.99), latencies.count))
+            Self.printLatencies("friend request pushed, \(label)", latencies, "requests")
         }
         await sender.close()
     }
@@ -117,19 +104,9 @@ struct ClusterBench: AsyncParsableCommand {
     /// which owns the game's queue (it took the first request: the anchor), then one on A and one on B, whose
     /// request B forwards to A (and whose device hears of the match through B).
     private func matchLatency(nodeA: ChildServer, nodeB: ChildServer, bundleID: String, folder: URL) async throws {
-        let device = { (node: ChildServer, name: String) async throws -> GKGameCenter in
-            let device = GKGameCenter(
-                server: URL(string: "http://127.0.0.1:\(node.port)")!, bundleID: bundleID, environment: .sandbox,
-                storageDirectory: folder.appendingPathComponent("\(name)-\(UUID().uuidString)"))
-            let events = device.events
-            try await device.localPlayer.authenticate(
-                .signUp(account: "\(name)-\(UUID().uuidString.prefix(8).lowercased())", password: "bench-password", alias: name))
-            for await event in events { if case .connected = event { break } }
-            return device
-        }
-        let first = try await device(nodeA, "first")
+        let (first, _, _) = try await Self.signedUp("first", on: nodeA, bundleID: bundleID, folder: folder)
         for (label, secondNode) in [("both on the queue's owner (anchor)", nodeA), ("one through the other node", nodeB)] {
-            let second = try await device(secondNode, "second")
+            let (second, _, _) = try await Self.signedUp("second", on: secondNode, bundleID: bundleID, folder: folder)
             var latencies: [Double] = []
             for _ in 0..<pairs {
                 let started = ContinuousClock.now
@@ -141,12 +118,29 @@ struct ClusterBench: AsyncParsableCommand {
                 matchTwo.disconnect()
             }
             await second.close()
-            print(
-                String(
-                    format: "two players matched, %@: p50 %.2f ms, p99 %.2f ms (%d pairs)", label, Self.percentile(latencies, 0.5),
-                    Self.percentile(latencies, 0.99), latencies.count))
+            Self.printLatencies("two players matched, \(label)", latencies, "pairs")
         }
         await first.close()
+    }
+
+    /// A device of the bench's game on `node`, signed up as a new player called `name`, once its realtime channel is
+    /// connected: the device, its account name, and its events from then on.
+    private static func signedUp(
+        _ name: String, on node: ChildServer, bundleID: String, folder: URL
+    ) async throws -> (GKGameCenter, account: String, events: AsyncStream<GKGameCenterEvent>.AsyncIterator) {
+        let device = GKGameCenter(
+            server: URL(string: "http://127.0.0.1:\(node.port)")!, bundleID: bundleID, environment: .sandbox,
+            storageDirectory: folder.appendingPathComponent("\(name)-\(UUID().uuidString)"))
+        var events = device.events.makeAsyncIterator()
+        let account = "\(name)-\(UUID().uuidString.prefix(8).lowercased())"
+        try await device.localPlayer.authenticate(.signUp(account: account, password: "bench-password", alias: name))
+        while let event = await events.next() { if case .connected = event { break } }
+        return (device, account, events)
+    }
+
+    /// Prints "`what`: p50 …, p99 … (count `unit`)".
+    private static func printLatencies(_ what: String, _ latencies: [Double], _ unit: String) {
+        print(String(format: "%@: p50 %.2f ms, p99 %.2f ms (%d %@)", what, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.count, unit))
     }
 
     /// Scores reported on node A, and how long until node B ranks them (polled with a leaderboard query every
@@ -171,10 +165,7 @@ struct ClusterBench: AsyncParsableCommand {
             }
             latencies.append(Self.milliseconds(ContinuousClock.now - reported))
         }
-        print(
-            String(
-                format: "score acknowledged by node A, ranked by node B: p50 %.2f ms, p99 %.2f ms (%d scores)", Self.percentile(latencies, 0.5),
-                Self.percentile(latencies, 0.99), latencies.count))
+        Self.printLatencies("score acknowledged by node A, ranked by node B", latencies, "scores")
     }
 
     /// Single score reports with the load on node A alone, then split between A and B: reports/s, and the CPU each

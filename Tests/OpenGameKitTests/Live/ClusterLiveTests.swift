@@ -333,14 +333,7 @@ import Testing
             servers: [nodeA.port, nodeB.port])
         defer { proxy.stop() }
         try await proxy.waitUntilServing()
-        let player = { (alias: String) async throws -> GKGameCenter in
-            let device = GKGameCenter(
-                server: proxy.url, bundleID: MatchmakingLiveTests.arena, environment: .sandbox,
-                storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
-            try await device.localPlayer.authenticate(
-                .signUp(account: "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-\(alias)", alias: alias))
-            return device
-        }
+        let player = { (alias: String) in try await Self.arenaPlayer(alias, at: proxy.url) }
 
         let ann = try await player("Ann"), bob = try await player("Bob")
         let annFinds = MatchmakingLiveTests.find(ann, MatchmakingLiveTests.request(2, 2))
@@ -353,14 +346,7 @@ import Testing
         try await waitUntil("Bob hears Ann through the relay") { bobInbox.texts(from: ann.localPlayer.playerID) == ["through the game's node"] }
 
         // The node haproxy routes the game to is the one whose queue took the requests.
-        let requests = { (node: LiveServer) async throws -> Int in
-            var request = URLRequest(url: node.url.appendingPathComponent("metrics"))
-            request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
-            let text = String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
-            return text.split(separator: "\n").first { $0.hasPrefix("matchmaking_requests ") }.flatMap { Double($0.split(separator: " ").last!) }.map {
-                Int($0)
-            } ?? 0
-        }
+        let requests = { (node: LiveServer) in try await Self.matchmakingRequests(on: node) }
         let (onA, onB) = (try await requests(nodeA), try await requests(nodeB))
         #expect(onA + onB == 2 && (onA == 0 || onB == 0), "one node took both requests: \(onA) and \(onB)")
         let (gameNode, otherNode) = onA == 2 ? (nodeA, nodeB) : (nodeB, nodeA)
@@ -402,16 +388,7 @@ import Testing
         try await nodeA.start(extraArguments: admin + ["--node-id", "direct-a"])
         let nodeB = try LiveServer(database: nodeA.database, games: games)
         try await nodeB.start(extraArguments: admin + ["--node-id", "direct-b"])
-        let player = { (alias: String, node: LiveServer) async throws -> GKGameCenter in
-            let device = GKGameCenter(
-                server: node.url, bundleID: MatchmakingLiveTests.arena, environment: .sandbox,
-                storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
-            let events = device.events
-            try await device.localPlayer.authenticate(
-                .signUp(account: "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-\(alias)", alias: alias))
-            _ = try await nextEvent(events) { if case .connected = $0 { true } else { nil } }
-            return device
-        }
+        let player = { (alias: String, node: LiveServer) in try await Self.arenaPlayer(alias, at: node.url) }
 
         let ann = try await player("Ann", nodeA), bob = try await player("Bob", nodeB)
         let annFinds = MatchmakingLiveTests.find(ann, MatchmakingLiveTests.request(2, 2))
@@ -468,6 +445,18 @@ import Testing
 
         for device in [ann, bob, cat, dee, fay] { await device.close() }
         try await other.stop()
+    }
+
+    /// A player of the matchmaking test game, signed up through `server`, with their realtime channel connected.
+    static func arenaPlayer(_ alias: String, at server: URL) async throws -> GKGameCenter {
+        let device = GKGameCenter(
+            server: server, bundleID: MatchmakingLiveTests.arena, environment: .sandbox,
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        let events = device.events
+        try await device.localPlayer.authenticate(
+            .signUp(account: "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-\(alias)", alias: alias))
+        _ = try await nextEvent(events) { if case .connected = $0 { true } else { nil } }
+        return device
     }
 
     /// The `matchmaking_requests` counter of `node` (requests its queue took since it started).
