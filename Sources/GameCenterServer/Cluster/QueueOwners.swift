@@ -50,9 +50,4 @@ final class QueueOwners: Sendable {
         known.withLock { $0[game] = (owner, now + Self.cacheMillis) }
         return (owner, owner == .thisNode && cached?.owner != .thisNode)
     }
-
-    /// The owner of `game`'s queue did not answer: ask the database next time.
-    func forget(_ game: String) {
-        known.withLock { known in known[game]?.until = 0 }
-    }
 }
