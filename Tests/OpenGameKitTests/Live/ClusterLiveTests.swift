@@ -447,16 +447,70 @@ import Testing
         try await other.stop()
     }
 
-    /// A player of the matchmaking test game, signed up through `server`, with their realtime channel connected.
-    static func arenaPlayer(_ alias: String, at server: URL) async throws -> GKGameCenter {
+    /// A player of the matchmaking test game, signed up through `server` (as `account`, when given; the password is
+    /// `password-ALIAS`), with their realtime channel connected.
+    static func arenaPlayer(_ alias: String, at server: URL, account: String? = nil) async throws -> GKGameCenter {
         let device = GKGameCenter(
             server: server, bundleID: MatchmakingLiveTests.arena, environment: .sandbox,
             storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
         let events = device.events
         try await device.localPlayer.authenticate(
-            .signUp(account: "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-\(alias)", alias: alias))
+            .signUp(
+                account: account ?? "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-\(alias)", alias: alias))
         _ = try await nextEvent(events) { if case .connected = $0 { true } else { nil } }
         return device
+    }
+
+    /// Invitations with nodes reached directly: Alice, on the node that owns the game's queue, invites Bob and Carol,
+    /// whose devices are on the other node. Carol declines in the Game Center app there: that node tells the owner,
+    /// and Alice hears it at once (not when the invitation expires, an hour later). Bob accepts in his game, through
+    /// his node: the match starts with Alice and Bob, and they play through the owner's relay.
+    @Test func invitationsAcrossNodesAreAnsweredAtTheQueueOwner() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let games = try MatchmakingLiveTests.games()
+        let nodeA = try LiveServer(engine: "postgres", games: games)
+        try await nodeA.start(extraArguments: ["--node-id", "invite-a"])
+        let nodeB = try LiveServer(database: nodeA.database, games: games)
+        try await nodeB.start(extraArguments: ["--node-id", "invite-b"])
+        let carolAccount = "carol-\(UUID().uuidString.prefix(8).lowercased())"
+        let alice = try await Self.arenaPlayer("Alice", at: nodeA.url)
+        let bob = try await Self.arenaPlayer("Bob", at: nodeB.url)
+        let carol = try await Self.arenaPlayer("Carol", at: nodeB.url, account: carolAccount)
+        try await MatchmakingLiveTests.befriend(alice, bob)
+        try await MatchmakingLiveTests.befriend(alice, carol)
+        let (bobID, carolID) = (bob.localPlayer.playerID, carol.localPlayer.playerID)
+
+        // Alice's request is the game's first: node A takes the queue.
+        let responses = ResponseLog()
+        let request = MatchmakingLiveTests.request(2, 3, invite: [bobID, carolID])
+        request.inviteeResponseHandler = { player, state in responses.record(player, state) }
+        let aliceTask = MatchmakingLiveTests.find(alice, request)
+        try await waitUntil("Bob and Carol received the invitation") {
+            bob.matchmaker.receivedInvites.count == 1 && carol.matchmaker.receivedInvites.count == 1
+        }
+        #expect(try Self.psqlValue(nodeA.database, "SELECT node_id FROM queue_owners WHERE game = '\(MatchmakingLiveTests.arena)\nsandbox'") == "invite-a")
+
+        var browser = try await WebAppBrowser.signedIn(to: nodeB.url, account: carolAccount, password: "password-Carol")
+        let invitationID = try #require(carol.matchmaker.receivedInvites.first).invitationID
+        #expect(try await browser.submit("/invitations/decline", on: "/invitations", [("invitation", invitationID)]).status == 303)
+        try await waitUntil("Alice hears Carol declined", within: .seconds(5)) { responses.states(of: carolID) == [.declined] }
+
+        let invites = InviteInbox()
+        invites.watch(bob)
+        bob.matchmaker.accept(try #require(bob.matchmaker.receivedInvites.first))
+        let bobMatch = try await bob.matchmaker.match(for: try await invites.next())
+        let aliceMatch = try await value(of: aliceTask, "Alice's match")
+        #expect(bobMatch.matchID == aliceMatch.matchID)
+        #expect(try await allConnected(aliceMatch) == [bobID])
+        let aliceInbox = MatchInbox(aliceMatch)
+        try bobMatch.send(Data("accepted through node B".utf8), to: [alice.localPlayer.playerID], with: .reliable)
+        try await waitUntil("Alice hears Bob through node A's relay") { aliceInbox.texts(from: bobID) == ["accepted through node B"] }
+        let relayURL = try Self.psqlValue(nodeA.database, "SELECT relay_url FROM matches WHERE match_id = '\(aliceMatch.matchID)'")
+        #expect(relayURL == nodeA.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+
+        for device in [alice, bob, carol] { await device.close() }
+        try await nodeB.stop()
+        try await nodeA.stop()
     }
 
     /// The `matchmaking_requests` counter of `node` (requests its queue took since it started).
