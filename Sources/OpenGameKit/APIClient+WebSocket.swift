@@ -2,11 +2,6 @@ import Foundation
 import HTTPTypes
 
 extension APIClient {
-    /// The `ws://` (or `wss://`) URL of `pathAndQuery` on the server.
-    func webSocketURL(_ pathAndQuery: String) -> String {
-        Self.webSocketURL(on: server, pathAndQuery)
-    }
-
     /// The `ws://` (or `wss://`) URL of `pathAndQuery` on the server at `base`.
     static func webSocketURL(on base: URL, _ pathAndQuery: String) -> String {
         base.absoluteString.trimmingSuffix("/")

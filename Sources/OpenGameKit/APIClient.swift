@@ -6,7 +6,8 @@ import NIOHTTP1
 
 /// JSON over HTTP to the server, with the device's identifying headers and errors mapped to ``GKError``.
 struct APIClient: Sendable {
-    let server: URL
+    /// The servers the device may use; requests go to the current one.
+    let servers: ServerList
     let bundleID: String
     let clientKey: String?
     let environment: GKEnvironment
@@ -30,21 +31,7 @@ struct APIClient: Sendable {
     func send<Response: Decodable>(
         _ method: HTTPMethod, _ path: String, json: Data?, token: String?, as: Response.Type = Response.self
     ) async throws -> Response {
-        var request = HTTPClientRequest(url: server.absoluteString.trimmingSuffix("/") + path)
-        request.method = method
-        request.headers.add(contentsOf: deviceHeaders(token: token))
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: json))
-        }
-        let response: HTTPClientResponse
-        let bytes: ByteBuffer
-        do {
-            response = try await Self.execute(request, timeout: timeout)
-            bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
-        } catch {
-            throw GKError(.communicationsFailure, "could not reach the Game Center server at \(server.absoluteString): \(error)")
-        }
+        let (response, bytes) = try await exchange(method, path, json: json, token: token)
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(response.status.code) else {
             if let body = try? WireCoding.makeDecoder().decode(ErrorBody.self, from: data) {
@@ -60,6 +47,36 @@ struct APIClient: Sendable {
             throw GKError(.unknown, "the server's answer could not be read: \(error)")
         }
     }
+
+    /// The answer to one request, from the current server, or from the next ones when a server cannot be reached at
+    /// all (nothing was sent to it, so any request may go to another).
+    private func exchange(_ method: HTTPMethod, _ path: String, json: Data?, token: String?) async throws -> (HTTPClientResponse, ByteBuffer) {
+        var attempts = 0
+        while true {
+            let server = servers.current
+            var request = HTTPClientRequest(url: server.absoluteString.trimmingSuffix("/") + path)
+            request.method = method
+            request.headers.add(contentsOf: deviceHeaders(token: token))
+            if let json {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: json))
+            }
+            do {
+                let response = try await Self.execute(request, timeout: timeout)
+                return (response, try await response.body.collect(upTo: 16 * 1024 * 1024))
+            } catch {
+                attempts += 1
+                if ServerList.isConnectionFailure(error) {
+                    servers.unreachable(server)
+                    if attempts < servers.urls.count { continue }
+                }
+                throw GKError(.communicationsFailure, "could not reach the Game Center server at \(server.absoluteString): \(error)")
+            }
+        }
+    }
+
+    /// The server requests go to now.
+    var server: URL { servers.current }
 
     /// Sends `request`. A kept-alive connection the server had already closed (it restarted, or timed the connection
     /// out) fails before the request reached it: an idempotent request is then sent once more, on a new connection.

@@ -7,8 +7,12 @@ import Synchronization
 /// One device: a server, a game (bundle id and optional client key), an environment, and a folder for the
 /// saved session. Several devices in one process are independent (tests and bots make many).
 public final class GKGameCenter: Sendable {
-    /// The Game Center server's URL, e.g. `http://127.0.0.1:8080`.
+    /// The Game Center server's URL, e.g. `http://127.0.0.1:8080` (with several, the first: the device's saved session
+    /// and player are kept under it).
     public let server: URL
+    /// Every server the device may use: the nodes of one deployment (`gamecenter serve` processes on one database).
+    /// Requests and the realtime channel go to one at a time and move to the next when it cannot be reached.
+    public var servers: [URL] { api.servers.urls }
     /// The game's bundle identifier, as in its manifest.
     public let bundleID: String
     /// The game's client key, when its manifest sets one.
@@ -43,12 +47,29 @@ public final class GKGameCenter: Sendable {
     /// per device): it defaults to `$XDG_DATA_HOME/opengamekit` when `storageDirectory` is left out, else to
     /// `storageDirectory` (a test device of its own); games naming the same one share their player. `restrictionsFile`
     /// defaults to the device's own (``GKDeviceRestrictions/defaultFile``); tests and kiosks may name another.
-    public init(
+    public convenience init(
         server: URL, bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
         storageDirectory: URL? = nil, deviceDirectory: URL? = nil,
         locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
         restrictionsFile: URL = GKDeviceRestrictions.defaultFile
     ) {
+        self.init(
+            servers: [server], bundleID: bundleID, clientKey: clientKey, environment: environment, storageDirectory: storageDirectory,
+            deviceDirectory: deviceDirectory, locale: locale, restrictionsFile: restrictionsFile)
+    }
+
+    /// Creates a device that may use any of `servers` (at least one): the nodes of one deployment reached directly,
+    /// without a load balancer. It starts with the first and moves to the next when one cannot be reached; its
+    /// realtime channel then reconnects there and replays what it missed. The other parameters are
+    /// ``init(server:bundleID:clientKey:environment:storageDirectory:deviceDirectory:locale:restrictionsFile:)``'s.
+    public init(
+        servers: [URL], bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
+        storageDirectory: URL? = nil, deviceDirectory: URL? = nil,
+        locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
+        restrictionsFile: URL = GKDeviceRestrictions.defaultFile
+    ) {
+        let servers = servers.isEmpty ? [URL(string: "http://127.0.0.1:8080")!] : servers
+        let server = servers[0]
         self.server = server
         self.bundleID = bundleID
         self.clientKey = clientKey
@@ -56,7 +77,8 @@ public final class GKGameCenter: Sendable {
         self.storageDirectory = storageDirectory ?? Self.defaultStorageDirectory(bundleID: bundleID, environment: environment)
         self.locale = locale.isEmpty || locale == "POSIX" ? "en" : locale
         self.restrictionsFile = restrictionsFile
-        self.api = APIClient(server: server, bundleID: bundleID, clientKey: clientKey, environment: environment, locale: self.locale)
+        self.api = APIClient(
+            servers: ServerList(servers), bundleID: bundleID, clientKey: clientKey, environment: environment, locale: self.locale)
         var logger = Logger(label: "opengamekit")
         logger[metadataKey: LogKey.bundleID] = "\(bundleID)"
         self.logger = logger
@@ -73,7 +95,7 @@ public final class GKGameCenter: Sendable {
     private static let defaultDevice = Mutex<GKGameCenter?>(nil)
 
     /// The device most games use, configured from the environment: `GAMECENTER_URL` (default
-    /// `http://127.0.0.1:8080`), `GAMECENTER_BUNDLE_ID`, `GAMECENTER_CLIENT_KEY`, `GAMECENTER_ENVIRONMENT`
+    /// `http://127.0.0.1:8080`; several nodes' URLs separated by commas), `GAMECENTER_BUNDLE_ID`, `GAMECENTER_CLIENT_KEY`, `GAMECENTER_ENVIRONMENT`
     /// (`sandbox` or `live`) and `GAMECENTER_STORAGE`. Set it to use another.
     public static var `default`: GKGameCenter {
         get {
@@ -89,7 +111,9 @@ public final class GKGameCenter: Sendable {
 
     static func fromEnvironment(_ variables: [String: String]) -> GKGameCenter {
         GKGameCenter(
-            server: URL(string: variables["GAMECENTER_URL"] ?? "") ?? URL(string: "http://127.0.0.1:8080")!,
+            servers: (variables["GAMECENTER_URL"] ?? "").split(separator: ",").compactMap {
+                URL(string: $0.trimmingCharacters(in: .whitespaces)).flatMap { $0.host == nil ? nil : $0 }
+            },
             bundleID: variables["GAMECENTER_BUNDLE_ID"] ?? Bundle.main.bundleIdentifier ?? "com.example.game",
             clientKey: variables["GAMECENTER_CLIENT_KEY"],
             environment: GKEnvironment(rawValue: variables["GAMECENTER_ENVIRONMENT"] ?? "") ?? .sandbox,

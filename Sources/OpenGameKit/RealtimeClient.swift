@@ -25,8 +25,14 @@ struct RealtimeClient: Sendable {
                     return
                 case .wasConnected:
                     delay = 0.1
-                case .failed:
-                    delay = min(delay * 2, 5)
+                case .failed(let server):
+                    // A node that is gone: the next server (when the device has several) is tried at once.
+                    if device.api.servers.urls.count > 1 {
+                        device.api.servers.unreachable(server)
+                        delay = 0.05
+                    } else {
+                        delay = min(delay * 2, 5)
+                    }
                 case .refused:
                     // The upgrade answer does not say why; a plain request does (a revoked or expired session).
                     do {
@@ -45,14 +51,16 @@ struct RealtimeClient: Sendable {
     private enum Outcome {
         case sessionEnded(String)
         case wasConnected
-        case failed
+        /// No channel could be opened with `server`.
+        case failed(server: URL)
         /// The server answered the upgrade request with an error.
         case refused
     }
 
     private func connectOnce() async -> Outcome {
         let cursor = device.state.withLock { $0.session?.eventCursor } ?? 0
-        let url = device.api.webSocketURL("/v1/realtime?after=\(cursor)")
+        let server = device.api.server
+        let url = APIClient.webSocketURL(on: server, "/v1/realtime?after=\(cursor)")
         let headers = device.api.webSocketHeaders(token: token)
         let outcome = OutcomeBox()
         do {
@@ -67,7 +75,7 @@ struct RealtimeClient: Sendable {
             device.logger.debug("realtime channel failed", metadata: [LogKey.error: "\(error)"])
         }
         if let reason = outcome.sessionEndedReason { return .sessionEnded(reason) }
-        return outcome.connected ? .wasConnected : .failed
+        return outcome.connected ? .wasConnected : .failed(server: server)
     }
 
     private func handle(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, outcome: OutcomeBox) async throws {

@@ -24,9 +24,8 @@ final class MatchRelayClient: Sendable {
 
     let matchID: String
     private let device: GKGameCenter
-    /// The server whose relay carries the match: the node that formed it when the server named one, else the
-    /// device's server.
-    private let server: URL
+    /// The node whose relay carries the match, when the server named one; else the server the device uses.
+    private let relayServer: URL?
     private let state: Mutex<MatchRelayState>
     private let socket = Mutex<RelayDatagramSocket?>(nil)
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -45,7 +44,7 @@ final class MatchRelayClient: Sendable {
     ) {
         self.matchID = matchID
         self.device = device
-        self.server = relayURL.flatMap { $0.host == nil ? nil : $0 } ?? device.server
+        self.relayServer = relayURL.flatMap { $0.host == nil ? nil : $0 }
         self.deliver = deliver
         self.state = Mutex(MatchRelayState(localPlayerID: localPlayerID, knownPlayers: players))
     }
@@ -117,7 +116,8 @@ final class MatchRelayClient: Sendable {
             return .failed(GKError(.notAuthenticated, "the player signed out; the match is over"))
         }
         let (stream, received, sender) = state.withLock { ($0.receiverStream, $0.lastReceived, $0.senderStream) }
-        let url = APIClient.webSocketURL(on: server, "/v1/matches/\(matchID)/relay?stream=\(stream)&received=\(received)&sender=\(sender)")
+        let url = APIClient.webSocketURL(
+            on: relayServer ?? device.api.server, "/v1/matches/\(matchID)/relay?stream=\(stream)&received=\(received)&sender=\(sender)")
         let headers = device.api.webSocketHeaders(token: token)
         let result = ConnectionResult()
         let attempt = Task { [device, matchID] in
@@ -293,7 +293,7 @@ final class MatchRelayClient: Sendable {
 
     /// Opens the UDP path for a new connection: probes until the relay answers, or falls back to the WebSocket.
     private func openUDP(_ welcome: RelayWelcome) async {
-        let host = welcome.udpHost.isEmpty ? (server.host ?? "127.0.0.1") : welcome.udpHost
+        let host = welcome.udpHost.isEmpty ? ((relayServer ?? device.api.server).host ?? "127.0.0.1") : welcome.udpHost
         guard welcome.udpPort != 0 else { return fallBack("the server has no UDP port") }
         let existing = socket.withLock { $0 }
         let datagrams: RelayDatagramSocket

@@ -118,7 +118,7 @@ public final class GKSignInViewController: Sendable {
     public func presentationURL() async throws -> URL {
         let started = try await gameCenter.api.send(.POST, "/v1/device-sign-ins", as: DeviceSignIn.self)
         state.withLock { $0.pending = started }
-        guard let url = URL(string: gameCenter.server.absoluteString.trimmingSuffix("/") + started.path) else {
+        guard let url = URL(string: gameCenter.api.server.absoluteString.trimmingSuffix("/") + started.path) else {
             throw GKError(.unknown, "the server answered a sign-in page that is not a path: '\(started.path.prefix(100))'")
         }
         return url

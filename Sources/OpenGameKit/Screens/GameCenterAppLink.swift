@@ -7,7 +7,7 @@ enum GameCenterAppLink {
     /// A link to the page `request` names, signed in as the device's player; it works once, within a minute.
     static func url(_ request: AppTicketRequest, in gameCenter: GKGameCenter) async throws -> URL {
         let ticket = try await gameCenter.authenticated(.post, "/v1/app-tickets", body: request, as: AppTicket.self)
-        guard ticket.path.hasPrefix("/"), let url = URL(string: gameCenter.server.absoluteString.trimmingSuffix("/") + ticket.path) else {
+        guard ticket.path.hasPrefix("/"), let url = URL(string: gameCenter.api.server.absoluteString.trimmingSuffix("/") + ticket.path) else {
             throw GKError(.unknown, "the server answered a link that is not a path: '\(ticket.path.prefix(100))'")
         }
         return url

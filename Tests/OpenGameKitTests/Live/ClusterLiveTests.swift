@@ -280,22 +280,26 @@ import Testing
         try await nodeC.stop()
     }
 
-    /// A device reaches two nodes through haproxy (configured as docs/SEVERAL_NODES.md says): when its node is
-    /// killed, the device carries on through the other node, and its realtime channel, reconnected there, delivers
-    /// what happened meanwhile.
-    @Test func aDeviceBehindHAProxyMovesToAnotherNodeWhenItsNodeDies() async throws {
+    /// A device reaches two nodes through haproxy (configured as docs/SEVERAL_NODES.md says), or is given both nodes'
+    /// URLs: when its node is killed, the device carries on through the other node (a request made right after the
+    /// kill included), and its realtime channel, reconnected there, delivers what happened meanwhile.
+    @Test(arguments: [true, false])
+    func aDeviceMovesToAnotherNodeWhenItsNodeDies(throughHAProxy: Bool) async throws {
         guard LiveServer.engines.contains("postgres") else { return }
         let nodeA = try LiveServer(engine: "postgres")
         try await nodeA.start(extraArguments: ["--node-id", "node-a"])
         let nodeB = try LiveServer(database: nodeA.database)
         try await nodeB.start(extraArguments: ["--node-id", "node-b"])
-        // `balance first`: every device goes to node A while it is up (so the test knows which node to kill).
-        let proxy = try HAProxy(backend: "balance first\n    option httpchk GET /readyz\n    http-check expect status 200", servers: [nodeA.port, nodeB.port])
-        defer { proxy.stop() }
-        try await proxy.waitUntilServing()
+        var proxy: HAProxy?
+        defer { proxy?.stop() }
+        if throughHAProxy {
+            // `balance first`: every device goes to node A while it is up (so the test knows which node to kill).
+            proxy = try HAProxy(backend: "balance first\n    option httpchk GET /readyz\n    http-check expect status 200", servers: [nodeA.port, nodeB.port])
+            try await proxy?.waitUntilServing()
+        }
 
         let ann = GKGameCenter(
-            server: proxy.url, bundleID: "com.example.tapper", environment: .sandbox,
+            servers: proxy.map { [$0.url] } ?? [nodeA.url, nodeB.url], bundleID: "com.example.tapper", environment: .sandbox,
             storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
         let annEvents = ann.events
         let annAccount = "ann-\(UUID().uuidString.prefix(8).lowercased())"
@@ -304,6 +308,15 @@ import Testing
         let (bob, _) = try await Devices.signedUp(nodeB, alias: "Bob")
 
         try await nodeA.crash()
+        if !throughHAProxy {
+            // A device whose first server is gone signs up through the next one (its first request moves on).
+            let cat = GKGameCenter(
+                servers: [nodeA.url, nodeB.url], bundleID: "com.example.tapper", environment: .sandbox,
+                storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+            try await cat.localPlayer.authenticate(.signUp(account: "cat-\(UUID().uuidString.prefix(8).lowercased())", password: "password-Cat", alias: "Cat"))
+            #expect(cat.servers == [nodeA.url, nodeB.url] && cat.server == nodeA.url)
+            await cat.close()
+        }
         try await GKFriendRequest.send(toAccounts: [annAccount], message: "while your node was down", in: bob)
         let request = try await nextEvent(annEvents, within: 20) { if case .friendRequestReceived(let request) = $0 { request } else { nil } }
         #expect(request.fromAlias == "Bob" && request.message == "while your node was down")

@@ -38,7 +38,7 @@ final class RawRelayClient: @unchecked Sendable {
     static func connect(_ device: GKGameCenter, matchID: String, udpPort: Int) async throws -> RawRelayClient {
         let token = try device.requireToken()
         let headers = device.api.webSocketHeaders(token: token)
-        let url = device.api.webSocketURL("/v1/matches/\(matchID)/relay")
+        let url = APIClient.webSocketURL(on: device.api.server, "/v1/matches/\(matchID)/relay")
         let (outgoingStream, outgoing) = AsyncStream.makeStream(of: ByteBuffer.self)
         let inbox = Inbox()
         Task {
