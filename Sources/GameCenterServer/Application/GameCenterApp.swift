@@ -157,7 +157,8 @@ public enum GameCenterApp {
             var forwarder: QueueForwarder?
             if database.engine == .postgres {
                 let key = try await database.write { try await $0.clusterKey(candidate: Credentials.newID(prefix: "ck_")) }
-                forwarder = QueueForwarder(nodeID: nodes.nodeID, key: key, database: database, bus: bus, clock: serverClock, logger: logger)
+                forwarder = QueueForwarder(
+                    nodeID: nodes.nodeID, key: key, database: database, bus: bus, clock: serverClock, metrics: metrics, logger: logger)
             }
             self.matchmaking = MatchmakingService(
                 database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,

@@ -44,11 +44,13 @@ final class QueueForwarder: Sendable {
     private let database: Database
     private let bus: any EventBus
     private let clock: ServerClock
+    private let metrics: ServerMetrics
     private let logger: Logger
     private let sessions = Mutex<[String: ForwardedSession]>([:])
 
-    init(nodeID: String, key: String, database: Database, bus: any EventBus, clock: ServerClock, logger: Logger) {
+    init(nodeID: String, key: String, database: Database, bus: any EventBus, clock: ServerClock, metrics: ServerMetrics, logger: Logger) {
         self.nodeID = nodeID
+        self.metrics = metrics
         self.key = key
         self.database = database
         self.bus = bus
@@ -97,11 +99,13 @@ final class QueueForwarder: Sendable {
             }
             answer = try await response.body.collect(upTo: Limits.maximumRequestBodyBytes * 4)
         } catch {
+            metrics.matchmakingForwarded.unreachable.increment()
             logger.warning(
                 "the node holding a game's matchmaking queue did not answer",
                 metadata: [LogKey.node: "\(owner.id)", LogKey.error: "\(error)"])
             throw APIError.queueNodeUnavailable
         }
+        metrics.matchmakingForwarded.answered.increment()
         if channelOpen {
             sessions.withLock { sessions in
                 sessions[session.sessionID, default: ForwardedSession()].owners[owner.id] = owner.url

@@ -22,6 +22,9 @@ final class ServerMetrics: Sendable {
     let matchmakingRequests: CoreMetrics.Counter
     /// Seconds a request waited in the queue before its match started.
     let matchmakingWait: CoreMetrics.Timer
+    /// Several nodes: devices' matchmaking requests this node forwarded to the owner of their game's queue, by
+    /// outcome (`answered`, or `unreachable` when the owner did not answer).
+    let matchmakingForwarded: (answered: CoreMetrics.Counter, unreachable: CoreMetrics.Counter)
     /// Realtime channels open now.
     let realtimeConnections: CoreMetrics.Meter
     /// Actions refused by a rate limit, by the limit's name (`ratelimit.refused{limit="friend-requests"}`).
@@ -39,6 +42,10 @@ final class ServerMetrics: Sendable {
         achievementReports = CoreMetrics.Counter(label: "achievement.reports", factory: factory)
         matchmakingRequests = CoreMetrics.Counter(label: "matchmaking.requests", factory: factory)
         matchmakingWait = CoreMetrics.Timer(label: "matchmaking.wait_seconds", factory: factory)
+        matchmakingForwarded = (
+            CoreMetrics.Counter(label: "matchmaking.forwarded", dimensions: [("outcome", "answered")], factory: factory),
+            CoreMetrics.Counter(label: "matchmaking.forwarded", dimensions: [("outcome", "unreachable")], factory: factory)
+        )
         realtimeConnections = CoreMetrics.Meter(label: "realtime.connections", factory: factory)
         rateLimitsRefused = Dictionary(
             uniqueKeysWithValues: RateLimits.Name.allCases.map {

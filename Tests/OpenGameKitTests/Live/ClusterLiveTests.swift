@@ -419,6 +419,10 @@ import Testing
         let (onA, onB) = (try await Self.matchmakingRequests(on: nodeA), try await Self.matchmakingRequests(on: nodeB))
         #expect(onA + onB == 2 && (onA == 0 || onB == 0), "one node took both requests: \(onA) and \(onB)")
         let (owner, other) = onA == 2 ? (nodeA, nodeB) : (nodeB, nodeA)
+        // The other node forwarded its device's request (and nothing failed); the owner forwarded nothing.
+        #expect(try await Self.metric(#"matchmaking_forwarded{outcome="answered"}"#, on: other) >= 1)
+        #expect(try await Self.metric(#"matchmaking_forwarded{outcome="unreachable"}"#, on: other) == 0)
+        #expect(try await Self.metric(#"matchmaking_forwarded{outcome="answered"}"#, on: owner) == 0)
         let relayURL = try Self.psqlValue(nodeA.database, "SELECT relay_url FROM matches WHERE match_id = '\(annMatch.matchID)'")
         #expect(relayURL == owner.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
 
@@ -438,13 +442,17 @@ import Testing
         let cat = try await player("Cat", other)
         let catFinds = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(3, 3))
         try await waitUntil("Cat's request waits in the owner's queue") { try await Self.matchmakingRequests(on: owner) == 5 }
+        let dee = try await player("Dee", other)
         try await owner.crash()
+        // Until the database no longer sees the owner alive, the other node cannot reach it, and says so.
+        let unreachable = await #expect(throws: GKError.self) { try await MatchmakingLiveTests.activity(dee, group: 0) }
+        #expect(unreachable?.code == .communicationsFailure && "\(unreachable!)".contains("another takes it over"), "\(String(describing: unreachable))")
+        #expect(try await Self.metric(#"matchmaking_forwarded{outcome="unreachable"}"#, on: other) == 1)
         let failure = await #expect(throws: GKError.self) { try await catFinds.value }
         #expect(failure?.code == .cancelled && "\(failure!)".contains("matchmaking queue stopped"), "\(String(describing: failure))")
 
         // The survivor takes the queue over once the owner is no longer seen alive (until then its queue routes
         // answer 503 server.node_unavailable): new requests match there.
-        let dee = try await player("Dee", other)
         try await waitUntil("the survivor takes the queue over", within: .seconds(15)) {
             (try? await MatchmakingLiveTests.activity(dee, group: 0)) != nil
         }
@@ -528,10 +536,15 @@ import Testing
 
     /// The `matchmaking_requests` counter of `node` (requests its queue took since it started).
     static func matchmakingRequests(on node: LiveServer) async throws -> Int {
+        try await metric("matchmaking_requests", on: node)
+    }
+
+    /// The value of the metric `name` (with its labels, as exported) on `node`; 0 when it has none yet.
+    static func metric(_ name: String, on node: LiveServer) async throws -> Int {
         var request = URLRequest(url: node.url.appendingPathComponent("metrics"))
         request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
         let text = String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
-        return text.split(separator: "\n").first { $0.hasPrefix("matchmaking_requests ") }.flatMap { Double($0.split(separator: " ").last!) }.map {
+        return text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }.flatMap { Double($0.split(separator: " ").last!) }.map {
             Int($0)
         } ?? 0
     }
