@@ -255,6 +255,7 @@ import Testing
             return nodes.map(\.nodeID) == ["node-a", "node-b"] && nodes.allSatisfy(\.healthy)
                 && nodes[0].httpAddress == "127.0.0.1:\(nodeA.port)" && nodes[1].httpAddress == "127.0.0.1:\(nodeB.port)"
                 && nodes.allSatisfy { $0.udpAddress.hasPrefix("127.0.0.1:") } && nodes.map(\.answering) == [false, true]
+                && nodes.map(\.publicURL) == ["http://127.0.0.1:\(nodeA.port)", "http://127.0.0.1:\(nodeB.port)"]
         }
         #expect(try await Self.nodes(on: nodeA).map(\.answering) == [true, false])
 
@@ -265,6 +266,8 @@ import Testing
             "\(String(describing: refused))")
         let invalid = await #expect(throws: LiveServerError.self) { try await twin.start(extraArguments: ["--node-id", "no spaces"]) }
         #expect(invalid.map { "\($0)" }?.contains("--node-id must be 1-64 letters, digits") == true)
+        let badURL = await #expect(throws: LiveServerError.self) { try await twin.start(extraArguments: ["--public-url", "ftp://gc.example.com"]) }
+        #expect(badURL.map { "\($0)" }?.contains("--public-url must be an http:// or https:// URL") == true)
 
         // Node A is killed: its row stays, and is unhealthy once six seconds pass on node B's clock without a sign of life.
         try await nodeA.crash()
@@ -570,7 +573,7 @@ import Testing
     /// The parts of `GET /admin/v1/nodes` the tests read.
     struct NodeListSeen: Decodable { var nodes: [NodeInfoSeen] }
     struct NodeInfoSeen: Decodable {
-        var nodeID: String, httpAddress: String, udpAddress: String
+        var nodeID: String, httpAddress: String, udpAddress: String, publicURL: String
         var healthy: Bool, answering: Bool
     }
 
