@@ -319,7 +319,7 @@ enum Migrations {
                 """,
                 // Values the nodes share: the key a node shows when it forwards a device's request to another.
                 "CREATE TABLE cluster_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-                // The base URL devices reach a node at (its `--public-url`); empty: its HTTP address.
+                // The base URL devices and the other nodes reach a node at (its `--public-url`); empty: not known.
                 "ALTER TABLE nodes ADD COLUMN public_url TEXT NOT NULL DEFAULT ''",
                 // The node that formed a match, and the base URL of the relay its members connect to (NULL: the
                 // server each member uses).
