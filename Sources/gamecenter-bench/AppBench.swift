@@ -92,41 +92,34 @@ struct AppBench: AsyncParsableCommand {
         let cookie = [("Cookie", "gc_session=\(try await Self.signIn(client, base: base, account: account, password: password))")]
         print("the player's rank: \(rank) of \(mine.maxRange); their page starts at \(pageStart)")
 
-        let ownPage = LeaderboardQuery(category: nil, playerScope: .global, timeScope: .allTime, rangeStart: pageStart, rangeLength: 25)
-        let targets: [(name: String, load: LoadRun)] = [
+        let ownPage = Array(
+            try WireCoding.makeEncoder().encode(
+                LeaderboardQuery(category: nil, playerScope: .global, timeScope: .allTime, rangeStart: pageStart, rangeLength: 25)))
+        let lookup = Array(try WireCoding.makeEncoder().encode(PlayerLookupRequest(playerIDs: [session.player.playerID])))
+        let targets: [(name: String, request: LeanLoad.Request)] = [
             (
                 "leaderboard page (HTML, the player's own page of 25)",
-                LoadRun(
-                    client: client, url: "\(base)/games/\(bundleID)/leaderboards?start=\(pageStart)", headers: cookie, body: { _, _ in Data() },
-                    concurrency: concurrency, seconds: seconds, method: .GET)
+                LeanLoad.Request(port: server.port, path: "/games/\(bundleID)/leaderboards?start=\(pageStart)", headers: cookie)
             ),
             (
                 "anchor: POST /v1/leaderboards/query, the same 25 ranks",
-                LoadRun(
-                    client: client, url: "\(base)/v1/leaderboards/query", headers: bearer,
-                    body: { _, _ in (try? WireCoding.makeEncoder().encode(ownPage)) ?? Data() }, concurrency: concurrency, seconds: seconds)
+                LeanLoad.Request(port: server.port, path: "/v1/leaderboards/query", headers: bearer, body: { _, _ in ownPage })
             ),
-            (
-                "profile page (HTML: alias, status, points, recent games)",
-                LoadRun(client: client, url: "\(base)/", headers: cookie, body: { _, _ in Data() }, concurrency: concurrency, seconds: seconds, method: .GET)
-            ),
+            ("profile page (HTML: alias, status, points, recent games)", LeanLoad.Request(port: server.port, path: "/", headers: cookie)),
             (
                 "anchor: POST /v1/players/lookup for the player",
-                LoadRun(
-                    client: client, url: "\(base)/v1/players/lookup", headers: bearer,
-                    body: { _, _ in (try? WireCoding.makeEncoder().encode(PlayerLookupRequest(playerIDs: [session.player.playerID]))) ?? Data() },
-                    concurrency: concurrency, seconds: seconds)
+                LeanLoad.Request(port: server.port, path: "/v1/players/lookup", headers: bearer, body: { _, _ in lookup })
             ),
         ]
-        // The cost of a request is the server's CPU time for it (the load generator shares the machine's cores, so
-        // requests/s also moves with what the client spends parsing the larger HTML answers).
+        // The cost of a request is the server's CPU time for it over the measured seconds (requests/s also moves with
+        // what the load generator, on the same cores, spends reading the larger HTML answers).
         var results: [(result: LoadRun.Result, cpuMicroseconds: Double)] = []
         for target in targets {
-            let before = server.cpuSeconds()
-            let result = try await target.load.measure()
-            let cpu = (server.cpuSeconds() - before) / Double(max(result.requests, 1)) * 1e6
-            results.append((result, cpu))
-            print(result.line(name: target.name) + String(format: ", server CPU %.0f µs/request", cpu))
+            let load = try LeanLoad(target.request, concurrency: concurrency)
+            let measured = try await load.measure(seconds: seconds) { server.cpuSeconds() }
+            let cpu = (measured.after - measured.before) / Double(max(measured.result.requests, 1)) * 1e6
+            results.append((measured.result, cpu))
+            print(measured.result.line(name: target.name) + String(format: ", server CPU %.0f µs/request", cpu))
         }
         for (page, api, name) in [(results[0], results[1], "leaderboard"), (results[2], results[3], "profile")] {
             let cost = page.cpuMicroseconds / api.cpuMicroseconds

@@ -11,14 +11,15 @@ import Glibc
 /// `@unchecked Sendable`: its state is used by one thread at a time (``measure(seconds:probe:)`` waits for each run's
 /// thread to end before the next starts).
 final class LeanLoad: @unchecked Sendable {
-    /// A POST to `path` on 127.0.0.1:`port`, with `headers` on every request, `perWorkerHeaders[worker]` on that
-    /// worker's, and `body(worker, n)` as the n-th body of a worker (reports need unique ids).
+    /// A request to `path` on 127.0.0.1:`port`, with `headers` on every request and `perWorkerHeaders[worker]` on that
+    /// worker's: a POST of the JSON `body(worker, n)` as the n-th body of a worker (reports need unique ids), or a GET
+    /// when there is no body.
     struct Request {
         var port: Int
         var path: String
         var headers: [(String, String)]
-        var perWorkerHeaders: [[(String, String)]]
-        var body: @Sendable (_ worker: Int, _ n: Int) -> [UInt8]
+        var perWorkerHeaders: [[(String, String)]] = []
+        var body: (@Sendable (_ worker: Int, _ n: Int) -> [UInt8])?
     }
 
     private let request: Request
@@ -50,7 +51,9 @@ final class LeanLoad: @unchecked Sendable {
         self.prefixes = (0..<concurrency).map { worker in
             let headers = request.headers + (worker < request.perWorkerHeaders.count ? request.perWorkerHeaders[worker] : [])
             let lines = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
-            return Array("POST \(request.path) HTTP/1.1\r\nHost: 127.0.0.1:\(request.port)\r\n\(lines)Content-Type: application/json\r\n".utf8)
+            let method = request.body == nil ? "GET" : "POST"
+            let contentType = request.body == nil ? "" : "Content-Type: application/json\r\n"
+            return Array("\(method) \(request.path) HTTP/1.1\r\nHost: 127.0.0.1:\(request.port)\r\n\(lines)\(contentType)".utf8)
         }
     }
 
@@ -123,9 +126,9 @@ final class LeanLoad: @unchecked Sendable {
 
     /// Writes worker `worker`'s next request in full.
     private func send(_ worker: Int) throws {
-        let body = request.body(worker, sent)
+        let body = request.body?(worker, sent)
         sent += 1
-        let bytes = prefixes[worker] + Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        let bytes = prefixes[worker] + Array((body.map { "Content-Length: \($0.count)\r\n" } ?? "").utf8) + [13, 10] + (body ?? [])
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(sockets[worker], $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
