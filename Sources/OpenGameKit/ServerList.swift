@@ -34,7 +34,8 @@ final class ServerList: Sendable {
         if let error = error as? HTTPClientError, error == .connectTimeout { return true }
         if let error = error as? ChannelError, case .connectTimeout = error { return true }
         if let error = error as? IOError {
-            return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT].contains(error.errnoCode)
+            // Not ETIMEDOUT: an established connection that timed out may have carried the request already.
+            return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode)
         }
         return false
     }

@@ -28,6 +28,7 @@ struct ServerListTests {
         #expect(ServerList.isConnectionFailure(ChannelError.connectTimeout(.seconds(5))))
         // Once a connection carried the request, its outcome is unknown: it is not sent elsewhere.
         #expect(!ServerList.isConnectionFailure(IOError(errnoCode: ECONNRESET, reason: "read")))
+        #expect(!ServerList.isConnectionFailure(IOError(errnoCode: ETIMEDOUT, reason: "read")))
         #expect(!ServerList.isConnectionFailure(ChannelError.ioOnClosedChannel))
     }
 
