@@ -296,7 +296,7 @@ if ProcessInfo.processInfo.environment["OPENGAMEKIT_BENCHMARKS"] != nil {
     package.targets += [
         .executableTarget(
             name: "ServerBenchmarks",
-            dependencies: harness + ["GameCenterServer", "NetworkFaultProxy"],
+            dependencies: harness + ["GameCenterServer"],
             path: "Benchmarks/ServerBenchmarks",
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

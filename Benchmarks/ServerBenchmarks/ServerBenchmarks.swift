@@ -2,8 +2,9 @@ import Benchmark
 import Foundation
 import GameCenterServer
 
-/// The server's hot in-process parts on one core: the rank index at a million entries, the matchmaking queue
-/// with 10,000 waiting requests, and the score formatter beside Foundation's `NumberFormatter` (its anchor).
+/// The score formatter on one core, beside Foundation's `NumberFormatter` (its anchor). The rank index and the
+/// matchmaking queue have their one home in `gamecenter-bench leaderboard` and `gamecenter-bench matchmaking`, which
+/// run them beside their anchors (Redis, the queue's model) at 1–10 M entries and 100,000 waiting requests.
 ///
 /// Run with `OPENGAMEKIT_BENCHMARKS=1 swift package benchmark --target ServerBenchmarks`. Names carry no spaces: the
 /// harness finds a benchmark's committed threshold file by its name. Allocation counts are
@@ -15,25 +16,6 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(2),
         maxIterations: 1_000
     )
-
-    Benchmark("RankIndex.set.1M", configuration: .init(setup: { _ = RankIndexFixture.shared })) { benchmark in
-        let fixture = RankIndexFixture.shared
-        for _ in benchmark.scaledIterations { blackHole(fixture.update()) }
-    }
-    Benchmark("RankIndex.rank.1M", configuration: .init(setup: { _ = RankIndexFixture.shared })) { benchmark in
-        let fixture = RankIndexFixture.shared
-        for _ in benchmark.scaledIterations { blackHole(fixture.rankOfRandomPlayer()) }
-    }
-    Benchmark("RankIndex.page100.1M", configuration: .init(scalingFactor: .one, setup: { _ = RankIndexFixture.shared })) {
-        benchmark in
-        let fixture = RankIndexFixture.shared
-        for _ in benchmark.scaledIterations { blackHole(fixture.pageAtRandomRank()) }
-    }
-
-    Benchmark("MatchmakingQueue.enqueue.10kWaiting", configuration: .init(scalingFactor: .one, setup: { _ = QueueFixture.shared })) { benchmark in
-        let fixture = QueueFixture.shared
-        for _ in benchmark.scaledIterations { blackHole(fixture.enqueueArrival()) }
-    }
 
     for (locale, format) in [("en", ScoreFormat.integer), ("de", .money2), ("en", .elapsedHundredth)] {
         let values = (0..<1_000).map { Int64($0) * 7_919_311 }

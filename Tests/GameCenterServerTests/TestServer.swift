@@ -81,14 +81,20 @@ struct TestServer {
     static let adminKey = "test-admin-key-0123456789"
 
     /// Runs `body` against a fresh server; `admin` turns on the admin routes (``adminKey``) and the movable clock.
+    /// With `databaseURL` the server is a node (`nodeID`) on that database instead of its own SQLite file, so two
+    /// servers in one test can share a PostgreSQL database as two nodes do (hearing each other by `LISTEN/NOTIFY`, or by
+    /// reading each other's notices every `nodePollInterval`). `monotonic` times the matchmaking queue.
     static func run(
         policy: AccountPolicy = TestServer.fastPolicy, rateLimits: RateLimits = RateLimits(), admin: Bool = false,
+        databaseURL: String? = nil, nodeID: String? = nil, nodePollInterval: Duration? = nil, monotonic: MonotonicClock = .system(),
         _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let configuration = { () -> GameCenterApp.Configuration in
             var configuration = GameCenterApp.Configuration()
+            configuration.nodeID = nodeID
+            configuration.nodePollInterval = nodePollInterval
             configuration.accounts = policy
             configuration.rateLimits = rateLimits
             if admin {
@@ -98,8 +104,9 @@ struct TestServer {
             return configuration
         }()
         let registry = try GameRegistry(path: games)
-        try await Database.withDatabase(url: "sqlite:\(folder.path)/db.sqlite") { database in
-            let services = try await GameCenterApp.Services(database: database, registry: registry, configuration: configuration, logger: Logger(label: "test"))
+        try await Database.withDatabase(url: databaseURL ?? "sqlite:\(folder.path)/db.sqlite") { database in
+            let services = try await GameCenterApp.Services(
+                database: database, registry: registry, configuration: configuration, monotonic: monotonic, logger: Logger(label: "test"))
             let app = GameCenterApp.makeApplication(services, configuration: configuration, logger: Logger(label: "test"))
             let responder = GameCenterApp.makeRouter(services, configuration: configuration).buildResponder()
             try await app.test(.router) { client in try await body(Client(client: client, responder: responder, services: services)) }

@@ -99,38 +99,41 @@ public enum GameCenterApp {
         let realtime: RealtimeService
         /// The realtime channels' heartbeats.
         let heartbeats: HeartbeatTicker
-        /// On several nodes: keeps the boards current with the other nodes' reports.
-        let scoreFollower: ScoreFollower?
         /// This node's row among the nodes on the database.
         let nodes: NodeRegistry
+        /// What one node and several nodes do differently.
+        let topology: any NodeTopology
+        /// The background work of the topology's parts (the bus, the boards following other nodes).
+        let topologyServices: [any Service]
 
-        /// Wires the features; the leaderboard boards are built from storage before it returns.
-        init(database: Database, registry: GameRegistry, configuration: Configuration, logger: Logger) async throws {
-            // On PostgreSQL the bus reaches every node on the database; SQLite is one node.
+        /// Wires the features; the leaderboard boards are built from storage before it returns. `monotonic` times the
+        /// matchmaking queue (tests give a clock they move by hand).
+        init(
+            database: Database, registry: GameRegistry, configuration: Configuration, monotonic: MonotonicClock = .system(), logger: Logger
+        ) async throws {
             let serverClock = ServerClock(isAdjustable: configuration.testClock)
             let nodes = try await NodeRegistry.register(
                 nodeID: configuration.nodeID ?? NodeRegistry.generatedID(), database: database, clock: serverClock, logger: logger)
             self.nodes = nodes
-            let bus: any EventBus =
-                database.engine == .postgres
-                ? PostgresEventBus(
-                    database: database, node: nodes.nodeID, wakeups: configuration.nodePollInterval.map { .poll(every: $0) } ?? .listen, logger: logger)
-                : InProcessEventBus()
+            let metrics = ServerMetrics()
+            self.metrics = metrics
+            let topology = try await NodeTopologies.make(
+                database: database, nodeID: nodes.nodeID, pollInterval: configuration.nodePollInterval, clock: serverClock, metrics: metrics,
+                logger: logger)
+            self.topology = topology
+            let bus = topology.bus
             let clock = serverClock
             self.clock = serverClock
             self.database = database
             self.registry = registry
             self.bus = bus
-            let metrics = ServerMetrics()
-            self.metrics = metrics
             let playerCache = PlayerCache()
             let limiter = RateLimiter(limits: configuration.rateLimits, metrics: metrics, clock: clock)
             self.limiter = limiter
             self.accounts = AccountService(
                 database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
                 limiter: limiter, clock: clock)
-            // Another node's sign-out takes effect here at once, not when the cached session ages out.
-            (bus as? PostgresEventBus)?.whenSessionEndsElsewhere { [cache = accounts.sessionCache] in cache.remove(sessionIDs: [$0]) }
+            topology.followSessionEndings(into: accounts.sessionCache)
             self.appTickets = AppTicketService(database: database, accounts: accounts, clock: serverClock)
             self.deviceSignIns = DeviceSignInService(database: database, accounts: accounts, registry: registry, limiter: limiter, clock: serverClock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
@@ -140,30 +143,17 @@ public enum GameCenterApp {
             self.leaderboards = LeaderboardService(
                 database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
                 limiter: limiter, bus: bus)
-            // Several nodes: this node's boards follow the reports the others store, from before the boards are built.
-            if let bus = bus as? PostgresEventBus {
-                let follower = try await ScoreFollower.start(database: database, index: index, logger: logger)
-                bus.whenScoresStoredElsewhere { follower.wake() }
-                bus.whenScoresRemovedElsewhere { follower.wakeForRemovals() }
-                self.scoreFollower = follower
-            } else {
-                self.scoreFollower = nil
-            }
+            // The boards follow the reports other nodes store from before they are built.
+            self.topologyServices = topology.services + (try await topology.followScores(into: index))
+            let recorder = MatchRecorder(database: database, bus: bus)
             self.relay = RelayService(
-                database: database, recorder: MatchRecorder(database: database, bus: bus), clock: serverClock,
+                database: database, recorder: recorder, clock: serverClock,
                 publicAddress: configuration.udpPublicAddress, logger: logger)
             self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics, statements: database.statements)
-            // Several nodes: each game's queue lives on one node, and the others forward to it with the nodes' key.
-            var forwarder: QueueForwarder?
-            if database.engine == .postgres {
-                let key = try await database.write { try await $0.clusterKey(candidate: Credentials.newID(prefix: "ck_")) }
-                forwarder = QueueForwarder(
-                    nodeID: nodes.nodeID, key: key, database: database, bus: bus, clock: serverClock, metrics: metrics, logger: logger)
-            }
             self.matchmaking = MatchmakingService(
-                database: database, bus: bus, clock: serverClock, relay: relay, metrics: metrics,
+                database: database, recorder: recorder, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime,
-                owners: QueueOwners(nodeID: nodes.nodeID, database: database, clock: serverClock), forwarder: forwarder, logger: logger)
+                queues: topology.queues, monotonic: monotonic, logger: logger)
             let heartbeats = HeartbeatTicker(interval: configuration.heartbeatInterval)
             self.heartbeats = heartbeats
             self.realtime = RealtimeService(
@@ -213,7 +203,7 @@ public enum GameCenterApp {
         ClockRoutes(clock: services.clock).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
-        let nodes = router.group("internal/v1").add(middleware: NodeKeyMiddleware(forwarder: services.matchmaking.forwarder))
+        let nodes = router.group("internal/v1").add(middleware: NodeKeyMiddleware(queues: services.topology.queues))
         MatchmakingNodeRoutes(matchmaking: services.matchmaking).add(to: nodes)
         let metrics = router.group().add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         services.metricsRoutes.add(to: metrics)
@@ -257,8 +247,7 @@ public enum GameCenterApp {
                     limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: [services.nodes, services.matchmaking, services.relay, services.heartbeats]
-                + ([services.bus as? PostgresEventBus, services.scoreFollower] as [(any Service)?]).compactMap { $0 } + extraServices,
+            services: [services.nodes, services.matchmaking, services.relay, services.heartbeats] + services.topologyServices + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

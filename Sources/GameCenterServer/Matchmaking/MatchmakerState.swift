@@ -35,8 +35,14 @@ struct FormingMatch: Sendable {
 }
 
 /// The matchmaker's memory: the queue, who waits on which open channel, and the forming matches' bookkeeping.
-/// Lives inside one lock, so a channel closing and a request arriving can never interleave.
+/// Lives inside one lock, so a channel closing and a request arriving can never interleave. Its decisions are in
+/// `MatchmakerState+Decisions.swift`.
 struct MatchmakerState: Sendable {
+    /// This node's id, stored with the matches it forms.
+    let nodeID: String
+    /// The base URL devices reach this node's relay at, once it listens (nil when not known): given to matches whose
+    /// members came through other nodes.
+    var relayURL: String?
     var queue = MatchmakingQueue(activityWindow: Int64(Limits.matchmakingActivityWindowSeconds) * 1000)
     private var nextTicket: UInt64 = 1
     var requests: [TicketID: WaitingRequest] = [:]
@@ -54,6 +60,11 @@ struct MatchmakerState: Sendable {
     /// Requests whose match started but is not stored yet (status answers from here until it is).
     var startedNotStored: [RequestKey: String] = [:]
 
+    /// The empty memory of node `nodeID`.
+    init(nodeID: String) {
+        self.nodeID = nodeID
+    }
+
     mutating func makeTicketID() -> TicketID {
         defer { nextTicket += 1 }
         return TicketID(nextTicket)
@@ -61,6 +72,15 @@ struct MatchmakerState: Sendable {
 
     /// Whether the session's device can be told of a match: its realtime channel is open here or on another node.
     func isOpen(_ sessionID: String) -> Bool { openChannels[sessionID, default: 0] > 0 || remoteChannels[sessionID] != nil }
+
+    /// The id of the request `playerID` waits with on `sessionID` (a queued request, or an accepted invitation).
+    func waitingRequestID(playerID: String, sessionID: String) -> String? {
+        if let ticket = ticketOfPlayer[playerID], let request = requests[ticket], request.sessionID == sessionID { return request.key.requestID }
+        if let lobby = lobbyOfAcceptedInvitee[playerID], let invitee = forming[lobby]?.accepted[playerID], invitee.sessionID == sessionID {
+            return invitee.requestID
+        }
+        return nil
+    }
 
     /// Whether a player already waits (with a request, or as an accepted invitee).
     func isWaiting(_ playerID: String) -> Bool {

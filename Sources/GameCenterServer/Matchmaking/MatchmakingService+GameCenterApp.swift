@@ -34,8 +34,8 @@ extension MatchmakingService {
     func declineInApp(invitationID: String, playerID: String, environment: GameCenterProtocol.Environment) async throws {
         let invitation = try await openInvitation(invitationID, of: playerID, in: environment, game: nil)
         try await decline(invitation)
-        if let forwarder, case .node(let id, let url)? = try? await queueOwner(bundleID: invitation.bundleID, environment: invitation.environment) {
-            await forwarder.invitationDeclined(invitation.invitationID, owner: (id, url))
+        if case .node(let id, let url)? = try? await queueOwner(bundleID: invitation.bundleID, environment: invitation.environment) {
+            await queues.invitationDeclined(invitation.invitationID, owner: (id, url))
         }
     }
 

@@ -57,7 +57,7 @@ extension MatchmakingService {
                 state.lobbyOfInvitation[invitation.invitationID] = lobby.id
             }
             state.forming[lobby.id] = forming
-            return (record(outcome, in: &state), SentInvitations(lobby: lobby.id, records: records, newMatch: newMatch))
+            return (state.record(outcome, now: queueNow), SentInvitations(lobby: lobby.id, records: records, newMatch: newMatch))
         }
         do {
             try await recorder.invite(sent.records, match: sent.newMatch, inviterAlias: inviterAlias)
@@ -76,7 +76,7 @@ extension MatchmakingService {
             for invitation in sent.records where state.lobbyOfInvitation.removeValue(forKey: invitation.invitationID) != nil {
                 state.forming[sent.lobby]?.invitations.removeValue(forKey: invitation.invitee)
                 if let outcome = try? state.queue.withdraw(lobby: sent.lobby, player: invitation.invitee, now: queueNow) {
-                    decisions.append(record(outcome, in: &state))
+                    decisions.append(state.record(outcome, now: queueNow))
                 }
             }
             // A match row that was not stored must be inserted when the lobby starts, as for any auto-match lobby.

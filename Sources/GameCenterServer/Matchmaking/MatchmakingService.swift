@@ -8,8 +8,8 @@ import Synchronization
 /// The matchmaker: requests wait in an in-memory queue while their device's realtime channel is open; matches
 /// and invitations are stored, and every member is told through stored events.
 ///
-/// Several nodes: one node owns each game's queue at a time (``QueueOwners``); the others forward their devices'
-/// requests to it (``QueueForwarder``) and tell it when those devices' channels close.
+/// Several nodes: one node owns each game's queue at a time; the others forward their devices' requests to it and
+/// tell it when those devices' channels close (``QueueRouting``).
 package final class MatchmakingService: Service, ChannelPresence {
     let database: Database
     let clock: ServerClock
@@ -21,15 +21,11 @@ package final class MatchmakingService: Service, ChannelPresence {
     let limiter: RateLimiter
     /// Seconds an invitation lasts for games whose manifest sets none (``GameCenterApp/Configuration/invitationLifetime``).
     let invitationLifetime: Int
-    let state = Mutex(MatchmakerState())
-    private let origin = ContinuousClock.now
-    /// Which node owns each game's queue.
-    let owners: QueueOwners
-    /// Several nodes: hands requests to the owners of their games' queues; nil on SQLite (one node).
-    let forwarder: QueueForwarder?
-    /// The base URL devices reach this node at, once it listens (nil when it listens on every address and no
-    /// `--public-url` says which one devices use).
-    private let publicURL = Mutex<String?>(nil)
+    let state: Mutex<MatchmakerState>
+    /// Monotonic time for the queue (fill times, waits, activity).
+    let monotonic: MonotonicClock
+    /// Which node owns each game's queue, and how requests reach it.
+    let queues: any QueueRouting
 
     /// How often fill times and invitation expiries are checked.
     static let tickInterval = Duration.milliseconds(25)
@@ -37,26 +33,24 @@ package final class MatchmakingService: Service, ChannelPresence {
     static let ticksBetweenNodeChecks = 40
 
     init(
-        database: Database, bus: any EventBus, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
-        invitationLifetime: Int, owners: QueueOwners, forwarder: QueueForwarder?, logger: Logger
+        database: Database, recorder: MatchRecorder, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
+        invitationLifetime: Int, queues: any QueueRouting, monotonic: MonotonicClock = .system(), logger: Logger
     ) {
-        self.owners = owners
-        self.forwarder = forwarder
+        self.monotonic = monotonic
+        self.queues = queues
+        self.state = Mutex(MatchmakerState(nodeID: queues.nodeID))
         self.metrics = metrics
         self.limiter = limiter
         self.invitationLifetime = invitationLifetime
         self.database = database
         self.clock = clock
-        self.recorder = MatchRecorder(database: database, bus: bus)
+        self.recorder = recorder
         self.relay = relay
         self.logger = logger
     }
 
     /// Monotonic milliseconds for the queue (fill times, activity).
-    var queueNow: Int64 {
-        let elapsed = ContinuousClock.now - origin
-        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-    }
+    var queueNow: Int64 { monotonic.nowMillis() }
 
     /// How long `game`'s invitations (and friends chosen to play it with) wait: its manifest's setting, else the
     /// server's.
@@ -73,21 +67,22 @@ package final class MatchmakingService: Service, ChannelPresence {
         "\(bundleID)\n\(environment)"
     }
 
-    /// This node listens: devices reach it at `url` (nil: not known).
+    /// This node listens: devices reach it at `url` (nil: not known when it listens on every address and no
+    /// `--public-url` says which one devices use).
     func serving(at url: String?) {
-        publicURL.withLock { $0 = url }
+        state.withLock { $0.relayURL = url }
     }
 
     // MARK: Nodes
 
     /// The node that owns the queue of the device's game (this one, on a single node). A node that finds itself the
     /// owner for the first time abandons the forming matches a dead owner left.
-    func queueOwner(of device: DeviceIdentity) async throws -> QueueOwners.Owner {
+    func queueOwner(of device: DeviceIdentity) async throws -> QueueOwner {
         try await queueOwner(bundleID: device.game.bundleID, environment: device.environment.rawValue)
     }
 
-    func queueOwner(bundleID: String, environment: String) async throws -> QueueOwners.Owner {
-        let (owner, tookOver) = try await owners.owner(of: Self.gameKey(bundleID: bundleID, environment: environment))
+    func queueOwner(bundleID: String, environment: String) async throws -> QueueOwner {
+        let (owner, tookOver) = try await queues.owner(of: Self.gameKey(bundleID: bundleID, environment: environment))
         if tookOver {
             try await recorder.abandonFormingMatches(
                 now: clock.nowMillis(), deadNode: "", aliveAfter: clock.nowMillis() - NodeRegistry.healthyWithinMillis,
@@ -101,25 +96,20 @@ package final class MatchmakingService: Service, ChannelPresence {
         state.withLock { $0.openChannels[sessionID, default: 0] > 0 }
     }
 
+    /// The id of the request the session waits with in this node's queue (a request, or an accepted invitation).
+    func waitingRequestID(of session: AuthenticatedSession) -> String? {
+        state.withLock { $0.waitingRequestID(playerID: session.playerID, sessionID: session.sessionID) }
+    }
+
     /// A request forwarded by node `nodeID` says whether the device's realtime channel is open there.
     func remoteChannel(sessionID: String, on nodeID: String, open: Bool) {
-        state.withLock { state in
-            if open {
-                state.remoteChannels[sessionID] = nodeID
-            } else if state.remoteChannels[sessionID] == nodeID {
-                state.remoteChannels.removeValue(forKey: sessionID)
-            }
-        }
+        state.withLock { $0.remoteChannel(sessionID: sessionID, on: nodeID, open: open) }
     }
 
     /// Node `nodeID` says the device's last channel there closed: its requests leave the queue.
     func remoteChannelClosed(sessionID: String, on nodeID: String) async {
-        let decisions = state.withLock { state -> MatchmakingDecisions in
-            guard state.remoteChannels[sessionID] == nodeID else { return MatchmakingDecisions() }
-            state.remoteChannels.removeValue(forKey: sessionID)
-            return state.isOpen(sessionID) ? MatchmakingDecisions() : removeWaiting(of: sessionID, in: &state)
-        }
-        await apply(decisions)
+        let now = queueNow
+        await apply(state.withLock { $0.remoteChannelClosed(sessionID: sessionID, on: nodeID, now: now) })
     }
 
     /// An invitation to a match forming here was declined outside the game on another node: the forming match
@@ -135,20 +125,13 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// leave the queue, and requests this node forwarded to an owner that died fail.
     private func followNodes() async {
         let remote = state.withLock { !$0.remoteChannels.isEmpty }
-        guard remote || forwarder?.waitsElsewhere == true else { return }
+        guard remote || queues.waitsElsewhere else { return }
         let aliveAfter = clock.nowMillis() - NodeRegistry.healthyWithinMillis
         guard let nodes = try? await database.read({ try await $0.nodes() }) else { return }
         let alive = Set(nodes.filter { $0.lastSeen > aliveAfter }.map(\.nodeID))
-        await forwarder?.failRequests(waitingAtNodesOtherThan: alive)
-        let decisions = state.withLock { state -> MatchmakingDecisions in
-            var combined = MatchmakingDecisions()
-            for (sessionID, node) in state.remoteChannels where !alive.contains(node) {
-                state.remoteChannels.removeValue(forKey: sessionID)
-                if !state.isOpen(sessionID) { combined.append(removeWaiting(of: sessionID, in: &state)) }
-            }
-            return combined
-        }
-        await apply(decisions)
+        await queues.failRequests(waitingAtNodesOtherThan: alive)
+        let now = queueNow
+        await apply(state.withLock { $0.forgetChannels(onNodesOtherThan: alive, now: now) })
     }
 
     // MARK: Requests
@@ -192,7 +175,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             let ticket = ticket.withID(id)
             state.addRequest(waiting, ticket: id)
             metrics.matchmakingRequests.increment()
-            guard opensLobby else { return (record(state.queue.enqueue(ticket, now: queueNow), in: &state), nil) }
+            guard opensLobby else { return (state.record(state.queue.enqueue(ticket, now: queueNow), now: queueNow), nil) }
             let forming = FormingMatch(
                 matchID: checked.matchID ?? Credentials.newID(prefix: "m_"), bundleID: device.game.bundleID, environment: environment,
                 creatorPlayerID: session.playerID, creatorRequestID: checked.requestID,
@@ -208,7 +191,7 @@ package final class MatchmakingService: Service, ChannelPresence {
                 state.forming[lobby] = forming
                 for (_, invitation) in forming.invitations { state.lobbyOfInvitation[invitation.invitationID] = lobby }
             }
-            return (record(outcome, in: &state), forming)
+            return (state.record(outcome, now: queueNow), forming)
         }
         if let forming, !checked.playersToInvite.isEmpty {
             let invitations = checked.playersToInvite.map { invitee in
@@ -221,7 +204,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
             let match = MatchRecord(
                 matchID: forming.matchID, bundleID: forming.bundleID, environment: environment,
-                hosted: checked.hosted, state: .forming, createdAt: now, nodeID: owners.nodeID)
+                hosted: checked.hosted, state: .forming, createdAt: now, nodeID: queues.nodeID)
             do {
                 try await recorder.invite(invitations, match: match, inviterAlias: inviterAlias)
             } catch {
@@ -297,34 +280,17 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// Takes a waiting request (or an accepted invitation) out of the queue; a second cancel finds nothing.
     func cancel(requestID: String, session: AuthenticatedSession) async throws {
         let key = RequestKey(playerID: session.playerID, requestID: try MatchRequestRules.requestID(requestID))
+        let now = queueNow
         let decisions = try state.withLock { state -> MatchmakingDecisions in
             if let ticket = state.ticketOfRequest[key] {
-                return try remove(ticket, in: &state)
+                return try state.remove(ticket, now: now)
             }
             if let lobby = state.acceptedLobby(playerID: key.playerID, requestID: key.requestID) {
-                return try removeInvitee(key.playerID, from: lobby, in: &state)
+                return try state.removeInvitee(key.playerID, from: lobby, now: now)
             }
             throw APIError.noSuchRequest
         }
         await apply(decisions)
-    }
-
-    private func remove(_ ticket: TicketID, in state: inout MatchmakerState) throws -> MatchmakingDecisions {
-        state.removeRequest(ticket)
-        do {
-            return try record(state.queue.remove(ticket: ticket, now: queueNow), in: &state)
-        } catch {
-            throw APIError.noSuchRequest
-        }
-    }
-
-    private func removeInvitee(_ playerID: String, from lobby: LobbyID, in state: inout MatchmakerState) throws -> MatchmakingDecisions {
-        state.removeAcceptedInvitee(playerID, from: lobby)
-        do {
-            return try record(state.queue.removeInvited(lobby: lobby, player: playerID, now: queueNow), in: &state)
-        } catch {
-            throw APIError.noSuchRequest
-        }
     }
 
     // MARK: Invitations
@@ -363,7 +329,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             state.addAcceptedInvitee(session.playerID, AcceptedInvitee(requestID: requestID, sessionID: session.sessionID), to: lobby)
             do {
                 return (
-                    try record(state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), in: &state),
+                    try state.record(state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), now: queueNow),
                     forming.creatorRequestID
                 )
             } catch {
@@ -411,7 +377,7 @@ package final class MatchmakingService: Service, ChannelPresence {
                 let forming = state.forming[lobby],
                 let outcome = try? state.queue.answer(lobby: lobby, player: invitation.invitee, accepted: false, now: queueNow)
             else { return nil }
-            return (record(outcome, in: &state), forming.creatorRequestID)
+            return (state.record(outcome, now: queueNow), forming.creatorRequestID)
         }
         guard let (decisions, creatorRequestID) = answer else { return }
         try await recorder.answered(invitation, creatorRequestID: creatorRequestID, state: .declined, now: now)
@@ -451,115 +417,21 @@ package final class MatchmakingService: Service, ChannelPresence {
     // MARK: Channels
 
     package func channelOpened(sessionID: String) {
-        state.withLock { $0.openChannels[sessionID, default: 0] += 1 }
+        state.withLock { $0.channelOpened(sessionID: sessionID) }
     }
 
     /// The device's last channel closed: its requests leave the queue (it could not be told of a match), here and
     /// at the owners of other games' queues its requests went to.
     func channelClosed(sessionID: String) async {
-        let (decisions, last) = state.withLock { state -> (MatchmakingDecisions, Bool) in
-            state.openChannels[sessionID, default: 0] -= 1
-            guard state.openChannels[sessionID, default: 0] <= 0 else { return (MatchmakingDecisions(), false) }
-            state.openChannels.removeValue(forKey: sessionID)
-            return (state.isOpen(sessionID) ? MatchmakingDecisions() : removeWaiting(of: sessionID, in: &state), true)
-        }
+        let now = queueNow
+        let (decisions, last) = state.withLock { $0.channelClosed(sessionID: sessionID, now: now) }
         await apply(decisions)
-        if last { await forwarder?.channelClosed(sessionID: sessionID) }
-    }
-
-    /// Takes the session's requests and accepted invitations out of the queue.
-    private func removeWaiting(of sessionID: String, in state: inout MatchmakerState) -> MatchmakingDecisions {
-        var combined = MatchmakingDecisions()
-        for (ticket, request) in state.requests where request.sessionID == sessionID {
-            if let outcome = try? remove(ticket, in: &state) { combined.append(outcome) }
-        }
-        for (lobby, forming) in state.forming {
-            for (player, invitee) in forming.accepted where invitee.sessionID == sessionID {
-                if let outcome = try? removeInvitee(player, from: lobby, in: &state) { combined.append(outcome) }
-            }
-        }
-        return combined
-    }
-
-    // MARK: Outcomes
-
-    /// Turns what the queue did into what must be stored, updating the bookkeeping (called under the lock, so a
-    /// status query sees a started match at once).
-    func record(_ outcome: MatchmakingOutcome, in state: inout MatchmakerState) -> MatchmakingDecisions {
-        var decisions = MatchmakingDecisions()
-        for started in outcome.started {
-            let forming = state.forming.removeValue(forKey: started.lobby)
-            let matchID = forming?.matchID ?? Credentials.newID(prefix: "m_")
-            for case .ticket(let ticket, _) in started.members {
-                if let request = state.requests[ticket] { metrics.matchmakingWait.recordMilliseconds(queueNow - request.queuedAt) }
-            }
-            // Members whose devices came through other nodes connect to this node's relay; else each to its own server.
-            let sessions = started.members.compactMap { member -> String? in
-                switch member {
-                case .ticket(let ticket, _): state.requests[ticket]?.sessionID
-                case .invited(let playerID): forming?.accepted[playerID]?.sessionID
-                case .base: nil
-                }
-            }
-            let relayURL = sessions.contains { state.remoteChannels[$0] != nil } ? publicURL.withLock { $0 } : nil
-            let participants = started.members.map { participant($0, forming: forming, in: &state) }
-            for participant in participants where participant.kind != .existing {
-                if let requestID = participant.requestID {
-                    state.startedNotStored[RequestKey(playerID: participant.playerID, requestID: requestID)] = matchID
-                }
-            }
-            state.forget(forming, lobby: started.lobby)
-            let (bundleID, environment) = Self.split(started.key.game)
-            let lobby = ClosedLobby(
-                matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
-                hosted: started.hosted, participants: participants,
-                creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [],
-                nodeID: owners.nodeID, relayURL: relayURL)
-            decisions.started.append(StartDecision(lobby: lobby, creatorRequestID: forming?.creatorRequestID))
-        }
-        for failed in outcome.failed {
-            let forming = state.forming.removeValue(forKey: failed.lobby)
-            let participants = failed.members.map { participant($0, forming: forming, in: &state) }
-            state.forget(forming, lobby: failed.lobby)
-            if let lobby = closedLobby(forming, participants: participants, unanswered: []) {
-                decisions.failed.append(FailDecision(lobby: lobby, reason: "too few players accepted to start the match"))
-            }
-        }
-        for dissolved in outcome.dissolved {
-            let forming = state.forming.removeValue(forKey: dissolved.lobby)
-            let participants = dissolved.releasedInvitees.map { participant(.invited(playerID: $0), forming: forming, in: &state) }
-            state.forget(forming, lobby: dissolved.lobby)
-            if let lobby = closedLobby(forming, participants: participants, unanswered: dissolved.cancelledInvitations) {
-                decisions.failed.append(FailDecision(lobby: lobby, reason: "the inviter left"))
-            }
-        }
-        return decisions
-    }
-
-    /// A lobby member as stored; a ticket member's request leaves the waiting list.
-    private func participant(_ member: LobbyMember, forming: FormingMatch?, in state: inout MatchmakerState) -> MatchParticipant {
-        switch member {
-        case .ticket(let ticket, let playerID):
-            let requestID = state.requests[ticket]?.key.requestID
-            state.removeRequest(ticket)
-            return MatchParticipant(playerID: playerID, requestID: requestID, kind: .requested)
-        case .invited(let playerID):
-            return MatchParticipant(playerID: playerID, requestID: forming?.accepted[playerID]?.requestID, kind: .invited)
-        case .base(let playerID):
-            return MatchParticipant(playerID: playerID, requestID: nil, kind: .existing)
-        }
-    }
-
-    private func closedLobby(_ forming: FormingMatch?, participants: [MatchParticipant], unanswered: [String]) -> ClosedLobby? {
-        guard let forming else { return nil }
-        return ClosedLobby(
-            matchID: forming.matchID, isStored: true, bundleID: forming.bundleID, environment: forming.environment,
-            hosted: false, participants: participants, creator: forming.creatorPlayerID, unansweredInvitees: unanswered,
-            nodeID: owners.nodeID, relayURL: nil)
+        if last { await queues.channelClosed(sessionID: sessionID) }
     }
 
     /// Stores what the queue decided and tells the players.
     func apply(_ decisions: MatchmakingDecisions) async {
+        for wait in decisions.waitMilliseconds { metrics.matchmakingWait.recordMilliseconds(wait) }
         for decision in decisions.started {
             do {
                 try await recorder.started(decision.lobby, creatorRequestID: decision.creatorRequestID, now: clock.nowMillis())
@@ -587,19 +459,14 @@ package final class MatchmakingService: Service, ChannelPresence {
         }
     }
 
-    private static func split(_ gameKey: String) -> (bundleID: String, environment: String) {
-        let parts = gameKey.split(separator: "\n", maxSplits: 1).map(String.init)
-        return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
-    }
-
     // MARK: Time
 
     /// Starts matches whose fill time ran out and answers expired invitations as declined, until shutdown.
     package func run() async throws {
         // This node's forming matches died with its previous run (and, on a single node, every forming match).
         try await recorder.abandonFormingMatches(
-            now: clock.nowMillis(), deadNode: owners.nodeID,
-            aliveAfter: owners.isClustered ? clock.nowMillis() - NodeRegistry.healthyWithinMillis : Int64.max, game: nil,
+            now: clock.nowMillis(), deadNode: queues.nodeID,
+            aliveAfter: queues.isShared ? clock.nowMillis() - NodeRegistry.healthyWithinMillis : Int64.max, game: nil,
             reason: "the server restarted")
         var ticks = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
@@ -607,7 +474,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             ticks += 1
             if ticks % Self.ticksBetweenNodeChecks == 0 { await followNodes() }
             let now = queueNow
-            await apply(state.withLock { state in record(state.queue.tick(now: now), in: &state) })
+            await apply(state.withLock { state in state.record(state.queue.tick(now: now), now: now) })
             let wallNow = clock.nowMillis()
             let expired = state.withLock { state in
                 state.forming.values.flatMap { forming in forming.invitations.values.filter { $0.expiresAt <= wallNow }.map(\.invitationID) }
@@ -627,30 +494,5 @@ extension Ticket {
         Ticket(
             id: id, playerID: playerID, key: key, minPlayers: minPlayers, maxPlayers: maxPlayers,
             playerAttributes: playerAttributes, fillTime: fillTime)
-    }
-}
-
-/// A match to store as started.
-struct StartDecision: Sendable {
-    var lobby: ClosedLobby
-    /// The inviter's request id, for invitation lobbies.
-    var creatorRequestID: String?
-}
-
-/// A forming match to store as failed.
-struct FailDecision: Sendable {
-    var lobby: ClosedLobby
-    var reason: String
-}
-
-/// What the matchmaker must store after one change of the queue.
-struct MatchmakingDecisions: Sendable {
-    var started: [StartDecision] = []
-    var failed: [FailDecision] = []
-
-    /// Adds another change's decisions after these.
-    mutating func append(_ other: MatchmakingDecisions) {
-        started += other.started
-        failed += other.failed
     }
 }

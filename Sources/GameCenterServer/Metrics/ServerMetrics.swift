@@ -29,6 +29,11 @@ final class ServerMetrics: Sendable {
     let realtimeConnections: CoreMetrics.Meter
     /// Actions refused by a rate limit, by the limit's name (`ratelimit.refused{limit="friend-requests"}`).
     private let rateLimitsRefused: [RateLimits.Name: CoreMetrics.Counter]
+    /// Seconds a forwarded matchmaking request took at the queue's owner, as the forwarding node saw it.
+    let matchmakingForwardSeconds: CoreMetrics.Timer
+    /// Seconds to answer a request, by route pattern (`/v1/leaderboards/{category}/scores`, `NotFound`), method and
+    /// status class: made on first use, one per route, method and class (a bounded set: the router's routes).
+    private let requestDurations = Mutex<[String: CoreMetrics.Timer]>([:])
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -47,6 +52,7 @@ final class ServerMetrics: Sendable {
             CoreMetrics.Counter(label: "matchmaking.forwarded", dimensions: [("outcome", "unreachable")], factory: factory)
         )
         realtimeConnections = CoreMetrics.Meter(label: "realtime.connections", factory: factory)
+        matchmakingForwardSeconds = CoreMetrics.Timer(label: "matchmaking.forward_seconds", factory: factory)
         rateLimitsRefused = Dictionary(
             uniqueKeysWithValues: RateLimits.Name.allCases.map {
                 ($0, CoreMetrics.Counter(label: "ratelimit.refused", dimensions: [("limit", $0.rawValue)], factory: factory))
@@ -56,6 +62,20 @@ final class ServerMetrics: Sendable {
     /// Counts an answered request under its status class.
     func countRequest(status: Int) {
         httpRequests[min(max(status / 100, 1), 5) - 1].increment()
+    }
+
+    /// Records how long a request to `route` took to answer.
+    func recordRequest(route: String, method: String, status: Int, nanoseconds: Int64) {
+        let statusClass = "\(min(max(status / 100, 1), 5))xx"
+        let key = "\(route) \(method) \(statusClass)"
+        let timer = requestDurations.withLock { timers in
+            if let timer = timers[key] { return timer }
+            let timer = CoreMetrics.Timer(
+                label: "http.request_duration_seconds", dimensions: [("route", route), ("method", method), ("status", statusClass)], factory: factory)
+            timers[key] = timer
+            return timer
+        }
+        timer.recordNanoseconds(nanoseconds)
     }
 
     /// Counts an action a rate limit refused.

@@ -9,20 +9,22 @@ import ServiceLifecycle
 /// match invitations, achievements unlocked — as server-sent events, so that `/app.js` shows them without a reload.
 /// Pages work without it.
 ///
-/// Each notice is `event: notice`, `id:` the event's number in the player's durable stream, and `data:` JSON
-/// `{"text": …, "link": …}` (the page to answer it on). The stream starts after the player's latest event, or after
-/// `Last-Event-ID` when the browser reconnects, so nothing is missed or shown twice; a comment every
-/// ``heartbeat`` keeps proxies from closing it, and `event: signed-out` ends it when the session ends. The stream
-/// ends when the server shuts down (the browser reconnects, to this node once it is back or to another): a stream
-/// that only noticed at its next heartbeat held SIGTERM up to 15 s beyond the server's shutdown grace.
+/// It is the player's event stream (``PlayerEventStream``), the same the game's realtime channel carries, written
+/// as server-sent events. Each notice is `event: notice`, `id:` the event's number in the player's durable stream,
+/// and `data:` JSON `{"text": …, "link": …}` (the page to answer it on). The stream starts after the player's latest
+/// event, or after `Last-Event-ID` when the browser reconnects, so nothing is missed or shown twice; a comment at each
+/// heartbeat keeps proxies from closing it, `event: signed-out` ends it when the session ends (signed out, revoked or
+/// expired), and a browser that stops reading is disconnected after ``writeTimeout``. The stream ends when the server
+/// shuts down (the browser reconnects, to this node once it is back or to another): a stream that only noticed at its
+/// next heartbeat held SIGTERM up to 15 s beyond the server's shutdown grace.
 struct LiveNotices: Sendable {
-    /// Between comments on a quiet stream.
-    static let heartbeat: Duration = .seconds(15)
-    /// Events read from storage at once.
-    static let batchSize = 100
+    /// How long one write may wait for a browser that does not read.
+    static let writeTimeout: Duration = .seconds(30)
 
     let database: Database
     let bus: any EventBus
+    /// The server's heartbeats.
+    let ticker: HeartbeatTicker
     let registry: GameRegistry
     let clock: ServerClock
     let responder: PageResponder
@@ -31,73 +33,67 @@ struct LiveNotices: Sendable {
     func add(to router: Router<AppRequestContext>) {
         responder.get("live", on: router, .signedIn) { page in
             let session = try page.requireSession()
-            let latest = try await database.read { try await $0.player(id: session.session.playerID) }?.eventSeq ?? 0
-            let resumeAfter = page.request.headers[.lastEventID].flatMap { Int64($0) }.map { min(max($0, 0), latest) }
             let texts = NoticeTexts(registry: registry, locale: page.locale)
+            let lastEventID = page.request.headers[.lastEventID].flatMap { Int64($0) }
+            let context = page.context
             return Response(
                 status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
                 body: ResponseBody { writer in
-                    try await stream(session.session, after: resumeAfter ?? latest, texts: texts, to: &writer)
+                    let events = PlayerEventStream(
+                        session: session.session, database: database, bus: bus, ticker: ticker, clock: clock,
+                        writeTimeout: Self.writeTimeout, logger: context.logger, abort: { context.closeConnection() })
+                    defer { events.close() }
+                    try await stream(events, after: lastEventID, texts: texts, to: &writer)
                     try await writer.finish(nil)
                 })
         }
     }
 
-    private enum Tick: Sendable {
-        case notice(BusNotice)
-        case heartbeat
-    }
-
     private func stream(
-        _ session: AuthenticatedSession, after start: Int64, texts: NoticeTexts, to writer: inout any ResponseBodyWriter
+        _ events: PlayerEventStream, after lastEventID: Int64?, texts: NoticeTexts, to writer: inout any ResponseBodyWriter
     ) async throws {
-        let (ticks, continuation) = AsyncStream.makeStream(of: Tick.self, bufferingPolicy: .bufferingNewest(16))
-        let subscription = bus.subscribe(playerID: session.playerID, sessionID: session.sessionID) { continuation.yield(.notice($0)) }
-        let beating = Task {
-            while (try? await Task.sleep(for: Self.heartbeat)) != nil { continuation.yield(.heartbeat) }
-        }
-        defer {
-            subscription.cancel()
-            beating.cancel()
-            continuation.finish()
-        }
-        try await writer.write(ByteBuffer(string: "retry: 5000\n: connected\n\n"))
-        var cursor = try await send(session.playerID, after: start, texts: texts, to: &writer)
+        let (latest, revoked) = try await events.current()
+        try await write("retry: 5000\n: connected\n\n", to: &writer, events)
+        if revoked { return try await signedOut(&writer, events) }
+        var cursor = try await send(after: lastEventID.map { min(max($0, 0), latest) } ?? latest, events, texts: texts, to: &writer)
         try await withGracefulShutdownHandler {
-            for await tick in ticks {
-                switch tick {
-                case .heartbeat:
-                    guard session.expiresAt > clock.nowMillis() else { return try await signedOut(&writer) }
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                case .notice(.playerEvents):
-                    cursor = try await send(session.playerID, after: cursor, texts: texts, to: &writer)
-                case .notice(.sessionEnded):
-                    return try await signedOut(&writer)
+            for await wake in events.wakes {
+                switch wake {
+                case .beat:
+                    try await write(": heartbeat\n\n", to: &writer, events)
+                case .eventsAppended:
+                    cursor = try await send(after: cursor, events, texts: texts, to: &writer)
+                case .sessionEnded:
+                    return try await signedOut(&writer, events)
+                case .shutdown, .inboundClosed:
+                    return
+                case .heard:
+                    continue
                 }
             }
         } onGracefulShutdown: {
-            continuation.finish()
+            events.yield(.shutdown)
         }
     }
 
     /// Sends the notices of the player's events after `start`; returns the last event's number.
-    private func send(_ playerID: String, after start: Int64, texts: NoticeTexts, to writer: inout any ResponseBodyWriter) async throws -> Int64 {
-        var cursor = start
-        while true {
-            let after = cursor
-            let batch = try await database.read { try await $0.events(playerID: playerID, after: after, limit: Self.batchSize) }
-            for record in batch {
-                cursor = record.seq
-                guard let notice = try await texts.notice(for: record, database: database) else { continue }
-                let data = String(decoding: try JSONEncoder().encode(notice), as: UTF8.self)
-                try await writer.write(ByteBuffer(string: "event: notice\nid: \(record.seq)\ndata: \(data)\n\n"))
-            }
-            if batch.count < Self.batchSize { return cursor }
+    private func send(
+        after start: Int64, _ events: PlayerEventStream, texts: NoticeTexts, to writer: inout any ResponseBodyWriter
+    ) async throws -> Int64 {
+        try await events.catchUp(after: start) { record in
+            guard let notice = try await texts.notice(for: record, database: database) else { return }
+            let data = String(decoding: try JSONEncoder().encode(notice), as: UTF8.self)
+            try await write("event: notice\nid: \(record.seq)\ndata: \(data)\n\n", to: &writer, events)
         }
     }
 
-    private func signedOut(_ writer: inout any ResponseBodyWriter) async throws {
-        try await writer.write(ByteBuffer(string: "event: signed-out\ndata: {}\n\n"))
+    /// Writes `text` under the stream's write deadline.
+    private func write(_ text: String, to writer: inout any ResponseBodyWriter, _ events: PlayerEventStream) async throws {
+        try await events.watched { try await writer.write(ByteBuffer(string: text)) }
+    }
+
+    private func signedOut(_ writer: inout any ResponseBodyWriter, _ events: PlayerEventStream) async throws {
+        try await write("event: signed-out\ndata: {}\n\n", to: &writer, events)
     }
 }
 

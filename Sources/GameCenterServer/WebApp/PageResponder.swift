@@ -37,21 +37,17 @@ struct PageResponder: Sendable {
         router.post(path) { request, context in await respond(request, context, access: access, isForm: true, handler) }
     }
 
-    /// Renders the error page for `error` (an ``APIError``'s status and message; anything else is logged and
-    /// answered 500 without details).
+    /// Renders the error page for `error`, with the status, message and `Retry-After` the JSON API would answer
+    /// (``ErrorClassifier``).
     func errorPage(_ error: any Error, for page: PageRequest) -> Response {
-        let apiError: APIError
-        if let error = error as? APIError {
-            apiError = error
-        } else {
-            page.context.logger.error("page failed", metadata: [LogKey.path: "\(page.request.uri.path)", LogKey.error: "\(error)"])
-            apiError = .internalError
-        }
-        return renderer.render(
+        let apiError = ErrorClassifier.classify(error, path: page.request.uri.path, logger: page.context.logger)
+        var response = renderer.render(
             "error",
             ErrorPage(
                 chrome: PageChrome("Something went wrong", for: page), message: apiError.message,
                 status: Int(apiError.status.code)), status: apiError.status)
+        if let retry = apiError.retryAfterSeconds { response.headers[.retryAfter] = String(retry) }
+        return response
     }
 
     private func respond(

@@ -24,8 +24,11 @@ struct WebAppRoutes {
         let cookies = SessionCookies(alwaysSecure: secureCookies)
         let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
         StyleSheet().add(to: router)
-        LiveNotices(database: services.database, bus: services.bus, registry: services.registry, clock: services.clock, responder: responder)
-            .add(to: router)
+        LiveNotices(
+            database: services.database, bus: services.bus, ticker: services.heartbeats, registry: services.registry, clock: services.clock,
+            responder: responder
+        )
+        .add(to: router)
         AppTicketRoutes(tickets: services.appTickets).addPage(to: router, responder: responder, cookies: cookies)
         HomePage(
             registry: services.registry, players: services.players, achievements: services.achievements,

@@ -90,6 +90,11 @@ struct MetricsTests {
             // Sign-up, two reports and the first scrape were 2xx; the two 401/404 answers 4xx.
             #expect((Self.value(after, "http_requests", ["status": "2xx"]) ?? 0) - (Self.value(before, "http_requests", ["status": "2xx"]) ?? 0) == 4)
             #expect(Self.value(after, "http_requests", ["status": "4xx"]) == 2)
+            // Each request is timed under its route's pattern; a path no route matches under `NotFound`.
+            let scores = ["route": "/v1/scores", "method": "POST", "status": "2xx"]
+            #expect(Self.value(after, "http_request_duration_seconds_count", scores) == 2)
+            #expect((Self.value(after, "http_request_duration_seconds_sum", scores) ?? 0) > 0)
+            #expect(Self.value(after, "http_request_duration_seconds_count", ["route": "NotFound", "method": "GET", "status": "4xx"]) == 1)
         }
     }
 
@@ -101,18 +106,23 @@ struct MetricsTests {
             let key: HTTPFields = [.authorization: "Bearer \(TestServer.adminKey)"]
             let player = try await client.signUp()
             let database = client.services.database
-            // The first report on a board reads the board from storage into the rank index: the others do not.
-            for n in 0..<4 {
+            // The first report on a board reads the board from storage into the rank index: the others do not. The
+            // fewest statements any of the later reports took is its own: the node's heartbeat and a session read again
+            // after the cache's lifetime (on a loaded machine, a slow run outlives it) can land inside one measurement.
+            var scoreStatements: [Int] = [], achievementStatements: [Int] = []
+            for n in 0..<6 {
                 let before = database.statements.value
                 let score = ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: "open.points", value: Int64(n), context: 0)])
                 #expect(try await client.send(.post, "/v1/scores", score, token: player.token).status == .ok)
-                #expect(n == 0 || database.statements.value - before == 5, "a score report")
+                if n > 0 { scoreStatements.append(database.statements.value - before) }
                 let beforeAchievement = database.statements.value
                 let progress = AchievementReportBatch(
                     reportID: UUID().uuidString, achievements: [.init(identifier: "open.many", percentComplete: Double(10 * n))])
                 #expect(try await client.send(.post, "/v1/achievements", progress, token: player.token).status == .ok)
-                #expect(database.statements.value - beforeAchievement == 4, "an achievement report")
+                achievementStatements.append(database.statements.value - beforeAchievement)
             }
+            #expect(scoreStatements.min() == 5, "a score report: \(scoreStatements)")
+            #expect(achievementStatements.min() == 4, "an achievement report: \(achievementStatements)")
             let sent = database.statements.value
             let scraped = try Self.parse(String(decoding: try await client.call(.get, "/metrics", extraHeaders: key).body, as: UTF8.self))
             #expect(Self.value(scraped, "storage_statements") == Double(sent))

@@ -71,7 +71,7 @@ import Testing
     /// Nodes that read the others' notices from a table (`--node-poll-seconds`, for databases without LISTEN/NOTIFY):
     /// no node listens, and still a friend request made on A reaches a device on B, a score reported on A is ranked on
     /// B, and a session signed out on A is refused on B.
-    @Test func nodesThatPollInsteadOfListeningShareEventsScoresAndSignOuts() async throws {
+    @Test func nodesThatPollInsteadOfListeningShareEvents() async throws {
         guard LiveServer.engines.contains("postgres") else { return }
         let poll = ["--node-poll-seconds", "0.05"]
         let nodeA = try LiveServer(engine: "postgres")
@@ -90,18 +90,7 @@ import Testing
         print("cross-node friend request, polling every 50 ms: \(ContinuousClock.now - sent)")
         #expect(request.fromAlias == "Bob" && request.message == "polled")
 
-        try await LeaderboardsLiveTests.report(ann, 10)
-        try await LeaderboardsLiveTests.report(bob, 20)
-        try await waitUntil("node B ranks Bob's 20 from node A first", within: .seconds(5)) {
-            try await LeaderboardsLiveTests.load(ann, range: 1...2).scores.map(\.value) == [20, 10]
-        }
-
-        let session = try await nodeA.signUp(account: "dee-\(UUID().uuidString.prefix(8).lowercased())")
-        #expect(try await Self.status(.GET, "v1/friends", on: nodeB, token: session) == 200)
-        #expect(try await Self.status(.DELETE, "v1/sessions/current", on: nodeA, token: session) == 204)
-        try await waitUntil("node B refuses the signed-out session", within: .seconds(2)) {
-            (try? await Self.status(.GET, "v1/friends", on: nodeB, token: session)) == 401
-        }
+        // Scores and sign-outs across polling nodes: SharedDatabaseNodesTests, in process.
 
         // It went through the table, not LISTEN/NOTIFY.
         let database = try #require(URLComponents(string: nodeA.database)).path.dropFirst()

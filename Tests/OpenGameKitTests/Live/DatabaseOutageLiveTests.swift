@@ -60,6 +60,15 @@ import Testing
         #expect(report.body.contains(#""code":"server.storage_unavailable""#), "\(report.body)")
         #expect(try await Self.get(server, "readyz").status == 503)
         #expect(try await Self.get(server, "healthz").status == 200, "liveness must not depend on the database")
+        // A page whose session cookie must be read is answered like the API: 503 with Retry-After, not 500.
+        var page = URLRequest(url: server.url.appendingPathComponent("friends"))
+        page.timeoutInterval = 60
+        page.setValue("gc_session=not-cached-anywhere", forHTTPHeaderField: "Cookie")
+        let (pageBody, pageResponse) = try await URLSession.shared.data(for: page)
+        let pageAnswer = try #require(pageResponse as? HTTPURLResponse)
+        #expect(pageAnswer.statusCode == 503, "\(String(decoding: pageBody, as: UTF8.self))")
+        #expect(pageAnswer.value(forHTTPHeaderField: "Retry-After") == "5")
+        #expect(String(decoding: pageBody, as: UTF8.self).contains("<html"), "the web app answers with a page")
 
         try postgres.start()
         try await waitUntil("the server serves again once PostgreSQL is back", within: .seconds(60)) {

@@ -48,7 +48,7 @@ import Testing
 
         // Signing out in the first game signs out the second, which is running and hears it.
         await firstGame.localPlayer.signOut()
-        try await waitUntil("the second game heard the sign-out") { heard.count == 2 && !secondGame.localPlayer.isAuthenticated }
+        try await waitUntil("the second game heard the sign-out", within: .seconds(30)) { heard.count == 2 && !secondGame.localPlayer.isAuthenticated }
         #expect(heard.codes == [nil, .notAuthenticated])
         let revoked = await #expect(throws: GKError.self) { try await GKLeaderboard.loadCategories(in: secondGame) }
         #expect(revoked?.code == .notAuthenticated)

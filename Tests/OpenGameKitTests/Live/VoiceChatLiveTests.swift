@@ -36,7 +36,9 @@ import VoiceTestSupport
         }
         let playedAtEnd = listener.framesWritten
         let drain = 2 * VoiceJitterBuffer.Configuration().maxDelay
-        try await waitUntil("the listener played \(drain) frames after the speech ended") { listener.framesWritten >= playedAtEnd + drain }
+        try await waitUntil("the listener played \(drain) frames after the speech ended", within: .seconds(30)) {
+            listener.framesWritten >= playedAtEnd + drain
+        }
     }
 
     /// Milliseconds of audio in `samples` (48 kHz).

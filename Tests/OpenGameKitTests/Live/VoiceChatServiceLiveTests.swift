@@ -73,7 +73,7 @@ import VoiceTestSupport
         b.service.setVoiceAudio(source: try PCMPushSource(), sink: speaker)
         let startedBefore = (a.started.count, b.started.count)
         try a.service.startVoiceChat(withParticipantID: b.playerID)
-        try await waitUntil("both sides started") { a.started.count > startedBefore.0 && b.started.count > startedBefore.1 }
+        try await waitUntil("both sides started", within: .seconds(30)) { a.started.count > startedBefore.0 && b.started.count > startedBefore.1 }
         let path = a.service.connectedPaths[b.playerID]
         try await waitUntil("A's speech was read", within: .seconds(60)) { microphone.hasEnded }
         let played = speaker.framesWritten

@@ -28,6 +28,8 @@ final class ScoreFollower: Service, Sendable {
 
     private let database: Database
     private let index: LeaderboardIndex
+    /// Dates what is forgotten (the server's clock, as every stored time).
+    private let clock: ServerClock
     private let logger: Logger
     private let seen: Mutex<FollowedIDs>
     private let wakes: AsyncStream<Void>
@@ -38,7 +40,7 @@ final class ScoreFollower: Service, Sendable {
 
     /// A follower starting after the last report stored now, before any board is built. Ids skipped over among the
     /// last ``FollowedIDs/maximumHoles`` are holes: reports other nodes are committing at this moment.
-    static func start(database: Database, index: LeaderboardIndex, logger: Logger) async throws -> ScoreFollower {
+    static func start(database: Database, index: LeaderboardIndex, clock: ServerClock, logger: Logger) async throws -> ScoreFollower {
         let (last, recent, lastRemoval) = try await database.read { storage in
             let last = try await storage.lastScoreID()
             return (
@@ -47,11 +49,13 @@ final class ScoreFollower: Service, Sendable {
         }
         var seen = FollowedIDs(after: max(0, last - Int64(FollowedIDs.maximumHoles)))
         seen.read(recent, at: .now)
-        return ScoreFollower(database: database, index: index, seen: seen, removalsSeen: FollowedIDs(after: lastRemoval), logger: logger)
+        return ScoreFollower(
+            database: database, index: index, seen: seen, removalsSeen: FollowedIDs(after: lastRemoval), clock: clock, logger: logger)
     }
 
-    private init(database: Database, index: LeaderboardIndex, seen: FollowedIDs, removalsSeen: FollowedIDs, logger: Logger) {
+    private init(database: Database, index: LeaderboardIndex, seen: FollowedIDs, removalsSeen: FollowedIDs, clock: ServerClock, logger: Logger) {
         self.database = database
+        self.clock = clock
         self.index = index
         self.logger = logger
         self.seen = Mutex(seen)
@@ -86,7 +90,7 @@ final class ScoreFollower: Service, Sendable {
                         try await self.catchUpRemovals()
                         if ContinuousClock.now - forgotten > .seconds(600) {
                             forgotten = .now
-                            let before = Int64(Date().timeIntervalSince1970 * 1000) - Self.removalLifetimeMilliseconds
+                            let before = self.clock.nowMillis() - Self.removalLifetimeMilliseconds
                             try await self.database.write { try await $0.forgetScoreRemovals(before: before) }
                         }
                     } catch {

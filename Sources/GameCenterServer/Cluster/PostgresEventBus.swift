@@ -62,6 +62,8 @@ final class PostgresEventBus: EventBus, Service {
 
     private let local = InProcessEventBus()
     private let database: Database
+    /// Dates the polled notices (the server's clock, as every stored time).
+    private let clock: ServerClock
     private let wakeups: Wakeups
     /// This node's id: its own notices come back to it and are skipped.
     private let node: String
@@ -75,8 +77,9 @@ final class PostgresEventBus: EventBus, Service {
     private let scoresWake: AsyncStream<Void>.Continuation
     private let scoresWakes: AsyncStream<Void>
 
-    init(database: Database, node: String, wakeups: Wakeups = .listen, logger: Logger) {
+    init(database: Database, node: String, wakeups: Wakeups = .listen, clock: ServerClock, logger: Logger) {
         self.database = database
+        self.clock = clock
         self.wakeups = wakeups
         self.node = node
         self.logger = logger
@@ -199,7 +202,7 @@ final class PostgresEventBus: EventBus, Service {
         case .listen:
             try await database.notify(channel: Self.channel, payloads: payloads)
         case .poll:
-            let now = Self.wallClockMilliseconds()
+            let now = clock.nowMillis()
             try await database.writeStatement { try await $0.postNotices(payloads, from: self.node, now: now) }
         }
     }
@@ -250,7 +253,7 @@ final class PostgresEventBus: EventBus, Service {
                 }
                 if ContinuousClock.now - forgotten >= Self.forgetNoticesInterval {
                     forgotten = .now
-                    let before = Self.wallClockMilliseconds() - Self.polledNoticeLifetimeMilliseconds
+                    let before = clock.nowMillis() - Self.polledNoticeLifetimeMilliseconds
                     _ = try await database.writeStatement { try await $0.forgetNotices(before: before) }
                 }
             } catch {
@@ -301,9 +304,5 @@ final class PostgresEventBus: EventBus, Service {
             sessionEndedElsewhere.withLock { $0 }?(session)
             local.publish(.sessionEnded(sessionID: session, reason: wire.reason ?? "signed out on another node"))
         }
-    }
-
-    private static func wallClockMilliseconds() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1000)
     }
 }

@@ -21,6 +21,10 @@ final class QueueForwarder: Sendable {
     static let nodeHeader = HTTPField.Name("X-GameCenter-Forwarded-By")!
     /// `1` when the device's realtime channel is open on the forwarding node.
     static let channelHeader = HTTPField.Name("X-GameCenter-Channel-Open")!
+    /// The owner's answer to a forwarded request: the id of the request the session waits with in the owner's queue
+    /// after the call (a request or an accepted invitation), empty for none; absent when the call failed. The
+    /// forwarding node learns it from the owner's state, not from the route or body it forwarded.
+    static let waitingHeader = HTTPField.Name("X-GameCenter-Waiting-Request")!
     /// How long an owner has to answer a forwarded request.
     static let timeout = TimeAmount.seconds(10)
 
@@ -91,9 +95,12 @@ final class QueueForwarder: Sendable {
         let status: HTTPResponse.Status
         var headers = HTTPFields()
         let answer: ByteBuffer
+        let waitingAnswer: String?
+        let sent = ContinuousClock.now
         do {
             let response = try await HTTPClient.shared.execute(outbound, timeout: Self.timeout)
             status = HTTPResponse.Status(code: Int(response.status.code))
+            waitingAnswer = response.headers.first(name: Self.waitingHeader.rawName)
             for header in response.headers where !Self.notForwarded.contains(header.name.lowercased()) {
                 if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
             }
@@ -106,32 +113,31 @@ final class QueueForwarder: Sendable {
             throw APIError.queueNodeUnavailable
         }
         metrics.matchmakingForwarded.answered.increment()
+        let (seconds, attoseconds) = (ContinuousClock.now - sent).components
+        metrics.matchmakingForwardSeconds.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         if channelOpen {
             sessions.withLock { sessions in
                 sessions[session.sessionID, default: ForwardedSession()].owners[owner.id] = owner.url
             }
-        }
-        if channelOpen, status.kind == .successful {
             noteWaiting(
-                request, answer: answer, playerID: session.playerID, bundleID: try context.requireDevice().game.bundleID,
+                answer: waitingAnswer, playerID: session.playerID, bundleID: try context.requireDevice().game.bundleID,
                 session: session.sessionID, owner: owner.id)
         }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: answer))
     }
 
-    /// Keeps the request a successful forwarded answer says waits at its owner (or forgets it, once cancelled).
-    private func noteWaiting(_ request: Request, answer: ByteBuffer, playerID: String, bundleID: String, session: String, owner: String) {
-        let path = request.uri.path
-        if request.method == .delete, path.hasPrefix("/v1/matchmaking/requests/") {
-            sessions.withLock { $0[session]?.waiting = nil }
-            return
+    /// Keeps the request the owner says waits in its queue for the session after the call (``waitingHeader``), or
+    /// forgets it when the owner says none does; an answer without the header (an error) changes nothing.
+    private func noteWaiting(answer: String?, playerID: String, bundleID: String, session: String, owner: String) {
+        guard let answer else { return }
+        let waiting = answer.isEmpty ? nil : WaitingElsewhere(playerID: playerID, requestID: answer, bundleID: bundleID, ownerID: owner)
+        sessions.withLock { sessions in
+            if let waiting {
+                sessions[session, default: ForwardedSession()].waiting = waiting
+            } else if sessions[session]?.waiting?.ownerID == owner {
+                sessions[session]?.waiting = nil
+            }
         }
-        guard request.method == .post, path == "/v1/matchmaking/requests" || path.hasSuffix("/accept"),
-            let status = try? WireCoding.makeDecoder().decode(MatchRequestStatus.self, from: Data(answer.readableBytesView)),
-            status.state == .waiting
-        else { return }
-        let waiting = WaitingElsewhere(playerID: playerID, requestID: status.requestID, bundleID: bundleID, ownerID: owner)
-        sessions.withLock { $0[session, default: ForwardedSession()].waiting = waiting }
     }
 
     /// The device's last realtime channel here closed: the owners its requests went to take them out of their queues.
@@ -203,5 +209,6 @@ final class QueueForwarder: Sendable {
     private static let notForwarded: Set<String> = [
         "connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade", "te", "trailer",
         "proxy-connection", "x-gamecenter-cluster-key", "x-gamecenter-forwarded-by", "x-gamecenter-channel-open",
+        "x-gamecenter-waiting-request",
     ]
 }

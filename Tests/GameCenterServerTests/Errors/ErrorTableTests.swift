@@ -1,6 +1,9 @@
 import Foundation
 import GameCenterProtocol
+import GameCenterStorage
 import HTTPTypes
+import Hummingbird
+import Logging
 import Testing
 import Yams
 @testable import GameCenterServer
@@ -60,7 +63,7 @@ struct ErrorTableTests {
         return [
             .invalidParameter("rangeLength must be 1 to 100"), .malformedBody("alias: a value is required"), .bodyTooLarge,
             .routeNotFound("/v1/nope"), .methodNotAllowed, .malformedRequest, .headersTooLarge,
-            ErrorMiddleware<AppRequestContext>.apiError(status: .unsupportedMediaType, message: nil, path: "/v1/me"),
+            ErrorClassifier.apiError(status: .unsupportedMediaType, message: nil, path: "/v1/me"),
             .rateLimited(.friendRequests, limit: RateLimits()[.friendRequests], retryAfterSeconds: 30), .tooManyRealtimeChannels(4),
             .internalError, .tooManyConnections, .storageUnavailable, .queueNodeUnavailable, .queueNodeUnreachable("node-a"),
             .invalidAccountName, .invalidPassword, .aliasLength(0), .hiddenCharacterInAlias("\u{200B}"), .aliasLookAlike("B0b", "Bob"), .statusTooLong(300),
@@ -100,9 +103,21 @@ struct ErrorTableTests {
 
     /// An HTTP error from the framework keeps its class: a 5xx is the server's fault, anything else the caller's.
     @Test func frameworkErrorsMapIntoTheTable() {
-        #expect(ErrorMiddleware<AppRequestContext>.apiError(status: .notFound, message: nil, path: "/x").code == .requestUnknownRoute)
-        #expect(ErrorMiddleware<AppRequestContext>.apiError(status: .badGateway, message: nil, path: "/x").code == .serverInternal)
-        let other = ErrorMiddleware<AppRequestContext>.apiError(status: .unsupportedMediaType, message: nil, path: "/x")
+        #expect(ErrorClassifier.apiError(status: .notFound, message: nil, path: "/x").code == .requestUnknownRoute)
+        #expect(ErrorClassifier.apiError(status: .badGateway, message: nil, path: "/x").code == .serverInternal)
+        let other = ErrorClassifier.apiError(status: .unsupportedMediaType, message: nil, path: "/x")
         #expect(other.code == .requestRejected && other.status == .badRequest && other.message.contains("Unsupported Media Type"))
+    }
+
+    /// Pages and the JSON API classify errors in one place: a storage outage is 503 with `Retry-After` for both, a
+    /// caller's mistake keeps its code, and anything unexpected is a bare 500.
+    @Test func errorsAreClassifiedOnceForPagesAndTheAPI() {
+        let logger = Logger(label: "test")
+        let outage = ErrorClassifier.classify(StorageError.unavailable("connection refused"), path: "/friends", logger: logger)
+        #expect(outage.status == .serviceUnavailable && outage.code == .serverStorageUnavailable && outage.retryAfterSeconds == 5)
+        #expect(ErrorClassifier.classify(APIError.formRejected, path: "/friends", logger: logger).code == .webFormRejected)
+        #expect(ErrorClassifier.classify(StorageError.closed, path: "/friends", logger: logger).code == .serverInternal)
+        let notFound = ErrorClassifier.classify(HTTPError(.notFound), path: "/nowhere", logger: logger)
+        #expect(notFound.code == .requestUnknownRoute)
     }
 }

@@ -1,26 +1,29 @@
 import Hummingbird
 
-/// Several nodes: a device's request about its game's matchmaking queue is answered by the node that owns the queue
-/// (``QueueForwarder``). A request another node forwarded is served here, never forwarded again, and says whether the
-/// device's realtime channel is open on that node.
+/// A device's request about its game's matchmaking queue is answered by the node that owns the queue (on one node,
+/// always this one; on several, see ``QueueForwarder``). A request another node forwarded is served here, never
+/// forwarded again, says whether the device's realtime channel is open on that node, and is answered with the
+/// request the session then waits with here (``QueueForwarder/waitingHeader``).
 struct QueueOwnerMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let matchmaking: MatchmakingService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let forwarder = matchmaking.forwarder else { return try await next(request, context) }
+        let queues = matchmaking.queues
         let session = try context.requireSession()
-        if let node = forwarder.forwardingNode(of: request) {
+        if let node = queues.forwardingNode(of: request) {
             matchmaking.remoteChannel(sessionID: session.sessionID, on: node, open: request.headers[QueueForwarder.channelHeader] == "1")
-            return try await next(request, context)
+            var response = try await next(request, context)
+            response.headers[QueueForwarder.waitingHeader] = matchmaking.waitingRequestID(of: session) ?? ""
+            return response
         }
         guard case .node(let id, let url) = try await matchmaking.queueOwner(of: context.requireDevice()) else {
             return try await next(request, context)
         }
-        let response = try await forwarder.forward(
+        let response = try await queues.forward(
             request, context: context, to: (id, url), channelOpen: matchmaking.isChannelOpen(session.sessionID))
         // The channel closed while the request was away: the owner hears it now (the close itself told no one yet).
-        if !matchmaking.isChannelOpen(session.sessionID) { await forwarder.channelClosed(sessionID: session.sessionID) }
+        if !matchmaking.isChannelOpen(session.sessionID) { await queues.channelClosed(sessionID: session.sessionID) }
         return response
     }
 }
@@ -29,10 +32,10 @@ struct QueueOwnerMiddleware: RouterMiddleware {
 /// to anyone else the routes do not exist.
 struct NodeKeyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let forwarder: QueueForwarder?
+    let queues: any QueueRouting
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let forwarder, forwarder.forwardingNode(of: request) != nil else { throw APIError.routeNotFound(request.uri.path) }
+        guard queues.forwardingNode(of: request) != nil else { throw APIError.routeNotFound(request.uri.path) }
         return try await next(request, context)
     }
 }
