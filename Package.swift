@@ -16,7 +16,6 @@ let package = Package(
         .library(name: "OpenGameKit", targets: ["OpenGameKit"]),
         .library(name: "OpenGameKitVoice", targets: ["OpenGameKitVoice"]),
         .executable(name: "gamecenter", targets: ["gamecenter"]),
-        .executable(name: "gamecenter-bench", targets: ["gamecenter-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -172,6 +171,7 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
+            path: "Benchmarks/gamecenter-bench",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -268,8 +268,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The SDK's own unit tests: no server, no voice.
         .testTarget(
             name: "OpenGameKitTests",
+            dependencies: [
+                "OpenGameKit",
+                "GameCenterProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Whole-system tests: the real `gamecenter` binary driven by SDK devices (and voice engines, browsers' pages).
+        .testTarget(
+            name: "SystemTests",
             dependencies: [
                 "OpenGameKit",
                 "OpenGameKitVoice",
