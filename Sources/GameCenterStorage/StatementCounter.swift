@@ -6,14 +6,29 @@ import Synchronization
 /// How many SQL statements a ``Database`` has sent to its engine since it opened (transaction control included:
 /// `BEGIN`, `COMMIT`, `SAVEPOINT`). Exported as the `storage.statements` metric; a test pins the statements one
 /// report costs, so that a round trip added to the hot path shows.
+///
+/// It also times them: ``observeDurations(_:)`` hears how long each statement took, from sending it to its last row.
 public final class StatementCounter: Sendable {
     private let count = Atomic<Int>(0)
+    private let durationObserver = Mutex<(@Sendable (_ nanoseconds: Int64) -> Void)?>(nil)
 
     /// Statements sent so far.
     public var value: Int { count.load(ordering: .relaxed) }
 
+    /// Calls `observe` with each statement's duration in nanoseconds, from now on.
+    public func observeDurations(_ observe: @escaping @Sendable (_ nanoseconds: Int64) -> Void) {
+        durationObserver.withLock { $0 = observe }
+    }
+
     func add() {
         count.add(1, ordering: .relaxed)
+    }
+
+    /// A statement sent at `started` has finished.
+    func finished(since started: ContinuousClock.Instant) {
+        guard let observe = durationObserver.withLock({ $0 }) else { return }
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        observe(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 
@@ -30,11 +45,14 @@ struct CountingSQLDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
         counter.add()
-        return base.execute(sql: query, onRow)
+        let (started, counter) = (ContinuousClock.now, counter)
+        return base.execute(sql: query, onRow).always { _ in counter.finished(since: started) }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         counter.add()
+        let started = ContinuousClock.now
+        defer { counter.finished(since: started) }
         try await base.execute(sql: query, onRow)
     }
 }

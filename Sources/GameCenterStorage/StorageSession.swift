@@ -39,6 +39,8 @@ public struct StorageSession: Sendable {
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] {
         guard let connection = postgresConnection else { throw StorageError.unavailable("prepared statements run on PostgreSQL connections only") }
         statements.add()
+        let started = ContinuousClock.now
+        defer { statements.finished(since: started) }
         var rows: [Statement.Row] = []
         for try await row in try await connection.execute(statement, logger: connection.logger) { rows.append(row) }
         return rows

@@ -117,6 +117,7 @@ public enum GameCenterApp {
             self.nodes = nodes
             let metrics = ServerMetrics()
             self.metrics = metrics
+            database.statements.observeDurations { metrics.storageStatementSeconds.recordNanoseconds($0) }
             let topology = try await NodeTopologies.make(
                 database: database, nodeID: nodes.nodeID, pollInterval: configuration.nodePollInterval, clock: serverClock, metrics: metrics,
                 logger: logger)

@@ -82,7 +82,8 @@ struct SharedDatabaseNodes: NodeTopology {
         self.clock = clock
         self.logger = logger
         postgresBus = PostgresEventBus(
-            database: database, node: nodeID, wakeups: pollInterval.map { .poll(every: $0) } ?? .listen, clock: clock, logger: logger)
+            database: database, node: nodeID, wakeups: pollInterval.map { .poll(every: $0) } ?? .listen, clock: clock, metrics: metrics,
+            logger: logger)
         let key = try await database.write { try await $0.clusterKey(candidate: Credentials.newID(prefix: "ck_")) }
         queues = SharedQueueRouting(
             owners: QueueOwners(nodeID: nodeID, database: database, clock: clock),

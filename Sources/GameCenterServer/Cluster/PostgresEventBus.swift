@@ -52,6 +52,8 @@ final class PostgresEventBus: EventBus, Service {
         var scoresRemovedOf: String?
         var game: String?
         var everyone: Bool?
+        /// When the sending node published it (server clock, ms), for the bus's lag.
+        var sentAt: Int64?
     }
 
     /// Notices waiting to be sent.
@@ -64,6 +66,8 @@ final class PostgresEventBus: EventBus, Service {
     private let database: Database
     /// Dates the polled notices (the server's clock, as every stored time).
     private let clock: ServerClock
+    /// Where the lag between another node's notice and its arrival here is recorded.
+    private let metrics: ServerMetrics
     private let wakeups: Wakeups
     /// This node's id: its own notices come back to it and are skipped.
     private let node: String
@@ -77,9 +81,10 @@ final class PostgresEventBus: EventBus, Service {
     private let scoresWake: AsyncStream<Void>.Continuation
     private let scoresWakes: AsyncStream<Void>
 
-    init(database: Database, node: String, wakeups: Wakeups = .listen, clock: ServerClock, logger: Logger) {
+    init(database: Database, node: String, wakeups: Wakeups = .listen, clock: ServerClock, metrics: ServerMetrics, logger: Logger) {
         self.database = database
         self.clock = clock
+        self.metrics = metrics
         self.wakeups = wakeups
         self.node = node
         self.logger = logger
@@ -103,6 +108,8 @@ final class PostgresEventBus: EventBus, Service {
 
     /// Queues `wire` for the other nodes.
     private func enqueue(_ wire: Wire) {
+        var wire = wire
+        wire.sentAt = clock.nowMillis()
         outgoing.withLock { outgoing in
             if outgoing.notices.count < Self.maximumQueued { outgoing.notices.append(wire) } else { outgoing.overflowed = true }
         }
@@ -292,6 +299,7 @@ final class PostgresEventBus: EventBus, Service {
     /// Hands one notice of another node to this node's subscribers.
     private func receive(_ payload: String, decoder: JSONDecoder) {
         guard let wire = try? decoder.decode(Wire.self, from: Data(payload.utf8)), wire.node != node else { return }
+        if let sentAt = wire.sentAt { metrics.busLagSeconds.recordMilliseconds(max(0, clock.nowMillis() - sentAt)) }
         if wire.everyone == true {
             caughtUp()
         } else if wire.scores == true {

@@ -29,6 +29,10 @@ final class ServerMetrics: Sendable {
     let realtimeConnections: CoreMetrics.Meter
     /// Actions refused by a rate limit, by the limit's name (`ratelimit.refused{limit="friend-requests"}`).
     private let rateLimitsRefused: [RateLimits.Name: CoreMetrics.Counter]
+    /// Several nodes: seconds from another node publishing a notice (an event, a sign-out) to this node reading it.
+    let busLagSeconds: CoreMetrics.Timer
+    /// Seconds each SQL statement took, from sending it to its last row (``StatementCounter``).
+    let storageStatementSeconds: CoreMetrics.Timer
     /// Seconds a forwarded matchmaking request took at the queue's owner, as the forwarding node saw it.
     let matchmakingForwardSeconds: CoreMetrics.Timer
     /// Seconds to answer a request, by route pattern (`/v1/leaderboards/{category}/scores`, `NotFound`), method and
@@ -53,6 +57,8 @@ final class ServerMetrics: Sendable {
         )
         realtimeConnections = CoreMetrics.Meter(label: "realtime.connections", factory: factory)
         matchmakingForwardSeconds = CoreMetrics.Timer(label: "matchmaking.forward_seconds", factory: factory)
+        busLagSeconds = CoreMetrics.Timer(label: "cluster.bus_lag_seconds", factory: factory)
+        storageStatementSeconds = CoreMetrics.Timer(label: "storage.statement_seconds", factory: factory)
         rateLimitsRefused = Dictionary(
             uniqueKeysWithValues: RateLimits.Name.allCases.map {
                 ($0, CoreMetrics.Counter(label: "ratelimit.refused", dimensions: [("limit", $0.rawValue)], factory: factory))

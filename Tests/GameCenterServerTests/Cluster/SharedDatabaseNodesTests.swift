@@ -158,6 +158,8 @@ struct SharedDatabaseNodesTests {
                     try await b.call(.get, "/v1/me", token: signOut.token).status == .unauthorized
                 }
                 #expect(ContinuousClock.now - cached < .milliseconds(SessionCache.timeToLive), "the notice, not the cache's age, ended it")
+                let metrics = try MetricsTests.parse(String(decoding: b.services.metrics.exposition(), as: UTF8.self))
+                #expect((MetricsTests.value(metrics, "cluster_bus_lag_seconds_count") ?? 0) > 0, "node-b timed the notices it heard")
 
                 let report = ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: "open.points", value: 42, context: 0)])
                 #expect(try await a.send(.post, "/v1/scores", report, token: player.token).status == .ok)

@@ -95,6 +95,8 @@ struct MetricsTests {
             #expect(Self.value(after, "http_request_duration_seconds_count", scores) == 2)
             #expect((Self.value(after, "http_request_duration_seconds_sum", scores) ?? 0) > 0)
             #expect(Self.value(after, "http_request_duration_seconds_count", ["route": "NotFound", "method": "GET", "status": "4xx"]) == 1)
+            // Statements are timed.
+            #expect((Self.value(after, "storage_statement_seconds_count") ?? 0) > 0)
         }
     }
 

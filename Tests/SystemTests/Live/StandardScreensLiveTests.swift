@@ -138,7 +138,10 @@ import Testing
         setenv("BROWSER", browser.path, 1)
         defer { unsetenv("BROWSER") }
         try await GKAchievementViewController(in: device).present()
-        try await waitUntil("the browser was started", within: .seconds(10)) { FileManager.default.fileExists(atPath: opened.path) }
+        // The stand-in browser's `echo` creates the file before it writes the line: wait for the whole line.
+        try await waitUntil("the browser was started with a link", within: .seconds(10)) {
+            (try? String(contentsOf: opened, encoding: .utf8))?.hasSuffix("\n") == true
+        }
         let url = try #require(URL(string: try String(contentsOf: opened, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(url.path.hasPrefix("/app-tickets/"))
         #expect(try await Self.open(url).path == "/games/com.example.tapper/achievements")
