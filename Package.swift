@@ -242,6 +242,8 @@ let package = Package(
                 "GameCenterServer",
                 "NetworkFaultProxy",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: swiftSettings
         ),

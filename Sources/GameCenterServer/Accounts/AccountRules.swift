@@ -17,7 +17,7 @@ enum AccountRules {
         guard Limits.passwordLength.contains(password.count) else {
             throw APIError.invalidPassword
         }
-        // bcrypt reads at most 72 bytes; longer passwords are allowed but only their first 72 bytes count.
+        // Every character counts: bcrypt reads a pre-hash of the whole password (``Credentials``).
     }
 
     /// A trimmed alias, or `invalidParameter`.

@@ -5,7 +5,18 @@ import NIOPosix
 import Synchronization
 
 /// Passwords (bcrypt) and session tokens (random, stored as SHA-256).
+///
+/// bcrypt reads at most 72 bytes, and a password may have 128 characters (up to 512 bytes): so that every byte of it
+/// counts, a password is first pre-hashed, HMAC-SHA256 keyed with ``preHashKey`` and base64-encoded (44 bytes, no NUL),
+/// and the stored hash is ``preHashedPrefix`` followed by bcrypt of that. Hashes stored before (bcrypt of the password
+/// itself, `$2…`) are still accepted, by their first 72 bytes as before.
 package struct Credentials: Sendable {
+    /// Marks a hash of the pre-hashed password.
+    static let preHashedPrefix = "ph1$"
+    /// The pre-hash's key: public, it separates this use of SHA-256 from any other, so a hash cannot be matched
+    /// against unsalted SHA-256 hashes of passwords leaked elsewhere.
+    static let preHashKey = SymmetricKey(data: Data("OpenGameKit password pre-hash v1".utf8))
+
     /// bcrypt cost factor; each step doubles the work.
     let bcryptCost: UInt8
     /// A hash of the right cost for no password: verified against when an account does not exist, so that a
@@ -28,19 +39,29 @@ package struct Credentials: Sendable {
 
     init(bcryptCost: UInt8) {
         self.bcryptCost = bcryptCost
-        self.decoyHash = Bcrypt.hash("decoy-\(UUID().uuidString)", cost: bcryptCost)
+        self.decoyHash = Self.preHashedPrefix + Bcrypt.hash(Self.preHash("decoy-\(UUID().uuidString)"), cost: bcryptCost)
     }
 
-    /// A bcrypt hash of `password`, computed off the event loops.
+    /// The stored hash of `password` (bcrypt of its pre-hash), computed off the event loops.
     func hashPassword(_ password: String) async throws -> String {
         let cost = bcryptCost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        return try await NIOThreadPool.singleton.runIfActive { Self.preHashedPrefix + Bcrypt.hash(Self.preHash(password), cost: cost) }
     }
 
-    /// Whether `password` matches `hash`, computed off the event loops.
+    /// Whether `password` matches `hash` (pre-hashed, or stored before pre-hashing), computed off the event loops.
     func verifyPassword(_ password: String, hash: String) async throws -> Bool {
         passwordChecks.increment()
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        return try await NIOThreadPool.singleton.runIfActive {
+            if hash.hasPrefix(Self.preHashedPrefix) {
+                return Bcrypt.verify(Self.preHash(password), hash: String(hash.dropFirst(Self.preHashedPrefix.count)))
+            }
+            return Bcrypt.verify(password, hash: hash)
+        }
+    }
+
+    /// What bcrypt reads of `password`: its keyed SHA-256, base64 (44 ASCII bytes, under bcrypt's 72).
+    static func preHash(_ password: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data(password.utf8), using: preHashKey)).base64EncodedString()
     }
 
     /// A new bearer token: 32 random bytes, base64url.

@@ -3,6 +3,8 @@ import GameCenterProtocol
 import GameCenterStorage
 import HTTPTypes
 import NIOCore
+import HummingbirdBcrypt
+import SQLKit
 import Testing
 @testable import GameCenterServer
 
@@ -245,6 +247,28 @@ import Testing
             #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "dave", password: "password-1")).status == .ok)
             for _ in 0..<4 { _ = try await client.send(.post, "/v1/sessions", SignInRequest(account: "dave", password: "wrong-pass")) }
             #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "dave", password: "password-1")).status == .ok)
+        }
+    }
+
+    /// bcrypt reads 72 bytes; a password may be 128 characters, and every one of them counts. Hashes stored before the
+    /// pre-hash (bcrypt of the password itself) still sign in.
+    @Test func everyCharacterOfALongPasswordCounts() async throws {
+        try await TestServer.run { client in
+            let long = String(repeating: "correct horse battery staple ", count: 3) + "and more than 72 bytes: ending A"
+            #expect(long.utf8.count > 72 && long.count <= 128)
+            _ = try await client.signUp(account: "lena", password: long)
+            #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "lena", password: long)).status == .ok)
+            let sameStart = String(long.dropLast()) + "B"
+            #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "lena", password: sameStart)).status == .unauthorized)
+
+            // An account from before: its stored hash is bcrypt of the password itself.
+            _ = try await client.signUp(account: "olaf", password: "password-1")
+            let legacy = Bcrypt.hash("password-1", cost: 4)
+            try await client.services.database.write { storage in
+                try await storage.sql.raw("UPDATE players SET password_hash = \(bind: legacy) WHERE account_name = 'olaf'").run()
+            }
+            #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "olaf", password: "password-1")).status == .ok)
+            #expect(try await client.send(.post, "/v1/sessions", SignInRequest(account: "olaf", password: "password-2")).status == .unauthorized)
         }
     }
 
