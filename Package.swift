@@ -9,17 +9,30 @@ let swiftSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
+/// The packages only the server and its tools use (web framework, database drivers, metrics, command line) are linked
+/// with the trait "Server", on by default: this repository's own builds have it. A game that depends on OpenGameKit
+/// with `traits: []` neither resolves nor fetches them; without the trait only the SDK's libraries build.
+let server = TargetDependencyCondition.when(traits: ["Server"])
+
 let package = Package(
     name: "OpenGameKit",
+    // macOS 15 for Synchronization's Mutex and Atomic. Not iOS, tvOS, watchOS or visionOS (their minimums would be
+    // 18, 18, 11 and 2): the SDK uses Foundation's `Process` (opening the Game Center app in the browser) and
+    // `homeDirectoryForCurrentUser` (the device folder), which they do not have.
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "OpenGameKit", targets: ["OpenGameKit"]),
         .library(name: "OpenGameKitVoice", targets: ["OpenGameKitVoice"]),
         .executable(name: "gamecenter", targets: ["gamecenter"]),
     ],
+    traits: [
+        .trait(name: "Server", description: "The gamecenter server and its tools, with the packages only they link."),
+        .default(enabledTraits: ["Server"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -59,10 +72,10 @@ let package = Package(
             name: "GameCenterStorage",
             dependencies: [
                 "GameCenterProtocol",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLKit", package: "sql-kit", condition: server),
+                .product(name: "SQLiteKit", package: "sqlite-kit", condition: server),
+                .product(name: "PostgresKit", package: "postgres-kit", condition: server),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -75,11 +88,11 @@ let package = Package(
                 "CUDPBatch",
                 "GameCenterProtocol",
                 "GameCenterStorage",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: server),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: server),
+                .product(name: "Mustache", package: "swift-mustache", condition: server),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -87,12 +100,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "Yams", package: "Yams", condition: server),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: server),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: server),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: server),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
@@ -106,7 +119,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,7 +159,7 @@ let package = Package(
             dependencies: [
                 "GameCenterServer",
                 "GameCenterStorage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -161,15 +174,15 @@ let package = Package(
                 "OpenGameKitLAN",
                 "OpenGameKitVoice",
                 "NetworkFaultProxy",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: server),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: server),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "SQLKit", package: "sql-kit", condition: server),
+                .product(name: "Histogram", package: "hdrhistogram-swift", condition: server),
             ],
             path: "Benchmarks/gamecenter-bench",
             swiftSettings: swiftSettings
@@ -241,9 +254,9 @@ let package = Package(
             dependencies: [
                 "GameCenterServer",
                 "NetworkFaultProxy",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: server),
+                .product(name: "SQLKit", package: "sql-kit", condition: server),
             ],
             swiftSettings: swiftSettings
         ),
@@ -293,7 +306,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: server),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need, starts a throwaway PostgreSQL, and runs every test:
 # the Swift suites (unit, storage on SQLite and PostgreSQL, in-process server, live server + SDK devices),
-# a schemathesis run against /openapi.yaml, the web app in headless Chromium, and the wire decoders' fuzzers.
+# a schemathesis run against /openapi.yaml, the web app in headless Chromium, the SDK's documentation (DocC, warnings
+# as errors), and the wire decoders' fuzzers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/postgres.sh
@@ -88,6 +89,9 @@ SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4 \
 swift test --skip-build --filter "ClusterLiveTests" || swift_status=1
 SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 swift test --skip-build --filter "$voice" || swift_status=1
 swift test --skip-build --filter "OpenGameKitLANTests|OpenGameKitSessionTests" || swift_status=1
+# The SDK's documentation: a symbol link DocC cannot resolve, in a catalog or a `///` comment, fails it.
+bash scripts/docs.sh
+docs_status=$?
 bash scripts/schemathesis.sh
 schema_status=$?
 # The web app in headless Chromium against the real binary; screenshots and axe reports in Tests/Browser/artifacts.
@@ -98,8 +102,9 @@ bash scripts/fuzz.sh
 fuzz_status=$?
 set -e
 
-if [ "$swift_status" -ne 0 ] || [ "$schema_status" -ne 0 ] || [ "$browser_status" -ne 0 ] || [ "$fuzz_status" -ne 0 ]; then
-  echo "tests failed (swift test: $swift_status, schemathesis: $schema_status, browser: $browser_status, fuzz: $fuzz_status)"
+if [ "$swift_status" -ne 0 ] || [ "$docs_status" -ne 0 ] || [ "$schema_status" -ne 0 ] || [ "$browser_status" -ne 0 ] \
+  || [ "$fuzz_status" -ne 0 ]; then
+  echo "tests failed (swift test: $swift_status, docs: $docs_status, schemathesis: $schema_status, browser: $browser_status, fuzz: $fuzz_status)"
   exit 1
 fi
 echo "all tests passed"

@@ -1,6 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import GameCenterProtocol
-import Glibc
 
 /// The player signed in on this device for one server and environment, shared by every game on the device (the
 /// seed: one player per device, for all games), with each game's session so that signing out in one game ends them

@@ -1,10 +1,10 @@
 import Foundation
 import GameCenterProtocol
 import HTTPTypes
-import HummingbirdWSClient
 import Logging
 import NIOCore
 import Synchronization
+import WSClient
 
 /// Keeps a device's realtime channel open while its session lasts: connects with the device's event cursor,
 /// hands events to the game, answers heartbeats, and reconnects with back-off when the channel drops.

@@ -1,11 +1,11 @@
 import Foundation
 import GameCenterProtocol
 import HTTPTypes
-import HummingbirdWSClient
 import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
+import WSClient
 
 /// A `GKMatch`'s connection to the server's relay: a WebSocket for reliable data (reconnected after a break, with
 /// unacknowledged messages resent) and a UDP socket for unreliable data (the WebSocket when UDP does not get through).

@@ -1,8 +1,8 @@
 /// Turns the voice packets of several senders into one 20 ms mono frame per sender per tick: a jitter buffer
 /// and an Opus decoder each, with loss concealment and FEC recovery.
 ///
-/// Call ``receive(_:from:)`` as packets arrive and ``tick()`` every 20 ms of playback. Holds at most
-/// ``maxSenders`` senders.
+/// Call ``receive(_:from:)-([UInt8],_)`` (or its ``VoicePacket`` form) as packets arrive and ``tick()`` every 20 ms
+/// of playback. Holds at most ``maxSenders`` senders.
 /// `@unchecked Sendable`: not thread-safe (decoder state): one owner at a time; it is Sendable only to move between threads.
 public final class VoiceReceivePipeline: @unchecked Sendable {
     /// One sender's audio for a tick.

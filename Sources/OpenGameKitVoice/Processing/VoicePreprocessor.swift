@@ -111,7 +111,7 @@ public final class VoicePreprocessor: @unchecked Sendable {
     ///
     /// With `played` (what the speakers played meanwhile) and an echo canceller, each block is echo-cancelled just
     /// before it is cleaned, as speexdsp needs: the preprocessor suppresses the residual echo of the block the
-    /// canceller processed last. While the far end plays (its block above ``farEndHoldDecibels``), automatic gain
+    /// canceller processed last. While the far end plays (its block above −50 dBFS), automatic gain
     /// holds still: it neither adapts to nor lifts what is left of the echo, which the voice activity detector would
     /// otherwise take for speech.
     public func process(_ frame: [Int16], played: [Int16]? = nil) throws(VoiceError) -> Result {

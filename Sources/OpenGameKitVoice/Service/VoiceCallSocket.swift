@@ -1,5 +1,9 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import NIOCore
 import NIOPosix
@@ -19,7 +23,11 @@ final class VoiceCallSocket: Sendable {
     /// event loop for every datagram. Throws when the port cannot be bound (a fixed port another program holds: no
     /// `SO_REUSEADDR`, so two games never share one and steal each other's voice).
     init(port: UInt16, receive: @escaping @Sendable ([UInt8], SocketAddress) -> Void) throws {
+        #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_DGRAM, 0)
+        #endif
         guard descriptor >= 0 else { throw VoiceError(.ioFailure, "no UDP socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -33,7 +41,7 @@ final class VoiceCallSocket: Sendable {
         }
         guard bound else {
             let reason = String(cString: strerror(errno))
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             throw VoiceError(.ioFailure, "UDP port \(port) cannot be bound: \(reason)")
         }
         self.port = UInt16(bigEndian: address.sin_port)
@@ -87,4 +95,15 @@ final class VoiceCallSocket: Sendable {
             // An ICMP error for an earlier send (a candidate nobody listens on): UDP carries on.
         }
     }
+}
+
+/// Closes a file descriptor (the C library's `close`, which the socket's own `close()` hides).
+private func closeDescriptor(_ descriptor: CInt) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #elseif canImport(Musl)
+    _ = Musl.close(descriptor)
+    #elseif canImport(Darwin)
+    _ = Darwin.close(descriptor)
+    #endif
 }
