@@ -3,6 +3,7 @@ import GameCenterProtocol
 import Logging
 import NIOCore
 import OpenGameKit
+import Synchronization
 
 /// Two-party voice over a connection the game already has (Game Kit's `GKVoiceChatService`): the seed's In-Game
 /// Voice.
@@ -26,10 +27,7 @@ import OpenGameKit
 ///
 /// Timeouts (``timeouts``): an invitation unanswered for 30 s fails on both sides; a call silent for 5 s (no voice
 /// and none of the half-second keep-alives) ends with `communicationsFailure`.
-public final class GKVoiceChatService: @unchecked Sendable {
-    // `@unchecked Sendable`: all state behind `lock`; the game's audio source and sink (not Sendable) are used only
-    // under it.
-
+public final class GKVoiceChatService: Sendable {
     /// How long each stage may take.
     public struct Timeouts: Sendable, Equatable {
         /// How long an invitation waits for an answer (30 s).
@@ -55,120 +53,130 @@ public final class GKVoiceChatService: @unchecked Sendable {
     /// The service every game uses (the seed's `defaultVoiceChatService`).
     public static let `default` = GKVoiceChatService()
 
-    /// The meters' floor, in dB.
-    static let meterFloor: Float = -120
+    /// Everything the service changes, under one `Mutex`.
+    private struct State {
+        /// The game's side, held weakly.
+        weak var client: (any GKVoiceChatClient)?
+        /// The calls: what they do next is decided there.
+        var calls = VoiceCallState()
+        /// The UDP socket.
+        var socket = Socket()
+        /// The microphone, the speakers and what lies between.
+        var audio: VoiceCallAudio
+        /// Effects decided and not yet delivered, in the order they were decided.
+        var queuedEffects: [VoiceCallEffect] = []
+        /// Whether a thread is delivering ``queuedEffects`` (it delivers those queued meanwhile too).
+        var deliveringEffects = false
+        /// Whether the 20 ms clock runs.
+        var running = false
+    }
 
-    private let lock = NSLock()
+    /// The UDP socket direct paths use: opened on first need, closed with the last call.
+    private struct Socket {
+        /// The port it opens on (0: one the system picks).
+        var port: UInt16 = 0
+        /// The socket, while open.
+        var open: VoiceCallSocket?
+
+        /// This device's candidates; opens the socket first if it is not open, handing what arrives to `receive`.
+        mutating func candidates(receive: @escaping @Sendable ([UInt8], SocketAddress) -> Void) throws -> [VoiceCallCandidate] {
+            if let open { return open.candidates() }
+            do {
+                let opened = try VoiceCallSocket(port: port, receive: receive)
+                open = opened
+                return opened.candidates()
+            } catch {
+                throw GKError(.communicationsFailure, "the voice chat's UDP socket could not be opened on port \(port): \(error)")
+            }
+        }
+
+        /// Closes the socket.
+        mutating func close() {
+            open?.close()
+            open = nil
+        }
+    }
+
     private let logger: Logger
-    private weak var _client: (any GKVoiceChatClient)?
-    /// The calls: what they do next is decided there.
-    private var state = VoiceCallState()
-    /// Effects decided under the lock and not yet delivered, in the order they were decided.
-    private var queuedEffects: [VoiceCallEffect] = []
-    /// Whether a thread is delivering ``queuedEffects`` (it delivers those queued meanwhile too).
-    private var deliveringEffects = false
-    private var socket: VoiceCallSocket?
-    private var running = false
-    private var _mediaPort: UInt16 = 0
-    private var muted = false
-    private var volume: Float = 1
-    private var inputMetering = false
-    private var outputMetering = false
-    private var inputLevel = GKVoiceChatService.meterFloor
-    private var outputLevel = GKVoiceChatService.meterFloor
-    // The audio engine.
-    private let devices = VoiceAudioDevices()
-    private var sender: VoiceSendPipeline?
-    private var receiver: VoiceReceivePipeline?
-    private var mixer = VoiceMixer()
-    private var played: [Int16]?
-    private let silence = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)
+    private let state: Mutex<State>
 
     /// A service of its own (tests and benches run several in one process; games use ``default``).
     package init(logger: Logger = Logger(label: "OpenGameKit.GKVoiceChatService")) {
         self.logger = logger
+        state = Mutex(State(audio: VoiceCallAudio(logger: logger)))
     }
 
     deinit {
-        socket?.close()
+        state.withLock { $0.socket.close() }
     }
 
     // MARK: Settings
 
     /// The game's side: its participant id and its channel to the others. Held weakly.
     public weak var client: (any GKVoiceChatClient)? {
-        get { lock.withLock { _client } }
-        set { lock.withLock { _client = newValue } }
+        get { state.withLock { $0.client } }
+        set { state.withLock { $0.client = newValue } }
     }
 
     /// How long each stage may take (see ``Timeouts``).
     public var timeouts: Timeouts {
-        get { lock.withLock { state.timeouts } }
-        set { lock.withLock { state.timeouts = newValue } }
+        get { state.withLock { $0.calls.timeouts } }
+        set { state.withLock { $0.calls.timeouts = newValue } }
     }
 
     /// The UDP port direct paths use (beyond the seed): 0, the default, lets the system pick one; a fixed port suits
     /// a firewall that opens one. Takes effect when the socket next opens (when no call is under way).
     public var mediaPort: UInt16 {
-        get { lock.withLock { _mediaPort } }
-        set { lock.withLock { _mediaPort = newValue } }
+        get { state.withLock { $0.socket.port } }
+        set { state.withLock { $0.socket.port = newValue } }
     }
 
     /// What the service refused so far.
-    public var statistics: Statistics { lock.withLock { state.statistics } }
+    public var statistics: Statistics { state.withLock { $0.calls.statistics } }
 
     /// Where every call's audio comes from and goes to: any ``VoiceAudioSource`` and ``VoiceAudioSink``; nil for
     /// either means the system's default microphone or speakers, opened when a call first connects.
     public func setVoiceAudio(source: (any VoiceAudioSource)?, sink: (any VoiceAudioSink)?) {
-        lock.withLock { devices.use(source: source, sink: sink) }
+        let given = VoiceAudioDevices.Given(source: source, sink: sink)
+        state.withLock { $0.audio.devices.use(given) }
     }
 
     // MARK: Controls
 
     /// Whether the microphone is muted: while it is, the other participants hear silence.
     public var isMicrophoneMuted: Bool {
-        get { lock.withLock { muted } }
-        set { lock.withLock { muted = newValue } }
+        get { state.withLock { $0.audio.muted } }
+        set { state.withLock { $0.audio.muted = newValue } }
     }
 
     /// The other participants' volume, 0 (silent) to 1 (full); values outside are clamped.
     public var remoteParticipantVolume: Float {
-        get { lock.withLock { volume } }
-        set { lock.withLock { volume = min(max(newValue, 0), 1) } }
+        get { state.withLock { $0.audio.volume } }
+        set { state.withLock { $0.audio.volume = min(max(newValue, 0), 1) } }
     }
 
     /// Whether ``inputMeterLevel`` is measured.
     public var isInputMeteringEnabled: Bool {
-        get { lock.withLock { inputMetering } }
-        set {
-            lock.withLock {
-                inputMetering = newValue
-                inputLevel = Self.meterFloor
-            }
-        }
+        get { state.withLock { $0.audio.inputMetering } }
+        set { state.withLock { $0.audio.inputMetering = newValue } }
     }
 
     /// The microphone's level over the last 20 ms frame, in dB below full scale (−120…0); −120 while metering is off
     /// or no call is connected. Measured before muting: a muted player who talks still moves the meter.
-    public var inputMeterLevel: Float { lock.withLock { inputLevel } }
+    public var inputMeterLevel: Float { state.withLock { $0.audio.inputLevel } }
 
     /// Whether ``outputMeterLevel`` is measured.
     public var isOutputMeteringEnabled: Bool {
-        get { lock.withLock { outputMetering } }
-        set {
-            lock.withLock {
-                outputMetering = newValue
-                outputLevel = Self.meterFloor
-            }
-        }
+        get { state.withLock { $0.audio.outputMetering } }
+        set { state.withLock { $0.audio.outputMetering = newValue } }
     }
 
     /// The level of what the service played over the last 20 ms frame (every call mixed, at
     /// ``remoteParticipantVolume``), in dB below full scale (−120…0); −120 while metering is off.
-    public var outputMeterLevel: Float { lock.withLock { outputLevel } }
+    public var outputMeterLevel: Float { state.withLock { $0.audio.outputLevel } }
 
     /// What the service waits for before it can talk or play (no microphone, no speakers), or nil.
-    public var waitingFor: String? { lock.withLock { devices.waitingFor } }
+    public var waitingFor: String? { state.withLock { $0.audio.devices.waitingFor } }
 
     // MARK: Calls
 
@@ -183,27 +191,29 @@ public final class GKVoiceChatService: @unchecked Sendable {
             throw GKError(.invalidParameter, "GKVoiceChatService has no client; set `client` before starting a voice chat")
         }
         let token = (0..<VoiceCallSignal.tokenLength).map { _ in UInt8.random(in: .min ... .max) }
-        try act { try state.start(with: participantID, own: own, token: token, at: .now, candidates: candidates) }
+        try actWithCandidates { calls, candidates throws in
+            try calls.start(with: participantID, own: own, token: token, at: .now, candidates: candidates)
+        }
     }
 
     /// Accepts the invitation `callID`; the services then connect and the client hears `didStartWithParticipantID`.
     /// Throws `invalidParameter` when no invitation with that id waits (answered, withdrawn or expired), and
     /// `communicationsFailure` when the UDP socket cannot be opened.
     public func acceptCallID(_ callID: Int) throws {
-        try act { try state.accept(callID: callID, at: .now, candidates: candidates) }
+        try actWithCandidates { calls, candidates throws in try calls.accept(callID: callID, at: .now, candidates: candidates) }
     }
 
     /// Declines the invitation `callID`: the caller hears `didNotStartWithParticipantID` with `userDenied`. An id no
     /// invitation has is ignored.
     public func denyCallID(_ callID: Int) {
-        act { state.deny(callID: callID) }
+        act { $0.calls.deny(callID: callID) }
     }
 
     /// Ends the call with `participantID` (or withdraws the invitation): both sides hear
     /// `didStopWithParticipantID` with no error (`didNotStartWithParticipantID` with `cancelled` for a call not yet
     /// connected). Nothing happens when there is no such call.
     public func stopVoiceChat(withParticipantID participantID: String) {
-        act { state.stop(with: participantID) }
+        act { $0.calls.stop(with: participantID) }
     }
 
     /// Takes signalling data the client received from `participantID`'s service. Data that is not the service's,
@@ -211,195 +221,112 @@ public final class GKVoiceChatService: @unchecked Sendable {
     /// ``statistics``) and changes nothing.
     public func receivedData(_ data: Data, fromParticipantID participantID: String) {
         let own = client?.participantID()
-        act { state.received([UInt8](data), from: participantID, own: own, at: .now, candidates: candidates) }
+        actWithCandidates { calls, candidates in
+            calls.received([UInt8](data), from: participantID, own: own, at: .now, candidates: candidates)
+        }
     }
 
     /// Takes real-time data the client received from `participantID`'s service (the fallback path). Data that does
     /// not authenticate for a call with `participantID` is dropped and counted.
     public func receivedRealTimeData(_ data: Data, fromParticipantID participantID: String) {
-        act { state.receivedRealTime([UInt8](data), from: participantID, at: .now) }
+        act { $0.calls.receivedRealTime([UInt8](data), from: participantID, at: .now) }
     }
 
     /// Called by the client's default `sendRealTimeData`: it has no real-time channel, so a call that needs one
     /// fails.
     package func clientHasNoRealTimeChannel(for participantID: String) {
-        act { state.noRealTimeChannel(to: participantID) }
+        act { $0.calls.noRealTimeChannel(to: participantID) }
     }
 
     /// The participants with a connected call, and how each is reached (for tests and benches).
-    package var connectedPaths: [String: String] { lock.withLock { state.connectedPaths } }
-
-    /// This device's candidates, the socket opened on first need.
-    private func candidates() throws -> [VoiceCallCandidate] {
-        if let socket { return socket.candidates() }
-        do {
-            let opened = try VoiceCallSocket(port: _mediaPort) { [weak self] bytes, address in self?.receiveDatagram(bytes, from: address) }
-            socket = opened
-            return opened.candidates()
-        } catch {
-            throw GKError(.communicationsFailure, "the voice chat's UDP socket could not be opened on port \(_mediaPort): \(error)")
-        }
-    }
-
-    // MARK: Media
+    package var connectedPaths: [String: String] { state.withLock { $0.calls.connectedPaths } }
 
     private func receiveDatagram(_ bytes: [UInt8], from address: SocketAddress) {
-        act { state.receivedDatagram(bytes, from: address, at: .now) }
+        act { $0.calls.receivedDatagram(bytes, from: address, at: .now) }
     }
 
     // MARK: The 20 ms clock
 
-    private func startClockIfNeeded() {
-        guard !running, !state.isEmpty else { return }
-        running = true
-        VoiceFrameClock.start(name: "OGK voice calls", running: { [weak self] in self?.keepRunning() ?? false }, tick: { [weak self] in self?.tick() })
-    }
-
-    /// Whether the clock goes on: while any call exists. The last call gone, the socket closes too.
-    private func keepRunning() -> Bool {
-        lock.withLock {
-            guard state.isEmpty else { return true }
-            running = false
-            socket?.close()
-            socket = nil
-            sender = nil
-            receiver = nil
-            played = nil
-            inputLevel = Self.meterFloor
-            outputLevel = Self.meterFloor
-            return false
-        }
-    }
-
+    /// Every 20 ms while a call exists: the calls' timeouts, probes and keep-alives; the microphone to every
+    /// connected call; every call to the speakers.
     private func tick() {
-        act { () -> [VoiceCallEffect] in
+        act { state in
             let now = ContinuousClock.now
-            var effects = state.tick(at: now)
-            effects += talk(at: now)
-            listen()
+            var effects = state.calls.tick(at: now)
+            if state.calls.hasLiveCall, let packet = state.audio.talk() { effects += state.calls.send(voice: packet.bytes, at: now) }
+            state.audio.listen()
             return effects
         }
     }
 
-    /// Reads a microphone frame, meters it, and sends it to every connected call unless muted.
-    private func talk(at now: ContinuousClock.Instant) -> [VoiceCallEffect] {
-        guard state.hasLiveCall else { return [] }
-        devices.openIfDue(logger: logger)
-        guard let source = devices.source else { return [] }
-        let read: VoiceFrameRead
-        do {
-            read = try source.readFrame()
-        } catch {
-            logger.warning("the microphone failed: \(error)")
-            devices.microphoneFailed()
-            return []
+    /// Whether the clock goes on: while any call exists. The last call gone, the socket closes too.
+    private func keepRunning() -> Bool {
+        state.withLock { state in
+            guard state.calls.isEmpty else { return true }
+            state.running = false
+            state.socket.close()
+            state.audio.reset()
+            return false
         }
-        var packet: VoicePacket?
-        do {
-            if sender == nil { sender = try VoiceSendPipeline() }
-            if case .frame(let captured) = read {
-                if inputMetering { inputLevel = Self.level(captured) }
-                // Muted, the encoder hears silence: the stream's clock runs on, and DTX sends next to nothing.
-                packet = try sender?.process(muted ? silence : captured, played: played)
-            } else if read == .end {
-                packet = try sender?.finish()
-            }
-        } catch {
-            logger.warning("voice could not be encoded: \(error)")
-        }
-        guard let packet else { return [] }
-        return state.send(voice: packet.bytes, at: now)
-    }
-
-    /// Plays 20 ms of every call, mixed at the remote volume, and meters it.
-    private func listen() {
-        guard let receiver else { return }
-        var streams: [String: [Int16]] = [:]
-        for (participantID, frame) in receiver.tick() {
-            var settings = VoiceMixer.StreamSettings()
-            settings.gain = volume
-            try? mixer.set(settings, for: participantID)
-            streams[participantID] = frame.samples
-        }
-        guard !streams.isEmpty || played != nil else { return }
-        do {
-            let out = try mixer.mix(streams)
-            if outputMetering { outputLevel = Self.level(out) }
-            if let sink = devices.sink { try sink.writeFrame(out) }
-            played = stride(from: 0, to: out.count, by: 2).map { Int16((Int32(out[$0]) + Int32(out[$0 + 1])) / 2) }
-        } catch {
-            logger.warning("the speakers failed: \(error)")
-            devices.speakersFailed()
-        }
-    }
-
-    /// The RMS level of `samples` in dB below full scale, no lower than ``meterFloor``.
-    static func level(_ samples: [Int16]) -> Float {
-        guard !samples.isEmpty else { return meterFloor }
-        var sum: Double = 0
-        for sample in samples { sum += Double(sample) * Double(sample) }
-        let rms = (sum / Double(samples.count)).squareRoot() / 32_768
-        return max(meterFloor, Float(20 * log10(max(rms, 1e-9))))
     }
 
     // MARK: Effects
 
-    /// Runs `decide` under the lock, does at once the effects that touch only the service's audio and log, and
-    /// queues the others; then delivers the queue outside the lock. Effects leave in the order they were decided,
-    /// whichever thread decided them: an acceptance decided after an invitation is never sent before it (the other
-    /// side would take the late invitation for a new call). A thread that finds another delivering leaves its
-    /// effects to it; a client callback that calls the service back has its effects delivered when the callback
-    /// returns.
-    private func act(_ decide: () throws -> [VoiceCallEffect]) rethrows {
-        var batch = try lock.withLock { () throws -> [VoiceCallEffect] in
-            for effect in try decide() {
+    /// Runs `decide` on the calls with a function that gives this device's candidates, opening the socket on first
+    /// need; then as ``act(_:)``.
+    private func actWithCandidates<E: Error>(
+        _ decide: (inout VoiceCallState, () throws -> [VoiceCallCandidate]) throws(E) -> [VoiceCallEffect]
+    ) throws(E) {
+        try act { (state) throws(E) -> [VoiceCallEffect] in
+            var socket = state.socket
+            defer { state.socket = socket }
+            return try decide(&state.calls) {
+                try socket.candidates { [weak self] bytes, address in self?.receiveDatagram(bytes, from: address) }
+            }
+        }
+    }
+
+    /// Runs `decide` under the lock, does at once the effects on the service's own audio and log, and queues the
+    /// others; then delivers the queue outside the lock. Effects leave in the order they were decided, whichever
+    /// thread decided them: an acceptance decided after an invitation is never sent before it (the other side would
+    /// take the late invitation for a new call). A thread that finds another delivering leaves its effects to it; a
+    /// client callback that calls the service back has its effects delivered when the callback returns.
+    private func act<E: Error>(_ decide: (inout State) throws(E) -> [VoiceCallEffect]) throws(E) {
+        var batch = try state.withLock { (state) throws(E) -> [VoiceCallEffect] in
+            for effect in try decide(&state) {
                 switch effect {
-                case .play(let participantID, let payload): hear(payload, from: participantID)
-                case .forget(let participantID): forget(participantID)
+                case .play(let participantID, let payload): state.audio.hear(payload, from: participantID)
+                case .forget(let participantID): state.audio.forget(participantID)
                 case .log(let line): logger.debug("\(line)")
-                default: queuedEffects.append(effect)
+                default: state.queuedEffects.append(effect)
                 }
             }
-            startClockIfNeeded()
-            guard !deliveringEffects, !queuedEffects.isEmpty else { return [] }
-            deliveringEffects = true
-            defer { queuedEffects = [] }
-            return queuedEffects
+            if !state.running, !state.calls.isEmpty {
+                state.running = true
+                VoiceFrameClock.start(
+                    name: "OGK voice calls", running: { [weak self] in self?.keepRunning() ?? false }, tick: { [weak self] in self?.tick() })
+            }
+            guard !state.deliveringEffects, !state.queuedEffects.isEmpty else { return [] }
+            state.deliveringEffects = true
+            defer { state.queuedEffects = [] }
+            return state.queuedEffects
         }
         while !batch.isEmpty {
             perform(batch)
-            batch = lock.withLock {
-                guard !queuedEffects.isEmpty else {
-                    deliveringEffects = false
+            batch = state.withLock { state in
+                guard !state.queuedEffects.isEmpty else {
+                    state.deliveringEffects = false
                     return []
                 }
-                defer { queuedEffects = [] }
-                return queuedEffects
+                defer { state.queuedEffects = [] }
+                return state.queuedEffects
             }
         }
-    }
-
-    /// Hands a voice packet to the receive pipeline.
-    private func hear(_ payload: [UInt8], from participantID: String) {
-        do {
-            if receiver == nil { receiver = try VoiceReceivePipeline() }
-            try receiver?.receive(payload, from: participantID)
-        } catch {
-            logger.debug("dropped a voice packet from \(participantID): \(error)")
-        }
-    }
-
-    /// Forgets a participant's audio when their call ends.
-    private func forget(_ participantID: String) {
-        receiver?.remove(participantID)
-        mixer.remove(participantID)
     }
 
     /// Delivers effects that reach the client or the network, in order, outside the lock.
     private func perform(_ effects: [VoiceCallEffect]) {
-        guard !effects.isEmpty else { return }
-        let client: (any GKVoiceChatClient)? = lock.withLock { _client }
-        let socket: VoiceCallSocket? = lock.withLock { self.socket }
+        let (client, socket) = state.withLock { ($0.client, $0.socket.open) }
         for effect in effects {
             switch effect {
             case .signal(let participantID, let signal):
@@ -410,7 +337,7 @@ public final class GKVoiceChatService: @unchecked Sendable {
                 socket?.send(bytes, to: address)
             case .started(let participantID, let token):
                 // Unless the call ended meanwhile (a client without a real-time channel).
-                guard lock.withLock({ state.hasCall(with: participantID, token: token) }) else { continue }
+                guard state.withLock({ $0.calls.hasCall(with: participantID, token: token) }) else { continue }
                 client?.voiceChatService(self, didStartWithParticipantID: participantID)
             case .notStarted(let participantID, let error):
                 client?.voiceChatService(self, didNotStartWithParticipantID: participantID, error: error)
