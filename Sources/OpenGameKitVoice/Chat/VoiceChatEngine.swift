@@ -2,48 +2,60 @@ import Foundation
 import GameCenterProtocol
 import Logging
 import OpenGameKit
+import Synchronization
 
 /// A match's voice on one device: its channels, the microphone feeding the active one, and every started
 /// channel's members decoded, placed and mixed into one output, every 20 ms on a thread of its own.
 ///
 /// Packets arrive on the SDK's network threads (``receive(_:)``) into per-channel receive pipelines; the engine's
-/// thread reads the microphone, sends, ticks the pipelines, mixes and plays. One lock guards all of it; handlers
+/// thread reads the microphone, sends, ticks the pipelines, mixes and plays. One `Mutex` guards all of it; handlers
 /// are called outside it.
-/// `@unchecked Sendable`: state behind `lock`; the game's audio source and sink (not Sendable) are used only under it.
-final class VoiceChatEngine: @unchecked Sendable {
+final class VoiceChatEngine: Sendable {
+    /// Everything the engine changes, under one `Mutex`.
+    private struct State {
+        /// The channels joined, by name.
+        var channels: [String: GKVoiceChat] = [:]
+        /// The started channels' receive pipelines, by channel name.
+        var receivers: [String: VoiceReceivePipeline] = [:]
+        var sender: VoiceSendPipeline?
+        /// The channel the microphone feeds.
+        var active: GKVoiceChat?
+        /// The channel the microphone fed on the last tick.
+        var feeding: String?
+        /// The microphone and speakers.
+        let devices = VoiceAudioDevices()
+        var mixer = VoiceMixer()
+        /// The last frame played, mono, for the echo canceller.
+        var played: [Int16]?
+        /// Whether the 20 ms thread runs.
+        var running = false
+        /// Whether the match ended (the thread then stops).
+        var ended = false
+        /// The engine's observation of the match's voice.
+        var observation: Int?
+    }
+
     private let transport: MatchVoice
     private let logger: Logger
-    private let lock = NSLock()
-    private var channels: [String: GKVoiceChat] = [:]
-    private var receivers: [String: VoiceReceivePipeline] = [:]
-    private var sender: VoiceSendPipeline?
-    private var active: GKVoiceChat?
-    /// The channel the microphone fed on the last tick.
-    private var feeding: String?
-    private let devices = VoiceAudioDevices()
-    private var mixer = VoiceMixer()
-    private var played: [Int16]?
-    private var running = false
-    private var ended = false
-    private var observation: Int?
+    private let state = Mutex(State())
 
     init(transport: MatchVoice) {
         self.transport = transport
         self.logger = transport.logger
         let observation = transport.observe { [weak self] event in self?.receive(event) }
-        lock.withLock { self.observation = observation }
+        state.withLock { $0.observation = observation }
     }
 
     // MARK: Channels
 
     /// The channel named `name`, joining it on first use.
     func channel(named name: String) throws -> GKVoiceChat {
-        if let existing = lock.withLock({ channels[name] }) { return existing }
+        if let existing = state.withLock({ $0.channels[name] }) { return existing }
         try transport.setChannel(name, .joined)
-        return lock.withLock {
-            if let existing = channels[name] { return existing }
+        return state.withLock { state in
+            if let existing = state.channels[name] { return existing }
             let chat = GKVoiceChat(name: name, engine: self)
-            channels[name] = chat
+            state.channels[name] = chat
             return chat
         }
     }
@@ -53,14 +65,14 @@ final class VoiceChatEngine: @unchecked Sendable {
     /// chat restricted), changing nothing.
     func setMembership(_ membership: VoiceChannelMembership, of chat: GKVoiceChat) throws {
         try transport.setChannel(chat.name, membership)
-        let startThread = lock.withLock { () -> Bool in
+        let startThread = state.withLock { state -> Bool in
             if membership == .listening {
-                if receivers[chat.name] == nil { receivers[chat.name] = try? VoiceReceivePipeline() }
+                if state.receivers[chat.name] == nil { state.receivers[chat.name] = try? VoiceReceivePipeline() }
             } else {
-                receivers[chat.name] = nil
+                state.receivers[chat.name] = nil
             }
-            guard membership == .listening, !running, !ended else { return false }
-            running = true
+            guard membership == .listening, !state.running, !state.ended else { return false }
+            state.running = true
             return true
         }
         if membership != .listening {
@@ -72,25 +84,25 @@ final class VoiceChatEngine: @unchecked Sendable {
             }
         }
         if startThread {
-            VoiceFrameClock.start(name: "OGK voice", running: { [self] in lock.withLock { !ended } }, tick: { [self] in tick() })
+            VoiceFrameClock.start(name: "OGK voice", running: { [self] in state.withLock { !$0.ended } }, tick: { [self] in tick() })
         }
     }
 
     /// The channel the microphone feeds.
-    var activeChannel: GKVoiceChat? { lock.withLock { active } }
+    var activeChannel: GKVoiceChat? { state.withLock { $0.active } }
 
     /// Makes `chat` the active channel (nil: none); with `ifCurrently`, only when that channel is the active one.
     func setActive(_ chat: GKVoiceChat?, ifCurrently current: GKVoiceChat?) {
-        lock.withLock {
-            if let current, active !== current { return }
-            active = chat
+        state.withLock { state in
+            if let current, state.active !== current { return }
+            state.active = chat
         }
     }
 
     /// For each member heard on `channel`: their jitter buffer's counters and current delay in frames (for benches).
     func jitter(on channel: String) -> [String: (statistics: VoiceJitterBuffer.Statistics, delay: Int)] {
-        lock.withLock {
-            guard let receiver = receivers[channel] else { return [:] }
+        state.withLock { state in
+            guard let receiver = state.receivers[channel] else { return [:] }
             var all: [String: (statistics: VoiceJitterBuffer.Statistics, delay: Int)] = [:]
             for sender in receiver.senders {
                 if let statistics = receiver.statistics(for: sender), let delay = receiver.delay(for: sender) { all[sender] = (statistics, delay) }
@@ -100,11 +112,12 @@ final class VoiceChatEngine: @unchecked Sendable {
     }
 
     /// What the engine waits for (a microphone, speakers), or nil.
-    var waitingFor: String? { lock.withLock { devices.waitingFor } }
+    var waitingFor: String? { state.withLock { $0.devices.waitingFor } }
 
     /// Uses `source` and `sink` from now on (nil: the system's default devices).
     func setAudio(source: (any VoiceAudioSource)?, sink: (any VoiceAudioSink)?) {
-        lock.withLock { devices.use(source: source, sink: sink) }
+        let given = VoiceAudioDevices.Given(source: source, sink: sink)
+        state.withLock { $0.devices.use(given) }
     }
 
     // MARK: Receiving
@@ -112,8 +125,8 @@ final class VoiceChatEngine: @unchecked Sendable {
     private func receive(_ event: MatchVoice.Event) {
         switch event {
         case .packet(let channel, let payload, let player):
-            lock.withLock {
-                guard let receiver = receivers[channel] else { return }
+            state.withLock { state in
+                guard let receiver = state.receivers[channel] else { return }
                 do {
                     try receiver.receive([UInt8](payload), from: player)
                 } catch {
@@ -121,20 +134,20 @@ final class VoiceChatEngine: @unchecked Sendable {
                 }
             }
         case .membership(let channel, let player, let membership):
-            guard let chat = lock.withLock({ receivers[channel] != nil ? channels[channel] : nil }) else { return }
-            let state: GKVoiceChatPlayerState = membership == .listening ? .connected : .disconnected
-            if state == .disconnected { lock.withLock { receivers[channel]?.remove(player) } }
-            chat.update(player, state)?(player, state)
+            guard let chat = state.withLock({ $0.receivers[channel] != nil ? $0.channels[channel] : nil }) else { return }
+            let playerState: GKVoiceChatPlayerState = membership == .listening ? .connected : .disconnected
+            if playerState == .disconnected { state.withLock { $0.receivers[channel]?.remove(player) } }
+            chat.update(player, playerState)?(player, playerState)
         case .memberLeft(let player):
-            let all = lock.withLock { () -> [GKVoiceChat] in
-                for receiver in receivers.values { receiver.remove(player) }
-                return Array(channels.values)
+            let all = state.withLock { state -> [GKVoiceChat] in
+                for receiver in state.receivers.values { receiver.remove(player) }
+                return Array(state.channels.values)
             }
             for chat in all { chat.update(player, .disconnected)?(player, .disconnected) }
         case .ended:
-            let observation = lock.withLock { () -> Int? in
-                ended = true
-                return self.observation
+            let observation = state.withLock { state -> Int? in
+                state.ended = true
+                return state.observation
             }
             if let observation { transport.stopObserving(observation) }
         }
@@ -150,7 +163,7 @@ final class VoiceChatEngine: @unchecked Sendable {
     }
 
     private func openDevicesIfDue() {
-        lock.withLock { devices.openIfDue(logger: logger) }
+        state.withLock { $0.devices.openIfDue(logger: logger) }
     }
 
     /// Reads one microphone frame and sends it on the active channel when that channel is started. When the
@@ -158,25 +171,25 @@ final class VoiceChatEngine: @unchecked Sendable {
     /// stopped, the source ended), that channel gets one packet flagged silent first, so its listeners fall silent at
     /// once.
     private func talk() {
-        let packets = lock.withLock { () -> [(channel: String, bytes: [UInt8])] in
-            guard let source = devices.source else { return [] }
+        let packets = state.withLock { state -> [(channel: String, bytes: [UInt8])] in
+            guard let source = state.devices.source else { return [] }
             let read: VoiceFrameRead
             do {
                 read = try source.readFrame()
             } catch {
                 logger.warning("the microphone failed: \(error)")
-                devices.microphoneFailed()
+                state.devices.microphoneFailed()
                 return []
             }
             var packets: [(channel: String, bytes: [UInt8])] = []
             // A source that ended (a WAV file read to its end) cuts the talk spurt like a released push-to-talk key.
-            let target = read == .end ? nil : active.flatMap { $0.isStarted ? $0.name : nil }
+            let target = read == .end ? nil : state.active.flatMap { $0.isStarted ? $0.name : nil }
             do {
-                if let fed = feeding, fed != target, let end = try sender?.finish() { packets.append((fed, end.bytes)) }
-                feeding = target
+                if let fed = state.feeding, fed != target, let end = try state.sender?.finish() { packets.append((fed, end.bytes)) }
+                state.feeding = target
                 guard case .frame(let captured) = read, let target else { return packets }
-                if sender == nil { sender = try VoiceSendPipeline() }
-                if let packet = try sender!.process(captured, played: played) { packets.append((target, packet.bytes)) }
+                if state.sender == nil { state.sender = try VoiceSendPipeline() }
+                if let packet = try state.sender!.process(captured, played: state.played) { packets.append((target, packet.bytes)) }
             } catch {
                 logger.warning("voice could not be encoded: \(error)")
             }
@@ -193,11 +206,11 @@ final class VoiceChatEngine: @unchecked Sendable {
 
     /// Plays 20 ms of every started channel, mixed, and tells who started or stopped talking.
     private func listen() {
-        var changes: [(GKVoiceChat, String, GKVoiceChatPlayerState)] = []
-        lock.withLock {
+        let changes = state.withLock { state -> [(GKVoiceChat, String, GKVoiceChatPlayerState)] in
+            var changes: [(GKVoiceChat, String, GKVoiceChatPlayerState)] = []
             var streams: [String: [Int16]] = [:]
-            for (name, receiver) in receivers {
-                guard let chat = channels[name] else { continue }
+            for (name, receiver) in state.receivers {
+                guard let chat = state.channels[name] else { continue }
                 let positional = try? PositionalAudio()
                 for (player, frame) in receiver.tick() {
                     changes.append((chat, player, frame.speaking ? .speaking : .silent))
@@ -212,19 +225,20 @@ final class VoiceChatEngine: @unchecked Sendable {
                         settings.gain *= placement.gain
                         settings.pan = placement.pan
                     }
-                    try? mixer.set(settings, for: key)
+                    try? state.mixer.set(settings, for: key)
                     streams[key] = frame.samples
                 }
             }
-            guard let sink = devices.sink, !streams.isEmpty || played != nil else { return }
+            guard let sink = state.devices.sink, !streams.isEmpty || state.played != nil else { return changes }
             do {
-                let out = try mixer.mix(streams)
+                let out = try state.mixer.mix(streams)
                 try sink.writeFrame(out)
-                played = stride(from: 0, to: out.count, by: 2).map { Int16((Int32(out[$0]) + Int32(out[$0 + 1])) / 2) }
+                state.played = stride(from: 0, to: out.count, by: 2).map { Int16((Int32(out[$0]) + Int32(out[$0 + 1])) / 2) }
             } catch {
                 logger.warning("the speakers failed: \(error)")
-                devices.speakersFailed()
+                state.devices.speakersFailed()
             }
+            return changes
         }
         for (chat, player, state) in changes { chat.update(player, state)?(player, state) }
     }

@@ -19,12 +19,24 @@ final class VoiceAudioDevices {
     private var systemSink = true
     private var lastOpenAttempt: ContinuousClock.Instant?
 
-    /// Uses `source` and `sink` from now on (nil: the system's default devices).
-    func use(source: (any VoiceAudioSource)?, sink: (any VoiceAudioSink)?) {
-        self.source = source
-        self.sink = sink
-        systemSource = source == nil
-        systemSink = sink == nil
+    /// A game's microphone and speakers on their way to an engine's devices.
+    ///
+    /// `@unchecked Sendable`: a game's source and sink need not be Sendable, and the game may keep its own references
+    /// (a test reads what its sink recorded), so the compiler cannot check the hand-over; the engine uses them only
+    /// under its `Mutex`.
+    struct Given: @unchecked Sendable {
+        /// The microphone, or nil for the system's.
+        var source: (any VoiceAudioSource)?
+        /// The speakers, or nil for the system's.
+        var sink: (any VoiceAudioSink)?
+    }
+
+    /// Uses the `given` source and sink from now on (nil: the system's default devices).
+    func use(_ given: Given) {
+        source = given.source
+        sink = given.sink
+        systemSource = given.source == nil
+        systemSink = given.sink == nil
         lastOpenAttempt = nil
     }
 
