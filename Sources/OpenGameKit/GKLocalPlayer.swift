@@ -3,8 +3,9 @@ import GameCenterProtocol
 import Synchronization
 
 /// The player signed in on a device. Every Game Center feature needs one: authenticate first.
-/// `@unchecked Sendable`: the handler is behind a Mutex; `device` is set once, in `GKGameCenter.init`, before the player is shared.
 public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
+    // `@unchecked Sendable`: the handler is behind a Mutex; `device` is set once, in `GKGameCenter.init`, before the
+    // player is shared.
     private weak var device: GKGameCenter?
     private let handler = Mutex<(@Sendable ((any Error)?) -> Void)?>(nil)
 

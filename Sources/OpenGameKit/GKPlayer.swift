@@ -2,8 +2,8 @@ import Foundation
 import GameCenterProtocol
 
 /// A Game Center player as the local player may see them.
-/// `@unchecked Sendable`: immutable (one `let` of a Sendable struct); only non-final (GKLocalPlayer subclasses it).
 public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
+    // `@unchecked Sendable`: immutable (one `let` of a Sendable struct); only non-final (GKLocalPlayer subclasses it).
     private let profile: PlayerProfile
 
     init(profile: PlayerProfile) {
