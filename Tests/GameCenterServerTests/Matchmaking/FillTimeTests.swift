@@ -20,13 +20,14 @@ struct FillTimeTests {
             func state(_ index: Int) async throws -> MatchRequestStatus.State {
                 try await client.call(.get, "/v1/matchmaking/requests/fill-\(index)", token: players[index].token).decode(MatchRequestStatus.self).state
             }
-            // The queue ticks every 25 ms of real time; with the monotonic clock standing still, the lobby keeps waiting.
-            try await quietPeriod(.milliseconds(300), because: "a lobby that keeps waiting sends nothing to wait for")
+            // The queue ticks every 25 ms of real time. More real time than the fill time passes while the monotonic
+            // clock stands still: the lobby keeps waiting (a queue timed by any other clock would have started it).
+            let fill = MatchmakingSettings().fillMilliseconds
+            try await quietPeriod(.milliseconds(fill + 500), because: "a lobby that keeps waiting sends nothing to wait for")
             #expect(try await state(0) == .waiting)
             #expect(try await state(1) == .waiting)
 
             // The test game's fill time is the default 2 s: one millisecond short of it changes nothing.
-            let fill = MatchmakingSettings().fillMilliseconds
             time.advance(byMillis: fill - 1)
             try await quietPeriod(.milliseconds(300), because: "a lobby that keeps waiting sends nothing to wait for")
             #expect(try await state(0) == .waiting)
