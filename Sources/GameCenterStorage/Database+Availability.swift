@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import PostgresNIO
 import SQLKit
 import Synchronization
@@ -84,11 +85,10 @@ final class LastConnection: Sendable {
     /// Whether work got a connection within the last `interval`.
     func within(_ interval: Duration) -> Bool {
         let last = nanoseconds.load(ordering: .relaxed)
-        return last != Int64.min && Self.elapsed() - last < interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+        return last != Int64.min && Self.elapsed() - last < interval.inNanoseconds
     }
 
     private static func elapsed() -> Int64 {
-        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        (ContinuousClock.now - origin).inNanoseconds
     }
 }

@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import Logging
 import NIOCore
 import SQLKit
@@ -27,8 +28,7 @@ public final class StatementCounter: Sendable {
     /// A statement sent at `started` has finished.
     func finished(since started: ContinuousClock.Instant) {
         guard let observe = durationObserver.withLock({ $0 }) else { return }
-        let (seconds, attoseconds) = (ContinuousClock.now - started).components
-        observe(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        observe((ContinuousClock.now - started).inNanoseconds)
     }
 }
 

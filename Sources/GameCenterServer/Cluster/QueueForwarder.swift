@@ -113,8 +113,7 @@ final class QueueForwarder: Sendable {
             throw APIError.queueNodeUnavailable
         }
         metrics.matchmakingForwarded.answered.increment()
-        let (seconds, attoseconds) = (ContinuousClock.now - sent).components
-        metrics.matchmakingForwardSeconds.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        metrics.matchmakingForwardSeconds.recordNanoseconds((ContinuousClock.now - sent).inNanoseconds)
         if channelOpen {
             sessions.withLock { sessions in
                 sessions[session.sessionID, default: ForwardedSession()].owners[owner.id] = owner.url

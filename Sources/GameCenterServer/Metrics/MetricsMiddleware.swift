@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import Hummingbird
 
 /// Counts every answered request under `http.requests` by status class, and times it under
@@ -10,10 +11,9 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         let started = ContinuousClock.now
         let status: Int
         defer {
-            let (seconds, attoseconds) = (ContinuousClock.now - started).components
             metrics.recordRequest(
                 route: context.endpointPath ?? "NotFound", method: request.method.rawValue, status: status,
-                nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+                nanoseconds: (ContinuousClock.now - started).inNanoseconds)
         }
         do {
             let response = try await next(request, context)
