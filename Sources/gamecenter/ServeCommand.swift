@@ -56,6 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
     var bodyTimeout = 30.0
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay open with no request (default: 60).")
     var idleTimeout = 60.0
+    @Option(
+        name: .customLong("write-timeout"),
+        help: "Seconds the server's answers may wait while a client reads none of them before its connection is closed (default: 20).")
+    var writeTimeout = 20.0
     @Option(name: .customLong("max-connections"), help: "Most open connections (default: the file descriptor limit less an eighth, at least 64, for the rest).")
     var maxConnections: Int?
     @Option(
@@ -103,7 +107,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--node-poll-seconds must be 0.01…10 seconds; got \(nodePollSeconds)")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        for (name, seconds) in [("header", headerTimeout), ("body", bodyTimeout), ("idle", idleTimeout)] where !(0.1...3600).contains(seconds) {
+        for (name, seconds) in [("header", headerTimeout), ("body", bodyTimeout), ("idle", idleTimeout), ("write", writeTimeout)]
+        where !(0.1...3600).contains(seconds) {
             throw ValidationError("--\(name)-timeout must be 0.1…3600 seconds")
         }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
@@ -142,6 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connections.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
         configuration.connections.bodyTimeout = .milliseconds(Int64(bodyTimeout * 1000))
         configuration.connections.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.connections.writeTimeout = .milliseconds(Int64(writeTimeout * 1000))
         if let maxConnectionsPerAddress { configuration.connections.maxConnectionsPerAddress = maxConnectionsPerAddress }
         configuration.host = host
         configuration.port = port

@@ -232,7 +232,7 @@ public enum GameCenterApp {
         let router = makeRouter(services, configuration: configuration)
         let webSocketResponder = router.buildResponder()
         let limits = configuration.connections
-        let counter = ConnectionCounter(maxConnections: limits.maxConnections, maxConnectionsPerAddress: limits.maxConnectionsPerAddress)
+        let counter = ConnectionCounter(limits: limits)
         let parser = HTTP1Channel.Configuration.DecoderConfiguration(
             maxHeaderFieldSize: ConnectionLimits.maximumHeaderBytes, maxHeaderListSize: ConnectionLimits.maximumHeaderBytes,
             maxHeaderFieldCount: ConnectionLimits.maximumHeaderCount)

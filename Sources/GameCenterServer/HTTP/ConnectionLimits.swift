@@ -17,21 +17,33 @@ extension GameCenterApp {
         public var bodyTimeout: Duration = .seconds(30)
         /// How long a connection may stay open with no request after its last response.
         public var idleTimeout: Duration = .seconds(60)
+        /// How long bytes the server wrote may wait while the client takes none of them (it stopped reading: a
+        /// pipelined request's answers, a realtime channel's events, a relay member's messages); then the connection
+        /// is closed. See ``WriteDeadline``.
+        public var writeTimeout: Duration = .seconds(20)
         /// Most HTTP and WebSocket connections open at once; more are answered `503` and closed.
         public var maxConnections: Int
         /// Most connections open at once from one client address; more are answered `503` and closed.
         public var maxConnectionsPerAddress: Int
+        /// Most connections over a cap being answered `503` at once; more are closed at once, unanswered.
+        ///
+        /// A refused connection holds a descriptor until its answer is written: during a flood, thousands of them
+        /// took the descriptors kept for the database, files and the UDP socket. The refusals' descriptors come out
+        /// of the connections' share instead.
+        public var maxRefusals: Int
 
         /// Caps derived from the process's file descriptor limit: an eighth of it (at least 64) is kept for
-        /// everything that is not an HTTP connection.
+        /// everything that is not a connection, and a thirty-second (8 to 64) for connections being refused.
         public init(descriptorLimit: Int = FileDescriptorLimit.current) {
-            self.init(maxConnections: max(1, descriptorLimit - max(64, descriptorLimit / 8)))
+            let refusals = min(64, max(8, descriptorLimit / 32))
+            self.init(maxConnections: max(1, descriptorLimit - max(64, descriptorLimit / 8) - refusals), maxRefusals: refusals)
         }
 
         /// At most `maxConnections`, of which one address may take a quarter (at most 256: enough for the devices
-        /// of a household or a school behind one NAT address).
-        public init(maxConnections: Int) {
+        /// of a household or a school behind one NAT address), and `maxRefusals` being refused.
+        public init(maxConnections: Int, maxRefusals: Int = 32) {
             self.maxConnections = maxConnections
+            self.maxRefusals = maxRefusals
             maxConnectionsPerAddress = max(1, min(256, maxConnections / 4))
         }
     }

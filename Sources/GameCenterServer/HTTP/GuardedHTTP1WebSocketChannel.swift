@@ -5,8 +5,10 @@ import NIOCore
 import NIOHTTP1
 
 /// Hummingbird's HTTP/1 + WebSocket connection, guarded: connections over a cap of ``GameCenterApp/ConnectionLimits``
-/// are answered `503` and closed (``ConnectionRefusal``), slow and unparsable requests are closed or answered
-/// (``RequestGuard``), and no connection can hold the server's graceful shutdown open (``ShutdownConnectionGuard``).
+/// are answered `503` and closed (``ConnectionRefusal``; closed unanswered while too many are being refused), slow
+/// and unparsable requests are closed or answered (``RequestGuard``), upgrades no upgrader takes are ignored or
+/// refused (``UpgradeHeaderFilter``), a client that stops reading is closed (``WriteDeadline``), and no connection can
+/// hold the server's graceful shutdown open (``ShutdownConnectionGuard``).
 struct GuardedHTTP1WebSocketChannel: ServerChildChannel {
     /// A connection let in, or one refused over a cap.
     enum Value: ServerChildChannelValue {
@@ -37,20 +39,27 @@ struct GuardedHTTP1WebSocketChannel: ServerChildChannel {
         // Called on the channel's event loop (from the child channel initializer), where handlers can be added
         // synchronously, without crossing threads.
         let address = channel.remoteAddress?.ipAddress ?? ""
-        guard counter.open(address: address) else {
+        switch counter.admit(address: address) {
+        case .dropped:
+            channel.close(promise: nil)
+            return channel.eventLoop.makeSucceededFuture(.refused(channel))
+        case .refused:
+            channel.closeFuture.whenComplete { [counter] _ in counter.refusalEnded() }
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(ConnectionRefusal())
                 return .refused(channel)
             }
+        case .accepted:
+            channel.closeFuture.whenComplete { [counter] _ in counter.close(address: address) }
         }
-        channel.closeFuture.whenComplete { [counter] _ in counter.close(address: address) }
         return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(ShutdownConnectionGuard())
+            try channel.pipeline.syncOperations.addHandlers(WriteDeadline(timeout: limits.writeTimeout), ShutdownConnectionGuard())
         }.flatMap {
             inner.setup(channel: channel, logger: logger)
         }.flatMapThrowing { [limits] value in
             let parser = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(RequestGuard(limits: limits), position: .after(parser.handler))
+            try channel.pipeline.syncOperations.addHandler(UpgradeHeaderFilter(), position: .after(parser.handler))
             return .accepted(value)
         }
     }

@@ -9,6 +9,10 @@ import NIOHTTP1
 /// connection stayed open. And it has no deadline before that first request, so a connection could trickle a
 /// request head forever (each one holding a file descriptor).
 ///
+/// It also answers the requests the ``UpgradeHeaderFilter`` refuses (``RefusedRequest``), a request whose body
+/// framing breaks before its answer began (a bad chunk size), and a WebSocket upgrade on a route that is not one
+/// (Hummingbird's bare `400`), each with the JSON error body.
+///
 /// Deadlines: a request's line and headers must arrive within ``GameCenterApp/ConnectionLimits/headerTimeout`` of
 /// their first byte (for a new connection, of its opening), its body within
 /// ``GameCenterApp/ConnectionLimits/bodyTimeout`` of the headers, and a connection with no request after its last
@@ -30,6 +34,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var responsesOwed = 0
     private var readParts = false
     private var refused = false
+    /// The request being answered asked for a WebSocket upgrade.
+    private var upgradeRequested = false
+    /// The head of the oldest answer owed has been written.
+    private var answerStarted = false
+    /// A refusal to write once the answers owed before it are written.
+    private var pendingRefusal: APIError?
+    /// The route's answer to a request already refused is dropped.
+    private var droppingAnswer = false
     private var upgraded = false
     /// The answer to write in place of Hummingbird's bare `400` for a refused WebSocket upgrade.
     private var upgradeRefusal: APIError?
@@ -56,9 +68,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         readParts = true
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             reading = .body
             responsesOwed += 1
+            upgradeRequested = head.headers["upgrade"].contains { $0.lowercased() == "websocket" }
             closeAfter(limits.bodyTimeout, context: context)
         case .body:
             break
@@ -89,12 +102,17 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
             return
         }
+        if droppingAnswer {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
         let part = unwrapOutboundIn(data)
         switch part {
-        case .head(let head) where head.status == .badRequest && upgradeRefusal != nil:
+        case .head(let head) where head.status == .badRequest && (upgradeRefusal != nil || upgradeRequested):
             // Hummingbird's bare answer to a failed upgrade: the real one goes instead (its end follows).
-            let answer = upgradeRefusal!
+            let answer = upgradeRefusal ?? .notAWebSocketRoute
             upgradeRefusal = nil
+            answerStarted = true
             writeAnswer(answer, context: context, promise: promise)
             return
         case .head(let head) where head.status == .switchingProtocols:
@@ -109,6 +127,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             }
             return
+        case .head:
+            answerStarted = true
         default:
             break
         }
@@ -116,7 +136,13 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .end:
             responsesOwed -= 1
-            if responsesOwed == 0, reading == .nothing { closeAfter(limits.idleTimeout, context: context) }
+            answerStarted = false
+            if responsesOwed == 0, let refusal = pendingRefusal {
+                pendingRefusal = nil
+                refuse(with: refusal, context: context)
+            } else if responsesOwed == 0, reading == .nothing {
+                closeAfter(limits.idleTimeout, context: context)
+            }
         default:
             break
         }
@@ -137,17 +163,43 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if refused { return }
-        guard let error = error as? HTTPParserError else {
+        let answer: APIError
+        switch error {
+        case let refusal as RefusedRequest:
+            answer = refusal.answer
+        case let error as HTTPParserError:
+            answer = error == .headerOverflow ? .headersTooLarge : reading == .body ? .malformedBodyFraming : .malformedRequest
+        default:
             context.fireErrorCaught(error)
             return
         }
         refused = true
-        guard responsesOwed == 0 else {
-            // A request being answered broke off (a bad chunk in its body): no second answer can follow.
+        if let refusal = error as? RefusedRequest, refusal.pastTheEncoder, responsesOwed == 0,
+            let socket = try? context.pipeline.syncOperations.context(handlerType: WriteDeadline.self)
+        {
+            let channel = context.channel
+            socket.writeAndFlush(NIOAny(answer.closingHTTPResponse)).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+            closeAfter(Self.drainTime, context: context)
+        } else if responsesOwed == 0 {
+            refuse(with: answer, context: context)
+        } else if error is RefusedRequest {
+            // A refused request pipelined behind others: answered after theirs (the filter kept it from the routes).
+            pendingRefusal = answer
+        } else if responsesOwed == 1, !answerStarted {
+            // The body of the request being answered broke off before its answer began: the refusal is its answer,
+            // and whatever the route answers later is dropped.
+            droppingAnswer = true
+            refuse(with: answer, context: context)
+        } else {
+            // An answer is under way: no second one can follow.
             context.close(promise: nil)
-            return
         }
-        writeAnswer(error == .headerOverflow ? .headersTooLarge : .malformedRequest, context: context, promise: nil)
+    }
+
+    /// Answers `answer`, closes the connection's output and reads (and drops) what the client still sends for a
+    /// while, so that the client reads the answer before the connection closes.
+    private func refuse(with answer: APIError, context: ChannelHandlerContext) {
+        writeAnswer(answer, context: context, promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
         closeAfter(Self.drainTime, context: context)

@@ -413,6 +413,59 @@ import Testing
         try await server.stop()
     }
 
+    /// A member whose device stops reading its relay connection: once the relay's messages for it have waited for
+    /// the write timeout, the server closes the connection (before, the relay's queued close waited behind megabytes
+    /// that would never be read, and the connection stayed open), and the match goes on for the others.
+    @Test func aMemberThatNeverReadsIsDisconnected() async throws {
+        let server = try await Self.server(arguments: ["--write-timeout", "2"])
+        // The silent member's own device reaches the server through a proxy, so that it can be cut off and not
+        // reconnect: its seat is then held by a raw connection that reads nothing after the upgrade.
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port)
+        let proxied = try #require(URL(string: "http://127.0.0.1:\(proxy.port)"))
+        let (devices, matches) = try await Self.match([server.url, server.url, proxied])
+        let inboxes = matches.map(MatchInbox.init)
+        let ids = devices.map(Self.id)
+        proxy.setRefusing(true)
+        proxy.cutAllConnections()
+        let token = try devices[2].requireToken()
+        let silent = try RawTCPConnection(port: server.port, receiveBuffer: 4096)
+        let headers = devices[2].api.deviceHeaders(token: token).map { "\($0.0): \($0.1)\r\n" }.joined()
+        silent.send(
+            "GET /v1/matches/\(matches[2].matchID)/relay HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)Connection: Upgrade\r\n"
+                + "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+        let (upgrade, _) = silent.readUntilClosed(within: .seconds(5), orUntil: "\r\n\r\n")
+        #expect(RawTCPConnection.status(upgrade) == 101, "\(upgrade.prefix(300).debugDescription)")
+
+        // 12 MB for the silent member, more than the sockets' buffers hold.
+        let payload = Data(repeating: 0x61, count: 60_000)
+        let sent = Task {
+            for _ in 0..<200 {
+                while true {
+                    do {
+                        try matches[0].send(payload, to: [ids[2]], with: .reliable)
+                        break
+                    } catch let error as GKError where error.code == .communicationsFailure {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                }
+            }
+        }
+        let started = ContinuousClock.now
+        #expect(silent.peerClosed(within: .seconds(40)), "the member that never reads is still connected")
+        let took = ContinuousClock.now - started
+        sent.cancel()
+        #expect(took < .seconds(40), "closed after \(took)")
+        // The others' match goes on.
+        try await waitUntil("the others heard the silent member leave", within: .seconds(30)) {
+            inboxes[0].states(of: ids[2]).last == .disconnected && inboxes[1].states(of: ids[2]).last == .disconnected
+        }
+        try matches[1].sendData(toAllPlayers: Data("still here".utf8), with: .reliable)
+        try await waitUntil("the match goes on") { inboxes[0].texts(from: ids[1]) == ["still here"] }
+        silent.close()
+        await proxy.stop()
+        try await server.stop()
+    }
+
     @Test func unreliableDataFallsBackToTheWebSocketWhenUDPIsBlockedAndSurvivesDuplicates() async throws {
         let udpPort = try FreePort.udp()
         let udpProxy = try await FaultyUDPProxy.start(forwardingTo: "127.0.0.1", port: udpPort, seed: 3)

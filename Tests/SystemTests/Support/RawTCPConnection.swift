@@ -97,6 +97,19 @@ final class RawTCPConnection {
         return (status(text), text, connection)
     }
 
+    /// Waits up to `limit` for the server to close the connection, without reading anything (a client that never
+    /// reads); true once it has.
+    func peerClosed(within limit: Duration) -> Bool {
+        // POLLRDHUP (Linux): the peer closed its side, seen without reading; Glibc's module does not export it.
+        let readHangUp: Int16 = 0x2000
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            var entry = pollfd(fd: descriptor, events: readHangUp, revents: 0)
+            if poll(&entry, 1, 100) > 0, entry.revents & (readHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0 { return true }
+        }
+        return false
+    }
+
     /// The status of an HTTP response (0 when there is none).
     static func status(_ response: String) -> Int {
         guard response.hasPrefix("HTTP/1.1 ") else { return 0 }
