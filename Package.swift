@@ -115,6 +115,7 @@ let package = Package(
             dependencies: [
                 "GameCenterProtocol",
                 "OpenGameKitLAN",
+                "OpenGameKitSessionWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -126,6 +127,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        // The LAN session's wire format (frames, records, datagram headers) on its own, so that its fuzzer builds
+        // without the SDK's HTTP, TLS and WebSocket packages.
+        .target(
+            name: "OpenGameKitSessionWire",
+            dependencies: ["GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -268,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "OpenGameKitSessionTests",
             dependencies: [
-                "OpenGameKit", "OpenGameKitLAN", "GameCenterProtocol", "LANTestSupport", "NetworkFaultProxy",
+                "OpenGameKit", "OpenGameKitLAN", "OpenGameKitSessionWire", "GameCenterProtocol", "LANTestSupport", "NetworkFaultProxy",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -352,7 +360,7 @@ if ProcessInfo.processInfo.environment["OPENGAMEKIT_FUZZ"] != nil {
         ("FuzzRealtimeFrame", ["GameCenterProtocol"], ["corpus", "fuzz.dict"]),
         ("FuzzRelayFrame", ["GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
         ("FuzzRelayDatagram", ["GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
-        ("FuzzSessionFrame", ["OpenGameKit", "GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
+        ("FuzzSessionFrame", ["OpenGameKitSessionWire", "GameCenterProtocol", .product(name: "NIOCore", package: "swift-nio")], ["corpus"]),
         ("FuzzDNSMessage", ["OpenGameKitLAN"], ["corpus"]),
     ]
     package.targets.append(.target(name: "FuzzerMain", path: "Fuzz/FuzzerMain"))

@@ -1,7 +1,7 @@
 import FuzzerMain
 import GameCenterProtocol
 import NIOCore
-import OpenGameKit
+import OpenGameKitSessionWire
 
 /// The fuzz target (libFuzzer's `LLVMFuzzerTestOneInput`): `bytes` as what a session's TCP connection brought, as
 /// one record's opened body, and as one UDP datagram.

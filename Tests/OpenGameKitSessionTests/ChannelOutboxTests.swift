@@ -3,6 +3,7 @@ import Foundation
 import GameCenterProtocol
 import NIOCore
 import NIOEmbedded
+import OpenGameKitSessionWire
 import Testing
 @testable import OpenGameKit
 

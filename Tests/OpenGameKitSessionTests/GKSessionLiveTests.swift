@@ -5,6 +5,7 @@ import LANTestSupport
 import NetworkFaultProxy
 import NIOCore
 import NIOPosix
+import OpenGameKitSessionWire
 import Synchronization
 import Testing
 @testable import OpenGameKit

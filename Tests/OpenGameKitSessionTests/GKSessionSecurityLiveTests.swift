@@ -5,6 +5,7 @@ import LANTestSupport
 import NetworkFaultProxy
 import NIOCore
 import NIOPosix
+import OpenGameKitSessionWire
 import Testing
 @testable import OpenGameKit
 

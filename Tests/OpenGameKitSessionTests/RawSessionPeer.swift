@@ -1,4 +1,5 @@
 import NIOCore
+import OpenGameKitSessionWire
 @testable import OpenGameKit
 
 /// Test support: a hand-made session peer on a raw TCP connection. It runs the secure handshake as the side that

@@ -1,4 +1,5 @@
 import NIOCore
+import OpenGameKitSessionWire
 @testable import OpenGameKit
 
 /// Test support: one direction of a connection after the handshake — frames sealed into records by one side, and

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import OpenGameKitSessionWire
 import Testing
 @testable import OpenGameKit
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GameCenterProtocol
+import OpenGameKitSessionWire
 import Testing
 @testable import OpenGameKit
 

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import OpenGameKitSessionWire
 import Testing
 @testable import OpenGameKit
 import OpenGameKitLAN

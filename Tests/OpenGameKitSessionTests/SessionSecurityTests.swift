@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GameCenterProtocol
 import NIOCore
+import OpenGameKitSessionWire
 import Testing
 @testable import OpenGameKit
 

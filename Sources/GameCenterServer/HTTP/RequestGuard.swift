@@ -38,8 +38,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var upgradeRequested = false
     /// The head of the oldest answer owed has been written.
     private var answerStarted = false
-    /// A refusal to write once the answers owed before it are written.
-    private var pendingRefusal: APIError?
+    /// A refusal to answer once the answers owed before it are written.
+    private var pendingRefusal: RefusedRequest?
     /// The route's answer to a request already refused is dropped.
     private var droppingAnswer = false
     private var upgraded = false
@@ -139,7 +139,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             answerStarted = false
             if responsesOwed == 0, let refusal = pendingRefusal {
                 pendingRefusal = nil
-                refuse(with: refusal, context: context)
+                answer(refusal, context: context)
             } else if responsesOwed == 0, reading == .nothing {
                 closeAfter(limits.idleTimeout, context: context)
             }
@@ -163,45 +163,44 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if refused { return }
-        let answer: APIError
+        let refusal: RefusedRequest
         switch error {
-        case let refusal as RefusedRequest:
-            answer = refusal.answer
+        case let error as RefusedRequest:
+            refusal = error
         case let error as HTTPParserError:
-            answer = error == .headerOverflow ? .headersTooLarge : reading == .body ? .malformedBodyFraming : .malformedRequest
+            refusal = RefusedRequest(
+                answer: error == .headerOverflow ? .headersTooLarge : reading == .body ? .malformedBodyFraming : .malformedRequest)
         default:
             context.fireErrorCaught(error)
             return
         }
         refused = true
-        if let refusal = error as? RefusedRequest, refusal.pastTheEncoder, responsesOwed == 0,
-            let socket = try? context.pipeline.syncOperations.context(handlerType: WriteDeadline.self)
-        {
-            let channel = context.channel
-            socket.writeAndFlush(NIOAny(answer.closingHTTPResponse)).whenComplete { _ in channel.close(mode: .output, promise: nil) }
-            closeAfter(Self.drainTime, context: context)
-        } else if responsesOwed == 0 {
-            refuse(with: answer, context: context)
+        if responsesOwed == 0 {
+            answer(refusal, context: context)
         } else if error is RefusedRequest {
             // A refused request pipelined behind others: answered after theirs (the filter kept it from the routes).
-            pendingRefusal = answer
+            pendingRefusal = refusal
         } else if responsesOwed == 1, !answerStarted {
             // The body of the request being answered broke off before its answer began: the refusal is its answer,
             // and whatever the route answers later is dropped.
             droppingAnswer = true
-            refuse(with: answer, context: context)
+            answer(refusal, context: context)
         } else {
             // An answer is under way: no second one can follow.
             context.close(promise: nil)
         }
     }
 
-    /// Answers `answer`, closes the connection's output and reads (and drops) what the client still sends for a
+    /// Answers `refusal`, closes the connection's output and reads (and drops) what the client still sends for a
     /// while, so that the client reads the answer before the connection closes.
-    private func refuse(with answer: APIError, context: ChannelHandlerContext) {
-        writeAnswer(answer, context: context, promise: nil)
+    private func answer(_ refusal: RefusedRequest, context: ChannelHandlerContext) {
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+        if refusal.pastTheEncoder, let socket = try? context.pipeline.syncOperations.context(handlerType: WriteDeadline.self) {
+            socket.writeAndFlush(NIOAny(refusal.answer.closingHTTPResponse)).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+        } else {
+            writeAnswer(refusal.answer, context: context, promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(mode: .output, promise: nil) }
+        }
         closeAfter(Self.drainTime, context: context)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterProtocol
 import NIOCore
+import OpenGameKitSessionWire
 
 /// Opens the unreliable messages one connected peer sends to this side: this side's datagram id, the direction's
 /// key, and a replay window over the counters.

@@ -1,4 +1,5 @@
 import GameCenterProtocol
+import OpenGameKitSessionWire
 
 /// Seals the unreliable messages this side sends to one connected peer: the peer's datagram id, and this
 /// direction's key and counter.

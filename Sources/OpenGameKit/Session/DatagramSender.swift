@@ -7,6 +7,7 @@ import Darwin
 #endif
 import Foundation
 import NIOCore
+import OpenGameKitSessionWire
 
 /// Sends a session's unreliable datagrams on the caller's thread, through a UDP socket of its own: each sealed in a
 /// temporary buffer, then one non-blocking `sendto`, with no queue and no event-loop hop in between.

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import OpenGameKitLAN
+import OpenGameKitSessionWire
 import Synchronization
 
 /// A peer-to-peer game session on the local network (Game Kit's `GKSession`).

@@ -1,3 +1,4 @@
+import OpenGameKitSessionWire
 /// Something ``SessionCore`` asks its driver to do, in order.
 enum SessionAction: Equatable, Sendable {
     /// Open a TCP connection to `host:port`; report ``SessionCore/outboundOpened(_:)`` or ``SessionCore/outboundFailed(_:)``,

@@ -1,5 +1,6 @@
 import Crypto
 import NIOCore
+import OpenGameKitSessionWire
 
 /// The secure channel of one session connection, on its receiving side: this side's handshake, the key agreement
 /// when the peer's handshake arrives, the peer's confirmation record, then every sealed record opened into a

@@ -1,4 +1,5 @@
 import NIOCore
+import OpenGameKitSessionWire
 
 /// The NIO edge of one session TCP connection. It sends this side's handshake when the connection comes up, splits
 /// the received bytes into records and runs them through the connection's ``SessionChannelSecurity``: once the keys

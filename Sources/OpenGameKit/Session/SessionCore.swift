@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import OpenGameKitSessionWire
 
 /// The peer-to-peer session state machine behind ``GKSession``: discovery results, connection handshakes,
 /// heartbeats and timeouts. It owns no socket and no clock; the driver feeds it inputs and carries out the

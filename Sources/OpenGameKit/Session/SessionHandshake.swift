@@ -1,4 +1,5 @@
 import NIOCore
+import OpenGameKitSessionWire
 
 /// The record each side sends first, in clear, on a session connection: the protocol version, a fresh X25519 public
 /// key and 32 random bytes.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GameCenterProtocol
+import OpenGameKitSessionWire
 
 /// The keys of one session connection, agreed in its handshake: one for the records each way and one for the
 /// unreliable datagrams each way, and the id each side's datagrams are addressed with.

@@ -1,5 +1,6 @@
 import GameCenterProtocol
 import NIOCore
+import OpenGameKitSessionWire
 
 /// Opens the sealed ``SessionRecord``s one side receives, in order: the first must be record 0, the next record 1,
 /// and so on. Decrypts into a buffer of its own, reused from record to record.

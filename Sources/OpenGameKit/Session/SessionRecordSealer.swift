@@ -1,5 +1,6 @@
 import GameCenterProtocol
 import NIOCore
+import OpenGameKitSessionWire
 
 /// Seals what one side sends on a session connection after the handshake: each frame becomes one ``SessionRecord``,
 /// written and encrypted where it lies in the outgoing buffer (nothing is allocated or copied), numbered by the

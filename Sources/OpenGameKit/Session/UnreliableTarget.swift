@@ -1,4 +1,5 @@
 import GameCenterProtocol
+import OpenGameKitSessionWire
 
 /// Where one unreliable message goes and how it is sealed: a connected peer's UDP endpoint, the datagram's header
 /// (the peer's datagram id and a counter of its own) and the key.

@@ -33,7 +33,7 @@ package struct SessionRecordDecoder: Sendable {
     }
 
     /// Appends received bytes.
-    mutating func feed(_ bytes: some Sequence<UInt8>) {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) {
         feed(ByteBuffer(bytes: bytes))
     }
 

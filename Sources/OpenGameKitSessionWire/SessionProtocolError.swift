@@ -4,7 +4,7 @@ package enum SessionProtocolError: Error, Equatable, Sendable {
     case emptyRecord
     /// A length prefix larger than ``SessionRecord/maxLength``.
     case recordTooLong(UInt32)
-    /// The first record is not a ``SessionHandshake`` (an OpenGameKit older than protocol version 2, or another
+    /// The first record is not a `SessionHandshake` (an OpenGameKit older than protocol version 2, or another
     /// program).
     case notAHandshake
     /// A handshake of another protocol version.
@@ -30,20 +30,4 @@ package enum SessionProtocolError: Error, Equatable, Sendable {
     case invalidUTF8
     /// A record or frame that is valid on its own but not at this point of the conversation.
     case unexpectedFrame
-
-    /// The error a session reports when a connection to `peerName` ends because of this.
-    func sessionError(peerName: String) -> GKSessionError {
-        switch self {
-        case .notAHandshake, .incompatibleVersion:
-            GKSessionError(
-                .notSupported, "\(peerName) speaks another version of the session protocol (encrypted sessions need OpenGameKit's version 2 on both sides).")
-        case .authenticationFailed:
-            GKSessionError(
-                .authenticationFailed,
-                "\(peerName) could not be authenticated: the two sessions use different passphrases (or only one has one), or the data was altered on the way."
-            )
-        default:
-            GKSessionError(.communicationsFailure, "\(peerName) sent invalid data.")
-        }
-    }
 }

@@ -8,24 +8,24 @@ import NIOCore
 /// bytes) and the sender's counter (8 bytes), both big-endian — then the message (at most
 /// ``SessionLimits/maxUnreliableMessage`` bytes) encrypted with ChaCha20-Poly1305 and the 16-byte tag. The header is
 /// the additional authenticated data and the nonce is four zero bytes and the counter. Each direction of a connection
-/// has its own key (see ``SessionKeys``); its counter starts at 1 and grows by one with every datagram.
+/// has its own key (see `SessionKeys`); its counter starts at 1 and grows by one with every datagram.
 package struct UnreliableDatagram: Equatable, Sendable {
     /// The bytes every datagram starts with.
-    static let magic: [UInt8] = Array("OGK".utf8) + [SessionLimits.protocolVersion]
+    package static let magic: [UInt8] = Array("OGK".utf8) + [SessionLimits.protocolVersion]
     /// The clear header's size: magic, receiver id and counter.
     package static let headerLength = magic.count + 16
     /// The largest datagram: the header, the largest message and the tag.
-    static let maxLength = length(payloadCount: SessionLimits.maxUnreliableMessage)
+    package static let maxLength = length(payloadCount: SessionLimits.maxUnreliableMessage)
 
     private static let magicValue = magic.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
 
     /// The receiving side's datagram id for the connection.
-    var receiverID: UInt64
+    package var receiverID: UInt64
     /// The sender's counter for this datagram, its nonce.
-    var counter: UInt64
+    package var counter: UInt64
 
     /// A header.
-    init(receiverID: UInt64, counter: UInt64) {
+    package init(receiverID: UInt64, counter: UInt64) {
         self.receiverID = receiverID
         self.counter = counter
     }
@@ -43,13 +43,13 @@ package struct UnreliableDatagram: Equatable, Sendable {
     }
 
     /// The size of the datagram carrying `payloadCount` bytes.
-    static func length(payloadCount: Int) -> Int {
+    package static func length(payloadCount: Int) -> Int {
         headerLength + payloadCount + ChaChaPolyCipher.tagSize
     }
 
     /// Writes the datagram with this header carrying `payload`, sealed with `cipher`, to the start of `bytes`, which
     /// holds at least `length(payloadCount: payload.count)` bytes.
-    func seal(_ payload: Data, with cipher: ChaChaPolyCipher, into bytes: UnsafeMutableRawBufferPointer) {
+    package func seal(_ payload: Data, with cipher: ChaChaPolyCipher, into bytes: UnsafeMutableRawBufferPointer) {
         precondition(bytes.count >= Self.length(payloadCount: payload.count))
         bytes.storeBytes(of: Self.magicValue.bigEndian, as: UInt32.self)
         bytes.storeBytes(of: receiverID.bigEndian, toByteOffset: 4, as: UInt64.self)
@@ -60,7 +60,7 @@ package struct UnreliableDatagram: Equatable, Sendable {
     }
 
     /// The message of `datagram`, whose header this is, decrypted; `nil` if it does not authenticate with `cipher`.
-    func open(_ datagram: ByteBuffer, with cipher: ChaChaPolyCipher) -> Data? {
+    package func open(_ datagram: ByteBuffer, with cipher: ChaChaPolyCipher) -> Data? {
         guard datagram.readableBytes >= Self.length(payloadCount: 0) else { return nil }
         var payload = Data(count: datagram.readableBytes - Self.length(payloadCount: 0))
         let opened = payload.withUnsafeMutableBytes { output in

@@ -31,9 +31,9 @@ package enum SessionFrame: Equatable, Sendable {
     case goodbye
 
     /// The longest frame: a data frame with an 87 KB message.
-    static let maxLength = 1 + SessionLimits.maxReliableMessage
+    package static let maxLength = 1 + SessionLimits.maxReliableMessage
 
-    enum Kind: UInt8 {
+    package enum Kind: UInt8 {
         case hello = 1, accept, deny, cancel, data, heartbeat, goodbye
     }
 
@@ -45,7 +45,7 @@ package enum SessionFrame: Equatable, Sendable {
     }
 
     /// Appends the frame's bytes to `buffer` (the payload of a data frame is copied once).
-    func encode(into buffer: inout ByteBuffer) {
+    package func encode(into buffer: inout ByteBuffer) {
         switch self {
         case .hello(let hello):
             buffer.writeInteger(Kind.hello.rawValue)
