@@ -1,12 +1,13 @@
 import Synchronization
 
 /// Gives up on PostgreSQL work that a stopped, unreachable or silent database holds, with one ticking task for the
-/// whole database: work that has waited ``Database/connectionWait`` for a connection while no work got one, work that
-/// has held its connection ``Database/connectionWait`` while the database answered nothing, and work that has held it
-/// longer than its limit (``Database/holdLimit``).
+/// whole database: work that has waited ``Database/connectionWait`` for a connection while no work got one, work whose
+/// connection closed under it (PostgresNIO never answers a query sent on a closed connection), work that has held its
+/// connection ``Database/connectionWait`` while the database answered nothing, and work that has held it longer than
+/// its limit (``Database/holdLimit``).
 ///
 /// Work registers from its start (``register(_:giveUp:)``) and marks the moment it holds a connection
-/// (``PooledWork/acquire(at:close:)``); the watchdog's ``run(probe:)`` looks at the registered work once per ``tick``
+/// (``PooledWork/acquire(_:at:)``); the watchdog's ``run(probe:)`` looks at the registered work once per ``tick``
 /// and gives up on what is stuck: its caller is answered, its connection closed. Before, each query raced a
 /// `Task.sleep` of its own: a timer set and cancelled per query on the happy path, where connections come at once.
 /// Work on a long statement is not stuck while the database answers: when work has held its connection ``probeAfter``
@@ -90,7 +91,7 @@ final class ConnectionWatchdog: Sendable {
         }
         for (entry, expiry) in expired {
             entry.giveUp(expiry.reason)
-            expiry.close?()
+            expiry.connection?.closeAtOnce()
         }
         return probe
     }
@@ -103,13 +104,13 @@ final class PooledWork: Sendable {
     struct Expiry: Sendable {
         /// For the caller's `StorageError.unavailable`.
         let reason: String
-        /// Closes the connection the work holds, so that the pool never hands it out again.
-        let close: (@Sendable () -> Void)?
+        /// The connection the work holds, to close so that the pool never hands it out again.
+        let connection: (any HeldConnection)?
     }
 
     private enum State {
         case waiting
-        case holding(since: ContinuousClock.Instant, close: @Sendable () -> Void)
+        case holding(since: ContinuousClock.Instant, connection: any HeldConnection)
         case expired
     }
 
@@ -125,12 +126,12 @@ final class PooledWork: Sendable {
         self.started = started
     }
 
-    /// Marks the work as holding a connection from `instant`, which `close` closes; false when the watchdog expired it
-    /// first (then it must not run).
-    func acquire(at instant: ContinuousClock.Instant = .now, close: @escaping @Sendable () -> Void) -> Bool {
+    /// Marks the work as holding `connection` from `instant`; false when the watchdog expired it first (then it must
+    /// not run).
+    func acquire(_ connection: any HeldConnection, at instant: ContinuousClock.Instant = .now) -> Bool {
         state.withLock { state in
             guard case .waiting = state else { return false }
-            state = .holding(since: instant, close: close)
+            state = .holding(since: instant, connection: connection)
             return true
         }
     }
@@ -144,24 +145,36 @@ final class PooledWork: Sendable {
     }
 
     /// Marks the work as expired if it is stuck at `now`: it has waited ``Database/connectionWait`` for a connection
-    /// while none were handed out (`connectionsFlow` false), it has held one ``Database/connectionWait`` while the
-    /// database answered nothing (`databaseAnswers` false), or it has held one longer than its ``limit``. Returns why,
-    /// or nil when the work runs on.
+    /// while none were handed out (`connectionsFlow` false), its connection closed, it has held one
+    /// ``Database/connectionWait`` while the database answered nothing (`databaseAnswers` false), or it has held one
+    /// longer than its ``limit``. Returns why, or nil when the work runs on.
     func expire(now: ContinuousClock.Instant, connectionsFlow: Bool, databaseAnswers: Bool) -> Expiry? {
         state.withLock { state in
             switch state {
             case .waiting where !connectionsFlow && now - started >= Database.connectionWait:
                 state = .expired
-                return Expiry(reason: "no connection to PostgreSQL within \(Database.connectionWait)", close: nil)
-            case .holding(let since, let close) where !databaseAnswers && now - since >= Database.connectionWait:
+                return Expiry(reason: "no connection to PostgreSQL within \(Database.connectionWait)", connection: nil)
+            case .holding(_, let connection) where connection.isClosed:
                 state = .expired
-                return Expiry(reason: "no answer from PostgreSQL within \(Database.connectionWait)", close: close)
-            case .holding(let since, let close) where limit.map { now - since >= $0 } ?? false:
+                return Expiry(reason: "the connection to PostgreSQL closed", connection: nil)
+            case .holding(let since, let connection) where !databaseAnswers && now - since >= Database.connectionWait:
                 state = .expired
-                return Expiry(reason: "work held a PostgreSQL connection longer than \(limit ?? .zero)", close: close)
+                return Expiry(reason: "no answer from PostgreSQL within \(Database.connectionWait)", connection: connection)
+            case .holding(let since, let connection) where limit.map { now - since >= $0 } ?? false:
+                state = .expired
+                return Expiry(reason: "work held a PostgreSQL connection longer than \(limit ?? .zero)", connection: connection)
             case .waiting, .holding, .expired:
                 return nil
             }
         }
     }
+}
+
+/// A connection work holds, as the watchdog sees it (a PostgreSQL connection; a stand-in in tests).
+protocol HeldConnection: Sendable {
+    /// Whether the connection is closed: no query sent on it will be answered.
+    var isClosed: Bool { get }
+
+    /// Closes the connection without waiting for the server: the query it runs fails at once, and the pool drops it.
+    func closeAtOnce()
 }

@@ -58,7 +58,7 @@ extension Database {
         let task = Task {
             do {
                 let value = try await client.withConnection { connection in
-                    guard work.acquire(close: { connection.closeAtOnce() }) else {
+                    guard work.acquire(connection) else {
                         throw StorageError.unavailable("no connection to PostgreSQL within \(connectionWait)")
                     }
                     watchdog.lastConnection.record()
@@ -86,7 +86,7 @@ extension Database {
     }
 
     /// Errors a stopped, restarting or unreachable server causes (rather than the work itself).
-    private static func meansUnavailable(_ error: PSQLError) -> Bool {
+    static func meansUnavailable(_ error: PSQLError) -> Bool {
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             return true
@@ -100,7 +100,7 @@ extension Database {
     }
 }
 
-extension PostgresConnection {
+extension PostgresConnection: HeldConnection {
     /// Closes the connection without waiting for the server: the query it runs fails at once, and the pool drops it.
     func closeAtOnce() {
         let closed: EventLoopFuture<Void> = close()

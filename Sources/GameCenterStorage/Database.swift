@@ -242,7 +242,11 @@ public final class Database: Sendable {
             try await session.sql.raw("COMMIT").run()
             return result
         } catch {
-            try? await session.sql.raw("ROLLBACK").run()
+            // A connection that failed takes its transaction with it (the server rolls it back); a ROLLBACK sent on it
+            // would never be answered (PostgresNIO drops a query written to a closed connection without failing it).
+            if !((error as? PSQLError).map(Self.meansUnavailable) ?? false), session.postgresConnection?.isClosed != true {
+                try? await session.sql.raw("ROLLBACK").run()
+            }
             throw error
         }
     }

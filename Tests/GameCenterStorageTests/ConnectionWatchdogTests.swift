@@ -8,9 +8,15 @@ import Testing
 /// that answers (the shared test PostgreSQL).
 @Suite struct ConnectionWatchdogTests {
     /// Counts what the watchdog did to one piece of work: its caller answered (with the reason), its connection closed.
-    final class Effects: Sendable {
+    final class Effects: HeldConnection {
         let reasons = Mutex<[String]>([])
         let closed = Atomic(0)
+        /// Whether the connection closed by itself (its peer reset it).
+        let reset = Atomic(false)
+
+        var isClosed: Bool { reset.load(ordering: .relaxed) || closed.load(ordering: .relaxed) > 0 }
+
+        func closeAtOnce() { closed.add(1, ordering: .relaxed) }
     }
 
     /// Registers work that began to wait at `start` and, when `held`, got its connection then.
@@ -20,7 +26,7 @@ import Testing
         let effects = Effects()
         let work = PooledWork(limit: limit, started: start)
         if held {
-            let acquired = work.acquire(at: start) { effects.closed.add(1, ordering: .relaxed) }
+            let acquired = work.acquire(effects, at: start)
             #expect(acquired)
         }
         _ = watchdog.register(work) { reason in effects.reasons.withLock { $0.append(reason) } }
@@ -69,6 +75,16 @@ import Testing
         #expect(unbound.reasons.withLock { $0 }.isEmpty, "migrations have no limit")
     }
 
+    @Test func workWhoseConnectionClosedIsGivenUpOnAtOnceWhileTheDatabaseAnswers() {
+        let watchdog = ConnectionWatchdog()
+        let start = ContinuousClock.now
+        let effects = Self.register(watchdog, at: start, held: true)
+        effects.reset.store(true, ordering: .relaxed)
+        watchdog.lastAnswer.record(at: start + .seconds(1))
+        watchdog.expire(now: start + .seconds(1))
+        #expect(effects.reasons.withLock { $0 } == ["the connection to PostgreSQL closed"])
+    }
+
     @Test func workWaitingForAConnectionIsGivenUpOnOnlyWhileNoneAreHandedOut() {
         let watchdog = ConnectionWatchdog()
         let start = ContinuousClock.now
@@ -86,7 +102,7 @@ import Testing
         let work = PooledWork(limit: nil, started: .now - .seconds(10))
         let expiry = work.expire(now: .now, connectionsFlow: false, databaseAnswers: false)
         #expect(expiry?.reason == "no connection to PostgreSQL within \(Database.connectionWait)")
-        let acquired = work.acquire {}
+        let acquired = work.acquire(Effects())
         #expect(!acquired)
     }
 
