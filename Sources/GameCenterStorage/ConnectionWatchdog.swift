@@ -56,16 +56,16 @@ final class ConnectionWatchdog: Sendable {
 
     /// Until cancelled, gives up once per ``tick`` on the stuck work, and runs `probe` (a trivial query, one at a
     /// time) when work has held its connection ``probeAfter`` while the database answered nothing.
+    ///
+    /// The probe runs in a task of its own: it is work like any other, which only this loop gives up on when the
+    /// database is silent, so the loop must not wait for it when it ends (the database closing would hang).
     func run(probe: @escaping @Sendable () async -> Void) async {
-        await withDiscardingTaskGroup { group in
-            while (try? await Task.sleep(for: Self.tick)) != nil {
-                guard expire(now: .now), probing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { continue }
-                group.addTask {
-                    await probe()
-                    self.probing.store(false, ordering: .relaxed)
-                }
+        while (try? await Task.sleep(for: Self.tick)) != nil {
+            guard expire(now: .now), probing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { continue }
+            Task {
+                await probe()
+                self.probing.store(false, ordering: .relaxed)
             }
-            group.cancelAll()
         }
     }
 

@@ -26,8 +26,20 @@ import Testing
         let server: LiveServer
         let token: String
 
+        /// Starts all of them, checks that the server serves, runs `body` and stops them, also when `body` throws.
+        static func run(account: String, _ body: (Setup) async throws -> Void) async throws {
+            let setup = try await start(account: account)
+            do {
+                try await body(setup)
+            } catch {
+                try? await setup.stop()
+                throw error
+            }
+            try await setup.stop()
+        }
+
         /// Starts all of them and checks that the server serves.
-        static func start(account: String) async throws -> Setup {
+        private static func start(account: String) async throws -> Setup {
             let postgres = try PrivatePostgres()
             let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: postgres.port)
             let server = try LiveServer(database: "postgres://postgres@127.0.0.1:\(proxy.port)/gamecenter")
@@ -40,7 +52,7 @@ import Testing
         }
 
         /// Stops the server and the proxy and removes the database.
-        func stop() async throws {
+        private func stop() async throws {
             try await server.stop()
             await proxy.stop()
             postgres.remove()
@@ -77,9 +89,14 @@ import Testing
             request.setValue("com.example.tapper", forHTTPHeaderField: "X-GameCenter-Bundle-ID")
             request.setValue("sandbox", forHTTPHeaderField: "X-GameCenter-Environment")
             let asked = ContinuousClock.now
-            let (data, response) = try await session.data(for: request)
-            return Answer(
-                status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: String(decoding: data, as: UTF8.self), took: ContinuousClock.now - asked)
+            // Bounded here: a request the server never answers fails the test instead of holding the run (a test's
+            // time limit cannot interrupt it).
+            let exchange = Task { [request] in
+                let (data, response) = try await session.data(for: request)
+                return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+            }
+            let (status, data) = try await value(of: exchange, "an answer to \(request.url?.path ?? "")")
+            return Answer(status: status, body: String(decoding: data, as: UTF8.self), took: ContinuousClock.now - asked)
         }
 
         /// Sends requests that need the database from `loops` loops at once until `stopping` says so, and returns every
@@ -147,69 +164,69 @@ import Testing
 
     @Test(.enabled(if: enabled, "needs root and Debian's PostgreSQL (the test script provides both)"))
     func aDatabaseThatStopsAnsweringIsAnsweredInTimeAndTheServerRecoversByItself() async throws {
-        let setup = try await Setup.start(account: "blackhole")
-        setup.proxy.setBlackHole(true)
-        async let read = setup.get("v1/me", token: setup.token)
-        async let report = setup.report("blackhole-1")
-        async let ready = setup.get("readyz")
-        let (readAnswer, reportAnswer, readyAnswer) = try await (read, report, ready)
-        for answer in [readAnswer, reportAnswer] {
-            #expect(answer.status == 503, "\(answer.body)")
-            #expect(answer.body.contains(#""code":"server.storage_unavailable""#), "\(answer.body)")
-            #expect(answer.took < Self.answerBound, "the answer took \(answer.took)")
-        }
-        #expect(readyAnswer.status == 503, "\(readyAnswer.body)")
-        // The stated bound is 2 s.
-        #expect(readyAnswer.took < .seconds(4), "/readyz took \(readyAnswer.took)")
-        #expect(try await setup.get("healthz").status == 200, "liveness must not depend on the database")
-        // Still black-holed: the next request is answered the same way (no connection is left that answers nothing).
-        let again = try await setup.get("v1/me", token: setup.token)
-        #expect(again.status == 503 && again.took < Self.answerBound, "\(again.status) after \(again.took)")
-        let readyAgain = try await setup.get("readyz")
-        #expect(readyAgain.status == 503 && readyAgain.took < .seconds(4), "\(readyAgain.status) after \(readyAgain.took)")
-        print("black hole: request \(readAnswer.took), report \(reportAnswer.took), /readyz \(readyAnswer.took), again \(again.took)")
+        try await Setup.run(account: "blackhole") { setup in
+            setup.proxy.setBlackHole(true)
+            async let read = setup.get("v1/me", token: setup.token)
+            async let report = setup.report("blackhole-1")
+            async let ready = setup.get("readyz")
+            let (readAnswer, reportAnswer, readyAnswer) = try await (read, report, ready)
+            for answer in [readAnswer, reportAnswer] {
+                #expect(answer.status == 503, "\(answer.body)")
+                #expect(answer.body.contains(#""code":"server.storage_unavailable""#), "\(answer.body)")
+                #expect(answer.took < Self.answerBound, "the answer took \(answer.took)")
+            }
+            #expect(readyAnswer.status == 503, "\(readyAnswer.body)")
+            // The stated bound is 2 s.
+            #expect(readyAnswer.took < .seconds(4), "/readyz took \(readyAnswer.took)")
+            #expect(try await setup.get("healthz").status == 200, "liveness must not depend on the database")
+            // Still black-holed: the next request is answered the same way (no connection is left that answers nothing).
+            let again = try await setup.get("v1/me", token: setup.token)
+            #expect(again.status == 503 && again.took < Self.answerBound, "\(again.status) after \(again.took)")
+            let readyAgain = try await setup.get("readyz")
+            #expect(readyAgain.status == 503 && readyAgain.took < .seconds(4), "\(readyAgain.status) after \(readyAgain.took)")
+            print("black hole: request \(readAnswer.took), report \(reportAnswer.took), /readyz \(readyAnswer.took), again \(again.took)")
 
-        setup.proxy.setBlackHole(false)
-        try await setup.waitUntilServing()
-        try await setup.stop()
+            setup.proxy.setBlackHole(false)
+            try await setup.waitUntilServing()
+        }
     }
 
     @Test(.enabled(if: enabled, "needs root and Debian's PostgreSQL (the test script provides both)"))
     func connectionsCutMidQueryLeaveNoRequestUnanswered() async throws {
-        let setup = try await Setup.start(account: "cut")
-        // Slow chunks, so that queries are on the wire when the connections are cut.
-        setup.proxy.setDelay(.milliseconds(50) ... .milliseconds(150))
-        let stopping = StopSignal()
-        async let answers = setup.load(loops: 8, until: stopping)
-        for _ in 0..<5 {
-            try await Task.sleep(for: .milliseconds(700))
-            setup.proxy.cutAllConnections()
+        try await Setup.run(account: "cut") { setup in
+            // Slow chunks, so that queries are on the wire when the connections are cut.
+            setup.proxy.setDelay(.milliseconds(50) ... .milliseconds(150))
+            let stopping = StopSignal()
+            async let answers = setup.load(loops: 8, until: stopping)
+            for _ in 0..<5 {
+                try await Task.sleep(for: .milliseconds(700))
+                setup.proxy.cutAllConnections()
+            }
+            stopping.stop()
+            let all = await answers
+            Self.expectAnswered(all)
+            print("cut: \(all.count) requests, slowest \(all.compactMap { try? $0.get().took }.max() ?? .zero)")
+            setup.proxy.setDelay(nil)
+            try await setup.waitUntilServing()
         }
-        stopping.stop()
-        let all = await answers
-        Self.expectAnswered(all)
-        print("cut: \(all.count) requests, slowest \(all.compactMap { try? $0.get().took }.max() ?? .zero)")
-        setup.proxy.setDelay(nil)
-        try await setup.waitUntilServing()
-        try await setup.stop()
     }
 
     @Test(.enabled(if: enabled, "needs root and Debian's PostgreSQL (the test script provides both)"))
     func requestsInFlightWhenTheDatabaseStopsAreAnswered() async throws {
-        let setup = try await Setup.start(account: "stop")
-        for round in 0..<3 {
-            let stopping = StopSignal()
-            async let answers = setup.load(loops: 8, until: stopping)
-            try await Task.sleep(for: .milliseconds(500))
-            try setup.postgres.stop()
-            try await Task.sleep(for: .seconds(2))
-            stopping.stop()
-            let all = await answers
-            Self.expectAnswered(all)
-            print("stop \(round): \(all.count) requests, slowest \(all.compactMap { try? $0.get().took }.max() ?? .zero)")
-            try setup.postgres.start()
-            try await setup.waitUntilServing()
+        try await Setup.run(account: "stop") { setup in
+            for round in 0..<3 {
+                let stopping = StopSignal()
+                async let answers = setup.load(loops: 8, until: stopping)
+                try await Task.sleep(for: .milliseconds(500))
+                try setup.postgres.stop()
+                try await Task.sleep(for: .seconds(2))
+                stopping.stop()
+                let all = await answers
+                Self.expectAnswered(all)
+                print("stop \(round): \(all.count) requests, slowest \(all.compactMap { try? $0.get().took }.max() ?? .zero)")
+                try setup.postgres.start()
+                try await setup.waitUntilServing()
+            }
         }
-        try await setup.stop()
     }
 }
