@@ -100,11 +100,11 @@ final class ConnectionWatchdog: Sendable {
 /// One piece of PostgreSQL work, from its start to the watchdog's verdict: it waits for a connection, holds one, or
 /// was given up on (expired) — holding and expired exclude each other.
 final class PooledWork: Sendable {
-    /// Why the watchdog gave up on work, and how to close the connection it holds (nil while it waited for one).
+    /// Why the watchdog gave up on work, and the connection to close (nil when it held none, or that one closed).
     struct Expiry: Sendable {
         /// For the caller's `StorageError.unavailable`.
         let reason: String
-        /// The connection the work holds, to close so that the pool never hands it out again.
+        /// The connection the work holds, to close so that the pool never hands it out again (nil: nothing to close).
         let connection: (any HeldConnection)?
     }
 
