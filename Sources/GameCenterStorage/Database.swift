@@ -76,7 +76,13 @@ public final class Database: Sendable {
                 reportBatchers: ReportBatchers(.postgres(client, watchdog: watchdog, statements: statements)))
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
-                group.addTask { await database.watchdog.run() }
+                group.addTask {
+                    await watchdog.run {
+                        _ = try? await Database.whileAvailable(client, watchdog: watchdog) { connection in
+                            try await connection.query("SELECT 1", logger: connection.logger).collect()
+                        }
+                    }
+                }
                 defer { group.cancelAll() }
                 try await database.migrate(migrations)
                 return try await body(database)
@@ -172,19 +178,31 @@ public final class Database: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. On SQLite, writes
     /// that arrive together share one commit (see ``GroupCommitter``); each still succeeds or fails alone.
     public func write<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
+        try await write(holdingAtMost: Self.holdLimit, body)
+    }
+
+    /// ``write(_:)`` whose PostgreSQL connection may be held for `limit` at most (nil: no limit, for migrations).
+    private func write<T: Sendable>(holdingAtMost limit: Duration?, _ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
         guard engine == .postgres else { return try await writeStatement(body) }
-        return try await writeStatement { try await Self.transaction($0, begin: "BEGIN", body) }
+        return try await writeStatement(holdingAtMost: limit) { try await Self.transaction($0, begin: "BEGIN", body) }
     }
 
     /// Runs `body`, which sends one statement on PostgreSQL, as its own transaction: a statement is atomic, so it needs
     /// no `BEGIN` and `COMMIT` (two round trips fewer). On SQLite it is ``write(_:)``: the body may send several
     /// statements, run in the group committer's transaction.
     public func writeStatement<T: Sendable>(_ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
+        try await writeStatement(holdingAtMost: Self.holdLimit, body)
+    }
+
+    /// ``writeStatement(_:)`` whose PostgreSQL connection may be held for `limit` at most (nil: no limit).
+    private func writeStatement<T: Sendable>(
+        holdingAtMost limit: Duration?, _ body: @escaping @Sendable (StorageSession) async throws -> T
+    ) async throws -> T {
         switch backend {
         case .sqlite(let writer, _):
             return try await writer.write(body)
         case .postgres(let client):
-            return try await Self.whileAvailable(client, watchdog: watchdog) { connection in
+            return try await Self.whileAvailable(client, watchdog: watchdog, holdingAtMost: limit) { connection in
                 try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection))
             }
         }
@@ -224,7 +242,11 @@ public final class Database: Sendable {
             try await session.sql.raw("COMMIT").run()
             return result
         } catch {
-            try? await session.sql.raw("ROLLBACK").run()
+            // A connection that failed takes its transaction with it (the server rolls it back); a ROLLBACK sent on it
+            // would never be answered (PostgresNIO drops a query written to a closed connection without failing it).
+            if !((error as? PSQLError).map(Self.meansUnavailable) ?? false), session.postgresConnection?.isClosed != true {
+                try? await session.sql.raw("ROLLBACK").run()
+            }
             throw error
         }
     }
@@ -238,7 +260,8 @@ public final class Database: Sendable {
 
     /// Applies, in one transaction, every one of `migrations` that this database has not applied yet.
     func migrate(_ migrations: [Migration]) async throws {
-        try await write { session in
+        // No limit: an index built on a large table may take long (the watchdog still gives up on a silent database).
+        try await write(holdingAtMost: nil) { session in
             if session.engine == .postgres {
                 // Several nodes may start at once against one database: one migrates, the others wait.
                 try await session.sql.raw("SELECT pg_advisory_xact_lock(4711)").run()
@@ -290,6 +313,10 @@ enum DatabaseLocation {
                 password: components.password, database: database.isEmpty ? nil : database, tls: .disable
             )
             configuration.options.maximumConnections = 16
+            // No keep-alive query: the pool waits for it without a bound, and one sent to a database that answers
+            // nothing (a black hole) held its connection for good — the pool ran out of them. Idle connections close
+            // after a minute instead, and one that died meanwhile fails the work that gets it (see `whileAvailable`).
+            configuration.options.keepAliveBehavior = nil
             self = .postgres(configuration)
         } else {
             throw StorageError.invalidURL("use sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB")
