@@ -141,9 +141,10 @@ import Testing
             #expect(ContinuousClock.now - started < .seconds(20))
             afterRound.append(Self.residentKiB(pid))
         }
-        // Before, every round added what it held, 45–60 MiB for ten readers, and kept it. Now the rounds reuse what the
-        // first ones took (the allocator keeps it: about 70 MiB after two rounds here, and no more after five).
-        #expect(afterRound[4] - before < 128 * 1024, "resident memory before (KiB): \(before); after each round: \(afterRound)")
+        // Before, every round added what it held, 45–60 MiB for ten readers, and kept it. Now the later rounds reuse
+        // what the first ones took (the allocator keeps it; how much the first rounds take depends on the machine's
+        // load: 70 to 140 MiB seen), so the last two rounds add little.
+        #expect(afterRound[4] - afterRound[2] < 48 * 1024, "resident memory before (KiB): \(before); after each round: \(afterRound)")
         #expect(Self.health(server) == 200)
         try await server.stop()
     }
