@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Counts the operations of an OpenAPI document that schemathesis reached with a 2xx answer.
 
-    scripts/schemathesis-reached.py OPENAPI.yaml REPORT.har [REPORT.har ...]
+    scripts/schemathesis-reached.py [--at-least N] OPENAPI.yaml REPORT.har [REPORT.har ...]
 
 Reads schemathesis's HAR reports (`--report har`), matches every request to its operation (method and path template)
-and prints how many of the document's operations got at least one 2xx, then those that never did. A run that only
+and prints how many of the document's operations got at least one 2xx, then those that never did; with --at-least N,
+fails (exit 1) when fewer than N did. A run that only
 gets refusals (401, 404, 400) fuzzes the refusals, not the services behind them.
 """
 import json
@@ -29,6 +30,9 @@ def operations(document):
 
 
 def main(arguments):
+    floor = 0
+    if arguments[:1] == ["--at-least"] and len(arguments) > 1:
+        floor, arguments = int(arguments[1]), arguments[2:]
     if len(arguments) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -50,6 +54,9 @@ def main(arguments):
     print(f"schemathesis reached {len(reached)} of {len(everything)} operations with a 2xx ({len(tried)} tried)")
     for method, template in sorted(everything - reached, key=lambda op: (op[1], op[0])):
         print(f"  no 2xx: {method} {template}{'' if (method, template) in tried else ' (not tried)'}")
+    if len(reached) < floor:
+        print(f"fewer than {floor} operations got a 2xx: the runs no longer reach the services")
+        return 1
     return 0
 
 

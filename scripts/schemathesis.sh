@@ -60,6 +60,7 @@ echo "schemathesis (admin)"
 schemathesis run "$url/openapi.yaml" --checks not_a_server_error --max-examples 40 --request-timeout 10 --seed 1 \
   --phases examples,coverage,fuzzing \
   --include-path-regex '^/admin/' -H "Authorization: Bearer $admin_key" --report har --report-dir "$work/reports" || status=1
-python3 scripts/schemathesis-reached.py Sources/GameCenterServer/Resources/openapi.yaml "$work"/reports/*.json
+# 37 to 40 of 56 were reached when this was written; fewer than 35 means the setup above stopped working.
+python3 scripts/schemathesis-reached.py --at-least 35 Sources/GameCenterServer/Resources/openapi.yaml "$work"/reports/*.json || status=1
 kill -0 $server 2>/dev/null || { echo "server died during schemathesis"; cat "$work/err"; status=1; }
 exit $status
