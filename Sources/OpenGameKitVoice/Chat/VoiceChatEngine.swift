@@ -17,16 +17,12 @@ final class VoiceChatEngine: Sendable {
         var channels: [String: GKVoiceChat] = [:]
         /// The started channels' receive pipelines, by channel name.
         var receivers: [String: VoiceReceivePipeline] = [:]
-        var sender: VoiceSendPipeline?
         /// The channel the microphone feeds.
         var active: GKVoiceChat?
         /// The channel the microphone fed on the last tick.
         var feeding: String?
-        /// The microphone and speakers.
-        let devices = VoiceAudioDevices()
-        var mixer = VoiceMixer()
-        /// The last frame played, mono, for the echo canceller.
-        var played: [Int16]?
+        /// The microphone, speakers, encoder and mixer.
+        var audio: VoiceAudioEngine
         /// Whether the 20 ms thread runs.
         var running = false
         /// Whether the match ended (the thread then stops).
@@ -37,11 +33,12 @@ final class VoiceChatEngine: Sendable {
 
     private let transport: MatchVoice
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(transport: MatchVoice) {
         self.transport = transport
         self.logger = transport.logger
+        state = Mutex(State(audio: VoiceAudioEngine(logger: transport.logger)))
         let observation = transport.observe { [weak self] event in self?.receive(event) }
         state.withLock { $0.observation = observation }
     }
@@ -112,12 +109,12 @@ final class VoiceChatEngine: Sendable {
     }
 
     /// What the engine waits for (a microphone, speakers), or nil.
-    var waitingFor: String? { state.withLock { $0.devices.waitingFor } }
+    var waitingFor: String? { state.withLock { $0.audio.devices.waitingFor } }
 
     /// Uses `source` and `sink` from now on (nil: the system's default devices).
     func setAudio(source: (any VoiceAudioSource)?, sink: (any VoiceAudioSink)?) {
         let given = VoiceAudioDevices.Given(source: source, sink: sink)
-        state.withLock { $0.devices.use(given) }
+        state.withLock { $0.audio.devices.use(given) }
     }
 
     // MARK: Receiving
@@ -136,11 +133,19 @@ final class VoiceChatEngine: Sendable {
         case .membership(let channel, let player, let membership):
             guard let chat = state.withLock({ $0.receivers[channel] != nil ? $0.channels[channel] : nil }) else { return }
             let playerState: GKVoiceChatPlayerState = membership == .listening ? .connected : .disconnected
-            if playerState == .disconnected { state.withLock { $0.receivers[channel]?.remove(player) } }
+            if playerState == .disconnected {
+                state.withLock { state in
+                    state.receivers[channel]?.remove(player)
+                    state.audio.forget(Self.streamKey(channel, player))
+                }
+            }
             chat.update(player, playerState)?(player, playerState)
         case .memberLeft(let player):
             let all = state.withLock { state -> [GKVoiceChat] in
-                for receiver in state.receivers.values { receiver.remove(player) }
+                for (channel, receiver) in state.receivers {
+                    receiver.remove(player)
+                    state.audio.forget(Self.streamKey(channel, player))
+                }
                 return Array(state.channels.values)
             }
             for chat in all { chat.update(player, .disconnected)?(player, .disconnected) }
@@ -157,13 +162,8 @@ final class VoiceChatEngine: Sendable {
 
     /// Every 20 ms until the match ends: microphone → active channel; started channels → mix → speakers.
     private func tick() {
-        openDevicesIfDue()
         talk()
         listen()
-    }
-
-    private func openDevicesIfDue() {
-        state.withLock { $0.devices.openIfDue(logger: logger) }
     }
 
     /// Reads one microphone frame and sends it on the active channel when that channel is started. When the
@@ -172,27 +172,14 @@ final class VoiceChatEngine: Sendable {
     /// once.
     private func talk() {
         let packets = state.withLock { state -> [(channel: String, bytes: [UInt8])] in
-            guard let source = state.devices.source else { return [] }
-            let read: VoiceFrameRead
-            do {
-                read = try source.readFrame()
-            } catch {
-                logger.warning("the microphone failed: \(error)")
-                state.devices.microphoneFailed()
-                return []
-            }
+            guard let read = state.audio.readMicrophone() else { return [] }
             var packets: [(channel: String, bytes: [UInt8])] = []
             // A source that ended (a WAV file read to its end) cuts the talk spurt like a released push-to-talk key.
             let target = read == .end ? nil : state.active.flatMap { $0.isStarted ? $0.name : nil }
-            do {
-                if let fed = state.feeding, fed != target, let end = try state.sender?.finish() { packets.append((fed, end.bytes)) }
-                state.feeding = target
-                guard case .frame(let captured) = read, let target else { return packets }
-                if state.sender == nil { state.sender = try VoiceSendPipeline() }
-                if let packet = try state.sender!.process(captured, played: state.played) { packets.append((target, packet.bytes)) }
-            } catch {
-                logger.warning("voice could not be encoded: \(error)")
-            }
+            if let fed = state.feeding, fed != target, let end = state.audio.endTalkSpurt() { packets.append((fed, end.bytes)) }
+            state.feeding = target
+            guard case .frame(let captured) = read, let target else { return packets }
+            if let packet = state.audio.encode(captured) { packets.append((target, packet.bytes)) }
             return packets
         }
         for packet in packets {
@@ -208,13 +195,12 @@ final class VoiceChatEngine: Sendable {
     private func listen() {
         let changes = state.withLock { state -> [(GKVoiceChat, String, GKVoiceChatPlayerState)] in
             var changes: [(GKVoiceChat, String, GKVoiceChatPlayerState)] = []
-            var streams: [String: [Int16]] = [:]
+            var streams: [String: (samples: [Int16], settings: VoiceMixer.StreamSettings)] = [:]
             for (name, receiver) in state.receivers {
                 guard let chat = state.channels[name] else { continue }
                 let positional = try? PositionalAudio()
                 for (player, frame) in receiver.tick() {
                     changes.append((chat, player, frame.speaking ? .speaking : .silent))
-                    let key = "\(name)\u{0}\(player)"
                     let mixing = chat.mixing(player)
                     var settings = VoiceMixer.StreamSettings()
                     settings.muted = mixing.muted
@@ -225,21 +211,15 @@ final class VoiceChatEngine: Sendable {
                         settings.gain *= placement.gain
                         settings.pan = placement.pan
                     }
-                    try? state.mixer.set(settings, for: key)
-                    streams[key] = frame.samples
+                    streams[Self.streamKey(name, player)] = (frame.samples, settings)
                 }
             }
-            guard let sink = state.devices.sink, !streams.isEmpty || state.played != nil else { return changes }
-            do {
-                let out = try state.mixer.mix(streams)
-                try sink.writeFrame(out)
-                state.played = stride(from: 0, to: out.count, by: 2).map { Int16((Int32(out[$0]) + Int32(out[$0 + 1])) / 2) }
-            } catch {
-                logger.warning("the speakers failed: \(error)")
-                state.devices.speakersFailed()
-            }
+            _ = state.audio.play(streams)
             return changes
         }
         for (chat, player, state) in changes { chat.update(player, state)?(player, state) }
     }
+
+    /// The mixer's name for `player`'s voice on `channel` (a player may be heard on several channels at once).
+    private static func streamKey(_ channel: String, _ player: String) -> String { "\(channel)\u{0}\(player)" }
 }

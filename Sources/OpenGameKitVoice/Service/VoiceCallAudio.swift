@@ -10,7 +10,7 @@ struct VoiceCallAudio {
     static let meterFloor: Float = -120
 
     /// The microphone and speakers.
-    let devices = VoiceAudioDevices()
+    var devices: VoiceAudioDevices { engine.devices }
     /// Whether the microphone is muted (the encoder then hears silence).
     var muted = false
     /// The other participants' volume, 0…1.
@@ -27,17 +27,15 @@ struct VoiceCallAudio {
     private(set) var inputLevel = VoiceCallAudio.meterFloor
     /// The level of the last frame played, in dB.
     private(set) var outputLevel = VoiceCallAudio.meterFloor
-    private var sender: VoiceSendPipeline?
+    private var engine: VoiceAudioEngine
     private var receiver: VoiceReceivePipeline?
-    private var mixer = VoiceMixer()
-    /// The last frame played, mono, for the echo canceller.
-    private var played: [Int16]?
     private let silence = [Int16](repeating: 0, count: VoiceFormat.samplesPerFrame)
     private let logger: Logger
 
     /// Audio that logs to `logger`.
     init(logger: Logger) {
         self.logger = logger
+        engine = VoiceAudioEngine(logger: logger)
     }
 
     /// Hands a voice packet from `participantID` to the receive pipeline.
@@ -53,63 +51,35 @@ struct VoiceCallAudio {
     /// Forgets a participant's audio when their call ends.
     mutating func forget(_ participantID: String) {
         receiver?.remove(participantID)
-        mixer.remove(participantID)
+        engine.forget(participantID)
     }
 
     /// Reads a microphone frame, meters it and encodes it (silence while muted); the packet to send, if any.
     mutating func talk() -> VoicePacket? {
-        devices.openIfDue(logger: logger)
-        guard let source = devices.source else { return nil }
-        let read: VoiceFrameRead
-        do {
-            read = try source.readFrame()
-        } catch {
-            logger.warning("the microphone failed: \(error)")
-            devices.microphoneFailed()
-            return nil
+        switch engine.readMicrophone() {
+        case .frame(let captured):
+            if inputMetering { inputLevel = Self.level(captured) }
+            // Muted, the encoder hears silence: the stream's clock runs on, and DTX sends next to nothing.
+            return engine.encode(muted ? silence : captured)
+        case .end: return engine.endTalkSpurt()
+        case .pending, nil: return nil
         }
-        do {
-            if sender == nil { sender = try VoiceSendPipeline() }
-            if case .frame(let captured) = read {
-                if inputMetering { inputLevel = Self.level(captured) }
-                // Muted, the encoder hears silence: the stream's clock runs on, and DTX sends next to nothing.
-                return try sender?.process(muted ? silence : captured, played: played)
-            } else if read == .end {
-                return try sender?.finish()
-            }
-        } catch {
-            logger.warning("voice could not be encoded: \(error)")
-        }
-        return nil
     }
 
     /// Plays 20 ms of every call, mixed at ``volume``, and meters it.
     mutating func listen() {
         guard let receiver else { return }
-        var streams: [String: [Int16]] = [:]
-        for (participantID, frame) in receiver.tick() {
-            var settings = VoiceMixer.StreamSettings()
-            settings.gain = volume
-            try? mixer.set(settings, for: participantID)
-            streams[participantID] = frame.samples
-        }
-        guard !streams.isEmpty || played != nil else { return }
-        do {
-            let out = try mixer.mix(streams)
-            if outputMetering { outputLevel = Self.level(out) }
-            if let sink = devices.sink { try sink.writeFrame(out) }
-            played = stride(from: 0, to: out.count, by: 2).map { Int16((Int32(out[$0]) + Int32(out[$0 + 1])) / 2) }
-        } catch {
-            logger.warning("the speakers failed: \(error)")
-            devices.speakersFailed()
-        }
+        var settings = VoiceMixer.StreamSettings()
+        settings.gain = volume
+        var streams: [String: (samples: [Int16], settings: VoiceMixer.StreamSettings)] = [:]
+        for (participantID, frame) in receiver.tick() { streams[participantID] = (frame.samples, settings) }
+        if let out = engine.play(streams), outputMetering { outputLevel = Self.level(out) }
     }
 
     /// Lets go of the pipelines and resets the meters: the last call ended.
     mutating func reset() {
-        sender = nil
+        engine.reset()
         receiver = nil
-        played = nil
         inputLevel = Self.meterFloor
         outputLevel = Self.meterFloor
     }
