@@ -38,6 +38,8 @@ final class ServerMetrics: Sendable {
     /// Seconds to answer a request, by route pattern (`/v1/leaderboards/{category}/scores`, `NotFound`), method and
     /// status class: made on first use, one per route, method and class (a bounded set: the router's routes).
     private let requestDurations = Mutex<[String: CoreMetrics.Timer]>([:])
+    /// How long each of the app's page templates took to render, by template name.
+    private let pageRenders = Mutex<[String: CoreMetrics.Timer]>([:])
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -79,6 +81,17 @@ final class ServerMetrics: Sendable {
             let timer = CoreMetrics.Timer(
                 label: "http.request_duration_seconds", dimensions: [("route", route), ("method", method), ("status", statusClass)], factory: factory)
             timers[key] = timer
+            return timer
+        }
+        timer.recordNanoseconds(nanoseconds)
+    }
+
+    /// Records how long the app's page `template` took to render (the server's own templates: a bounded set of names).
+    func recordPageRender(template: String, nanoseconds: Int64) {
+        let timer = pageRenders.withLock { timers in
+            if let timer = timers[template] { return timer }
+            let timer = CoreMetrics.Timer(label: "webapp.page_render_seconds", dimensions: [("template", template)], factory: factory)
+            timers[template] = timer
             return timer
         }
         timer.recordNanoseconds(nanoseconds)

@@ -9,20 +9,29 @@ import Mustache
 struct PageRenderer: Sendable {
     /// The parsed templates, by file name without `.mustache`.
     let library: MustacheLibrary
+    /// Where the time each page took to render is recorded (`webapp_page_render_seconds`, by template).
+    let metrics: ServerMetrics?
 
-    /// The templates shipped with the server. A template that does not parse is a defect of this build, found by
-    /// the web app's tests, which render every page.
-    static let shipped: PageRenderer = {
+    /// The templates shipped with the server, parsed once. A template that does not parse is a defect of this build,
+    /// found by the web app's tests, which render every page.
+    private static let shippedLibrary: MustacheLibrary = {
         do {
-            return PageRenderer(library: try loadLibrary())
+            return try loadLibrary()
         } catch {
             fatalError("the web app's templates do not parse: \(error)")
         }
     }()
 
+    /// The templates shipped with the server, timing each render into `metrics`.
+    static func shipped(metrics: ServerMetrics?) -> PageRenderer {
+        PageRenderer(library: shippedLibrary, metrics: metrics)
+    }
+
     /// Renders `template` with `context` into an HTML response.
     func render(_ template: String, _ context: Any, status: HTTPResponse.Status = .ok) -> Response {
+        let started = ContinuousClock.now
         let html = library.render(Self.mustacheValue(context) ?? context, withTemplate: template) ?? ""
+        metrics?.recordPageRender(template: template, nanoseconds: (ContinuousClock.now - started).inNanoseconds)
         return Response(status: status, headers: Self.headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 

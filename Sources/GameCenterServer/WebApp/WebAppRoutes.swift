@@ -20,7 +20,7 @@ struct WebAppRoutes {
 
     /// Adds every page.
     func add(to router: Router<AppRequestContext>) {
-        let renderer = PageRenderer.shipped
+        let renderer = PageRenderer.shipped(metrics: services.metrics)
         let cookies = SessionCookies(alwaysSecure: secureCookies)
         let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
         StyleSheet().add(to: router)

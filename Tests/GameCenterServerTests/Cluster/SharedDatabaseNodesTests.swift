@@ -66,10 +66,12 @@ struct SharedDatabaseNodesTests {
     @Test(.enabled(if: postgresURL != nil), arguments: [nil, Duration.milliseconds(50)])
     func noticesOnOneNodeReachTheOthersSubscribers(pollInterval: Duration?) async throws {
         try await Database.withDatabase(url: try Self.freshDatabase()) { database in
-            let nodes = try await ["node-a", "node-b"].asyncMap { id in
-                try await NodeTopologies.make(
-                    database: database, nodeID: id, pollInterval: pollInterval, clock: ServerClock(isAdjustable: false), metrics: ServerMetrics(),
-                    logger: Self.logger)
+            var nodes: [any NodeTopology] = []
+            for id in ["node-a", "node-b"] {
+                nodes.append(
+                    try await NodeTopologies.make(
+                        database: database, nodeID: id, pollInterval: pollInterval, clock: ServerClock(isAdjustable: false), metrics: ServerMetrics(),
+                        logger: Self.logger))
             }
             let heard = Mutex<[BusNotice]>([])
             let subscription = nodes[1].bus.subscribe(playerID: "p1", sessionID: "s1") { notice in heard.withLock { $0.append(notice) } }
@@ -175,14 +177,5 @@ struct SharedDatabaseNodesTests {
                 #expect((notices > 0) == (pollInterval != nil))
             }
         }
-    }
-}
-
-extension Sequence {
-    /// The results of `transform` on each element, in order, one after another.
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var results: [T] = []
-        for element in self { results.append(try await transform(element)) }
-        return results
     }
 }

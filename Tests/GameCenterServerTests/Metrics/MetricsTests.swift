@@ -84,17 +84,22 @@ struct MetricsTests {
             #expect(try await client.send(.post, "/v1/scores", report, token: player.token).status == .ok)
             #expect(try await client.send(.post, "/v1/scores", report, token: player.token).status == .ok)  // replayed: stores nothing
             #expect(try await client.call(.get, "/v1/no-such-route").status == .notFound)
+            #expect(try await client.call(.get, "/sign-in").status == .ok)
 
             let after = try Self.parse(String(decoding: try await client.call(.get, "/metrics", extraHeaders: key).body, as: UTF8.self))
             #expect(Self.value(after, "leaderboard_reports") == 2)
-            // Sign-up, two reports and the first scrape were 2xx; the two 401/404 answers 4xx.
-            #expect((Self.value(after, "http_requests", ["status": "2xx"]) ?? 0) - (Self.value(before, "http_requests", ["status": "2xx"]) ?? 0) == 4)
+            // Sign-up, two reports, the sign-in page and the first scrape were 2xx; the two 401/404 answers 4xx.
+            #expect((Self.value(after, "http_requests", ["status": "2xx"]) ?? 0) - (Self.value(before, "http_requests", ["status": "2xx"]) ?? 0) == 5)
             #expect(Self.value(after, "http_requests", ["status": "4xx"]) == 2)
             // Each request is timed under its route's pattern; a path no route matches under `NotFound`.
             let scores = ["route": "/v1/scores", "method": "POST", "status": "2xx"]
             #expect(Self.value(after, "http_request_duration_seconds_count", scores) == 2)
             #expect((Self.value(after, "http_request_duration_seconds_sum", scores) ?? 0) > 0)
             #expect(Self.value(after, "http_request_duration_seconds_count", ["route": "NotFound", "method": "GET", "status": "4xx"]) == 1)
+            // The page's rendering is timed under its template, and only its.
+            #expect(Self.value(after, "webapp_page_render_seconds_count", ["template": "sign-in"]) == 1)
+            #expect((Self.value(after, "webapp_page_render_seconds_sum", ["template": "sign-in"]) ?? 0) > 0)
+            #expect(Self.value(after, "webapp_page_render_seconds_count", ["template": "sign-up"]) == nil)
             // Statements are timed.
             #expect((Self.value(after, "storage_statement_seconds_count") ?? 0) > 0)
         }
