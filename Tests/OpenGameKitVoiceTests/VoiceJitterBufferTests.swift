@@ -143,4 +143,27 @@ import Testing
         let out = Self.play(arrivals, buffer: &buffer, extraTicks: 2)
         #expect(out == ["b", "b", "p\(UInt32.max - 1)", "p\(UInt32.max)", "p0", "p1"])
     }
+
+    /// A sender whose timestamps stopped while its microphone paused (an older build, or a restarted sender): its
+    /// packets after the pause are later than any delay allowed, yet newer in sequence, so the stream starts again from
+    /// the first of them and plays on the next tick; a stale copy of an old packet is still only late.
+    @Test(arguments: [5, 75, 3_000])
+    func aSenderWhoseClockPausedIsPlayedAgainAtOnce(pauseTicks: Int) throws {
+        var buffer = try VoiceJitterBuffer()
+        let before = (0..<10).map { [Self.packet(UInt16($0), UInt32($0))] }
+        let pause = [[VoicePacket]](repeating: [], count: pauseTicks)
+        let after = (10..<20).map { [Self.packet(UInt16($0), UInt32($0))] }
+        let out = Self.play(before + pause + after, buffer: &buffer, extraTicks: 1)
+        let resumed = Array(out.suffix(11))
+        if pauseTicks <= buffer.configuration.maxDelay {
+            // A short pause: its packets are late by less than the buffer may wait, so the buffer grows its delay,
+            // a frame at a time, as for any late packet, and plays the rest of them.
+            #expect(resumed.contains("p19"), "\(resumed)")
+        } else {
+            #expect(resumed == ["b"] + (10..<20).map { "p\($0)" }, "\(resumed)")
+            #expect(buffer.statistics.late == 0)
+        }
+        let stale = buffer.put(Self.packet(3, 3))
+        #expect(stale == .late || stale == .duplicate, "an old packet arriving now is dropped, not a restart: \(stale)")
+    }
 }

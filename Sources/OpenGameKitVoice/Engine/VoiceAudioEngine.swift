@@ -16,6 +16,8 @@ struct VoiceAudioEngine {
     private var mixing = false
     /// The last frame played, mono, for the echo canceller.
     private var played: [Int16]?
+    /// Whether the send pipeline's clock moved on the last tick (a frame encoded, or a talk spurt ended).
+    private var clockMoved = true
     private let logger: Logger
 
     /// An engine that logs to `logger`.
@@ -24,7 +26,11 @@ struct VoiceAudioEngine {
     }
 
     /// Reads one microphone frame, opening the system's devices when due; nil without a microphone or when it failed.
+    /// Starts a tick: when the last one encoded nothing, its 20 ms still pass for the send pipeline
+    /// (``VoiceSendPipeline/skip()``).
     mutating func readMicrophone() -> VoiceFrameRead? {
+        if !clockMoved { sender?.skip() }
+        clockMoved = false
         devices.openIfDue(logger: logger)
         guard let source = devices.source else { return nil }
         do {
@@ -41,7 +47,9 @@ struct VoiceAudioEngine {
     mutating func encode(_ frame: [Int16]) -> VoicePacket? {
         do {
             if sender == nil { sender = try VoiceSendPipeline() }
-            return try sender?.process(frame, played: played)
+            let packet = try sender?.process(frame, played: played)
+            clockMoved = true
+            return packet
         } catch {
             logger.warning("voice could not be encoded: \(error)")
             return nil
@@ -51,7 +59,9 @@ struct VoiceAudioEngine {
     /// Ends the talk spurt under way: the packet flagged silent that tells listeners at once, or nil when none was.
     mutating func endTalkSpurt() -> VoicePacket? {
         do {
-            return try sender?.finish()
+            let packet = try sender?.finish()
+            if packet != nil { clockMoved = true }
+            return packet
         } catch {
             logger.warning("voice could not be encoded: \(error)")
             return nil
@@ -93,5 +103,6 @@ struct VoiceAudioEngine {
         sender = nil
         played = nil
         mixing = false
+        clockMoved = true
     }
 }

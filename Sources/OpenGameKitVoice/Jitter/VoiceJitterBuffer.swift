@@ -57,7 +57,8 @@ public struct VoiceJitterBuffer: Sendable {
         case duplicate
         /// Its turn has passed and its frame was concealed; dropped.
         case late
-        /// It is further ahead than the buffer holds: the buffer restarted from it.
+        /// It is further ahead than the buffer holds, or later than ``Configuration/maxDelay`` while newer in sequence
+        /// than every packet played (the sender's clock fell behind): the buffer restarted from it.
         case restarted
     }
 
@@ -133,6 +134,14 @@ public struct VoiceJitterBuffer: Sendable {
                 if played.contains(packet.timestamp) {
                     statistics.duplicates += 1
                     return .duplicate
+                }
+                // Later than any delay allowed, yet newer in sequence than every packet played: the sender's clock
+                // fell behind this one (its microphone paused and its timestamps did not run on, or it restarted).
+                // Dropping it would drop everything after it too; the stream starts again from it.
+                if -ahead > configuration.maxDelay, (1...configuration.capacity).contains(Self.sequenceDistance(from: lastSequence, to: packet.sequence)) {
+                    restart()
+                    insert(packet)
+                    return .restarted
                 }
                 statistics.late += 1
                 if delay < configuration.maxDelay { growBy = 1 }
@@ -255,6 +264,11 @@ public struct VoiceJitterBuffer: Sendable {
         growBy = 0
         shrinkBy = 0
         lastSpeaking = false
+    }
+
+    /// Packets from sequence number `a` to `b`, allowing for wrap-around of the 16-bit sequence.
+    static func sequenceDistance(from a: UInt16, to b: UInt16) -> Int {
+        Int(Int16(bitPattern: b &- a))
     }
 
     /// Frames from `a` to `b`, allowing for wrap-around of the 32-bit timestamp.

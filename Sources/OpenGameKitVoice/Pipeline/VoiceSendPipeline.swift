@@ -73,6 +73,14 @@ public final class VoiceSendPipeline: @unchecked Sendable {
         return packet
     }
 
+    /// Passes a 20 ms tick on which no frame was captured (the microphone paused: a game's engine stopped pushing
+    /// samples, or no microphone is open) or the frame captured went to no one (push-to-talk released): the stream's
+    /// clock runs on, so the next packet carries the time it is said at and listeners play it at once. Without this a
+    /// listener, whose clock never paused, would find every later packet past its turn.
+    public func skip() {
+        timestamp &+= 1
+    }
+
     /// Ends a talk spurt cut short — push-to-talk released, the channel made inactive or stopped: returns one silent
     /// frame flagged silent when the last frame was speech (nil otherwise), so receivers fall silent at once instead
     /// of concealing a stream that stopped mid-word, and forgets the detector's hangover.
