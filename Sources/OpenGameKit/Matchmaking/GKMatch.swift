@@ -48,23 +48,44 @@ public final class GKMatch: Sendable {
     public var expectedPlayerCount: Int {
         state.withLock { state in state.members.filter { $0 != localPlayerID && !state.connected.contains($0) && !state.left.contains($0) }.count }
     }
-    /// Hears data, member changes and failures.
+    /// Hears data, member changes and failures. Data that arrived before the game set a delegate or subscribed to
+    /// ``events`` is kept (up to ``heldDataLimit`` messages) and handed to the first delegate set, in order, before
+    /// anything that arrives later.
     public weak var delegate: (any GKMatchDelegate)? {
         get { state.withLock { $0.delegate.value } }
-        set { state.withLock { $0.delegate = WeakDelegate(value: newValue) } }
+        set {
+            let drain = state.withLock { state -> Bool in
+                state.delegate = WeakDelegate(value: newValue)
+                guard newValue != nil, !state.held.isEmpty, !state.draining else { return false }
+                state.draining = true
+                return true
+            }
+            // Handed over from another thread, as every delegate call is: the game's setter returns at once.
+            if drain { DispatchQueue.global().async { self.deliverHeld() } }
+        }
     }
 
-    /// The match's events as an `AsyncSequence`; each access returns a new stream that sees events from then on.
+    /// The match's events as an `AsyncSequence`; each access returns a new stream that sees events from then on (the
+    /// first one made also sees the data that arrived before anyone listened).
     public var events: AsyncStream<GKMatchEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: GKMatchEvent.self, bufferingPolicy: .bufferingNewest(10_000))
         let id = state.withLock { state -> Int in
             state.nextSubscriber += 1
             state.subscribers[state.nextSubscriber] = continuation
+            // Under the lock: no later event can reach the stream before these.
+            if !state.draining {
+                for event in state.held { continuation.yield(event) }
+                state.held.removeAll()
+            }
             return state.nextSubscriber
         }
         continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) } }
         return stream
     }
+
+    /// The most data messages kept for a game that has set no delegate and subscribed to no events yet; past it the
+    /// oldest are dropped (and logged).
+    public static let heldDataLimit = 10_000
 
     /// How unreliable data and voice travel now (test hook).
     var unreliablePath: UnreliablePath { relay.unreliablePath }
@@ -88,6 +109,10 @@ public final class GKMatch: Sendable {
         var delegate = WeakDelegate(value: nil)
         var subscribers: [Int: AsyncStream<GKMatchEvent>.Continuation] = [:]
         var nextSubscriber = 0
+        /// Data that arrived while nobody listened, oldest first.
+        var held: [GKMatchEvent] = []
+        /// Whether the held data is being handed to a delegate just set (what arrives meanwhile queues behind it).
+        var draining = false
     }
 
     init(info: MatchInfo, localPlayerID: String, device: GKGameCenter) {
@@ -204,12 +229,44 @@ public final class GKMatch: Sendable {
     }
 
     /// Tells the subscribers and the delegate; with `unlessDisconnected`, nobody once this device left the match.
+    /// Data that finds nobody listening is held for the first listener (member changes are not: ``playerIDs`` says
+    /// who is connected).
     private func announce(_ event: GKMatchEvent, unlessDisconnected: Bool = false) {
         let listeners = state.withLock { state -> ((any GKMatchDelegate)?, [AsyncStream<GKMatchEvent>.Continuation])? in
             if unlessDisconnected && state.disconnected { return nil }
+            var isData = false
+            if case .data = event { isData = true }
+            if state.draining || (isData && state.delegate.value == nil && state.subscribers.isEmpty) {
+                if state.held.count >= Self.heldDataLimit {
+                    state.held.removeFirst()
+                    device.logger.warning("a match's data waits for a delegate that was never set: the oldest message was dropped")
+                }
+                state.held.append(event)
+                return nil
+            }
             return (state.delegate.value, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
         }
         guard let (delegate, subscribers) = listeners else { return }
+        tell(event, delegate: delegate, subscribers: subscribers)
+    }
+
+    /// Hands the held data to the delegate just set, in order, then what arrived while it did.
+    private func deliverHeld() {
+        while true {
+            let batch = state.withLock { state -> ([GKMatchEvent], (any GKMatchDelegate)?, [AsyncStream<GKMatchEvent>.Continuation])? in
+                guard !state.held.isEmpty else {
+                    state.draining = false
+                    return nil
+                }
+                defer { state.held.removeAll() }
+                return (state.held, state.delegate.value, Array(state.subscribers.values))
+            }
+            guard let (events, delegate, subscribers) = batch else { return }
+            for event in events { tell(event, delegate: delegate, subscribers: subscribers) }
+        }
+    }
+
+    private func tell(_ event: GKMatchEvent, delegate: (any GKMatchDelegate)?, subscribers: [AsyncStream<GKMatchEvent>.Continuation]) {
         for subscriber in subscribers { subscriber.yield(event) }
         guard let delegate else { return }
         switch event {

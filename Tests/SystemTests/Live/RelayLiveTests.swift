@@ -124,6 +124,39 @@ import Testing
         try await server.stop()
     }
 
+    /// Data sent the instant the match forms, before the other members set a delegate or subscribe to events, is kept
+    /// for them and handed over in order when they do, ahead of what is sent after; a member that never listens
+    /// keeps nothing from being delivered to those who do.
+    @Test func dataThatArrivesBeforeTheGameListensIsKeptAndDeliveredInOrder() async throws {
+        let server = try await Self.server()
+        let devices = try await [Self.player(server.url, "A"), Self.player(server.url, "B"), Self.player(server.url, "C")]
+        let request = GKMatchRequest(minPlayers: 3, maxPlayers: 3)
+        let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
+        let first = try await value(of: tasks[0], "A's match")
+        try await Self.sendNumbered(first, tag: "early", count: 200)
+        let matches = [first, try await value(of: tasks[1], "B's match"), try await value(of: tasks[2], "C's match")]
+        for match in matches { _ = try await allConnected(match) }
+        let a = Self.id(devices[0])
+        // Every member is connected and the early data has long reached the devices; nobody has listened yet.
+        try await Task.sleep(for: .seconds(1))
+        let inbox = MatchInbox(matches[1])
+        try await Self.sendNumbered(first, tag: "late", count: 50)
+        try await waitUntil("B's delegate got all 250 messages") { inbox.texts(from: a).count >= 250 }
+        #expect(inbox.texts(from: a) == Self.numbered("early", 200) + Self.numbered("late", 50))
+        // C subscribes to events instead: the same, in the same order.
+        let events = matches[2].events
+        let listening = Task {
+            var heard: [String] = []
+            for await event in events {
+                if case .data(let data, let player) = event, player == a { heard.append(String(decoding: data, as: UTF8.self)) }
+                if heard.count == 250 { break }
+            }
+            return heard
+        }
+        #expect(try await value(of: listening, "C's 250 messages") == Self.numbered("early", 200) + Self.numbered("late", 50))
+        try await server.stop()
+    }
+
     /// Messages each sender sends in the ordering test: enough to interleave thousands of frames from two senders
     /// (the relay's throughput is `gamecenter-bench relay`'s; 10,000 each took 8–10 s alone and over 60 s on a loaded
     /// 2-core machine).
