@@ -248,6 +248,13 @@ def new_players(server, *aliases):
     return players
 
 
+def text_lines(browser, element):
+    """How many lines the text of `element` takes as laid out."""
+    return browser.execute_script("""
+        const range = document.createRange(); range.selectNodeContents(arguments[0]);
+        return new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top))).size;""", element)
+
+
 def sign_in(pages, account):
     pages.driver.delete_all_cookies()
     pages.open("/sign-in")
@@ -318,6 +325,11 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
         api(server, "POST", "/v1/achievements", {"reportID": str(uuid.uuid4()), "achievements": [
             {"identifier": "tapper.first", "percentComplete": 100}]}, token=session["token"])
 
+    # A player whose alias is one long word (the longest allowed) is on the board too.
+    (_, _, long_token), = new_players(server, "Maximiliantheunbeatabletapper007")
+    api(server, "POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [{"category": "tapper.taps", "value": 10, "context": 0}]},
+        token=long_token)
+
     # Bob sees the board, Ann first, himself highlighted.
     pages.open(f"/games/{GAME}/leaderboards")
     rows = browser.find_elements(By.CSS_SELECTOR, "table.board tbody tr")
@@ -325,8 +337,12 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
     assert rows[1].text.startswith("2 Bob") and "900 taps" in rows[1].text
     me = browser.find_element(By.CSS_SELECTOR, "table.board tr.me")
     assert "Bob" in me.text and "900 taps" in me.text
-    assert "You are #2 of 2" in pages.main_text()
+    assert "You are #2 of 3" in pages.main_text()
     pages.check("leaderboard")
+    # At 390 px (the last size checked) the long alias wraps inside its cell; the headers and ranks keep one line.
+    for cell in browser.find_elements(By.CSS_SELECTOR, "table.board th, table.board td.rank, table.board td.num"):
+        if cell.is_displayed():
+            assert text_lines(browser, cell) == 1, f"'{cell.text}' breaks over {text_lines(browser, cell)} lines at 390 px"
     pages.open(f"/games/{GAME}/leaderboards?players=friends&time=week")
     assert "Ann" in pages.main_text()
     pages.check("leaderboard-friends-week")
@@ -341,7 +357,8 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
     assert me.text.startswith("1") and "Ann" in me.text and "1,234 taps" in me.text
 
     pages.open(f"/games/{GAME}/achievements")
-    assert "First tap" in pages.main_text() and "100 % of players" in pages.main_text()
+    # Two of the three players who played (Ann, Bob, the long alias) completed it.
+    assert "First tap" in pages.main_text() and "66.7 % of players" in pages.main_text()
     assert "Hidden achievement" in pages.main_text()
     image = browser.find_element(By.CSS_SELECTOR, ".achievement img")
     assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
@@ -354,6 +371,14 @@ def test_two_players_befriend_by_name_and_see_a_reported_score_ranked(server, br
 
     pages.open("/account")
     pages.check("account")
+    # An address with no page (a typo) gets the app's page, with the way back.
+    pages.open("/freinds")
+    assert "there is no page at /freinds" in pages.main_text()
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Page not found"
+    pages.click_and_wait(lambda: browser.find_element(By.LINK_TEXT, "Back to Game Center"))
+    assert browser.current_url == server + "/"
+    pages.open("/freinds")
+    pages.check("error-404")
     pages.open("/")
     assert "10 achievement points" in pages.main_text().replace("\n", " ")
     assert "Tapper" in pages.main_text()

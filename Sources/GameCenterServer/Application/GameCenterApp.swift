@@ -168,9 +168,11 @@ public enum GameCenterApp {
     static func makeRouter(_ services: Services, configuration: Configuration) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: services.metrics))
+        let webApp = WebAppRoutes(services: services, secureCookies: configuration.secureCookies)
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: webApp.notFoundPages)
         router.add(middleware: UpgradeRefusalMiddleware())
-        WebAppRoutes(services: services, secureCookies: configuration.secureCookies).add(to: router)
+        webApp.add(to: router)
         OpenAPIDocument().add(to: router)
         // Liveness: the process serves requests. Readiness: it can also reach its database.
         router.get("healthz") { _, _ in "ok" }

@@ -73,6 +73,11 @@ extension APIError {
         APIError(.requestUnknownRoute, "no route \(path); the routes are listed in /openapi.yaml")
     }
 
+    /// A browser asked for an address the Game Center app has no page at.
+    static func pageNotFound(_ path: String) -> APIError {
+        APIError(.requestUnknownRoute, "there is no page at \(path)")
+    }
+
     /// The route exists, but not for this method.
     static let methodNotAllowed = APIError(.requestMethodNotAllowed, "this route does not accept this HTTP method; see /openapi.yaml")
 

@@ -51,6 +51,9 @@ struct HomePage: Sendable {
 
 /// A game of the server as the lists show it.
 struct GameCard: MustacheParent {
+    /// "1 leaderboard", "2 leaderboards": `count` and `noun`, plural unless one.
+    static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
     let bundleID: String
     let name: String
     let leaderboards: Int
@@ -62,6 +65,8 @@ struct GameCard: MustacheParent {
         case "name": PageText(self.name)
         case "leaderboards": PageText(String(leaderboards))
         case "achievements": PageText(String(achievements))
+        case "leaderboardCount": PageText(Self.counted(leaderboards, "leaderboard"))
+        case "achievementCount": PageText(Self.counted(achievements, "achievement"))
         default: nil
         }
     }

@@ -44,10 +44,15 @@ struct PageResponder: Sendable {
         var response = renderer.render(
             "error",
             ErrorPage(
-                chrome: PageChrome("Something went wrong", for: page), message: apiError.message,
+                chrome: PageChrome(apiError.status == .notFound ? "Page not found" : "Something went wrong", for: page), message: apiError.message,
                 status: Int(apiError.status.code)), status: apiError.status)
         if let retry = apiError.retryAfterSeconds { response.headers[.retryAfter] = String(retry) }
         return response
+    }
+
+    /// The error page for an address no route has (``APIError/pageNotFound(_:)``), with the reader's session chrome.
+    func notFoundPage(_ request: Request, _ context: AppRequestContext) async -> Response {
+        await respond(request, context, access: .anyone, isForm: false) { page in throw APIError.pageNotFound(page.request.uri.path) }
     }
 
     private func respond(

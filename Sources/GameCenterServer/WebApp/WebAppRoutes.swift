@@ -18,10 +18,19 @@ struct WebAppRoutes {
     /// Whether every cookie is `Secure` (``GameCenterApp/Configuration/secureCookies``).
     let secureCookies: Bool
 
+    /// Answers a browser's request for an address no route has with the app's page (added before the routes, after
+    /// the error middleware).
+    var notFoundPages: NotFoundPageMiddleware {
+        NotFoundPageMiddleware(responder: PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer))
+    }
+
+    private var renderer: PageRenderer { PageRenderer.shipped(metrics: services.metrics) }
+    private var cookies: SessionCookies { SessionCookies(alwaysSecure: secureCookies) }
+
     /// Adds every page.
     func add(to router: Router<AppRequestContext>) {
-        let renderer = PageRenderer.shipped(metrics: services.metrics)
-        let cookies = SessionCookies(alwaysSecure: secureCookies)
+        let renderer = self.renderer
+        let cookies = self.cookies
         let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
         StyleSheet().add(to: router)
         LiveNotices(

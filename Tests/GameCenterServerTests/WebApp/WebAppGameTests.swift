@@ -50,7 +50,7 @@ import Testing
             #expect(page.status == .ok)
             #expect(page.html.contains("<h1>Open Game: Points</h1>"))
             let annRow = try #require(Self.row(page.html, containing: "Ann"))
-            #expect(annRow.contains(#"class="me""#) && annRow.contains("1,234 points") && annRow.contains("<td>2</td>"))
+            #expect(annRow.contains(#"class="me""#) && annRow.contains("1,234 points") && annRow.contains(#"<td class="rank">2</td>"#))
             let bobRow = try #require(Self.row(page.html, containing: "Bob"))
             #expect(!bobRow.contains(#"class="me""#) && bobRow.contains("5,000 points"))
             #expect(page.html.contains("You are <strong>#2</strong> of 2"))
