@@ -35,16 +35,20 @@ public struct ServiceType: Hashable, Sendable, CustomStringConvertible {
         guard !name.contains("--") else { throw .consecutiveHyphens(name) }
     }
 
-    /// Derives a service type from an app's bundle identifier when the game gives no session id.
+    /// Derives a service type from an app's bundle identifier when the game gives no session id: readable, and
+    /// different for every bundle id (`com.a.tapper` and `com.b.tapper` never meet on the network).
     ///
     /// The rule, applied in order:
     /// 1. take the last dot-separated component of the bundle id (`com.example.Space-Race` → `Space-Race`);
     /// 2. lower-case it (ASCII);
     /// 3. drop every character that is not an ASCII letter, digit or hyphen;
     /// 4. collapse runs of hyphens into one and trim hyphens from both ends;
-    /// 5. truncate to 15 characters and trim any hyphen the cut left at the end;
-    /// 6. if the result is empty or has no letter, use `gk-` followed by the 8 lower-case hex digits of the
-    ///    32-bit FNV-1a hash of the whole bundle id's UTF-8 bytes (stable across runs and platforms).
+    /// 5. truncate to 10 characters and trim any hyphen the cut left at the end;
+    /// 6. append `-` and the first 4 lower-case hex digits of the 32-bit FNV-1a hash of the whole bundle id's UTF-8
+    ///    bytes (`space-race-1a2b`), which tells apart bundle ids whose last components are alike;
+    /// 7. if step 5 gave nothing or nothing with a letter, use `gk-` followed by all 8 hex digits of that hash.
+    ///
+    /// The hash is stable across runs and platforms.
     public static func derived(fromBundleID bundleID: String) -> ServiceType {
         let last = bundleID.split(separator: ".", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         var kept = ""
@@ -54,12 +58,14 @@ public struct ServiceType: Hashable, Sendable, CustomStringConvertible {
             if lower == "-", kept.isEmpty || kept.hasSuffix("-") { continue }
             kept.unicodeScalars.append(lower)
         }
-        var candidate = String(kept.unicodeScalars.prefix(15))
-        while candidate.hasSuffix("-") { candidate.removeLast() }
-        if (try? validate(candidate)) != nil {
-            return ServiceType(unchecked: candidate)
+        var readable = String(kept.unicodeScalars.prefix(10))
+        while readable.hasSuffix("-") { readable.removeLast() }
+        let hash = hex8(fnv1a32(bundleID))
+        if readable.unicodeScalars.contains(where: isLetter) {
+            let candidate = readable + "-" + hash.prefix(4)
+            if (try? validate(candidate)) != nil { return ServiceType(unchecked: candidate) }
         }
-        return ServiceType(unchecked: "gk-" + hex8(fnv1a32(bundleID)))
+        return ServiceType(unchecked: "gk-" + hash)
     }
 
     /// The 32-bit FNV-1a hash of the UTF-8 bytes of `string`.

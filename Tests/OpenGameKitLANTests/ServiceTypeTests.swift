@@ -34,15 +34,23 @@ struct ServiceTypeTests {
         ("com.example.Space_Race!", "spacerace"),
         ("com.example.--Tank--Wars--", "tank-wars"),
         ("com.example.a---b", "a-b"),
-        ("org.x.SuperLongGameNameThatGoesOn", "superlonggamena"),
-        ("org.x.abcdefghijklmn-opq", "abcdefghijklmn"),
-        ("SingleComponent", "singlecomponent"),
+        ("org.x.SuperLongGameNameThatGoesOn", "superlongg"),
+        ("org.x.abcdefghi-jklmn", "abcdefghi"),
+        ("SingleComponent", "singlecomp"),
         ("com.example.Ünïcödé", "ncd"),
     ])
-    func derivesFromBundleID(_ bundleID: String, _ expected: String) throws {
+    func derivesFromBundleID(_ bundleID: String, _ readable: String) throws {
         let type = ServiceType.derived(fromBundleID: bundleID)
-        #expect(type.name == expected)
+        let hex = String(ServiceType.fnv1a32(bundleID), radix: 16)
+        #expect(type.name == readable + "-" + (String(repeating: "0", count: 8 - hex.count) + hex).prefix(4))
         try ServiceType.validate(type.name)
+    }
+
+    /// The whole bundle id counts: two games whose ids end alike do not share a session id.
+    @Test func bundleIDsThatEndAlikeGetDifferentTypes() {
+        let a = ServiceType.derived(fromBundleID: "com.alpha.tapper"), b = ServiceType.derived(fromBundleID: "com.beta.tapper")
+        #expect(a != b)
+        #expect(a.name.hasPrefix("tapper-") && b.name.hasPrefix("tapper-"))
     }
 
     @Test(arguments: ["com.example.1234", "com.example.", "", "com.example.___", "com.example.日本語"])

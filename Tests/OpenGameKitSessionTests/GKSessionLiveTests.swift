@@ -136,6 +136,30 @@ struct GKSessionLiveTests {
         await b.invalidate()
     }
 
+    /// The seed's object form of the data handler: an object with `receiveData(_:fromPeer:inSession:context:)`,
+    /// given with a context that comes back with every message; the session does not keep the object alive.
+    @Test(.timeLimit(.minutes(1)))
+    func anObjectGivenWithAContextReceivesTheData() async throws {
+        final class Receiver: GKSessionDataReceiver {
+            let received = Mutex<[(text: String, peer: String, context: String?)]>([])
+            func receiveData(_ data: Data, fromPeer peer: String, inSession session: GKSession, context: (any Sendable)?) {
+                received.withLock { $0.append((String(decoding: data, as: UTF8.self), peer, context as? String)) }
+            }
+        }
+        let (a, _, b, _) = try await connectedPair("object")
+        var receiver: Receiver? = Receiver()
+        b.setDataReceiveHandler(receiver, withContext: "the table")
+        for index in 0..<3 { try a.send(Data("m\(index)".utf8), toPeers: [b.peerID], with: .reliable) }
+        try await waitUntil("the object got three messages") { receiver!.received.withLock { $0.count } == 3 }
+        #expect(receiver!.received.withLock { $0.map(\.text) } == ["m0", "m1", "m2"])
+        #expect(receiver!.received.withLock { $0.allSatisfy { $0.peer == a.peerID && $0.context == "the table" } })
+        weak let released = receiver
+        receiver = nil
+        #expect(released == nil, "the session kept the receiver alive")
+        await a.invalidate()
+        await b.invalidate()
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func sizeLimitsAndUnconnectedPeersFailBeforeSending() async throws {
         let (a, _, b, rb) = try await connectedPair("limit")

@@ -231,6 +231,16 @@ public final class GKSession: Sendable {
         state.withLock { $0.dataHandler = handler }
     }
 
+    /// The seed's object form of ``setDataReceiveHandler(_:)``: `receiver`'s
+    /// ``GKSessionDataReceiver/receiveData(_:fromPeer:inSession:context:)`` gets every message, with `context` as
+    /// given here. The session keeps `receiver` weakly, as it does its delegate; `nil` drops incoming messages.
+    public func setDataReceiveHandler(_ receiver: (any GKSessionDataReceiver)?, withContext context: (any Sendable)?) {
+        guard let receiver else { return setDataReceiveHandler(nil) }
+        setDataReceiveHandler { [weak receiver] data, peer, session in
+            receiver?.receiveData(data, fromPeer: peer, inSession: session, context: context)
+        }
+    }
+
     // MARK: Connecting
 
     /// Asks an available peer to connect. The peer's delegate gets a connection request; this session's

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Receives a ``GKSession``'s peer state changes, connection requests and failures, on the session's
 /// ``GKSession/delegateQueue``. Every method has a default implementation that does nothing.
 public protocol GKSessionDelegate: AnyObject, Sendable {
@@ -20,4 +22,11 @@ extension GKSessionDelegate {
     public func session(_ session: GKSession, connectionWithPeerFailed peerID: String, withError error: any Error) {}
     /// Does nothing.
     public func session(_ session: GKSession, didFailWithError error: any Error) {}
+}
+
+/// Receives a ``GKSession``'s messages, given to ``GKSession/setDataReceiveHandler(_:withContext:)`` (the seed's
+/// `receiveData:fromPeer:inSession:context:` object); called on the session's ``GKSession/delegateQueue``.
+public protocol GKSessionDataReceiver: AnyObject, Sendable {
+    /// A connected peer sent `data`; `context` is what the game gave with this receiver.
+    func receiveData(_ data: Data, fromPeer peer: String, inSession session: GKSession, context: (any Sendable)?)
 }
