@@ -11,14 +11,14 @@ import Synchronization
 /// It also times them: ``observeDurations(_:)`` hears how long each statement took, from sending it to its last row.
 public final class StatementCounter: Sendable {
     private let count = Atomic<Int>(0)
-    private let durationObserver = Mutex<(@Sendable (_ nanoseconds: Int64) -> Void)?>(nil)
+    private let durationObserver = Mutex<Callback<Int64>?>(nil)
 
     /// Statements sent so far.
     public var value: Int { count.load(ordering: .relaxed) }
 
     /// Calls `observe` with each statement's duration in nanoseconds, from now on.
     public func observeDurations(_ observe: @escaping @Sendable (_ nanoseconds: Int64) -> Void) {
-        durationObserver.withLock { $0 = observe }
+        durationObserver.withLock { $0 = Callback(observe) }
     }
 
     func add() {
@@ -27,8 +27,8 @@ public final class StatementCounter: Sendable {
 
     /// A statement sent at `started` has finished.
     func finished(since started: ContinuousClock.Instant) {
-        guard let observe = durationObserver.withLock({ $0 }) else { return }
-        observe((ContinuousClock.now - started).inNanoseconds)
+        guard let observer = durationObserver.withLock({ $0 }) else { return }
+        observer.call((ContinuousClock.now - started).inNanoseconds)
     }
 }
 

@@ -7,7 +7,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     // `@unchecked Sendable`: the handler is behind a Mutex; `device` is set once, in `GKGameCenter.init`, before the
     // player is shared.
     private weak var device: GKGameCenter?
-    private let handler = Mutex<(@Sendable ((any Error)?) -> Void)?>(nil)
+    private let handler = Mutex<Callback<(any Error)?>?>(nil)
 
     init() {
         super.init(profile: PlayerProfile(playerID: "", alias: "", isFriend: false))
@@ -57,12 +57,12 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
     /// Called on every change of the signed-in state: sign-in (nil), failed sign-in (the error), sign-out (nil),
     /// and a session that ends elsewhere — revoked or expired (`notAuthenticated`). Runs on no particular thread.
     public var authenticateHandler: (@Sendable ((any Error)?) -> Void)? {
-        get { handler.withLock { $0 } }
-        set { handler.withLock { $0 = newValue } }
+        get { handler.withLock { $0 }?.call }
+        set { handler.withLock { $0 = newValue.map(Callback.init) } }
     }
 
     private func notify(_ error: (any Error)?) {
-        handler.withLock { $0 }?(error)
+        handler.withLock { $0 }?.call(error)
     }
 
     /// Signs a player in (or up, or resumes the saved session) and starts the realtime channel.

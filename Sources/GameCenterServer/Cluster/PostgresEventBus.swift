@@ -73,9 +73,9 @@ final class PostgresEventBus: EventBus, Service {
     private let node: String
     private let logger: Logger
     private let outgoing = Mutex(Outgoing())
-    private let sessionEndedElsewhere = Mutex<(@Sendable (String) -> Void)?>(nil)
-    private let scoresStoredElsewhere = Mutex<(@Sendable () -> Void)?>(nil)
-    private let scoresRemovedElsewhere = Mutex<(@Sendable () -> Void)?>(nil)
+    private let sessionEndedElsewhere = Mutex<Callback<String>?>(nil)
+    private let scoresStoredElsewhere = Mutex<Callback<Void>?>(nil)
+    private let scoresRemovedElsewhere = Mutex<Callback<Void>?>(nil)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
     private let scoresWake: AsyncStream<Void>.Continuation
@@ -126,19 +126,19 @@ final class PostgresEventBus: EventBus, Service {
 
     /// Calls `handler` with each session another node ended (this node's caches forget it at once).
     func whenSessionEndsElsewhere(_ handler: @escaping @Sendable (String) -> Void) {
-        sessionEndedElsewhere.withLock { $0 = handler }
+        sessionEndedElsewhere.withLock { $0 = Callback(handler) }
     }
 
     /// Calls `handler` when another node stored score reports, and whenever this node (again) listens, as it may have
     /// missed some meanwhile (``ScoreFollower`` catches up).
     func whenScoresStoredElsewhere(_ handler: @escaping @Sendable () -> Void) {
-        scoresStoredElsewhere.withLock { $0 = handler }
+        scoresStoredElsewhere.withLock { $0 = Callback { _ in handler() } }
     }
 
     /// Calls `handler` when another node erased a player's scores, and whenever this node (again) hears the others, as
     /// it may have missed some meanwhile (``ScoreFollower`` catches up).
     func whenScoresRemovedElsewhere(_ handler: @escaping @Sendable () -> Void) {
-        scoresRemovedElsewhere.withLock { $0 = handler }
+        scoresRemovedElsewhere.withLock { $0 = Callback { _ in handler() } }
     }
 
     /// Sends this node's notices and hands the other nodes' to this node's subscribers, until cancelled.
@@ -292,8 +292,8 @@ final class PostgresEventBus: EventBus, Service {
     /// boards catch up.
     private func caughtUp() {
         local.wakeEveryone()
-        scoresStoredElsewhere.withLock { $0 }?()
-        scoresRemovedElsewhere.withLock { $0 }?()
+        scoresStoredElsewhere.withLock { $0 }?.call(())
+        scoresRemovedElsewhere.withLock { $0 }?.call(())
     }
 
     /// Hands one notice of another node to this node's subscribers.
@@ -303,13 +303,13 @@ final class PostgresEventBus: EventBus, Service {
         if wire.everyone == true {
             caughtUp()
         } else if wire.scores == true {
-            scoresStoredElsewhere.withLock { $0 }?()
+            scoresStoredElsewhere.withLock { $0 }?.call(())
         } else if wire.scoresRemovedOf != nil {
-            scoresRemovedElsewhere.withLock { $0 }?()
+            scoresRemovedElsewhere.withLock { $0 }?.call(())
         } else if let player = wire.player {
             local.publish(.playerEvents(playerID: player))
         } else if let session = wire.session {
-            sessionEndedElsewhere.withLock { $0 }?(session)
+            sessionEndedElsewhere.withLock { $0 }?.call(session)
             local.publish(.sessionEnded(sessionID: session, reason: wire.reason ?? "signed out on another node"))
         }
     }

@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import Synchronization
 
 /// A notice that something durable changed; subscribers re-read storage, so a lost notice loses nothing.
@@ -23,11 +24,11 @@ public protocol EventBus: Sendable {
 
 /// One subscriber's place on a bus; ``cancel()`` leaves it (also when dropped).
 public final class BusSubscription: Sendable {
-    private let leave: Mutex<(@Sendable () -> Void)?>
+    private let leave: Mutex<Callback<Void>?>
 
     /// A subscription that runs `leave` once, when cancelled or dropped.
     init(leave: @escaping @Sendable () -> Void) {
-        self.leave = Mutex(leave)
+        self.leave = Mutex(Callback { _ in leave() })
     }
 
     /// Stops the notices; later calls do nothing.
@@ -35,7 +36,7 @@ public final class BusSubscription: Sendable {
         leave.withLock { leave in
             defer { leave = nil }
             return leave
-        }?()
+        }?.call(())
     }
 
     deinit { cancel() }

@@ -22,7 +22,7 @@ final class RelayService: Service {
     private let matches = Mutex<[String: RelayMatch]>([:])
     private let routes = Mutex<[UInt64: DatagramRoute]>([:])
     /// The UDP port and how datagrams decided outside its receive threads go out; nil until it is bound.
-    private let datagramSender = Mutex<(port: Int, send: @Sendable (DatagramOutbox) -> Void)?>(nil)
+    private let datagramSender = Mutex<(port: Int, send: Callback<DatagramOutbox>)?>(nil)
     /// Departures the relay decided, stored by ``run()`` in order. Unbounded by count, bounded by what exists: each
     /// member of a running match departs at most once.
     private let departures: (stream: AsyncStream<Departure>, continuation: AsyncStream<Departure>.Continuation) = AsyncStream.makeStream(of: Departure.self)
@@ -51,7 +51,7 @@ final class RelayService: Service {
 
     /// The UDP port devices send to, and how to send datagrams to devices from outside its receive threads.
     func useDatagramSender(port: Int, send: @escaping @Sendable (DatagramOutbox) -> Void) {
-        datagramSender.withLock { $0 = (port, send) }
+        datagramSender.withLock { $0 = (port, Callback(send)) }
     }
 
     /// Where devices send datagrams: an empty host means the host of the URL the device used; port 0 means the
@@ -208,8 +208,8 @@ final class RelayService: Service {
 
     /// Sends datagrams decided outside the UDP receive threads (unreliable data that came over a WebSocket).
     func send(_ datagrams: DatagramOutbox) {
-        guard !datagrams.isEmpty, let send = datagramSender.withLock({ $0?.send }) else { return }
-        send(datagrams)
+        guard !datagrams.isEmpty, let sender = datagramSender.withLock({ $0?.send }) else { return }
+        sender.call(datagrams)
     }
 
     // MARK: Time
