@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import GameCenterProtocol
 import NIOCore
@@ -110,7 +111,7 @@ public final class GKMatch: Sendable {
         var subscribers: [Int: AsyncStream<GKMatchEvent>.Continuation] = [:]
         var nextSubscriber = 0
         /// Data that arrived while nobody listened, oldest first.
-        var held: [GKMatchEvent] = []
+        var held: Deque<GKMatchEvent> = []
         /// Whether the held data is being handed to a delegate just set (what arrives meanwhile queues behind it).
         var draining = false
     }
@@ -259,7 +260,7 @@ public final class GKMatch: Sendable {
                     return nil
                 }
                 defer { state.held.removeAll() }
-                return (state.held, state.delegate.value, Array(state.subscribers.values))
+                return (Array(state.held), state.delegate.value, Array(state.subscribers.values))
             }
             guard let (events, delegate, subscribers) = batch else { return }
             for event in events { tell(event, delegate: delegate, subscribers: subscribers) }
