@@ -287,7 +287,7 @@ let package = Package(
             dependencies: [
                 "OpenGameKitVoice", "VoiceTestSupport", "NetworkFaultProxy", "LANTestSupport", "GameCenterProtocol",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -299,6 +299,7 @@ let package = Package(
                 "GameCenterProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

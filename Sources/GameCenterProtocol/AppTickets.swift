@@ -45,9 +45,49 @@ public struct AppTicket: Codable, Sendable, Equatable {
     public var path: String
     /// When the link stops working.
     public var expiresAt: Date
+    /// Names the page's presentation in the ``ScreenPresentation`` events the player's devices receive while it is
+    /// open (what the player chose there, and when they closed it). Nil from servers that do not send them.
+    public var presentationID: String?
 
-    public init(path: String, expiresAt: Date) {
+    public init(path: String, expiresAt: Date, presentationID: String? = nil) {
         self.path = path
         self.expiresAt = expiresAt
+        self.presentationID = presentationID
+    }
+}
+
+/// Payload of ``EventKind/screenPresentation``: a page opened through an ``AppTicket`` was shown, left or finished
+/// in the player's browser — what the game's standard screen follows (its `…DidFinish`, and the leaderboard screen's
+/// `category` and `timeScope`).
+public struct ScreenPresentation: Codable, Sendable, Equatable {
+    /// What happened to the page.
+    public enum Change: String, WireEnum, Sendable {
+        /// A page of the presentation was shown (opened, reloaded or navigated to).
+        case shown
+        /// The page was left without going to another page of the app: closed, most likely (a reload shows it again
+        /// at once).
+        case left
+        /// The player pressed Done: the screen is finished.
+        case done
+    }
+
+    /// The ticket's ``AppTicket/presentationID``.
+    public var presentationID: String
+    public var change: Change
+    /// Shown pages of a game (its leaderboards, its achievements): the game's bundle id.
+    public var bundleID: String?
+    /// Shown leaderboard pages: the leaderboard the player is looking at.
+    public var category: String?
+    /// Shown leaderboard pages: the time scope the player is looking at.
+    public var timeScope: LeaderboardTimeScope?
+
+    public init(
+        presentationID: String, change: Change, bundleID: String? = nil, category: String? = nil, timeScope: LeaderboardTimeScope? = nil
+    ) {
+        self.presentationID = presentationID
+        self.change = change
+        self.bundleID = bundleID
+        self.category = category
+        self.timeScope = timeScope
     }
 }

@@ -133,4 +133,5 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case webFormRejected = "web.form_rejected"
     case webLinkExpired = "web.link_expired"
     case accountDeviceSignInExpired = "account.device_sign_in_expired"
+    case accountDeviceSignInDeclined = "account.device_sign_in_declined"
 }

@@ -28,6 +28,8 @@ public enum EventKind: String, Codable, Sendable {
     /// Payload: ``InvitationInfo`` with ``InvitationInfo/acceptedAt``; sent to the invitee when they accept the
     /// invitation in the Game Center app (their running game joins it).
     case invitationAccepted
+    /// Payload: ``ScreenPresentation``; sent to the player when a page a game presented is shown, left or finished.
+    case screenPresentation
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

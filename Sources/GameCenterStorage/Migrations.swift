@@ -326,6 +326,12 @@ enum Migrations {
                 "ALTER TABLE matches ADD COLUMN node_id TEXT",
                 "ALTER TABLE matches ADD COLUMN relay_url TEXT",
             ]),
+        Migration(
+            version: 18, name: "declined device sign-ins",
+            common: [
+                // When the player answered "Not now" to a game's sign-in through the Game Center app.
+                "ALTER TABLE device_sign_ins ADD COLUMN declined_at BIGINT"
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -8,6 +8,8 @@ import NIOHTTP1
 struct APIClient: Sendable {
     /// The servers the device may use; requests go to the current one.
     let servers: ServerList
+    /// Whether the device was given a server at all: without one every request fails with `notSupported`.
+    let hasServer: Bool
     let bundleID: String
     let clientKey: String?
     let environment: GKEnvironment
@@ -37,20 +39,38 @@ struct APIClient: Sendable {
             if let body = try? WireCoding.makeDecoder().decode(ErrorBody.self, from: data) {
                 throw GKError(body)
             }
-            throw GKError(.unknown, "the server answered HTTP \(response.status.code) without an error description")
+            throw Self.notGameCenterAnswer(status: response.status.code, from: server)
         }
         if Response.self == Empty.self { return Empty() as! Response }
         if Response.self == Data.self { return data as! Response }
         do {
             return try WireCoding.makeDecoder().decode(Response.self, from: data)
         } catch {
+            guard response.headers.first(name: "Content-Type")?.contains("json") == true else {
+                throw Self.notGameCenterAnswer(status: response.status.code, from: server)
+            }
             throw GKError(.unknown, "the server's answer could not be read: \(error)")
         }
+    }
+
+    /// The error for an answer that is not a Game Center server's (no Game Center error body, or no JSON at all):
+    /// a proxy's or gateway's failure (5xx, 429) is `communicationsFailure` — the server is not reachable now, try
+    /// again — and anything else `notSupported`: what answers at that address is not a Game Center server.
+    static func notGameCenterAnswer(status: UInt, from server: URL) -> GKError {
+        if status >= 500 || status == 429 {
+            return GKError(
+                .communicationsFailure,
+                "the Game Center server at \(server.absoluteString) is not reachable now (HTTP \(status) from something in front of it); try again later")
+        }
+        return GKError(
+            .notSupported,
+            "what answers at \(server.absoluteString) (HTTP \(status)) is not a Game Center server; check the server URL the game is given")
     }
 
     /// The answer to one request, from the current server, or from the next ones when a server cannot be reached at
     /// all (nothing was sent to it, so any request may go to another).
     private func exchange(_ method: HTTPMethod, _ path: String, json: Data?, token: String?) async throws -> (HTTPClientResponse, ByteBuffer) {
+        guard hasServer else { throw Self.noServer }
         var attempts = 0
         while true {
             let server = servers.current
@@ -74,6 +94,12 @@ struct APIClient: Sendable {
             }
         }
     }
+
+    /// The error of every request of a device given no server.
+    static let noServer = GKError(
+        .notSupported,
+        "no Game Center server is configured for this game: set GAMECENTER_URL (for example http://127.0.0.1:8080) or make the GKGameCenter with its server's URL"
+    )
 
     /// The server requests go to now.
     var server: URL { servers.current }

@@ -26,12 +26,19 @@ public final class GKGameCenter: Sendable {
     /// Where the device owner's restrictions are read from (see ``GKDeviceRestrictions``).
     public let restrictionsFile: URL
 
+    /// Whether the device was given a server: without one it has no Game Center (``GKError/Code/notSupported``).
+    let hasServer: Bool
     let api: APIClient
     let logger: Logger
     let sessionFile: SessionFile
-    let devicePlayerFile: DevicePlayerFile
+    /// The player signed in on the device, shared by every game.
+    let devicePlayerFile: DeviceFile<DevicePlayer>
+    /// The device's players' dismissals of the standard sign-in, shared by every game.
+    let signInOptOutFile: DeviceFile<DeviceSignInOptOut>
     let state = Mutex(DeviceState())
     let eventHub = EventHub()
+    /// The standard screens presented in the player's browser, followed until they finish.
+    let presentedScreens = PresentedScreens()
     let outbox: Outbox
 
     /// The player signed in on this device (or not yet).
@@ -58,9 +65,11 @@ public final class GKGameCenter: Sendable {
             deviceDirectory: deviceDirectory, locale: locale, restrictionsFile: restrictionsFile)
     }
 
-    /// Creates a device that may use any of `servers` (at least one): the nodes of one deployment reached directly,
-    /// without a load balancer. It starts with the first and moves to the next when one cannot be reached; its
-    /// realtime channel then reconnects there and replays what it missed. The other parameters are
+    /// Creates a device that may use any of `servers`: the nodes of one deployment reached directly, without a load
+    /// balancer. It starts with the first and moves to the next when one cannot be reached; its realtime channel then
+    /// reconnects there and replays what it missed. With no server, the device has no Game Center: authenticating (and
+    /// every other call) fails with ``GKError/Code/notSupported``, as on the seed's devices without Game Center. The
+    /// other parameters are
     /// ``init(server:bundleID:clientKey:environment:storageDirectory:deviceDirectory:locale:restrictionsFile:)``'s.
     public init(
         servers: [URL], bundleID: String, clientKey: String? = nil, environment: GKEnvironment = .sandbox,
@@ -68,6 +77,7 @@ public final class GKGameCenter: Sendable {
         locale: String = Locale.current.identifier.replacingOccurrences(of: "_", with: "-"),
         restrictionsFile: URL = GKDeviceRestrictions.defaultFile
     ) {
+        self.hasServer = !servers.isEmpty
         let servers = servers.isEmpty ? [URL(string: "http://127.0.0.1:8080")!] : servers
         let server = servers[0]
         self.server = server
@@ -78,13 +88,15 @@ public final class GKGameCenter: Sendable {
         self.locale = locale.isEmpty || locale == "POSIX" ? "en" : locale
         self.restrictionsFile = restrictionsFile
         self.api = APIClient(
-            servers: ServerList(servers), bundleID: bundleID, clientKey: clientKey, environment: environment, locale: self.locale)
+            servers: ServerList(servers), hasServer: hasServer, bundleID: bundleID, clientKey: clientKey, environment: environment,
+            locale: self.locale)
         var logger = Logger(label: "opengamekit")
         logger[metadataKey: LogKey.bundleID] = "\(bundleID)"
         self.logger = logger
         self.sessionFile = SessionFile(directory: self.storageDirectory)
-        self.devicePlayerFile = DevicePlayerFile(
-            directory: deviceDirectory ?? storageDirectory ?? Self.dataDirectory, server: server, environment: environment)
+        let deviceFolder = deviceDirectory ?? storageDirectory ?? Self.dataDirectory
+        self.devicePlayerFile = DeviceFile("player", directory: deviceFolder, server: server, environment: environment)
+        self.signInOptOutFile = DeviceFile("sign-in", directory: deviceFolder, server: server, environment: environment)
         self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
         self._localPlayer = GKLocalPlayer()
         self._matchmaker = GKMatchmaker()
@@ -94,9 +106,11 @@ public final class GKGameCenter: Sendable {
 
     private static let defaultDevice = Mutex<GKGameCenter?>(nil)
 
-    /// The device most games use, configured from the environment: `GAMECENTER_URL` (default
-    /// `http://127.0.0.1:8080`; several nodes' URLs separated by commas), `GAMECENTER_BUNDLE_ID`, `GAMECENTER_CLIENT_KEY`, `GAMECENTER_ENVIRONMENT`
-    /// (`sandbox` or `live`) and `GAMECENTER_STORAGE`. Set it to use another.
+    /// The device most games use, configured from the environment: `GAMECENTER_URL` (the server, e.g.
+    /// `http://127.0.0.1:8080`; several nodes' URLs separated by commas), `GAMECENTER_BUNDLE_ID`, `GAMECENTER_CLIENT_KEY`,
+    /// `GAMECENTER_ENVIRONMENT` (`sandbox` or `live`) and `GAMECENTER_STORAGE`. Set it to use another. Without a valid
+    /// `GAMECENTER_URL` no Game Center is configured: authenticating fails with ``GKError/Code/notSupported``, and the
+    /// game turns its Game Center features off, as the seed asks.
     public static var `default`: GKGameCenter {
         get {
             defaultDevice.withLock { device in
@@ -145,11 +159,12 @@ public final class GKGameCenter: Sendable {
     /// session stays, so a later `.stored` authentication resumes it and receives what was pushed meanwhile.
     /// Call it when the game quits or before discarding a device.
     public func close() async {
-        let realtime = state.withLock { state -> Task<Void, Never>? in
-            defer { state.realtime = nil; state.session = nil; state.friends = nil }
-            return state.realtime
+        let (realtime, watch) = state.withLock { state -> (Task<Void, Never>?, Task<Void, Never>?) in
+            defer { state.realtime = nil; state.session = nil; state.friends = nil; state.devicePlayerWatch = nil }
+            return (state.realtime, state.devicePlayerWatch)
         }
         realtime?.cancel()
+        watch?.cancel()
         matchmaker.failAll(GKError(.cancelled, "the device was closed while the request waited"))
         await outbox.stopRetrying()
         await realtime?.value
@@ -277,9 +292,13 @@ struct DeviceState: Sendable {
     var leaderboardPages: [LeaderboardPageKey: LeaderboardPage] = [:]
     /// The last answer to each load that keeps one (``GKGameCenter/loadKeepingLast(_:as:show:)``), by player and path.
     var lastLoads: [LastLoadKey: any Sendable] = [:]
+    /// The players loaded by id, by the player who loaded them.
+    var knownPlayers = KnownPlayers()
     var friends: [String]?
     var authenticating = false
     var realtime: Task<Void, Never>?
+    /// Follows the player signed in on the device (``GKLocalPlayer``), from the first sign-in until ``GKGameCenter/close()``.
+    var devicePlayerWatch: Task<Void, Never>?
 }
 
 /// Which player loaded which path.

@@ -147,6 +147,15 @@ public final class GKLeaderboard: Sendable {
 }
 
 extension GKLeaderboard.TimeScope {
+    /// The scope the server names `wire`.
+    init(_ wire: LeaderboardTimeScope) {
+        switch wire {
+        case .today: self = .today
+        case .week: self = .week
+        case .allTime: self = .allTime
+        }
+    }
+
     /// The scope as the server names it.
     var wire: LeaderboardTimeScope {
         switch self {

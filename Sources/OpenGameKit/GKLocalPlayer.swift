@@ -67,6 +67,11 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
 
     /// Signs a player in (or up, or resumes the saved session) and starts the realtime channel.
     ///
+    /// The error tells "no Game Center here" from "not now": ``GKError/Code/notSupported`` when the device has no
+    /// server configured or what answers there is not a Game Center server, ``GKError/Code/gameUnrecognized`` when the
+    /// server does not know this game (its bundle id or client key) — turn Game Center features off, as the seed asks
+    /// — and ``GKError/Code/communicationsFailure`` when the server cannot be reached now: try again later.
+    ///
     /// With `.stored`, when the server cannot be reached but a saved session exists, the player is authenticated
     /// from the saved data (``isAuthenticated`` is true) and the `communicationsFailure` is still thrown, as the
     /// seed describes; the realtime channel keeps trying to connect.
@@ -82,6 +87,10 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
 
     private func authenticate(_ open: @Sendable (GKGameCenter) async throws -> SavedSession) async throws {
         let device = gameCenter
+        guard device.hasServer else {
+            notify(APIClient.noServer)
+            throw APIClient.noServer
+        }
         let busy = device.state.withLock { state -> Bool in
             if state.authenticating { return true }
             state.authenticating = true
@@ -101,6 +110,53 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
             notify(error)
             throw error
         }
+    }
+
+    /// The most times the device's players may dismiss the standard sign-in that ``authenticate()`` starts (answer
+    /// "Not now", or let it expire), in any game, before the device remembers that they opted out of Game Center.
+    public static let signInDismissalsBeforeOptOut = 3
+
+    /// Authenticates as the seed's games do, with nothing to give: the player signed in on the device is restored (this
+    /// game's saved session, or a session opened from another game's), or else the standard sign-in starts by itself —
+    /// the Game Center app's sign-in in the player's browser (``GKSignInViewController/present()``) — and this returns
+    /// once the player confirmed there. Call it at every launch, as the seed asks.
+    ///
+    /// A player who dismissed that sign-in ``signInDismissalsBeforeOptOut`` times, in any game on the device, opted out
+    /// of Game Center: the device remembers it for every game, and this then returns at once with
+    /// ``GKError/Code/cancelled``, opening nothing, until the player signs in from any game (its sign-in screen, or
+    /// ``authenticate(_:)`` with an account) — the seed's "do not implement your own mechanism".
+    public func authenticate() async throws {
+        let device = gameCenter
+        if !device.hasServer || device.sessionFile.load() != nil || device.devicePlayerFile.load() != nil {
+            do {
+                try await authenticate(.stored)
+                return
+            } catch let error as GKError where error.code == .notAuthenticated && !isAuthenticated {
+                // Nobody is signed in after all (the sessions ended): the player signs in below.
+            }
+        }
+        let dismissals = device.signInOptOutFile.load()?.dismissals ?? 0
+        guard dismissals < Self.signInDismissalsBeforeOptOut else {
+            let error = GKError(
+                .cancelled,
+                "the player opted out of Game Center on this device (they dismissed its sign-in \(dismissals) times); they can sign in from a game's sign-in screen"
+            )
+            notify(error)
+            throw error
+        }
+        do {
+            try await GKSignInViewController(in: device).present()
+        } catch let error as GKError where (error.code == .cancelled || error.code == .notAuthenticated) && !Task.isCancelled {
+            // "Not now" (cancelled), or the page left unanswered until it expired (notAuthenticated).
+            device.signInOptOutFile.update { $0 = DeviceSignInOptOut(dismissals: ($0?.dismissals ?? 0) + 1) }
+            notify(error)
+            throw error
+        }
+    }
+
+    /// The completion-handler form of ``authenticate()``.
+    public func authenticate(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.authenticate() }
     }
 
     /// The completion-handler form of ``authenticate(_:)``.
@@ -180,6 +236,8 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
             if player?.playerID != saved.player.playerID { player = DevicePlayer(playerID: saved.player.playerID, sessions: [:]) }
             player?.sessions[device.bundleID] = DevicePlayer.GameSession(token: saved.token, sessionID: saved.sessionID)
         }
+        // A player signed in: whatever dismissals of the sign-in the device remembered no longer count.
+        device.signInOptOutFile.update { $0 = nil }
         let previous = device.state.withLock { state -> Task<Void, Never>? in
             let previous = state.session?.token == saved.token ? nil : state.realtime
             if state.session?.player.playerID != saved.player.playerID { state.friends = nil }
@@ -187,9 +245,48 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
             if previous != nil || state.realtime == nil {
                 state.realtime = RealtimeClient(device: device, token: saved.token).start()
             }
+            if state.devicePlayerWatch == nil { state.devicePlayerWatch = followDevicePlayer() }
             return previous
         }
         previous?.cancel()
+    }
+
+    /// How often a running game looks at the player signed in on the device.
+    static let devicePlayerPollInterval: Duration = .milliseconds(250)
+
+    /// Follows the player signed in on the device while the game runs, as the seed's one player per device ("only one
+    /// player can be connected to Game Center at a time"): when another game on the device signs out, this game's
+    /// session ends at once (``authenticateHandler`` hears `notAuthenticated`); when another game signs a different
+    /// player in, this game moves to them (the handler hears nil, and ``playerID`` is theirs).
+    private func followDevicePlayer() -> Task<Void, Never> {
+        Task { [weak self] in
+            var tried: DevicePlayer?
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.devicePlayerPollInterval)
+                guard let self else { return }
+                await self.followDevicePlayerOnce(skipping: &tried)
+            }
+        }
+    }
+
+    /// Looks once; a move to `tried` that failed is not tried again until the device's player changes.
+    private func followDevicePlayerOnce(skipping tried: inout DevicePlayer?) async {
+        guard let device else { return }
+        let (session, busy) = device.state.withLock { ($0.session, $0.authenticating) }
+        guard let session, !busy else { return }
+        guard let devicePlayer = device.devicePlayerFile.load() else {
+            await sessionEnded(token: session.token, error: GKError(.notAuthenticated, "the player signed out in another game on this device"))
+            return
+        }
+        guard devicePlayer.playerID != session.player.playerID, devicePlayer != tried else { return }
+        tried = devicePlayer
+        do {
+            try await authenticate { device in try await self.openGameSession(for: devicePlayer, device: device) }
+            // The previous player's session of this game is no longer the device's: end it on the server too.
+            _ = try? await device.api.send(.DELETE, "/v1/sessions/current", token: session.token, as: APIClient.Empty.self)
+        } catch {
+            // The handler heard why; the next look tries again.
+        }
     }
 
     /// Signs out on the server and on this device, for every game: the device's player and this game's saved session

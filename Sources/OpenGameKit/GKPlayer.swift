@@ -29,11 +29,24 @@ public class GKPlayer: @unchecked Sendable, CustomStringConvertible {
     /// Loads players by id, in the order asked.
     ///
     /// When some ids name no player, this throws ``GKError`` with code `invalidPlayer`, and the players that were
-    /// found are in the error: `error.partialResult(as: [GKPlayer].self)`. The completion-handler form passes both.
+    /// found are in the error: `error.partialResult(as: [GKPlayer].self)`. When the server cannot be reached (or is
+    /// failing), the error carries the players of `ids` this device loaded before for the signed-in player, as they
+    /// were then — possibly some, in the order asked, or nil when it knows none — as the seed's partial array. The
+    /// completion-handler form passes both.
     public static func loadPlayers(forIdentifiers ids: [String], in gameCenter: GKGameCenter = .default) async throws -> [GKPlayer] {
-        let response = try await gameCenter.authenticated(
-            .post, "/v1/players/lookup", body: PlayerLookupRequest(playerIDs: ids),
-            as: PlayerLookupResponse.self)
+        let viewer = gameCenter.state.withLock { $0.session?.player.playerID }
+        let response: PlayerLookupResponse
+        do {
+            response = try await gameCenter.authenticated(
+                .post, "/v1/players/lookup", body: PlayerLookupRequest(playerIDs: ids), as: PlayerLookupResponse.self)
+        } catch var error as GKError {
+            if error.isTransient, let viewer {
+                let known = gameCenter.state.withLock { $0.knownPlayers.profiles(ids, seenBy: viewer) }
+                if !known.isEmpty { error.partialResult = known.map(GKPlayer.init(profile:)) }
+            }
+            throw error
+        }
+        if let viewer { gameCenter.state.withLock { $0.knownPlayers.keep(response.players, seenBy: viewer) } }
         let players = response.players.map(GKPlayer.init(profile:))
         guard response.unknownPlayerIDs.isEmpty else {
             throw GKError(
@@ -58,4 +71,33 @@ public struct GKRecentGame: Sendable, Equatable {
     public var bundleID: String
     public var name: String
     public var lastPlayedAt: Date
+}
+
+/// The players this device loaded, as each signed-in player saw them: what ``GKPlayer/loadPlayers(forIdentifiers:in:)``
+/// returns with its error when the server cannot be reached. Bounded: past ``limit`` profiles, arbitrary ones are
+/// forgotten.
+struct KnownPlayers: Sendable {
+    /// The most profiles kept.
+    static let limit = 10_000
+
+    private struct Key: Hashable, Sendable {
+        var viewer: String
+        var playerID: String
+    }
+
+    private var profiles: [Key: PlayerProfile] = [:]
+
+    /// Keeps `loaded`, as `viewer` saw them.
+    mutating func keep(_ loaded: [PlayerProfile], seenBy viewer: String) {
+        for profile in loaded {
+            let key = Key(viewer: viewer, playerID: profile.playerID)
+            if profiles[key] == nil, profiles.count >= Self.limit, let any = profiles.keys.first { profiles[any] = nil }
+            profiles[key] = profile
+        }
+    }
+
+    /// The kept profiles of `ids` as `viewer` saw them, in the order of `ids`; ids not kept are left out.
+    func profiles(_ ids: [String], seenBy viewer: String) -> [PlayerProfile] {
+        ids.compactMap { profiles[Key(viewer: viewer, playerID: $0)] }
+    }
 }

@@ -143,6 +143,10 @@ struct RealtimeClient: Sendable {
         case .matchInvitation, .invitationAccepted, .invitationCancelled, .inviteeAnswered, .matchFound, .matchRequestFailed,
             .matchPlayerLeft, .playWithFriends:
             device.matchmaker.handle(event.kind, payload: payload, bundleID: device.bundleID)
+        case .screenPresentation:
+            if let presentation = try? decoder.decode(ScreenPresentation.self, from: payload) {
+                device.presentedScreens.handle(presentation)
+            }
         }
         device.localPlayer.advanceCursor(to: event.seq, token: token)
     }

@@ -587,3 +587,49 @@ def test_a_game_signs_in_through_the_game_center_app(server, browser):
     with pytest.raises(urllib.error.HTTPError) as gone:
         api(server, "POST", f"/v1/device-sign-ins/{request['requestID']}/session", claim)
     assert gone.value.code == 410
+
+
+def test_a_presented_leaderboard_tells_the_game_the_choices_and_the_close(server, browser):
+    """A game presents its leaderboard screen as the app's page: the game hears each page shown with the board and
+    time scope the player chose (a link within the app is not a close), and hears the page left when the player
+    closes the tab (the app's script, on pagehide); Done tells it at once."""
+    [(account, _, _)] = new_players(server, "Gil")
+    game = GameDevice(server, account)
+    pages = Pages(browser, server)
+    try:
+        def changes(presentation):
+            with game.changed:
+                return [(p["change"], p.get("timeScope")) for kind, p in game.events
+                        if kind == "screenPresentation" and p["presentationID"] == presentation]
+
+        def wait_for_changes(presentation, expected):
+            WebDriverWait(browser, 10).until(lambda _: changes(presentation) == expected,
+                                             f"expected {expected}, got {changes(presentation)}")
+
+        # Presented in a tab of its own, which the player closes after picking "This week".
+        ticket = game.call("POST", "/v1/app-tickets", {"screen": "leaderboards", "category": "tapper.taps", "timeScope": "today"})
+        first = browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        browser.delete_all_cookies()
+        pages.open(ticket["path"])
+        wait_for_changes(ticket["presentationID"], [("shown", "today")])
+        assert browser.find_element(By.CSS_SELECTOR, "form#screen-done button").text == "Done"
+        pages.check("leaderboard-presented")
+        pages.click_and_wait(lambda: browser.find_element(By.LINK_TEXT, "This week"))
+        wait_for_changes(ticket["presentationID"], [("shown", "today"), ("shown", "week")])
+        browser.close()
+        browser.switch_to.window(first)
+        wait_for_changes(ticket["presentationID"], [("shown", "today"), ("shown", "week"), ("left", None)])
+
+        # Presented again; the player presses Done.
+        ticket = game.call("POST", "/v1/app-tickets", {"screen": "achievements"})
+        browser.delete_all_cookies()
+        pages.open(ticket["path"])
+        wait_for_changes(ticket["presentationID"], [("shown", None)])
+        pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "form#screen-done button"))
+        assert "You can close this tab and go back to your game." in pages.main_text()
+        assert not browser.find_elements(By.ID, "screen-done")
+        pages.check("screen-done")
+        wait_for_changes(ticket["presentationID"], [("shown", None), ("done", None)])
+    finally:
+        game.close()

@@ -31,6 +31,37 @@ extension StorageConformanceTests {
         }
     }
 
+    /// A game's sign-in through the app is confirmed or declined once: "Not now" is kept (the device hears it), and a
+    /// declined request can no longer be confirmed, nor a confirmed one declined.
+    @Test(arguments: TestDatabases.all)
+    func aDeviceSignInIsConfirmedOrDeclinedOnce(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let player = newPlayer()
+            func request() -> DeviceSignInRecord {
+                DeviceSignInRecord(
+                    requestID: TestDatabases.unique("dsi"), secretHash: "h1", bundleID: "com.example.open", environment: "sandbox",
+                    playerID: nil, expiresAt: 10_000)
+            }
+            let declined = request(), confirmed = request(), late = request()
+            try await db.write { storage in
+                _ = try await storage.insertPlayer(player)
+                try await storage.insertDeviceSignIn(declined, now: 1_000)
+                try await storage.insertDeviceSignIn(confirmed, now: 1_000)
+            }
+            #expect(try await db.write { try await $0.declineDeviceSignIn(requestID: declined.requestID, now: 2_000) })
+            #expect(try await db.read { try await $0.deviceSignIn(requestID: declined.requestID) }?.declinedAt == 2_000)
+            #expect(try await db.write { try await $0.declineDeviceSignIn(requestID: declined.requestID, now: 2_500) } == false)
+            #expect(try await db.write { try await $0.confirmDeviceSignIn(requestID: declined.requestID, playerID: player.playerID, now: 3_000) } == false)
+            #expect(try await db.write { try await $0.confirmDeviceSignIn(requestID: confirmed.requestID, playerID: player.playerID, now: 3_000) })
+            #expect(try await db.write { try await $0.declineDeviceSignIn(requestID: confirmed.requestID, now: 3_500) } == false)
+            let taken = try await db.write { try await $0.takeConfirmedDeviceSignIn(requestID: confirmed.requestID, secretHash: "h1") }
+            #expect(taken?.playerID == player.playerID && taken?.declinedAt == nil)
+            // Expired requests are neither confirmed nor declined.
+            try await db.write { try await $0.insertDeviceSignIn(late, now: 1_000) }
+            #expect(try await db.write { try await $0.declineDeviceSignIn(requestID: late.requestID, now: 10_000) } == false)
+        }
+    }
+
     @Test(arguments: TestDatabases.all)
     func sentFriendRequestsAreListedWhilePending(engine: String) async throws {
         try await TestDatabases.with(engine) { db in

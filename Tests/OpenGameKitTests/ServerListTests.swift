@@ -37,10 +37,9 @@ struct ServerListTests {
         let several = GKGameCenter.fromEnvironment(["GAMECENTER_URL": "http://a.example:8080, http://b.example:8080", "GAMECENTER_STORAGE": storage])
         #expect(several.servers.map(\.absoluteString) == ["http://a.example:8080", "http://b.example:8080"])
         #expect(several.server.absoluteString == "http://a.example:8080")
-        #expect(GKGameCenter.fromEnvironment(["GAMECENTER_STORAGE": storage]).servers.map(\.absoluteString) == ["http://127.0.0.1:8080"])
-        #expect(
-            GKGameCenter.fromEnvironment(["GAMECENTER_URL": "not a url", "GAMECENTER_STORAGE": storage]).servers.map(\.absoluteString) == [
-                "http://127.0.0.1:8080"
-            ])
+        #expect(several.hasServer)
+        // Without a valid URL there is no Game Center on the device (its calls fail with notSupported).
+        #expect(!GKGameCenter.fromEnvironment(["GAMECENTER_STORAGE": storage]).hasServer)
+        #expect(!GKGameCenter.fromEnvironment(["GAMECENTER_URL": "not a url", "GAMECENTER_STORAGE": storage]).hasServer)
     }
 }

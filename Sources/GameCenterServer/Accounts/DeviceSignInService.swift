@@ -41,9 +41,18 @@ struct DeviceSignInService: Sendable {
     /// The request a page shows, with its game; `account.device_sign_in_expired` when it is gone, expired or confirmed.
     func waiting(_ requestID: String) async throws -> (request: DeviceSignInRecord, game: Game) {
         guard requestID.count <= 100, let request = try await database.read({ try await $0.deviceSignIn(requestID: requestID) }),
-            request.playerID == nil, request.expiresAt > clock.nowMillis(), let game = registry.game(bundleID: request.bundleID)
+            request.playerID == nil, request.declinedAt == nil, request.expiresAt > clock.nowMillis(),
+            let game = registry.game(bundleID: request.bundleID)
         else { throw APIError.deviceSignInExpired }
         return (request, game)
+    }
+
+    /// The player of a page session answers "Not now": the device hears `account.device_sign_in_declined`.
+    func decline(_ requestID: String, by session: PageSession) async throws {
+        _ = try await waiting(requestID)
+        guard try await database.write({ try await $0.declineDeviceSignIn(requestID: requestID, now: clock.nowMillis()) }) else {
+            throw APIError.deviceSignInExpired
+        }
     }
 
     /// The player of a page session confirms the request: the device may take its session now.
@@ -54,7 +63,8 @@ struct DeviceSignInService: Sendable {
         else { throw APIError.deviceSignInExpired }
     }
 
-    /// The device's session once the player confirmed; nil while the request waits.
+    /// The device's session once the player confirmed; nil while the request waits; `account.device_sign_in_declined`
+    /// once the player answered "Not now".
     func claim(_ requestID: String, secret: String, device: DeviceIdentity) async throws -> SessionResponse? {
         guard requestID.count <= 100, secret.count <= 200 else { throw APIError.deviceSignInExpired }
         let secretHash = Credentials.tokenHash(secret)
@@ -62,6 +72,7 @@ struct DeviceSignInService: Sendable {
         guard let request = try await database.read({ try await $0.deviceSignIn(requestID: requestID) }), request.secretHash == secretHash,
             request.bundleID == device.game.bundleID, request.environment == device.environment.rawValue, request.expiresAt > now
         else { throw APIError.deviceSignInExpired }
+        guard request.declinedAt == nil else { throw APIError.deviceSignInDeclined }
         guard request.playerID != nil else { return nil }
         guard let taken = try await database.write({ try await $0.takeConfirmedDeviceSignIn(requestID: requestID, secretHash: secretHash) }),
             let playerID = taken.playerID
@@ -98,6 +109,10 @@ extension APIError {
     static let deviceSignInExpired = APIError(
         .accountDeviceSignInExpired,
         "this sign-in from a game has expired or was used already (it lasts \(Limits.deviceSignInLifetimeSeconds / 60) minutes); start it again from the game")
+
+    /// The player answered "Not now" to a device sign-in.
+    static let deviceSignInDeclined = APIError(
+        .accountDeviceSignInDeclined, "the player chose not to sign in to Game Center now (\"Not now\" in the Game Center app)")
 
     /// The player confirming a device sign-in is signed in to the other environment.
     static func deviceSignInOtherEnvironment(_ environment: String) -> APIError {

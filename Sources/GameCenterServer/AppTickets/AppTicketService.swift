@@ -32,17 +32,22 @@ struct AppTicketService: Sendable {
                     ticketHash: Credentials.tokenHash(ticket), sessionID: session.sessionID, playerID: session.playerID, target: target,
                     expiresAt: expiresAt), now: now)
         }
-        return AppTicket(path: "/app-tickets/\(ticket)", expiresAt: StoredTime.date(expiresAt))
+        return AppTicket(
+            path: "/app-tickets/\(ticket)", expiresAt: StoredTime.date(expiresAt),
+            presentationID: ScreenPresentations.presentationID(ofTicket: ticket))
     }
 
     /// Uses a link: a new web session for its player and the page to show, or `web.link_expired`.
-    func redeem(_ ticket: String) async throws -> (session: SessionResponse, target: String) {
+    func redeem(_ ticket: String) async throws -> (session: SessionResponse, target: String, presentationID: String) {
         guard ticket.count <= 200 else { throw APIError.linkExpired }
         let now = clock.nowMillis()
         guard let record = try await database.write({ try await $0.takeAppTicket(ticketHash: Credentials.tokenHash(ticket)) }),
             record.expiresAt > now
         else { throw APIError.linkExpired }
-        return (try await accounts.openWebSession(fromSessionID: record.sessionID, playerID: record.playerID), record.target)
+        return (
+            try await accounts.openWebSession(fromSessionID: record.sessionID, playerID: record.playerID), record.target,
+            ScreenPresentations.presentationID(ofTicket: ticket)
+        )
     }
 
     /// The page's path and query for `request`, checked against the game.
@@ -85,13 +90,16 @@ struct AppTicketRoutes: Sendable {
         }
     }
 
-    /// Adds the page route: signs the browser in and redirects to the page; a used or expired link gets the error page.
+    /// Adds the page route: signs the browser in, marks it as showing the link's presentation (the
+    /// ``ScreenPresentations`` cookie, for the browser session) and redirects to the page; a used or expired link gets
+    /// the error page.
     func addPage(to router: Router<AppRequestContext>, responder: PageResponder, cookies: SessionCookies) {
         responder.get("app-tickets/{ticket}", on: router, .anyone) { page in
-            let (session, target) = try await tickets.redeem(page.context.parameters.get("ticket") ?? "")
+            let (session, target, presentationID) = try await tickets.redeem(page.context.parameters.get("ticket") ?? "")
             var response = PageRequest.redirect(to: target)
             let lifetime = Int(session.expiresAt.timeIntervalSince(StoredTime.date(tickets.clock.nowMillis())).rounded(.down))
             response.setCookie(cookies.session(token: session.token, lifetime: lifetime, for: page.request, context: page.context))
+            response.setCookie(cookies.presentation(presentationID, for: page.request, context: page.context))
             response.headers[.cacheControl] = "no-store"
             response.headers[.referrerPolicy] = "no-referrer"
             return response

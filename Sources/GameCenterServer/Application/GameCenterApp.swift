@@ -82,6 +82,7 @@ public enum GameCenterApp {
         let bus: any EventBus
         let accounts: AccountService
         let appTickets: AppTicketService
+        let presentations: ScreenPresentations
         let deviceSignIns: DeviceSignInService
         let players: PlayerService
         let friends: FriendService
@@ -136,6 +137,7 @@ public enum GameCenterApp {
                 limiter: limiter, clock: clock)
             topology.followSessionEndings(into: accounts.sessionCache)
             self.appTickets = AppTicketService(database: database, accounts: accounts, clock: serverClock)
+            self.presentations = ScreenPresentations(database: database, bus: bus, clock: serverClock)
             self.deviceSignIns = DeviceSignInService(database: database, accounts: accounts, registry: registry, limiter: limiter, clock: serverClock)
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
             self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock, limiter: limiter)

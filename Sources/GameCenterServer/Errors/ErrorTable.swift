@@ -85,6 +85,7 @@ extension WireErrorCode {
         case .webFormRejected: (.forbidden, .notAuthenticated)
         case .webLinkExpired: (.gone, .notAuthenticated)
         case .accountDeviceSignInExpired: (.gone, .notAuthenticated)
+        case .accountDeviceSignInDeclined: (.forbidden, .cancelled)
         }
     }
 }

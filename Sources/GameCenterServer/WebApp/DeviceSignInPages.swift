@@ -4,7 +4,7 @@ import GameCenterStorage
 import Hummingbird
 
 /// The page where a player confirms a game's sign-in (``DeviceSignInService``): `GET /device-sign-in/{id}` asks
-/// (after the sign-in or sign-up form, which come back here), `POST` confirms.
+/// (after the sign-in or sign-up form, which come back here), `POST` confirms, `POST …/decline` answers "Not now".
 struct DeviceSignInPages: Sendable {
     /// The pages' path before the request id; the sign-in forms may return only here (``AccountPages/next(_:)``).
     static let pathPrefix = "/device-sign-in/"
@@ -37,7 +37,17 @@ struct DeviceSignInPages: Sendable {
                 "device-sign-in",
                 DeviceSignInPage(
                     chrome: PageChrome("Signed in", for: page), game: game.name, alias: try await alias(of: session), expires: "",
-                    action: "", done: true, error: nil))
+                    action: "", done: true, declined: false, error: nil))
+        }
+        responder.post("device-sign-in/{requestID}/decline", on: router, .signedIn) { page in
+            let requestID = page.context.parameters.get("requestID") ?? ""
+            let (_, game) = try await signIns.waiting(requestID)
+            try await signIns.decline(requestID, by: page.requireSession())
+            return renderer.render(
+                "device-sign-in",
+                DeviceSignInPage(
+                    chrome: PageChrome("Not signed in", for: page), game: game.name, alias: "", expires: "", action: "", done: false,
+                    declined: true, error: nil))
         }
     }
 
@@ -49,7 +59,7 @@ struct DeviceSignInPages: Sendable {
             "device-sign-in",
             DeviceSignInPage(
                 chrome: PageChrome("Sign in \(game.name)", for: page), game: game.name, alias: try await alias(of: session),
-                expires: expires, action: Self.pathPrefix + requestID, done: false, error: error?.message),
+                expires: expires, action: Self.pathPrefix + requestID, done: false, declined: false, error: error?.message),
             status: error?.status ?? .ok)
     }
 
@@ -71,5 +81,7 @@ struct DeviceSignInPage {
     let action: String
     /// Whether the player confirmed.
     let done: Bool
+    /// Whether the player answered "Not now".
+    let declined: Bool
     let error: String?
 }

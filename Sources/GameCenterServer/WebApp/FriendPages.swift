@@ -2,11 +2,13 @@ import Foundation
 import GameCenterProtocol
 import Hummingbird
 
-/// The friends page: friends (alias and status), requests waiting both ways, a request sent by account name or
+/// The friends page: friends (alias, status and the games they played recently, as the seed's Game Center app shows
+/// "the games that their friends are playing"), requests waiting both ways, a request sent by account name or
 /// alias, and the answers (accept, decline, remove). The rules are ``FriendService``'s.
 struct FriendPages: Sendable {
     let friends: FriendService
     let players: PlayerService
+    let registry: GameRegistry
     let responder: PageResponder
     let renderer: PageRenderer
 
@@ -76,8 +78,14 @@ struct FriendPages: Sendable {
         let session = try page.requireSession()
         let ids = try await friends.friends(of: session.session)
         let profiles = try await players.loadEveryPlayer(ids, caller: session.session, device: session.device)
-        let friendList = profiles.map { FriendsPage.Friend(id: $0.playerID, alias: $0.alias, status: $0.status) }
-            .sorted { $0.alias.localizedCaseInsensitiveCompare($1.alias) == .orderedAscending }
+        let friendList = profiles.map { profile -> FriendsPage.Friend in
+            let played = (profile.recentGames ?? []).filter { registry.game(bundleID: $0.bundleID) != nil }.map {
+                MePage.Played(bundleID: $0.bundleID, name: $0.name, lastPlayed: PageDates.day($0.lastPlayedAt))
+            }
+            return FriendsPage.Friend(
+                id: profile.playerID, alias: profile.alias, status: profile.status, recentGames: played, playedRecently: !played.isEmpty)
+        }
+        .sorted { $0.alias.localizedCaseInsensitiveCompare($1.alias) == .orderedAscending }
         let incoming = try await friends.pending(for: session.session).map {
             FriendsPage.Request(id: $0.requestID, alias: $0.fromAlias, message: $0.message, sent: PageDates.day($0.createdAt))
         }
@@ -111,6 +119,11 @@ struct FriendsPage {
         let id: String
         let alias: String
         let status: String?
+        /// Games of this server the friend played in the last 30 days, most recent first (none in the sandbox, which
+        /// does not share them).
+        let recentGames: [MePage.Played]
+        /// Whether there are any (the template's condition around the list).
+        let playedRecently: Bool
     }
 
     /// A friend request waiting for an answer.

@@ -13,6 +13,8 @@ struct PageChrome: Sendable, MustacheParent {
     let csrf: String
     /// Which navigation item is current, if any.
     let isHome: Bool, isFriends: Bool, isInvitations: Bool, isAccount: Bool
+    /// Whether the page is part of a screen a game presented (``ScreenPresentations``): it shows a Done button.
+    var presented: Bool
 
     /// The navigation's items.
     enum Section {
@@ -29,6 +31,7 @@ struct PageChrome: Sendable, MustacheParent {
         case "isFriends": isFriends
         case "isInvitations": isInvitations
         case "isAccount": isAccount
+        case "presented": presented
         default: nil
         }
     }
@@ -45,5 +48,6 @@ extension PageChrome {
         self.isFriends = section == .friends
         self.isInvitations = section == .invitations
         self.isAccount = section == .account
+        self.presented = request.session != nil && ScreenPresentations.presentationID(of: request.request) != nil
     }
 }

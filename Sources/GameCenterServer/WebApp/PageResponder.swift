@@ -20,6 +20,8 @@ struct PageResponder: Sendable {
     let cookies: SessionCookies
     /// The templates.
     let renderer: PageRenderer
+    /// Follows the pages games presented: each one shown is told to the game.
+    let presentations: ScreenPresentations
 
     /// Adds `GET path`.
     func get(
@@ -87,6 +89,7 @@ struct PageResponder: Sendable {
                 response = try await handler(page)
             } else {
                 response = try await handler(page)
+                if response.status == .ok, response.headers[.contentType]?.hasPrefix("text/html") == true { await presentations.shown(page) }
             }
         } catch {
             response = errorPage(error, for: page)

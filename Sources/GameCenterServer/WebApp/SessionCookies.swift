@@ -27,6 +27,12 @@ struct SessionCookies: Sendable {
         cookie(Self.signedOutFormName, value, maxAge: nil, request: request, context: context)
     }
 
+    /// The cookie naming the screen a game presented in this browser (``ScreenPresentations``; ends with the browser
+    /// session).
+    func presentation(_ presentationID: String, for request: Request, context: AppRequestContext) -> Cookie {
+        cookie(ScreenPresentations.cookieName, presentationID, maxAge: nil, request: request, context: context)
+    }
+
     /// A cookie that makes the browser forget the one named.
     func removing(_ name: String, for request: Request, context: AppRequestContext) -> Cookie {
         cookie(name, "", maxAge: 0, request: request, context: context)

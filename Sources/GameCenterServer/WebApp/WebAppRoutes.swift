@@ -11,7 +11,8 @@ struct WebAppRoutes {
         "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
         "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",
         "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play", "GET /app-tickets/{ticket}",
-        "GET /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}",
+        "GET /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}/decline", "POST /screen/left",
+        "POST /screen/done",
     ]
 
     let services: GameCenterApp.Services
@@ -21,7 +22,8 @@ struct WebAppRoutes {
     /// Answers a browser's request for an address no route has with the app's page (added before the routes, after
     /// the error middleware).
     var notFoundPages: NotFoundPageMiddleware {
-        NotFoundPageMiddleware(responder: PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer))
+        NotFoundPageMiddleware(
+            responder: PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations))
     }
 
     private var renderer: PageRenderer { PageRenderer.shipped(metrics: services.metrics) }
@@ -31,8 +33,9 @@ struct WebAppRoutes {
     func add(to router: Router<AppRequestContext>) {
         let renderer = self.renderer
         let cookies = self.cookies
-        let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer)
+        let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations)
         StyleSheet().add(to: router)
+        services.presentations.add(to: router, responder: responder, cookies: cookies, renderer: renderer)
         LiveNotices(
             database: services.database, bus: services.bus, ticker: services.heartbeats, registry: services.registry, clock: services.clock,
             responder: responder
@@ -50,7 +53,7 @@ struct WebAppRoutes {
         DeviceSignInPages(
             signIns: services.deviceSignIns, players: services.players, clock: services.clock, responder: responder, renderer: renderer
         ).add(to: router)
-        FriendPages(friends: services.friends, players: services.players, responder: responder, renderer: renderer).add(to: router)
+        FriendPages(friends: services.friends, players: services.players, registry: services.registry, responder: responder, renderer: renderer).add(to: router)
         LeaderboardPages(
             registry: services.registry, leaderboards: services.leaderboards, players: services.players,
             responder: responder, renderer: renderer

@@ -142,7 +142,8 @@ public final class GKMatchmakerViewController: Sendable {
     }
 
     /// A hosted match's player connected to the game's server; when every player is ready the delegate hears
-    /// `didFindPlayers`.
+    /// `didFindPlayers`. As the seed says, each device calls it for every player that connects, the local player
+    /// included: the screen does not mark anyone ready by itself, since only the game knows who reached its server.
     public func setHostedPlayerReady(_ playerID: String) {
         hostedPlayerReady(playerID)
     }
@@ -242,7 +243,6 @@ public final class GKMatchmakerViewController: Sendable {
             device.matchmaker.unregister(self)
             matchmakerDelegate?.matchmakerViewController(self, didFind: match)
         } else {
-            if let localID { hostedPlayerReady(localID) }
             completeHostedIfReady()
         }
     }

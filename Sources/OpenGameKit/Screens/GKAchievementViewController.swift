@@ -52,9 +52,10 @@ public final class GKAchievementViewController: Sendable {
     }
 
     /// A link to the Game Center app's achievements page of this game, signed in as the player, for the game's own web
-    /// view. It works once, within a minute.
+    /// view. It works once, within a minute. When the player presses Done there or closes the page, the delegate hears
+    /// `achievementViewControllerDidFinish`.
     public func presentationURL() async throws -> URL {
-        try await GameCenterAppLink.url(AppTicketRequest(screen: .achievements), in: gameCenter)
+        try await GameCenterAppLink.url(AppTicketRequest(screen: .achievements), in: gameCenter, finished: { [weak self] in self?.dismiss() })
     }
 
     /// Opens the achievements page in the player's browser (``presentationURL()``).

@@ -74,14 +74,17 @@ public final class GKFriendRequestComposeViewController: Sendable {
 
     /// A link to the Game Center app's friends page with the request written (the first recipient by name, else by the
     /// alias of the first by id; the page sends to one player at a time), signed in as the player, for the game's own
-    /// web view. It works once, within a minute.
+    /// web view. It works once, within a minute. When the player presses Done there or closes the page, the delegate
+    /// hears `friendRequestComposeViewControllerDidFinish`.
     public func presentationURL() async throws -> URL {
         let (ids, names, message) = state.withLock { ($0.playerIDs, $0.accountNames, $0.message) }
         var recipient = names.first
         if recipient == nil, let id = ids.first {
             recipient = try await GKPlayer.loadPlayers(forIdentifiers: [id], in: gameCenter).first?.alias
         }
-        return try await GameCenterAppLink.url(AppTicketRequest(screen: .friendRequest, recipient: recipient, message: message), in: gameCenter)
+        return try await GameCenterAppLink.url(
+            AppTicketRequest(screen: .friendRequest, recipient: recipient, message: message), in: gameCenter,
+            finished: { [weak self] in self?.dismiss() })
     }
 
     /// Opens the friends page in the player's browser (``presentationURL()``).

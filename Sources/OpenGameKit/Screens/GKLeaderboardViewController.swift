@@ -12,6 +12,9 @@ public protocol GKLeaderboardViewControllerDelegate: AnyObject, Sendable {
 /// UI from ``loadScores()``, or calls ``present()`` to show the Game Center app's leaderboard page in the player's
 /// browser, signed in. Set ``category`` and ``timeScope`` before presenting; keep them to open the screen where the
 /// player left it, as the seed suggests. ``dismiss()`` tells the delegate.
+///
+/// Presented, the screen follows the page: ``category`` and ``timeScope`` take what the player chooses there, and the
+/// delegate hears `leaderboardViewControllerDidFinish` when the player presses Done or closes the page.
 public final class GKLeaderboardViewController: Sendable {
     private struct State {
         var category: String?
@@ -55,10 +58,21 @@ public final class GKLeaderboardViewController: Sendable {
     }
 
     /// A link to the Game Center app's leaderboard page for ``category`` and ``timeScope``, signed in as the player,
-    /// for the game's own web view. It works once, within a minute.
+    /// for the game's own web view. It works once, within a minute. While it is open, the choices made there reach
+    /// ``category`` and ``timeScope``, and closing it reaches the delegate.
     public func presentationURL() async throws -> URL {
         let (category, timeScope) = state.withLock { ($0.category, $0.timeScope) }
-        return try await GameCenterAppLink.url(AppTicketRequest(screen: .leaderboards, category: category, timeScope: timeScope.wire), in: gameCenter)
+        let bundleID = gameCenter.bundleID
+        return try await GameCenterAppLink.url(
+            AppTicketRequest(screen: .leaderboards, category: category, timeScope: timeScope.wire), in: gameCenter,
+            shown: { [weak self] page in
+                guard page.bundleID == bundleID else { return }
+                self?.state.withLock { state in
+                    if let category = page.category { state.category = category }
+                    if let scope = page.timeScope { state.timeScope = GKLeaderboard.TimeScope(scope) }
+                }
+            },
+            finished: { [weak self] in self?.dismiss() })
     }
 
     /// Opens the leaderboard page in the player's browser (``presentationURL()``).

@@ -57,6 +57,11 @@ public final class GKVoiceChatService: Sendable {
     private struct State {
         /// The game's side, held weakly.
         weak var client: (any GKVoiceChatClient)?
+        /// The type of the client the game set, until it sets nil: a client gone while this is set was released by
+        /// the game, not taken away.
+        var clientType: String?
+        /// Whether that release was logged.
+        var releaseReported = false
         /// The calls: what they do next is decided there.
         var calls = VoiceCallState()
         /// The UDP socket.
@@ -112,10 +117,18 @@ public final class GKVoiceChatService: Sendable {
 
     // MARK: Settings
 
-    /// The game's side: its participant id and its channel to the others. Held weakly.
+    /// The game's side: its participant id and its channel to the others. Held weakly, as GameKit's is: the game
+    /// keeps it. A client released while set (nothing else held it) is reported: logged once as an error, and
+    /// ``startVoiceChat(withParticipantID:)`` throws naming its type.
     public weak var client: (any GKVoiceChatClient)? {
         get { state.withLock { $0.client } }
-        set { state.withLock { $0.client = newValue } }
+        set {
+            state.withLock { state in
+                state.client = newValue
+                state.clientType = newValue.map { String(describing: type(of: $0)) }
+                state.releaseReported = false
+            }
+        }
     }
 
     /// How long each stage may take (see ``Timeouts``).
@@ -187,7 +200,13 @@ public final class GKVoiceChatService: Sendable {
     /// the client: `didStartWithParticipantID` or `didNotStartWithParticipantID:error:`.
     public func startVoiceChat(withParticipantID participantID: String) throws {
         // The client is asked outside the lock: its code never runs while the service holds it.
-        guard let own = client?.participantID() else {
+        guard let own = currentClient()?.participantID() else {
+            if let released = state.withLock({ $0.clientType }) {
+                throw GKError(
+                    .invalidParameter,
+                    "GKVoiceChatService's client (\(released)) was released: the service holds its client weakly, so the game must keep a reference to it while voice chat is used"
+                )
+            }
             throw GKError(.invalidParameter, "GKVoiceChatService has no client; set `client` before starting a voice chat")
         }
         let token = (0..<VoiceCallSignal.tokenLength).map { _ in UInt8.random(in: .min ... .max) }
@@ -220,7 +239,7 @@ public final class GKVoiceChatService: Sendable {
     /// replayed, for a call that does not exist, or from a participant not in the call is refused (counted in
     /// ``statistics``) and changes nothing.
     public func receivedData(_ data: Data, fromParticipantID participantID: String) {
-        let own = client?.participantID()
+        let own = currentClient()?.participantID()
         actWithCandidates { calls, candidates in
             calls.received([UInt8](data), from: participantID, own: own, at: .now, candidates: candidates)
         }
@@ -324,9 +343,27 @@ public final class GKVoiceChatService: Sendable {
         }
     }
 
+    /// The client, or nil. When the game set one and it is gone (released: the service holds it weakly), logs that as
+    /// an error once, naming its type — a client the game forgot to keep is reported, not silently gone.
+    private func currentClient() -> (any GKVoiceChatClient)? {
+        let (client, released) = state.withLock { state -> ((any GKVoiceChatClient)?, String?) in
+            if let client = state.client { return (client, nil) }
+            guard let type = state.clientType, !state.releaseReported else { return (nil, nil) }
+            state.releaseReported = true
+            return (nil, type)
+        }
+        if let released {
+            logger.error(
+                "GKVoiceChatService's client (\(released)) was released while set: the service holds it weakly, so the game must keep a reference to it; until a client is set again, nothing reaches the game or the other participants"
+            )
+        }
+        return client
+    }
+
     /// Delivers effects that reach the client or the network, in order, outside the lock.
     private func perform(_ effects: [VoiceCallEffect]) {
-        let (client, socket) = state.withLock { ($0.client, $0.socket.open) }
+        let client = effects.contains(where: \.reachesClient) ? currentClient() : nil
+        let socket = state.withLock { $0.socket.open }
         for effect in effects {
             switch effect {
             case .signal(let participantID, let signal):

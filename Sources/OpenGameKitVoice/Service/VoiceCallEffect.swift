@@ -27,3 +27,13 @@ enum VoiceCallEffect: Sendable, Equatable {
     /// Write this line to the debug log.
     case log(String)
 }
+
+extension VoiceCallEffect {
+    /// Whether the effect goes through the game's client.
+    var reachesClient: Bool {
+        switch self {
+        case .signal, .realTime, .started, .notStarted, .stopped, .invitation: true
+        case .datagram, .play, .forget, .log: false
+        }
+    }
+}

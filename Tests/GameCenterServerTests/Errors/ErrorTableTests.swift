@@ -83,7 +83,8 @@ struct ErrorTableTests {
             .notHost, APIError(.alreadyInLobby(playerID: "G:2"), inviting: 1), APIError(.noOpenSeats(open: 1), inviting: 2),
             .hostedMatchHasNoRelay,
             .adminDisabled, .adminKeyRequired, .unknownGame("com.example.nope"), .clockFixed,
-            .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInOtherEnvironment("live"), .tooManyDeviceSignIns,
+            .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInDeclined, .deviceSignInOtherEnvironment("live"),
+            .tooManyDeviceSignIns,
         ]
     }
 

@@ -11,6 +11,54 @@ import Testing
         try await server.send(.post, "/v1/app-tickets", request, token: token)
     }
 
+    /// The screen presentations a player's events carry, in order: change and time scope.
+    static func presentations(_ server: TestServer.Client, playerID: String) async throws -> [ScreenPresentation] {
+        try await server.services.database.read { try await $0.events(playerID: playerID, after: 0, limit: 1000) }
+            .filter { $0.kind == EventKind.screenPresentation.rawValue }
+            .map { try WireCoding.makeDecoder().decode(ScreenPresentation.self, from: Data($0.payload.utf8)) }
+    }
+
+    /// A link's browser keeps its presentation (the `gc_screen` cookie): its pages show Done, and each page shown, a
+    /// page left and Done become the player's `screenPresentation` events, which the game's screen follows. Pages of
+    /// a browser that did not come through a link record nothing, and after Done nothing more.
+    @Test func aPresentedPageTellsTheGameWhatWasShownLeftAndDone() async throws {
+        try await TestServer.run { server in
+            let player = try await server.signUp(alias: "Presenter")
+            let link = try await Self.ticket(server, player.token, AppTicketRequest(screen: .leaderboards, category: "open.time"))
+                .decode(AppTicket.self)
+            let presentationID = try #require(link.presentationID)
+            #expect(presentationID.count == 32)
+
+            var browser = PageClient(server)
+            let opened = try await browser.get(link.path)
+            #expect(opened.setCookie("gc_screen")?.contains("HttpOnly") == true)
+            #expect(browser.cookies["gc_screen"] == presentationID)
+            let page = try await browser.get(try #require(opened.headers[.location]))
+            #expect(page.html.contains(#"<form method="post" action="/screen/done" class="inline" id="screen-done">"#))
+            _ = try await browser.get("/games/com.example.open/leaderboards?category=open.time&time=week&players=friends")
+            _ = try await browser.get("/friends")
+            #expect(try await browser.post("/screen/left", [("csrf", page.csrf ?? "")]).status == .noContent)
+            let done = try await browser.post("/screen/done", [("csrf", page.csrf ?? "")])
+            #expect(done.status == .ok && done.html.contains("go back to your game") && !done.html.contains("screen-done"))
+            #expect(browser.cookies["gc_screen"] == nil)
+            _ = try await browser.get("/friends")
+
+            let seen = try await Self.presentations(server, playerID: player.player.playerID)
+            #expect(seen.allSatisfy { $0.presentationID == presentationID })
+            #expect(seen.map(\.change) == [.shown, .shown, .shown, .left, .done])
+            #expect(seen[0].bundleID == "com.example.open" && seen[0].category == "open.time" && seen[0].timeScope == .today)
+            #expect(seen[1].category == "open.time" && seen[1].timeScope == .week)
+            #expect(seen[2].bundleID == nil && seen[2].category == nil && seen[2].timeScope == nil)
+
+            // A page signed in another way is no game's screen: no Done, nothing recorded; a forged cookie is ignored.
+            var plain = try await WebAppAccountTests.signUp(server, alias: "Plain")
+            #expect(!(try await plain.get("/friends").html.contains("screen-done")))
+            plain.cookies["gc_screen"] = "not-an-id"
+            #expect(!(try await plain.get("/friends").html.contains("screen-done")))
+            #expect(try await Self.presentations(server, playerID: player.player.playerID).count == 5)
+        }
+    }
+
     @Test func aLinkOpensItsPageSignedInOnce() async throws {
         try await TestServer.run { server in
             let player = try await server.signUp(alias: "Linker")

@@ -55,6 +55,24 @@ import Testing
         }
     }
 
+    /// "Not now" on the page: the device hears `account.device_sign_in_declined` (`cancelled`, which the SDK counts
+    /// toward the player's opt-out), and the request can no longer be confirmed.
+    @Test func thePlayerAnswersNotNowAndTheDeviceHearsItWasDeclined() async throws {
+        try await TestServer.run { server in
+            var browser = try await WebAppAccountTests.signUp(server, alias: "Shy")
+            let request = try await Self.start(server)
+            let ask = try await browser.get(request.path)
+            #expect(ask.html.contains(#"action="\#(request.path)/decline""#) && ask.html.contains("Not now"))
+            let declined = try await browser.post(request.path + "/decline", [("csrf", ask.csrf ?? "")])
+            #expect(declined.status == .ok && declined.html.contains("will not sign in to Game Center"))
+            expectError(try await Self.claim(server, request), .forbidden, "account.device_sign_in_declined", .cancelled)
+            // Answered: neither confirmed nor declined again.
+            #expect(try await browser.post(request.path, [("csrf", ask.csrf ?? "")]).status == .gone)
+            #expect(try await browser.post(request.path + "/decline", [("csrf", ask.csrf ?? "")]).status == .gone)
+            expectError(try await Self.claim(server, request, secret: "wrong"), .gone, "account.device_sign_in_expired", .notAuthenticated)
+        }
+    }
+
     @Test func aRequestExpiresAfterFiveMinutesAndNeedsTheDevicesEnvironment() async throws {
         try await TestServer.run(admin: true) { server in
             var browser = try await WebAppAccountTests.signUp(server, alias: "Live Player", environment: "live")

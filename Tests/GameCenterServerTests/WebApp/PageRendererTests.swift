@@ -15,7 +15,7 @@ struct PageRendererTests {
         try library.register("{{#.}}{{rank}}:{{alias}}{{#isMe}}*{{/isMe}}{{^isMe}}-{{/isMe}} {{value}};{{/.}}{{^.}}none{{/.}}", named: "rows")
         let prepared = PageRenderer.mustacheValue(Self.entries) as Any
         #expect((prepared as? [Any])?.first is LeaderboardView.Entry, "a view answering its names is left as it is")
-        let friend = PageRenderer.mustacheValue(FriendsPage.Friend(id: "p1", alias: "Ann", status: nil))
+        let friend = PageRenderer.mustacheValue(FriendsPage.Friend(id: "p1", alias: "Ann", status: nil, recentGames: [], playedRecently: false))
         #expect((friend as? [String: Any])?["alias"] as? String == "Ann", "another view struct should become a dictionary")
         let expected = "1:Ann &lt;3* 1,234 taps;2:Bob- 900 taps;"
         #expect(library.render(Self.entries, withTemplate: "rows") == expected)
@@ -40,7 +40,7 @@ struct PageRendererTests {
         let view = LeaderboardView(
             chrome: PageChrome(
                 title: "Tapper: Taps", signedIn: true, sandbox: true, csrf: "token", isHome: false, isFriends: true, isInvitations: false,
-                isAccount: false),
+                isAccount: false, presented: true),
             bundleID: "com.example.tapper", gameName: "Tapper", hasBoards: true,
             categories: [.init(category: "taps", title: "Taps", selected: true)], time: "allTime", players: "everyone",
             timeTabs: [.init(label: "Today", link: "/today", current: false)], playerTabs: [.init(label: "Friends", link: "/f", current: true)],

@@ -125,4 +125,27 @@ import Testing
             #expect(!notFriend.html.contains(bob.player.playerID))
         }
     }
+
+    /// The seed's app lets players "see the games that their friends are playing": each friend's games of this server
+    /// played in the last 30 days, linked to their leaderboards. The sandbox shares none, as the seed says.
+    @Test(arguments: ["sandbox", "live"])
+    func friendsShowTheGamesTheyPlayedRecently(environment: String) async throws {
+        try await TestServer.run { server in
+            let bobAccount = WebAppAccountTests.newAccount()
+            // Signing up through the API signs Bob in to the test game, "Open Game".
+            let bob = try await server.signUp(alias: "Bob", environment: environment, account: bobAccount)
+            var ann = try await WebAppAccountTests.signUp(server, alias: "Ann", environment: environment)
+            #expect(try await ann.submit("/friends/request", on: "/friends", [("name", bobAccount)]).status == .seeOther)
+            let request = try #require(
+                try await server.call(.get, "/v1/friend-requests", token: bob.token, environment: environment)
+                    .decode(FriendRequestList.self).requests.first)
+            let accepted = try await server.call(.post, "/v1/friend-requests/\(request.requestID)/accept", token: bob.token, environment: environment)
+            #expect(accepted.status == .noContent)
+            let page = try await ann.get("/friends")
+            #expect(page.html.contains("<strong>Bob</strong>"))
+            let played = #"Played recently: <span class="game"><a href="/games/com.example.open/leaderboards">Open Game</a>"#
+            #expect(page.html.contains(played) == (environment == "live"), "\(page.html)")
+            #expect(page.html.contains("Played recently") == (environment == "live"))
+        }
+    }
 }

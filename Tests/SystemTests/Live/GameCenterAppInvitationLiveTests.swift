@@ -109,6 +109,59 @@ import Testing
         try await server.stop()
     }
 
+    /// A running game shows an invitation with the standard invitation screen: drawn by the game from the model
+    /// (Accept hands it to the invite handler accepted), or presented as the app's invitations page (accepted there,
+    /// the running game's handler gets it; Done finishes the screen).
+    @Test func aRunningGameAnswersAnInvitationOnItsStandardScreenOrOnTheAppsPage() async throws {
+        let server = try await Self.server()
+        let (alice, _) = try await Self.player(server, "Alice")
+        let (bob, _) = try await Self.player(server, "Bob")
+        try await MatchmakingLiveTests.befriend(alice, bob)
+        let inbox = InviteInbox()
+        inbox.watch(bob)
+        let finished = InvitationScreenLog()
+
+        // Drawn by the game.
+        let request = MatchmakingLiveTests.request(2, 3, invite: [bob.localPlayer.playerID])
+        request.inviteMessage = "One more?"
+        let aliceTask = MatchmakingLiveTests.find(alice, request)
+        let received = try await inbox.next()
+        #expect(!received.isAccepted)
+        let screen = GKInvitationViewController(invite: received)
+        screen.invitationDelegate = finished
+        #expect(screen.headline == "Alice invites you to a match of 2 to 3 players" && screen.message == "One more?")
+        #expect(abs(screen.expiresAt.timeIntervalSinceNow - Self.lifetime) < 60)
+        screen.accept()
+        let accepted = try await inbox.next()
+        #expect(accepted.invitationID == received.invitationID && accepted.isAccepted)
+        #expect(finished.count == 1)
+        let bobMatch = try await bob.matchmaker.match(for: accepted)
+        let aliceMatch = try await value(of: aliceTask, "Alice's match")
+        #expect(aliceMatch.matchID == bobMatch.matchID)
+        aliceMatch.disconnect()
+        bobMatch.disconnect()
+
+        // Presented as the app's invitations page.
+        let secondTask = MatchmakingLiveTests.find(alice, MatchmakingLiveTests.request(2, 2, invite: [bob.localPlayer.playerID]))
+        let second = try await inbox.next()
+        let presented = GKInvitationViewController(invite: second)
+        presented.invitationDelegate = finished
+        var browser = WebAppBrowser(server: server.url)
+        let opened = try await browser.get(try await presented.presentationURL().path)
+        let page = try await browser.get(try #require(opened.location))
+        #expect(page.html.contains("Alice invites you to play Lobby"))
+        let csrf = try #require(page.field("csrf"))
+        #expect(try await browser.post("/invitations/accept", [("csrf", csrf), ("invitation", second.invitationID)]).status == 303)
+        let viaPage = try await inbox.next()
+        #expect(viaPage.invitationID == second.invitationID && viaPage.isAccepted)
+        #expect(finished.count == 1, "the page is still open")
+        #expect(try await browser.post("/screen/done", [("csrf", csrf)]).status == 200)
+        try await waitUntil("Done finished the screen") { finished.count == 2 }
+        let secondMatch = try await bob.matchmaker.match(for: viaPage)
+        #expect(try await value(of: secondTask, "Alice's second match").matchID == secondMatch.matchID)
+        try await server.stop()
+    }
+
     @Test func friendsChosenOnThePageReachTheGameWhenItStartsOnce() async throws {
         let server = try await Self.server()
         let (aliceFirst, aliceAccount) = try await Self.player(server, "Alice")
@@ -139,5 +192,16 @@ import Testing
         let bobMatch = try await bob.matchmaker.match(for: try await bobInbox.next())
         #expect(try await value(of: aliceTask, "Alice's match").matchID == bobMatch.matchID)
         try await server.stop()
+    }
+}
+
+/// Counts an invitation screen's `…DidFinish`.
+final class InvitationScreenLog: GKInvitationViewControllerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var finished = 0
+    var count: Int { lock.withLock { finished } }
+
+    func invitationViewControllerDidFinish(_ viewController: GKInvitationViewController) {
+        lock.withLock { finished += 1 }
     }
 }

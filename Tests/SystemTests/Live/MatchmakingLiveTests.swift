@@ -457,8 +457,14 @@ import Testing
             hostedA.lobby.phase == .waitingForHostedPlayers && hostedB.lobby.phase == .waitingForHostedPlayers
         }
         #expect(outcomeA.players == nil)
+        // The local player is ready only when the game says so (the seed: each device calls setHostedPlayerReady for
+        // every player that connected to its server), not when the match is made.
         alice.matchmaker.setHostedPlayerReady(bob.localPlayer.playerID)
         bob.matchmaker.setHostedPlayerReady(alice.localPlayer.playerID)
+        #expect(hostedA.lobby.readyPlayers == [bob.localPlayer.playerID] && hostedA.lobby.phase == .waitingForHostedPlayers)
+        #expect(outcomeA.players == nil && outcomeB.players == nil)
+        alice.matchmaker.setHostedPlayerReady(alice.localPlayer.playerID)
+        bob.matchmaker.setHostedPlayerReady(bob.localPlayer.playerID)
         try await waitUntil("both delegates got the players") { outcomeA.players != nil && outcomeB.players != nil }
         #expect(Set(outcomeA.players ?? []) == [alice.localPlayer.playerID, bob.localPlayer.playerID])
         try await server.stop()

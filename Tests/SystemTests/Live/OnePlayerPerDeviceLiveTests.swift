@@ -62,4 +62,39 @@ import Testing
         }
         try await server.stop()
     }
+
+    /// A running game hears at once what another game on the device does (the seed: one player connected at a time):
+    /// another player signed in there moves this game to them (the handler hears nil), and a sign-out there ends this
+    /// game's session (`notAuthenticated`) without waiting for the server.
+    @Test func aRunningGameFollowsAnotherGameSigningADifferentPlayerInAndSigningOut() async throws {
+        let server = try LiveServer(engine: "sqlite", games: try Self.games())
+        try await server.start()
+        let device = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let firstGame = Self.game(Self.first, on: device, server)
+        try await firstGame.localPlayer.authenticate(
+            .signUp(account: "uno-\(UUID().uuidString.prefix(8).lowercased())", password: "password-1", alias: "Uno"))
+        let secondGame = Self.game(Self.second, on: device, server)
+        let heard = HandlerLog()
+        secondGame.localPlayer.authenticateHandler = { heard.record($0) }
+        try await secondGame.localPlayer.authenticate(.stored)
+        #expect(secondGame.localPlayer.alias == "Uno")
+
+        // Another player signs in in the first game: the second, running, moves to them.
+        try await firstGame.localPlayer.authenticate(
+            .signUp(account: "dos-\(UUID().uuidString.prefix(8).lowercased())", password: "password-1", alias: "Dos"))
+        try await waitUntil("the second game moved to the first game's new player") {
+            secondGame.localPlayer.alias == "Dos" && heard.count == 2
+        }
+        #expect(heard.codes == [nil, nil])
+        #expect(secondGame.localPlayer.playerID == firstGame.localPlayer.playerID)
+        #expect(try await secondGame.localPlayer.loadFriends() == [])
+
+        // The first game signs out: the second hears it.
+        await firstGame.localPlayer.signOut()
+        try await waitUntil("the second game heard the sign-out") { heard.count == 3 && !secondGame.localPlayer.isAuthenticated }
+        #expect(heard.codes == [nil, nil, .notAuthenticated])
+        await firstGame.close()
+        await secondGame.close()
+        try await server.stop()
+    }
 }

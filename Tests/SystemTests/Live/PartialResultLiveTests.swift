@@ -14,7 +14,7 @@ import Testing
         return try #require(received.get())
     }
 
-    @Test func achievementsDescriptionsFriendsAndCategoriesKeepTheLastGoodLoad() async throws {
+    @Test func achievementsDescriptionsFriendsPlayersAndCategoriesKeepTheLastGoodLoad() async throws {
         let server = try LiveServer(engine: "sqlite")
         try await server.start()
         let (alice, _) = try await Devices.signedUp(server, alias: "Alice")
@@ -29,6 +29,8 @@ import Testing
         let descriptions = try await GKAchievementDescription.loadAchievementDescriptions(in: alice)
         let friends = try await alice.localPlayer.loadFriends()
         let categories = try await GKLeaderboard.loadCategories(in: alice)
+        let bobID = bob.localPlayer.playerID, aliceID = alice.localPlayer.playerID
+        #expect(try await GKPlayer.loadPlayers(forIdentifiers: [bobID], in: alice).map(\.alias) == ["Bob"])
         #expect(achievements.map(\.percentComplete) == [40])
         #expect(friends == [bob.localPlayer.playerID])
         #expect(categories.categories.contains("tapper.taps"))
@@ -52,6 +54,13 @@ import Testing
         let keptCategories = categoriesError?.partialResult(as: (categories: [String], titles: [String]).self)
         #expect(keptCategories?.categories == categories.categories && keptCategories?.titles == categories.titles)
 
+        // Players: those this device loaded for Alice, as she saw them (Bob a friend), in the order asked; Alice herself
+        // was never loaded by id here, so she is left out — the seed's partial array.
+        let playersError = await #expect(throws: GKError.self) { try await GKPlayer.loadPlayers(forIdentifiers: [aliceID, bobID], in: alice) }
+        #expect(playersError?.code == .communicationsFailure)
+        let keptPlayers = playersError?.partialResult(as: [GKPlayer].self)
+        #expect(keptPlayers?.map(\.playerID) == [bobID] && keptPlayers?.first?.alias == "Bob" && keptPlayers?.first?.isFriend == true)
+
         // The completion-handler forms pass the kept data with the error.
         let (twinAchievements, twinAchievementsError) = try await Self.firstCall("loadAchievements") {
             (handler: @escaping @Sendable (([GKAchievement]?, GKError?)) -> Void) in
@@ -67,6 +76,10 @@ import Testing
             alice.localPlayer.loadFriends { handler(($0, $1 as? GKError)) }
         }
         #expect(twinFriends == friends && twinFriendsError?.code == .communicationsFailure)
+        let (twinPlayers, twinPlayersError) = try await Self.firstCall("loadPlayers") { (handler: @escaping @Sendable (([GKPlayer]?, GKError?)) -> Void) in
+            GKPlayer.loadPlayers(forIdentifiers: [bobID], in: alice) { handler(($0, $1 as? GKError)) }
+        }
+        #expect(twinPlayers?.map(\.alias) == ["Bob"] && twinPlayersError?.code == .communicationsFailure)
         let (twinCategories, twinTitles, twinCategoriesError) = try await Self.firstCall("loadCategories") {
             (handler: @escaping @Sendable (([String]?, [String]?, GKError?)) -> Void) in
             GKLeaderboard.loadCategories(in: alice) { handler(($0, $1, $2 as? GKError)) }
@@ -77,6 +90,8 @@ import Testing
         let neverLoaded = await #expect(throws: GKError.self) { try await GKAchievement.loadAchievements(in: bob) }
         #expect(neverLoaded?.code == .communicationsFailure)
         #expect(neverLoaded?.partialResult == nil)
+        let noPlayers = await #expect(throws: GKError.self) { try await GKPlayer.loadPlayers(forIdentifiers: [aliceID], in: bob) }
+        #expect(noPlayers?.code == .communicationsFailure && noPlayers?.partialResult == nil)
     }
 }
 

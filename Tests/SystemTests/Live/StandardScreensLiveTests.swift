@@ -124,25 +124,150 @@ import Testing
         try await server.stop()
     }
 
+    /// A presented screen follows its page, as the seed's screens do: the leaderboard screen's `category` and
+    /// `timeScope` hold what the player last chose there, and the delegate hears `…DidFinish` when the player presses
+    /// Done (at once) or closes the page (a page left with no page of the app after it, within a short grace: a
+    /// reload is not a close).
+    @Test func presentedScreensTakeThePlayersChoicesAndFinishWhenThePageIsDoneOrClosed() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let (device, _) = try await Devices.signedUp(server, alias: "Chooser")
+        let finished = Finished()
+        let screen = GKLeaderboardViewController(in: device)
+        screen.leaderboardDelegate = finished
+        screen.category = "tapper.sprint"
+
+        var browser = WebAppBrowser(server: server.url)
+        let opened = try await browser.get(try await screen.presentationURL().path)
+        #expect(opened.status == 303 && browser.cookies["gc_screen"] != nil)
+        let page = try await browser.get(try #require(opened.location))
+        #expect(page.html.contains(#"action="/screen/done""#))
+        let csrf = try #require(page.field("csrf"))
+
+        // The player picks another board and this week's reports.
+        _ = try await browser.get("/games/com.example.tapper/leaderboards?category=tapper.taps&time=week&players=everyone")
+        try await waitUntil("the screen took the player's choices") { screen.category == "tapper.taps" && screen.timeScope == .week }
+        // A reload: the page is left and at once shown again; the screen stays open past the grace.
+        #expect(try await browser.post("/screen/left", [("csrf", csrf)]).status == 204)
+        _ = try await browser.get("/games/com.example.tapper/leaderboards?category=tapper.taps&time=allTime&players=everyone")
+        try await waitUntil("the reloaded page's choice arrived") { screen.timeScope == .allTime }
+        try await Task.sleep(for: .seconds(4))
+        #expect(finished.log.isEmpty)
+
+        // Done: the screen finishes at once; the browser forgets the presentation and is told to go back to the game.
+        let done = try await browser.post("/screen/done", [("csrf", csrf)])
+        #expect(done.status == 200 && done.html.contains("go back to your game") && !done.html.contains(#"action="/screen/done""#))
+        #expect(browser.cookies["gc_screen"] == nil)
+        try await waitUntil("the delegate heard Done") { finished.log == ["leaderboard"] }
+        #expect(screen.category == "tapper.taps" && screen.timeScope == .allTime)
+        // Pages after Done are no longer the screen's: nothing changes.
+        _ = try await browser.get("/games/com.example.tapper/leaderboards?category=tapper.sprint&time=today&players=everyone")
+
+        // The achievements screen, its page closed: left, and nothing after it.
+        let achievements = GKAchievementViewController(in: device)
+        achievements.achievementDelegate = finished
+        var other = WebAppBrowser(server: server.url)
+        let achievementsPage = try await other.get(try #require(try await other.get(try await achievements.presentationURL().path).location))
+        #expect(try await other.post("/screen/left", [("csrf", try #require(achievementsPage.field("csrf")))]).status == 204)
+        try await waitUntil("closing the page finished the screen") { finished.log == ["leaderboard", "achievements"] }
+        #expect(screen.category == "tapper.taps" && screen.timeScope == .allTime)
+        await device.close()
+        try await server.stop()
+    }
+
+    /// A stand-in browser for `$BROWSER` (a script, set in this process's environment until `unset`) that appends each
+    /// link it is started with to a file; the links it was started with so far. The tests that use it are in this
+    /// serialized suite, so no other test's `present()` meets it.
+    final class StandInBrowser: Sendable {
+        let opened: URL
+
+        init() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            opened = folder.appendingPathComponent("opened")
+            let script = folder.appendingPathComponent("browser")
+            try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+            setenv("BROWSER", script.path, 1)
+        }
+
+        /// The links opened so far, whole lines only (`echo` creates the file before it writes the line).
+        var links: [URL] {
+            let text = (try? String(contentsOf: opened, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { URL(string: String($0)) }
+        }
+
+        func unset() { unsetenv("BROWSER") }
+    }
+
+    /// `authenticate()` with nothing to give, as the seed's games call it: it restores the device's player without
+    /// asking, and with nobody signed in opens the Game Center app's sign-in; "Not now" there three times, in any game
+    /// of the device, is remembered as the player's opt-out for every game until a player signs in.
+    @Test func authenticateWithNothingRestoresTheDevicesPlayerOrOpensTheSignInAndRemembersAnOptOut() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let browser = try StandInBrowser()
+        defer { browser.unset() }
+        let (other, account) = try await Devices.signedUp(server, alias: "Optional")
+        await other.close()
+        let device = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        func game(_ name: String) -> GKGameCenter {
+            GKGameCenter(server: server.url, bundleID: "com.example.tapper", storageDirectory: device.appendingPathComponent(name), deviceDirectory: device)
+        }
+        var page = try await WebAppBrowser.signedIn(to: server.url, account: account, password: "password-Optional")
+
+        for round in 1...GKLocalPlayer.signInDismissalsBeforeOptOut {
+            let started = game("game-\(round)")
+            let heard = HandlerLog()
+            started.localPlayer.authenticateHandler = { heard.record($0) }
+            let authenticating = Task { try await started.localPlayer.authenticate() }
+            try await waitUntil("the sign-in opened in the browser") { browser.links.count == round }
+            let link = try #require(browser.links.last)
+            let ask = try await page.get(link.path)
+            #expect(ask.html.contains("Not now"))
+            #expect(try await page.post(link.path + "/decline", [("csrf", try #require(ask.field("csrf")))]).status == 200)
+            let dismissed = await #expect(throws: GKError.self) { try await authenticating.value }
+            #expect(dismissed?.code == .cancelled)
+            #expect(heard.codes == [.cancelled])
+        }
+
+        // Opted out: another game of the device returns at once, opening nothing.
+        let fourth = game("game-4")
+        let optedOut = await #expect(throws: GKError.self) { try await fourth.localPlayer.authenticate() }
+        #expect(optedOut?.code == .cancelled && optedOut?.message.contains("opted out") == true)
+        #expect(browser.links.count == GKLocalPlayer.signInDismissalsBeforeOptOut)
+
+        // The player signs in from a game: the opt-out is forgotten, and another game restores them without asking.
+        try await fourth.localPlayer.authenticate(.signIn(account: account, password: "password-Optional"))
+        let fifth = game("game-5")
+        try await fifth.localPlayer.authenticate()
+        #expect(fifth.localPlayer.isAuthenticated && fifth.localPlayer.playerID == fourth.localPlayer.playerID)
+        #expect(browser.links.count == GKLocalPlayer.signInDismissalsBeforeOptOut)
+
+        // Signed out, the next game opens the sign-in again; confirmed there, it is signed in.
+        await fifth.localPlayer.signOut()
+        let sixth = game("game-6")
+        let authenticating = Task { try await sixth.localPlayer.authenticate() }
+        try await waitUntil("the sign-in opened again") { browser.links.count == GKLocalPlayer.signInDismissalsBeforeOptOut + 1 }
+        let link = try #require(browser.links.last)
+        let ask = try await page.get(link.path)
+        #expect(try await page.post(link.path, [("csrf", try #require(ask.field("csrf")))]).status == 200)
+        try await authenticating.value
+        #expect(sixth.localPlayer.alias == "Optional")
+        for game in [fourth, fifth, sixth] { await game.close() }
+        try await server.stop()
+    }
+
     /// `present()` opens the link with the browser the environment names (`$BROWSER`, as `xdg-open` reads it).
     @Test func presentOpensTheLinkInTheBrowser() async throws {
         let server = try LiveServer(engine: "sqlite")
         try await server.start()
         let (device, _) = try await Devices.signedUp(server, alias: "Presenter")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let opened = folder.appendingPathComponent("opened")
-        let browser = folder.appendingPathComponent("browser")
-        try "#!/bin/sh\necho \"$1\" > '\(opened.path)'\n".write(to: browser, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
-        setenv("BROWSER", browser.path, 1)
-        defer { unsetenv("BROWSER") }
+        let browser = try StandInBrowser()
+        defer { browser.unset() }
         try await GKAchievementViewController(in: device).present()
-        // The stand-in browser's `echo` creates the file before it writes the line: wait for the whole line.
-        try await waitUntil("the browser was started with a link", within: .seconds(10)) {
-            (try? String(contentsOf: opened, encoding: .utf8))?.hasSuffix("\n") == true
-        }
-        let url = try #require(URL(string: try String(contentsOf: opened, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        try await waitUntil("the browser was started with a link") { browser.links.count == 1 }
+        let url = try #require(browser.links.first)
         #expect(url.path.hasPrefix("/app-tickets/"))
         #expect(try await Self.open(url).path == "/games/com.example.tapper/achievements")
         await device.close()

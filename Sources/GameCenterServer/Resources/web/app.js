@@ -26,3 +26,35 @@
     source.close();
   });
 })();
+
+// A page a game presented (it has the Done button): when it is left other than for a page of the app — the tab
+// closed, most likely — the game is told, so its screen can finish. A reload shows the page again at once, which the
+// game counts as still open.
+(function () {
+  "use strict";
+  var done = document.getElementById("screen-done");
+  if (!done || !navigator.sendBeacon) {
+    return;
+  }
+  var staying = false;
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[href]") : null;
+    if (link && link.origin === window.location.origin) {
+      staying = true;
+    }
+  });
+  document.addEventListener("submit", function () {
+    staying = true;
+  });
+  window.addEventListener("pageshow", function () {
+    staying = false;
+  });
+  window.addEventListener("pagehide", function () {
+    if (staying) {
+      return;
+    }
+    var form = new URLSearchParams();
+    form.append("csrf", done.querySelector("input[name=csrf]").value);
+    navigator.sendBeacon("/screen/left", form);
+  });
+})();

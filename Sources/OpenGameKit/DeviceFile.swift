@@ -23,39 +23,47 @@ struct DevicePlayer: Codable, Sendable, Equatable {
     var sessions: [String: GameSession]
 }
 
-/// Reads and changes ``DevicePlayer`` in `deviceDirectory/player-ENVIRONMENT-SERVER.json` (owner-only), under an
-/// exclusive `flock` so that games running at once on the device never lose each other's changes.
-struct DevicePlayerFile: Sendable {
+/// How often the device's players dismissed the standard sign-in that ``GKLocalPlayer/authenticate()`` starts, in any
+/// game, since one last signed in: at ``GKLocalPlayer/signInDismissalsBeforeOptOut`` the player has opted out of Game
+/// Center on this device, for every game (the seed: "Game Kit handles opting out of Game Center across all games").
+struct DeviceSignInOptOut: Codable, Sendable, Equatable {
+    var dismissals: Int
+}
+
+/// Reads and changes one value shared by every game on the device, for one server and environment, in
+/// `deviceDirectory/NAME-ENVIRONMENT-SERVER.json` (owner-only), under an exclusive `flock` so that games running at
+/// once on the device never lose each other's changes.
+struct DeviceFile<Value: Codable & Sendable>: Sendable {
     let url: URL
 
-    init(directory: URL, server: URL, environment: GKEnvironment) {
+    init(_ name: String, directory: URL, server: URL, environment: GKEnvironment) {
         let serverName = server.absoluteString.map { $0.isLetter || $0.isNumber ? $0 : "_" }
-        url = directory.appendingPathComponent("player-\(environment.rawValue)-\(String(serverName)).json")
+        url = directory.appendingPathComponent("\(name)-\(environment.rawValue)-\(String(serverName)).json")
     }
 
-    /// The device's player, if one is signed in.
-    func load() -> DevicePlayer? {
+    /// The value, if there is one.
+    func load() -> Value? {
         withLock { read() }
     }
 
-    /// Changes the device's player (nil: nobody is signed in) and returns the result.
+    /// Changes the value (nil: there is none) and returns the result.
     @discardableResult
-    func update(_ change: (inout DevicePlayer?) -> Void) -> DevicePlayer? {
+    func update(_ change: (inout Value?) -> Void) -> Value? {
         withLock {
-            var player = read()
-            change(&player)
-            if let player, let data = try? WireCoding.makeEncoder().encode(player) {
+            var value = read()
+            change(&value)
+            if let value, let data = try? WireCoding.makeEncoder().encode(value) {
                 try? DurableFile.write(data, to: url)
-            } else if player == nil {
+            } else if value == nil {
                 try? FileManager.default.removeItem(at: url)
             }
-            return player
+            return value
         }
     }
 
-    private func read() -> DevicePlayer? {
+    private func read() -> Value? {
         guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? WireCoding.makeDecoder().decode(DevicePlayer.self, from: data)
+        return try? WireCoding.makeDecoder().decode(Value.self, from: data)
     }
 
     private func withLock<T>(_ body: () -> T) -> T {
