@@ -44,11 +44,6 @@ final class PresentedScreens: Sendable {
         }
     }
 
-    /// Whether `presentationID` is followed (for tests).
-    func isFollowing(_ presentationID: String) -> Bool {
-        state.withLock { $0.followers[presentationID] != nil }
-    }
-
     /// Hands `presentation` to its follower; presentations not followed here (another device's, a finished one's) are
     /// ignored.
     func handle(_ presentation: ScreenPresentation) {

@@ -130,9 +130,12 @@ struct MetricsTests {
             }
             #expect(scoreStatements.min() == 5, "a score report: \(scoreStatements)")
             #expect(achievementStatements.min() == 4, "an achievement report: \(achievementStatements)")
+            // The scrape counts what was sent before it, and perhaps a background statement (the node's heartbeat)
+            // that ran while it was answered.
             let sent = database.statements.value
             let scraped = try Self.parse(String(decoding: try await client.call(.get, "/metrics", extraHeaders: key).body, as: UTF8.self))
-            #expect(Self.value(scraped, "storage_statements") == Double(sent))
+            let exported = try #require(Self.value(scraped, "storage_statements"))
+            #expect(exported >= Double(sent) && exported <= Double(database.statements.value), "\(exported) exported, \(sent) sent before")
         }
     }
 }
