@@ -73,6 +73,7 @@ public struct ScreenPresentation: Codable, Sendable, Equatable {
 
     /// The ticket's ``AppTicket/presentationID``.
     public var presentationID: String
+    /// What happened to the page.
     public var change: Change
     /// Shown pages of a game (its leaderboards, its achievements): the game's bundle id.
     public var bundleID: String?
