@@ -14,6 +14,9 @@ struct ScreenPresentations: Sendable {
     static let cookieName = "gc_screen"
     /// Hex digits in a presentation id.
     static let idLength = 32
+    /// How long a browser keeps its presentation, in seconds: a page closed without Done leaves the cookie in the
+    /// browser, and its later pages would go on writing events the game no longer follows.
+    static let cookieLifetimeSeconds = 3600
 
     let database: Database
     let bus: any EventBus

@@ -27,10 +27,12 @@ struct SessionCookies: Sendable {
         cookie(Self.signedOutFormName, value, maxAge: nil, request: request, context: context)
     }
 
-    /// The cookie naming the screen a game presented in this browser (``ScreenPresentations``; ends with the browser
-    /// session).
+    /// The cookie naming the screen a game presented in this browser (``ScreenPresentations``), for at most
+    /// ``ScreenPresentations/cookieLifetimeSeconds``.
     func presentation(_ presentationID: String, for request: Request, context: AppRequestContext) -> Cookie {
-        cookie(ScreenPresentations.cookieName, presentationID, maxAge: nil, request: request, context: context)
+        cookie(
+            ScreenPresentations.cookieName, presentationID, maxAge: ScreenPresentations.cookieLifetimeSeconds, request: request,
+            context: context)
     }
 
     /// A cookie that makes the browser forget the one named.

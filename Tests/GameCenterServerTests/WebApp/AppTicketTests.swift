@@ -31,7 +31,8 @@ import Testing
 
             var browser = PageClient(server)
             let opened = try await browser.get(link.path)
-            #expect(opened.setCookie("gc_screen")?.contains("HttpOnly") == true)
+            let screenCookie = try #require(opened.setCookie("gc_screen"))
+            #expect(screenCookie.contains("HttpOnly") && screenCookie.contains("Max-Age=3600"))
             #expect(browser.cookies["gc_screen"] == presentationID)
             let page = try await browser.get(try #require(opened.headers[.location]))
             #expect(page.html.contains(#"<form method="post" action="/screen/done" class="inline" id="screen-done">"#))
