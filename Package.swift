@@ -214,6 +214,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "MatchProbe",
+            dependencies: ["OpenGameKit"],
+            path: "Tests/MatchProbe",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "LANSessionProbe",
             dependencies: ["OpenGameKit"],
             path: "Tests/LANSessionProbe",
@@ -310,6 +316,7 @@ let package = Package(
                 "OpenGameKit",
                 "OpenGameKitVoice",
                 "VoiceTestSupport",
+                "LANTestSupport",
                 "GameCenterProtocol",
                 "NetworkFaultProxy",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -23,7 +23,8 @@ if ! command -v tmux >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 tmux >/dev/null
 fi
-# Two-party voice between the two hosts is also tried with its UDP port blocked by a firewall rule (nftables).
+# Two-party voice between the two hosts is also tried with its UDP port blocked by a firewall rule (nftables), and a
+# match with the direct path between the hosts blocked.
 if ! command -v nft >/dev/null && [ ! -x /usr/sbin/nft ]; then
   echo "installing nftables from Debian…"
   apt-get update -qq

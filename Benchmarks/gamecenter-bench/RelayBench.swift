@@ -16,7 +16,8 @@ import Glibc
 struct RelayBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relay",
-        abstract: "Relay RTT p50/p99 (100 B unreliable, SDK to SDK) and forwarded messages/s with 1,000 4-player matches at 20 Hz vs raw UDP.",
+        abstract:
+            "Relay and direct-path RTT p50/p99 (100 B unreliable, SDK to SDK) and forwarded messages/s with 1,000 4-player matches at 20 Hz vs raw UDP.",
         discussion: """
             Anchor: raw loopback UDP with blocking sockets — ping-pong RTT of 100 B and one-way packets/s. Run under \
             taskset -c 0 for the latency figures (an idle cross-CPU wake-up adds 25–30 µs on a 2-vCPU VM). The load \
@@ -80,7 +81,7 @@ struct RelayBench: AsyncParsableCommand {
                     lean.p50 * 1e6, lean.p99 * 1e6, lean.lost, roundTrips, lean.p50 / rawRTT.p50))
 
             print("\n## Relay round trip: SDK player → relay → SDK player → relay → SDK player, 100 B unreliable")
-            let rtt = try await SDKRoundTrip.measure(server: server, bundleID: bundleID, roundTrips: roundTrips)
+            let rtt = try await SDKRoundTrip.measure(server: server, bundleID: bundleID, roundTrips: roundTrips, relayOnly: true)
             print(
                 String(
                     format: "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP (goal ≤ 3×)",
@@ -91,6 +92,16 @@ struct RelayBench: AsyncParsableCommand {
                 String(
                     format: "raw UDP ping-pong again: p50 %.1f µs; against the mean of both anchors: without the SDK %.1f×, SDK %.1f×",
                     rawAfter.p50 * 1e6, lean.p50 * 2 / (rawRTT.p50 + rawAfter.p50), rtt.p50 * 2 / (rawRTT.p50 + rawAfter.p50)))
+
+            print("\n## Direct round trip: SDK player → SDK player → SDK player, peer to peer (no relay), 100 B unreliable")
+            let direct = try await SDKRoundTrip.measure(server: server, bundleID: bundleID, roundTrips: roundTrips, relayOnly: false)
+            let rawLast = RawUDPPingPong.measure(roundTrips: roundTrips)
+            print(
+                String(
+                    format:
+                        "RTT: p50 %.1f µs, p99 %.1f µs (%d lost of %d); p50 %.1f× raw UDP (raw again: p50 %.1f µs); the relay's SDK round trip is %.1f× this",
+                    direct.p50 * 1e6, direct.p99 * 1e6, direct.lost, roundTrips, direct.p50 * 2 / (rawAfter.p50 + rawLast.p50), rawLast.p50 * 1e6,
+                    rtt.p50 / direct.p50))
 
             print("\n## Load: \(matches) matches × \(players) players × \(hertz) Hz, 100 B unreliable to all, UDP")
             let load = try await RelayLoad.run(server: server, preload: preload, hertz: hertz, seconds: seconds)
@@ -261,7 +272,8 @@ enum SDKRoundTrip {
         func match(_ match: GKMatch, didFailWithError error: (any Error)?) {}
     }
 
-    static func measure(server: BenchServer, bundleID: String, roundTrips: Int) async throws -> Figures {
+    /// With `relayOnly` both players keep to the relay; without, the measurement waits for their direct path.
+    static func measure(server: BenchServer, bundleID: String, roundTrips: Int, relayOnly: Bool) async throws -> Figures {
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
         var devices: [GKGameCenter] = []
         for name in ["Ping", "Pong"] {
@@ -275,6 +287,7 @@ enum SDKRoundTrip {
             devices.append(device)
         }
         let request = GKMatchRequest(minPlayers: 2, maxPlayers: 2)
+        request.relayOnly = relayOnly
         let tasks = devices.map { device in Task { try await device.matchmaker.findMatch(for: request) } }
         let ping = try await tasks[0].value, pong = try await tasks[1].value
         let echo = Echo(), pinger = Pinger(warmUp: 500, roundTrips: roundTrips)
@@ -285,8 +298,11 @@ enum SDKRoundTrip {
             guard ContinuousClock.now < deadline else { throw ValidationError("the two players did not connect to the relay") }
             try await Task.sleep(for: .milliseconds(10))
         }
-        // Lets both devices' UDP probes be answered, so the measurement runs over UDP.
+        // Lets both devices' UDP probes be answered, so the measurement runs over UDP (to the relay, or directly).
         try await Task.sleep(for: .seconds(2.5))
+        guard relayOnly || (!ping.directPlayerIDs.isEmpty && !pong.directPlayerIDs.isEmpty) else {
+            throw ValidationError("the two players found no direct path to each other")
+        }
         pinger.ping(ping)
         // A lost message stops the chain: after 100 ms without an answer, send again and count a loss.
         var lost = 0, lastAnswered = -1

@@ -26,14 +26,31 @@ public enum RelayDatagramKind: UInt8, Sendable {
     case clientVoice = 0x25
     /// Server to device: sender index u8, channel name length u8, the name, voice payload.
     case serverVoice = 0x26
+    /// Device to device on a match's direct path, empty body: "can you hear me here?". Answered with
+    /// `peerProbeAck` to where it came from. The header's connection id is the sender's stream (``PeerOffer``).
+    case peerProbe = 0x31
+    /// Device to device, empty body: the answer to a `peerProbe`.
+    case peerProbeAck = 0x32
+    /// Device to device: an unreliable message's payload.
+    case peerData = 0x33
+    /// Device to device: a reliable message: its number in the sender's messages to the receiver u64, the payload.
+    case peerReliable = 0x34
+    /// Device to device: the number of the reliable message that arrived u64, then the number through which every
+    /// message arrived u64.
+    case peerAck = 0x35
 
     /// Client kinds travel device→server (nonce direction 0), server kinds server→device (direction 1).
     public var fromServer: Bool {
         switch self {
         case .clientData, .clientProbe, .clientVoice: false
         case .serverData, .serverProbeAck, .serverVoice: true
+        // Each direction of a direct path has a key of its own, so the direction bit stays 0.
+        case .peerProbe, .peerProbeAck, .peerData, .peerReliable, .peerAck: false
         }
     }
+
+    /// Whether the datagram travels between two devices of a match, not through the relay.
+    public var isPeer: Bool { rawValue >= 0x31 }
 }
 
 /// The clear header of a relay datagram.

@@ -47,6 +47,9 @@ public enum RelayServerFrame: Sendable, Equatable {
     /// Type 0x0A: voice from `sender` on `channel` that came over the WebSocket (UDP does not reach this device).
     /// Body: sender u8, channel name length u8, name, payload.
     case voice(sender: UInt8, channel: String, payload: ByteBuffer)
+    /// Type 0x0B: how to reach member `sender` directly (told again to every new connection). Body: sender u8, the
+    /// offer.
+    case peerOffer(sender: UInt8, PeerOffer)
 
     /// Appends the frame's bytes.
     ///
@@ -93,6 +96,10 @@ public enum RelayServerFrame: Sendable, Equatable {
             buffer.writeInteger(sender)
             buffer.writeVoiceChannel(channel)
             buffer.writeImmutableBuffer(payload)
+        case .peerOffer(let sender, let offer):
+            buffer.writeInteger(UInt8(0x0B))
+            buffer.writeInteger(sender)
+            offer.write(to: &buffer)
         }
     }
 
@@ -137,6 +144,9 @@ public enum RelayServerFrame: Sendable, Equatable {
             let sender = try buffer.readRelayInteger(as: UInt8.self)
             let channel = try buffer.readVoiceChannel()
             return .voice(sender: sender, channel: channel, payload: buffer.readRelayPayload())
+        case 0x0B:
+            let sender = try buffer.readRelayInteger(as: UInt8.self)
+            frame = .peerOffer(sender: sender, try PeerOffer.read(from: &buffer))
         default:
             throw .unknownType(type)
         }
@@ -167,6 +177,9 @@ public enum RelayClientFrame: Sendable, Equatable {
     /// Type 0x17: voice on `channel` sent over the WebSocket (UDP does not get through). Body: channel name
     /// length u8, name, payload.
     case voice(channel: String, payload: ByteBuffer)
+    /// Type 0x18: how the others may reach this member directly; the relay passes it on unless the match is
+    /// relay-only. Body: the offer.
+    case peerOffer(PeerOffer)
 
     /// Appends the frame's bytes.
     ///
@@ -198,6 +211,9 @@ public enum RelayClientFrame: Sendable, Equatable {
             buffer.writeInteger(UInt8(0x17))
             buffer.writeVoiceChannel(channel)
             buffer.writeImmutableBuffer(payload)
+        case .peerOffer(let offer):
+            buffer.writeInteger(UInt8(0x18))
+            offer.write(to: &buffer)
         }
     }
 
@@ -229,6 +245,8 @@ public enum RelayClientFrame: Sendable, Equatable {
         case 0x17:
             let channel = try buffer.readVoiceChannel()
             return .voice(channel: channel, payload: buffer.readRelayPayload())
+        case 0x18:
+            frame = .peerOffer(try PeerOffer.read(from: &buffer))
         default:
             throw .unknownType(type)
         }

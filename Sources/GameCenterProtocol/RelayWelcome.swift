@@ -6,7 +6,7 @@ import NIOCore
 /// resumes, the timing and rate limits it must keep, and who is in the match. Layout after the type byte:
 /// connectionID u64, key 32 bytes, udpHost (u16 length + UTF-8), udpPort u16, memberIndex u8, acceptedSeq u64,
 /// receiverStream u64, heartbeatMillis u32, timeoutMillis u32, maxMessagesPerSecond u32, burstMessages u32, member
-/// count u8, then each member.
+/// count u8, each member, then flags u8 (bit 0: peer to peer).
 public struct RelayWelcome: Sendable, Equatable {
     /// Names this connection in the clear header of its UDP datagrams.
     public var connectionID: UInt64
@@ -33,6 +33,9 @@ public struct RelayWelcome: Sendable, Equatable {
     public var burstMessages: UInt32
     /// Every member of the match, the receiver included; at most 255.
     public var members: [RelayMember]
+    /// Whether members may reach each other directly (false: the game's manifest makes its matches relay-only, and
+    /// the relay passes on no ``PeerOffer``).
+    public var peerToPeer: Bool
 
     /// Creates a welcome; encoding traps unless `udpHost` is at most 255 UTF-8 bytes and there are at most 255 members.
     public init(
@@ -47,7 +50,8 @@ public struct RelayWelcome: Sendable, Equatable {
         timeoutMillis: UInt32,
         maxMessagesPerSecond: UInt32,
         burstMessages: UInt32,
-        members: [RelayMember]
+        members: [RelayMember],
+        peerToPeer: Bool = true
     ) {
         self.connectionID = connectionID
         self.key = key
@@ -61,6 +65,7 @@ public struct RelayWelcome: Sendable, Equatable {
         self.maxMessagesPerSecond = maxMessagesPerSecond
         self.burstMessages = burstMessages
         self.members = members
+        self.peerToPeer = peerToPeer
     }
 
     /// Appends the welcome body (everything after the type byte).
@@ -82,6 +87,7 @@ public struct RelayWelcome: Sendable, Equatable {
         for member in members {
             member.write(to: &buffer)
         }
+        buffer.writeInteger(UInt8(peerToPeer ? 1 : 0))
     }
 
     /// Reads a welcome body laid out as `write(to:)` writes it.
@@ -107,6 +113,8 @@ public struct RelayWelcome: Sendable, Equatable {
         for _ in 0..<memberCount {
             members.append(try RelayMember.read(from: &buffer))
         }
+        let flags = try buffer.readRelayInteger(as: UInt8.self)
+        guard flags <= 1 else { throw .invalidValue("welcome flags \(flags)") }
         return RelayWelcome(
             connectionID: connectionID,
             key: key,
@@ -119,7 +127,8 @@ public struct RelayWelcome: Sendable, Equatable {
             timeoutMillis: timeoutMillis,
             maxMessagesPerSecond: maxMessagesPerSecond,
             burstMessages: burstMessages,
-            members: members
+            members: members,
+            peerToPeer: flags & 1 != 0
         )
     }
 }

@@ -115,6 +115,7 @@ import Testing
         expected += [0, 0, 0, 0, 0, 0, 0x0A, 0x0B]
         expected += [1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 60, 0, 0, 0x02, 0x58, 2]
         expected += [0, 1, 1, 0x61, 1, 0, 2, 0x62, 0x63]
+        expected += [1]  // flags: peer to peer
         #expect(Array(encoded(frame).readableBytesView) == expected)
         #expect(try RelayServerFrame.read(from: ByteBuffer(bytes: expected)) == frame)
     }
@@ -222,8 +223,8 @@ import Testing
     }
 
     @Test func unknownTypeBytesAreRejected() {
-        let serverTypes: ClosedRange<UInt8> = 0x01...0x0A
-        let clientTypes: ClosedRange<UInt8> = 0x11...0x17
+        let serverTypes: ClosedRange<UInt8> = 0x01...0x0B
+        let clientTypes: ClosedRange<UInt8> = 0x11...0x18
         for type in UInt8.min...UInt8.max {
             let bytes = ByteBuffer(bytes: [type] + [UInt8](repeating: 0, count: 40))
             if !serverTypes.contains(type) {
@@ -264,7 +265,7 @@ import Testing
             try RelayServerFrame.read(from: ByteBuffer(bytes: [0x02, 0, 3, 1, 0x61]))
         }
         var bytes = encoded(RelayServerFrame.welcome(welcome(members: [RelayMember(index: 0, playerID: "a", state: .left)])))
-        bytes.setInteger(UInt8(3), at: bytes.writerIndex - 3)
+        bytes.setInteger(UInt8(3), at: bytes.writerIndex - 4)
         #expect(throws: RelayWireError.invalidValue("member state 3")) { try RelayServerFrame.read(from: bytes) }
     }
 
@@ -273,7 +274,7 @@ import Testing
             try RelayServerFrame.read(from: ByteBuffer(bytes: [0x02, 0, 1, 0]))
         }
         var bytes = encoded(RelayServerFrame.welcome(welcome(members: [RelayMember(index: 0, playerID: "a", state: .left)])))
-        bytes.moveWriterIndex(to: bytes.writerIndex - 2)
+        bytes.moveWriterIndex(to: bytes.writerIndex - 3)
         bytes.writeInteger(UInt8(0))
         #expect(throws: RelayWireError.invalidValue("empty player id")) { try RelayServerFrame.read(from: bytes) }
     }

@@ -105,7 +105,18 @@ let serverFrames: [RelayServerFrame] = [
     .voiceChannel(member: 0, membership: .joined, channel: "a"),
     .voice(sender: 2, channel: "team", payload: pattern(80)),
     .voice(sender: 0, channel: "🙂", payload: ByteBuffer()),
+    .peerOffer(sender: 2, sampleOffer),
+    .peerOffer(sender: 0, PeerOffer(stream: 1, publicKey: [UInt8](repeating: 9, count: 32), candidates: [])),
 ]
+
+/// An offer with an IPv4 and an IPv6 candidate.
+let sampleOffer = PeerOffer(
+    stream: 0xAB,
+    publicKey: (0..<32).map { UInt8($0 + 100) },
+    candidates: [
+        PeerCandidate(address: [192, 168, 1, 20], port: 4000)!,
+        PeerCandidate(address: [0x20, 0x01, 0x0D, 0xB8] + [UInt8](repeating: 0, count: 11) + [1], port: 65_535)!,
+    ])
 
 /// Every client frame case, with the payload sizes the round-trip and truncation tests need.
 let clientFrames: [RelayClientFrame] = [
@@ -122,4 +133,5 @@ let clientFrames: [RelayClientFrame] = [
     .voiceChannel(membership: .none, channel: String(repeating: "x", count: 32)),
     .voice(channel: "team", payload: pattern(512)),
     .voice(channel: "a", payload: ByteBuffer()),
+    .peerOffer(sampleOffer),
 ]

@@ -37,6 +37,9 @@ public struct MatchmakingSettings: Sendable, Equatable {
     /// The most players a relayed match of this game may have (default 4, the seed's peer-to-peer cap; at most 16).
     /// Hosted matches always allow ``GameCenterProtocol/Limits/matchPlayers``.
     public var maxRelayedPlayers = 4
+    /// When true, members of this game's matches never reach each other directly: all their data goes through the
+    /// relay, and no player learns another's address (default false: direct paths where they work).
+    public var relayOnly = false
 
     /// The defaults.
     public init() {}

@@ -95,7 +95,7 @@ private struct ManifestChecker {
     }
 
     private func matchmaking(_ node: ManifestNode) throws -> MatchmakingSettings {
-        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds", "maxRelayedPlayers"])
+        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds", "maxRelayedPlayers", "relayOnly"])
         var settings = MatchmakingSettings()
         if let fillNode = fields["fillSeconds"] {
             let range = MatchmakingSettings.fillSecondsRange
@@ -105,6 +105,7 @@ private struct ManifestChecker {
             settings.fillMilliseconds = Int64((seconds * 1000).rounded())
         }
         if let rolesNode = fields["rolesRequired"] { settings.rolesRequired = try rolesNode.bool() }
+        if let relayOnlyNode = fields["relayOnly"] { settings.relayOnly = try relayOnlyNode.bool() }
         if let invitationNode = fields["invitationSeconds"] {
             let range = MatchmakingSettings.invitationSecondsRange
             let seconds = try invitationNode.int()

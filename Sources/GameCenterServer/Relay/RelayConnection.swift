@@ -53,7 +53,7 @@ struct RelayConnection {
                 memberIndex: welcome.memberIndex, acceptedSeq: welcome.acceptedSeq, receiverStream: welcome.receiverStream,
                 heartbeatMillis: UInt32(clamping: heartbeatMillis),
                 timeoutMillis: timeoutMillis, maxMessagesPerSecond: UInt32(relay.limits.messagesPerSecond),
-                burstMessages: UInt32(relay.limits.burstMessages), members: welcome.members
+                burstMessages: UInt32(relay.limits.burstMessages), members: welcome.members, peerToPeer: welcome.peerToPeer
             )
         ).write(to: &frame)
         try await outbound.write(.binary(frame))
@@ -154,6 +154,9 @@ struct RelayConnection {
                     }
                 }
                 relay.send(datagrams)
+                relay.apply(effects, of: match)
+            case .peerOffer(let offer):
+                let effects = match.state.withLock { $0.receivePeerOffer(from: memberIndex, connectionID: connectionID, offer, now: now) }
                 relay.apply(effects, of: match)
             }
         }

@@ -7,10 +7,11 @@ final class RelayMatch: Sendable {
     let timeout: Duration
     let state: Mutex<RelayMatchState>
 
-    init(matchID: String, timeout: Duration, limits: RelayLimits) {
+    /// `peerToPeer` false keeps every member's traffic on the relay (the game's `matchmaking.relayOnly`).
+    init(matchID: String, timeout: Duration, limits: RelayLimits, peerToPeer: Bool = true) {
         self.matchID = matchID
         self.timeout = timeout
-        self.state = Mutex(RelayMatchState(limits: limits, timeout: timeout))
+        self.state = Mutex(RelayMatchState(limits: limits, timeout: timeout, peerToPeer: peerToPeer))
     }
 }
 

@@ -8,12 +8,15 @@ import NIOCore
 struct RelayMatchState {
     let limits: RelayLimits
     let timeout: Duration
+    /// Whether members may reach each other directly: their ``PeerOffer``s are passed on only then.
+    let peerToPeer: Bool
     /// Every member by index; changed only through the methods here and in the `RelayMatchState+…` files.
     var members: [RelayMemberSlot] = []
 
-    init(limits: RelayLimits, timeout: Duration) {
+    init(limits: RelayLimits, timeout: Duration, peerToPeer: Bool = true) {
         self.limits = limits
         self.timeout = timeout
+        self.peerToPeer = peerToPeer
     }
 
     /// What the caller must do after a change.
@@ -82,7 +85,7 @@ struct RelayMatchState {
             members[i].acceptedSeq = 0
         }
         members[i].connection = RelayConnectionSlot(connectionID: connectionID, key: key, wake: WriterWake(wake))
-        members[i].connection!.control = voiceChannelFrames(except: index)
+        members[i].connection!.control = voiceChannelFrames(except: index) + peerOfferFrames(except: index)
         members[i].voiceAllowed = voiceAllowed
         members[i].lastHeard = RelayTime.of(now)
         if members[i].state == .expected {
@@ -92,7 +95,7 @@ struct RelayMatchState {
         effects.wakes.append(members[i].connection!.wake)
         let welcome = RelayMatchWelcome(
             memberIndex: index, acceptedSeq: members[i].acceptedSeq,
-            receiverStream: members[i].receiverStream, members: members.map(\.announced))
+            receiverStream: members[i].receiverStream, members: members.map(\.announced), peerToPeer: peerToPeer)
         return (welcome, effects)
     }
 
@@ -156,6 +159,38 @@ struct RelayMatchState {
         RelayServerFrame.heartbeat.write(to: &frame)
         members[i].connection!.control.append(frame)
         return members[i].connection!.wake
+    }
+
+    // MARK: Direct paths
+
+    /// Member `index` offered a direct path: kept (for members that connect later) and passed on to the others, with
+    /// the address its datagrams came from added; nothing is passed on in a relay-only match.
+    mutating func receivePeerOffer(from index: UInt8, connectionID: UInt64, _ offer: PeerOffer, now: ContinuousClock.Instant) -> Effects {
+        let i = Int(index)
+        guard peerToPeer, members[i].state != .left, let connection = members[i].connection, connection.connectionID == connectionID else {
+            return Effects()
+        }
+        members[i].lastHeard = RelayTime.of(now)
+        var offer = offer
+        if let seen = connection.udpAddress.flatMap(PeerCandidate.init), !offer.candidates.contains(seen),
+            offer.candidates.count < PeerOffer.maximumCandidates
+        {
+            offer.candidates.append(seen)
+        }
+        members[i].peerOffer = offer
+        var frame = ByteBuffer()
+        RelayServerFrame.peerOffer(sender: index, offer).write(to: &frame)
+        return Effects(wakes: enqueueControl(frame, toAllBut: index))
+    }
+
+    /// The offers of the members still in the match other than `index`, for a connection that opens.
+    private func peerOfferFrames(except index: UInt8) -> [ByteBuffer] {
+        members.compactMap { member in
+            guard member.index != index, member.state != .left, let offer = member.peerOffer else { return nil }
+            var frame = ByteBuffer()
+            RelayServerFrame.peerOffer(sender: member.index, offer).write(to: &frame)
+            return frame
+        }
     }
 
     // MARK: Reliable data
@@ -426,4 +461,5 @@ struct RelayMatchWelcome {
     var acceptedSeq: UInt64
     var receiverStream: UInt64
     var members: [RelayMember]
+    var peerToPeer: Bool
 }

@@ -40,6 +40,8 @@ struct RelayMemberSlot {
     var voiceAllowed = true
     /// The member's voice packet limit, apart from its data limit.
     var voiceRate: TokenBucket
+    /// How the others may reach the member directly, as it last offered (with the address the relay saw added).
+    var peerOffer: PeerOffer?
 
     init(index: UInt8, playerID: String, now: Duration, rate: TokenBucket, voiceRate: TokenBucket) {
         self.index = index

@@ -80,7 +80,7 @@ final class RelayService: Service {
         else { throw APIError.noSuchMatch }
         guard !record.hosted else { throw APIError.hostedMatchHasNoRelay }
         let timeout = Duration.milliseconds(device.game.matchmaking.timeoutMilliseconds)
-        let loaded = RelayMatch(matchID: matchID, timeout: timeout, limits: limits)
+        let loaded = RelayMatch(matchID: matchID, timeout: timeout, limits: limits, peerToPeer: !device.game.matchmaking.relayOnly)
         _ = loaded.state.withLock { $0.updateMembers(current: members.filter { $0.leftAt == nil }.map(\.playerID), now: .now) }
         let match = matches.withLock { matches in
             if let existing = matches[matchID] { return existing }
@@ -148,7 +148,7 @@ final class RelayService: Service {
     /// datagrams are sealed into `out`.
     func receiveDatagram(_ datagram: UnsafeMutableRawBufferPointer, from address: DatagramAddress, into out: DatagramOutbox) {
         guard datagram.count <= RelayDatagram.maximumSize, let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)),
-            !header.kind.fromServer
+            !header.kind.fromServer, !header.kind.isPeer
         else {
             statistics.add(.datagramsMalformed)
             return

@@ -30,11 +30,14 @@ public enum GKMatchEvent: Sendable {
 public enum GKMatchSendDataMode: Sendable {
     /// Delivered once, in order per sender, even across a short network break (at most 87 KB).
     case reliable
-    /// Sent once over UDP (the WebSocket when UDP does not get through): may be lost or reordered (at most 1000 bytes).
+    /// Sent once over UDP, directly or through the relay (its WebSocket when UDP does not get through): may be lost or
+    /// reordered (at most 1000 bytes).
     case unreliable
 }
 
-/// A match the matchmaker formed: its members, and the data path between them through the server's relay.
+/// A match the matchmaker formed: its members, and the data paths between them — peer to peer where a direct path
+/// works (encrypted with keys only the two members hold), through the server's relay where it does not (per pair,
+/// switching as paths come and go without losing or reordering reliable data).
 ///
 /// The match connects to the relay as soon as it exists; data can be sent at once (reliable messages wait for
 /// the connection). Delegate calls and `events` come from the SDK's network threads, in order per sender.
@@ -116,14 +119,19 @@ public final class GKMatch: Sendable {
         var draining = false
     }
 
-    init(info: MatchInfo, localPlayerID: String, device: GKGameCenter) {
+    /// The other members this device reaches directly now, peer to peer; data to the others goes through the
+    /// server's relay (their direct path is being tried, did not answer, or one side keeps to the relay).
+    public var directPlayerIDs: [String] { relay.directPlayers }
+
+    init(info: MatchInfo, localPlayerID: String, relayOnly: Bool = false, device: GKGameCenter) {
         self.matchID = info.matchID
         self.localPlayerID = localPlayerID
         self.device = device
         self.state = Mutex(MatchState(members: info.players))
         let box = WeakMatchBox()
         self.relay = MatchRelayClient(
-            matchID: info.matchID, localPlayerID: localPlayerID, players: info.players, relayURL: info.relayURL.flatMap(URL.init(string:)), device: device
+            matchID: info.matchID, localPlayerID: localPlayerID, players: info.players, relayURL: info.relayURL.flatMap(URL.init(string:)),
+            relayOnly: relayOnly, device: device
         ) { event in
             box.match?.relayEvent(event)
         }

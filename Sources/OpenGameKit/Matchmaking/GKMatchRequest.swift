@@ -16,6 +16,7 @@ public final class GKMatchRequest: Sendable {
         var playersToInvite: [String]?
         var inviteMessage: String?
         var inviteeResponseHandler: (@Sendable (String, GKInviteeState) -> Void)?
+        var relayOnly = false
     }
 
     private let state = Mutex(State())
@@ -58,6 +59,15 @@ public final class GKMatchRequest: Sendable {
     public var inviteeResponseHandler: (@Sendable (String, GKInviteeState) -> Void)? {
         get { state.withLock { $0.inviteeResponseHandler } }
         set { state.withLock { $0.inviteeResponseHandler = newValue } }
+    }
+
+    /// When true, the match this request finds keeps this device's data on the server's relay: the device tells
+    /// nobody its addresses and takes no direct path, so no other player learns where it is (default false: the
+    /// members reach each other directly where a direct path works). A game's manifest can make all its matches
+    /// relay-only (`matchmaking.relayOnly`).
+    public var relayOnly: Bool {
+        get { state.withLock { $0.relayOnly } }
+        set { state.withLock { $0.relayOnly = newValue } }
     }
 
     /// A request for a two-player match.

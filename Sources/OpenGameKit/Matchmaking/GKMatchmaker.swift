@@ -77,7 +77,7 @@ public final class GKMatchmaker: Sendable {
     /// friends who accepted). ``cancel()`` makes it throw `cancelled`.
     public func findMatch(for request: GKMatchRequest) async throws -> GKMatch {
         let info = try await submit(request, hosted: false, matchID: nil)
-        return try makeMatch(info)
+        return try makeMatch(info, relayOnly: request.relayOnly)
     }
 
     /// Completion-handler form of ``findMatch(for:)``.
@@ -321,12 +321,13 @@ public final class GKMatchmaker: Sendable {
         pending?.continuation.resume(with: result)
     }
 
-    func makeMatch(_ info: MatchInfo) throws -> GKMatch {
+    /// The match `info` describes, connected; `relayOnly` keeps this device's data on the relay.
+    func makeMatch(_ info: MatchInfo, relayOnly: Bool = false) throws -> GKMatch {
         let device = try self.device
         guard let playerID = device.state.withLock({ $0.session?.player.playerID }) else {
             throw GKError(.notAuthenticated, "the player signed out while the match formed")
         }
-        let match = GKMatch(info: info, localPlayerID: playerID, device: device)
+        let match = GKMatch(info: info, localPlayerID: playerID, relayOnly: relayOnly, device: device)
         state.withLock { $0.matches[info.matchID] = WeakMatch(match: match) }
         match.connect()
         return match

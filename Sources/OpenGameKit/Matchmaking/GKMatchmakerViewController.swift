@@ -227,7 +227,7 @@ public final class GKMatchmakerViewController: Sendable {
         let localID = device.state.withLock { $0.session?.player.playerID }
         let isHosted = hosted
         var match: GKMatch?
-        if !isHosted { match = try device.matchmaker.makeMatch(info) }
+        if !isHosted { match = try device.matchmaker.makeMatch(info, relayOnly: request?.relayOnly ?? false) }
         state.withLock { state in
             state.players = info.players
             state.lobby.players = info.players.count

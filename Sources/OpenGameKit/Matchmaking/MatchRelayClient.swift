@@ -9,6 +9,7 @@ import WSClient
 
 /// A `GKMatch`'s connection to the server's relay: a WebSocket for reliable data (reconnected after a break, with
 /// unacknowledged messages resent) and a UDP socket for unreliable data (the WebSocket when UDP does not get through).
+/// The same UDP socket carries the direct paths to the other members (``MatchPeers``), when the match allows them.
 final class MatchRelayClient: Sendable {
     /// What the relay client tells its match.
     enum Event: Sendable {
@@ -29,6 +30,10 @@ final class MatchRelayClient: Sendable {
     private let state: Mutex<MatchRelayState>
     private let socket = Mutex<RelayDatagramSocket?>(nil)
     private let task = Mutex<Task<Void, Never>?>(nil)
+    private let peerTask = Mutex<Task<Void, Never>?>(nil)
+    /// Held while a reliable message is taken in order and handed to the game, so that messages of one sender that
+    /// came by different paths (the relay's connection, the UDP socket's thread) reach it in order.
+    private let deliveryOrder = Mutex(())
     private let deliver: @Sendable (Event) -> Void
     private let origin = ContinuousClock.now
 
@@ -37,16 +42,19 @@ final class MatchRelayClient: Sendable {
     static let probeGiveUp = Duration.seconds(2)
     /// How long a connection attempt may take to be welcomed.
     static let welcomeTimeout = Duration.seconds(3)
+    /// How often the direct paths are looked after (probes, resends, fallbacks).
+    static let peerTick = Duration.milliseconds(20)
 
+    /// `relayOnly` keeps this device's data on the relay: it offers no direct path and takes none.
     init(
-        matchID: String, localPlayerID: String, players: [String], relayURL: URL?, device: GKGameCenter,
+        matchID: String, localPlayerID: String, players: [String], relayURL: URL?, relayOnly: Bool = false, device: GKGameCenter,
         deliver: @escaping @Sendable (Event) -> Void
     ) {
         self.matchID = matchID
         self.device = device
         self.relayServer = relayURL.flatMap { $0.host == nil ? nil : $0 }
         self.deliver = deliver
-        self.state = Mutex(MatchRelayState(localPlayerID: localPlayerID, knownPlayers: players))
+        self.state = Mutex(MatchRelayState(matchID: matchID, localPlayerID: localPlayerID, knownPlayers: players, relayOnly: relayOnly))
     }
 
     private var now: Double { (ContinuousClock.now - origin).relaySeconds }
@@ -57,6 +65,8 @@ final class MatchRelayClient: Sendable {
     func start() {
         let task = Task { [self] in await run() }
         self.task.withLock { $0 = task }
+        let peerTask = Task { [self] in await tendPeers() }
+        self.peerTask.withLock { $0 = peerTask }
     }
 
     /// Stops for good (the match was left); queued data is dropped.
@@ -67,6 +77,7 @@ final class MatchRelayClient: Sendable {
         }
         wake?.finish()
         task.withLock { $0 }?.cancel()
+        peerTask.withLock { $0 }?.cancel()
         socket.withLock { $0 }?.close()
     }
 
@@ -105,6 +116,7 @@ final class MatchRelayClient: Sendable {
             defer { state.ended = true }
             return !state.ended
         }
+        peerTask.withLock { $0 }?.cancel()
         socket.withLock { $0 }?.close()
         if first { deliver(.ended(error)) }
     }
@@ -216,12 +228,18 @@ final class MatchRelayClient: Sendable {
     private func handle(_ frame: RelayServerFrame, wake: WriterWake) -> (RelayCloseReason, String)? {
         switch frame {
         case .reliable(let seq, let sender, let payload):
-            let player = state.withLock { state -> String? in
-                guard state.received(seq: seq) else { return nil }
-                if state.receivedSinceAck >= 32 { wake.yield() }
-                return state.player(sender)
+            deliveryOrder.withLock { _ in
+                let messages = state.withLock { state -> (String, [Data])? in
+                    guard state.received(seq: seq) else { return nil }
+                    if state.receivedSinceAck >= 32 { wake.yield() }
+                    guard let player = state.player(sender) else { return nil }
+                    return (player, state.relayedReliable(payload, from: sender))
+                }
+                guard let (player, messages) = messages else { return }
+                for message in messages { deliver(.data(message, from: player)) }
             }
-            if let player { deliver(.data(Data(payload.readableBytesView), from: player)) }
+        case .peerOffer(let sender, let offer):
+            state.withLock { $0.peerOffered(offer, by: sender, now: now) }
         case .unreliable(let sender, let payload):
             if let player = state.withLock({ $0.player(sender) }) { deliver(.data(Data(payload.readableBytesView), from: player)) }
         case .memberState(let member):
@@ -252,12 +270,21 @@ final class MatchRelayClient: Sendable {
     /// Queues `payload` for `players` (nil: everyone); see `GKMatch.send`.
     func send(_ payload: Data, to players: [String]?, reliable: Bool) throws {
         let outbound = try state.withLock { try $0.queue(payload, to: players, reliable: reliable, now: now) }
-        switch outbound {
-        case .none: break
-        case .wake(let wake): wake?.yield()
-        case .datagram(let header, let recipients, let key):
+        outbound.wake?.yield()
+        let socket = socket.withLock { $0 }
+        if let (header, recipients, key) = outbound.datagram {
             // Sealed here, outside the lock, straight from the caller's bytes.
-            socket.withLock { $0 }?.sendClientData(header, recipients: recipients, payload: payload, key: key)
+            socket?.sendClientData(header, recipients: recipients, payload: payload, key: key)
+        }
+        if let socket { send(outbound.direct, on: socket) }
+    }
+
+    /// Seals and sends datagrams on direct paths.
+    private func send(_ sends: [MatchPeers.Send], on socket: RelayDatagramSocket) {
+        for send in sends {
+            var datagram = ByteBuffer()
+            RelayDatagram.seal(send.header, body: send.body, key: send.key, into: &datagram)
+            socket.send(datagram, to: send.address.datagramAddress)
         }
     }
 
@@ -281,6 +308,11 @@ final class MatchRelayClient: Sendable {
         state.withLock { $0.voiceMembers(of: channel) }
     }
 
+    /// The other members this device reaches directly now; the rest go through the relay.
+    var directPlayers: [String] {
+        state.withLock { state in state.peers.links.values.filter { $0.path.directAddress != nil }.map(\.playerID).sorted() }
+    }
+
     /// How unreliable data and voice travel now (a test hook: tests wait for it instead of for the probes' timing).
     var unreliablePath: UnreliablePath {
         state.withLock { state in
@@ -301,8 +333,8 @@ final class MatchRelayClient: Sendable {
             datagrams = existing
         } else {
             do {
-                datagrams = try RelayDatagramSocket.open(host: host, port: Int(welcome.udpPort)) { [weak self] datagram in
-                    self?.received(datagram)
+                datagrams = try RelayDatagramSocket.open(host: host, port: Int(welcome.udpPort)) { [weak self] datagram, sender in
+                    self?.received(datagram, from: sender)
                 }
             } catch {
                 return fallBack("a UDP socket to \(host):\(welcome.udpPort) could not be opened: \(error)")
@@ -326,12 +358,62 @@ final class MatchRelayClient: Sendable {
                 state.connection = connection
                 return datagram
             }
-            guard let probe else { return }
+            guard let probe else { break }
             datagrams.send(probe)
             try? await Task.sleep(for: Self.probeInterval)
         }
         if !Task.isCancelled && state.withLock({ $0.connection?.connectionID == welcome.connectionID && $0.connection?.udpConfirmed == false }) {
             fallBack("no answer from \(host):\(welcome.udpPort) within \(Self.probeGiveUp)")
+        }
+        // Offered once the relay has seen the socket's datagrams (or they did not get through): the relay adds the
+        // address it saw them come from, which is where a member behind a NAT can be reached.
+        if let port = datagrams.localPort {
+            let candidates = HostCandidates.gather(port: port, ipv6: datagrams.isIPv6)
+            state.withLock { $0.setOffer(candidates: candidates) }?.yield()
+        }
+    }
+
+    // MARK: Direct paths
+
+    /// Looks after the direct paths until the match ends: probes, resends, and falling back to the relay.
+    private func tendPeers() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.peerTick)
+            let (sends, wake, changes) = state.withLock { $0.tickPeers(now: now) }
+            wake?.yield()
+            if !sends.isEmpty, let socket = socket.withLock({ $0 }) { send(sends, on: socket) }
+            for (player, change) in changes { logPathChange(change, to: player) }
+        }
+    }
+
+    private func logPathChange(_ change: PeerPath.Change, to player: String) {
+        switch change {
+        case .none:
+            break
+        case .direct(let address):
+            device.logger.debug(
+                "direct path to a member",
+                metadata: [LogKey.matchID: "\(matchID)", LogKey.playerID: "\(player)", "address": "\(address.datagramAddress.socketAddress)"])
+        case .relay:
+            device.logger.debug(
+                "the direct path to a member went silent; the relay carries its data", metadata: [LogKey.matchID: "\(matchID)", LogKey.playerID: "\(player)"])
+        }
+    }
+
+    /// A datagram of a direct path, where the socket received it: answers go back at once, messages to the game.
+    private func receivedFromPeer(_ datagram: UnsafeMutableRawBufferPointer, header: RelayDatagramHeader, from sender: DatagramAddress) {
+        guard let address = PeerCandidate(sender) else { return }
+        deliveryOrder.withLock { _ in
+            let result = state.withLock { state -> MatchPeers.Received? in
+                guard let key = state.peers.key(for: header), let body = RelayDatagram.openInPlace(datagram, header: header, key: key) else {
+                    return nil
+                }
+                return state.peers.received(header, body: UnsafeRawBufferPointer(body), from: address, now: now)
+            }
+            guard let result, let player = result.from else { return }
+            if !result.replies.isEmpty, let socket = socket.withLock({ $0 }) { send(result.replies, on: socket) }
+            logPathChange(result.change, to: player)
+            for message in result.deliveries { deliver(.data(message, from: player)) }
         }
     }
 
@@ -349,8 +431,10 @@ final class MatchRelayClient: Sendable {
 
     /// A datagram from the relay, where the socket received it (on the socket's receive thread); it is opened in
     /// place.
-    private func received(_ datagram: UnsafeMutableRawBufferPointer) {
-        guard let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)), header.kind.fromServer else { return }
+    private func received(_ datagram: UnsafeMutableRawBufferPointer, from sender: DatagramAddress) {
+        guard let header = RelayDatagram.peekHeader(UnsafeRawBufferPointer(datagram)) else { return }
+        if header.kind.isPeer { return receivedFromPeer(datagram, header: header, from: sender) }
+        guard header.kind.fromServer else { return }
         let delivery = state.withLock { state -> Event? in
             guard let key = state.connection?.key, state.connection?.connectionID == header.connectionID,
                 let body = RelayDatagram.openInPlace(datagram, header: header, key: key),

@@ -4,12 +4,16 @@ import GameCenterProtocol
 import NIOCore
 
 /// A device's side of a match relay, without I/O: the reliable messages not yet acknowledged (resent after a
-/// reconnect), what was received (duplicates dropped), members' states, the send limit, and the UDP path.
+/// reconnect), what was received (duplicates dropped), members' states, the send limit, the UDP path, and the
+/// direct paths to the other members (``MatchPeers``).
 struct MatchRelayState {
     /// A reliable message waiting for the relay's acknowledgement.
     struct Pending {
         var seq: UInt64
         var recipients: [String]
+        /// The message's number for each recipient (``MatchPeers``), told in its envelope when the match allows
+        /// direct paths.
+        var numbers: [String: UInt64]
         var payload: ByteBuffer
     }
 
@@ -38,6 +42,15 @@ struct MatchRelayState {
     /// UDP did not get through: unreliable data goes over the WebSocket.
     var udpFallback = false
 
+    /// The direct paths to the other members.
+    var peers: MatchPeers
+    /// Whether the match allows direct paths, as the first welcome said (nil before it); the same for every member.
+    var peerToPeer: Bool?
+    /// This device keeps to the relay (`GKMatchRequest.relayOnly`): it offers no direct path and takes none.
+    let relayOnly: Bool
+    /// This device's offer, once its UDP socket knows its addresses.
+    var localOffer: PeerOffer?
+
     /// Numbers this device's reliable messages; a new `GKMatch` is a new stream.
     let senderStream = UInt64.random(in: 1...UInt64.max)
     var nextSeq: UInt64 = 1
@@ -61,9 +74,11 @@ struct MatchRelayState {
     /// Most reliable bytes held for resending before sends are refused.
     static let maximumPendingBytes = 8 << 20
 
-    init(localPlayerID: String, knownPlayers: [String]) {
+    init(matchID: String, localPlayerID: String, knownPlayers: [String], relayOnly: Bool = false) {
         self.localPlayerID = localPlayerID
         self.knownPlayers = knownPlayers
+        self.relayOnly = relayOnly
+        self.peers = MatchPeers(matchID: matchID, localPlayerID: localPlayerID, stream: senderStream)
     }
 
     // MARK: Sending
@@ -75,41 +90,76 @@ struct MatchRelayState {
         guard payload.count <= limit else {
             throw GKError(.invalidParameter, "\(reliable ? "reliable" : "unreliable") messages are at most \(limit) bytes; this one is \(payload.count)")
         }
-        let recipients = try check(players ?? [])
-        guard reliable ? pendingBytes + payload.count <= Self.maximumPendingBytes : true else {
+        var recipients = try check(players ?? [])
+        let unconfirmed = peers.unconfirmedBytes
+        guard reliable ? pendingBytes + unconfirmed + payload.count <= Self.maximumPendingBytes : true else {
             throw GKError(
                 .communicationsFailure,
-                "\(pendingBytes) bytes of reliable data are still waiting for the relay (at most \(Self.maximumPendingBytes)); try again shortly")
+                "\(pendingBytes + unconfirmed) bytes of reliable data are still waiting to be confirmed (at most \(Self.maximumPendingBytes)); try again shortly"
+            )
         }
         guard rate.take(now: now) else {
             throw GKError(
                 .communicationsFailure, "sending too fast: the relay takes at most \(Int(rate.rate)) messages per second (bursts of \(Int(rate.burst)))")
         }
+        let buffer = ByteBuffer(bytes: payload)
+        var outbound = Outbound()
         if reliable {
-            pending.append(Pending(seq: nextSeq, recipients: recipients, payload: ByteBuffer(bytes: payload)))
+            // Numbered for each recipient; those with a direct path get it by UDP, the others through the relay.
+            var numbers: [String: UInt64] = [:]
+            for player in recipients.isEmpty ? otherPlayers : recipients {
+                let number = peers.number(to: player)
+                if let send = peers.sendReliable(buffer, number: number, to: player, now: now) {
+                    outbound.direct.append(send)
+                } else {
+                    numbers[player] = number
+                }
+            }
+            guard outbound.direct.isEmpty || !numbers.isEmpty else { return outbound }
+            pending.append(Pending(seq: nextSeq, recipients: outbound.direct.isEmpty ? recipients : numbers.keys.sorted(), numbers: numbers, payload: buffer))
             nextSeq += 1
             pendingBytes += payload.count
-            return .wake(connection?.wake)
+            outbound.wake = connection?.wake
+            return outbound
         }
-        guard connection != nil, let indices = indices(of: recipients) else { return .none }
+        var relayed: [String] = []
+        for player in recipients.isEmpty ? otherPlayers : recipients {
+            if let send = peers.sendUnreliable(buffer, to: player) { outbound.direct.append(send) } else { relayed.append(player) }
+        }
+        if !outbound.direct.isEmpty {
+            guard !relayed.isEmpty else { return outbound }
+            recipients = relayed
+        }
+        guard connection != nil, let indices = indices(of: recipients) else { return outbound }
         if connection!.udpConfirmed {
             connection!.datagramCounter += 1
-            return .datagram(
+            outbound.datagram = (
                 RelayDatagramHeader(kind: .clientData, connectionID: connection!.connectionID, counter: connection!.datagramCounter),
-                recipients: indices, key: connection!.key)
+                recipients: indices, key: connection!.key
+            )
+            return outbound
         }
         var frame = ByteBuffer()
-        RelayClientFrame.unreliable(recipients: indices, payload: ByteBuffer(bytes: payload)).write(to: &frame)
+        RelayClientFrame.unreliable(recipients: indices, payload: buffer).write(to: &frame)
         connection!.control.append(frame)
-        return .wake(connection!.wake)
+        outbound.wake = connection!.wake
+        return outbound
     }
 
     /// What to do after queueing a message.
-    enum Outbound {
-        case none
-        case wake(WriterWake?)
-        /// Seal the payload under this header and send it by UDP (its counter is taken).
-        case datagram(RelayDatagramHeader, recipients: [UInt8], key: RelayKey)
+    struct Outbound {
+        /// The relay connection's writer to wake.
+        var wake: WriterWake?
+        /// Seal the payload under this header and send it to the relay by UDP (its counter is taken).
+        var datagram: (header: RelayDatagramHeader, recipients: [UInt8], key: RelayKey)?
+        /// Datagrams to seal and send on direct paths.
+        var direct: [MatchPeers.Send] = []
+    }
+
+    /// The other members still in the match (before the relay named them, the players the match started with).
+    private var otherPlayers: [String] {
+        if members.isEmpty { return knownPlayers.filter { $0 != localPlayerID } }
+        return members.filter { $0.state != .left && !$0.playerID.isEmpty && $0.playerID != localPlayerID }.map(\.playerID)
     }
 
     /// What to do after queueing a voice packet.
@@ -229,12 +279,72 @@ struct MatchRelayState {
             let message = pending[pending.startIndex + connection.writtenPending]
             var frame = ByteBuffer()
             frame.reserveCapacity(message.payload.readableBytes + 12 + message.recipients.count)
-            RelayClientFrame.reliable(seq: message.seq, recipients: addressing(message.recipients), payload: message.payload).write(to: &frame)
+            var payload = message.payload
+            if peerToPeer == true {
+                let numbers = message.numbers.compactMap { player, number in
+                    members.first { $0.playerID == player }.map { (index: $0.index, number: number) }
+                }
+                payload = ByteBuffer()
+                PeerEnvelope(stream: senderStream, numbers: numbers.sorted { $0.index < $1.index }).write(to: &payload)
+                payload.writeImmutableBuffer(message.payload)
+            }
+            RelayClientFrame.reliable(seq: message.seq, recipients: addressing(message.recipients), payload: payload).write(to: &frame)
             frames.append(frame)
             connection.writtenPending += 1
         }
         self.connection = connection
         return frames
+    }
+
+    // MARK: Direct paths
+
+    /// This device's offer as a frame for the relay, when it has one and may send it.
+    private var offerFrame: ByteBuffer? {
+        guard peerToPeer == true, !relayOnly, let localOffer else { return nil }
+        var frame = ByteBuffer()
+        RelayClientFrame.peerOffer(localOffer).write(to: &frame)
+        return frame
+    }
+
+    /// The UDP socket knows this device's addresses: the offer goes to the others now and on every new connection.
+    mutating func setOffer(candidates: [PeerCandidate]) -> WriterWake? {
+        guard localOffer == nil else { return nil }
+        localOffer = peers.offer(candidates: candidates)
+        guard connection != nil, let frame = offerFrame else { return nil }
+        connection!.control.append(frame)
+        return connection!.wake
+    }
+
+    /// Member `index` offered a direct path (ignored when this device keeps to the relay).
+    mutating func peerOffered(_ offer: PeerOffer, by index: UInt8, now: Double) {
+        guard peerToPeer == true, !relayOnly, let player = player(index), !player.isEmpty, members[Int(index)].state != .left else { return }
+        _ = peers.offered(offer, by: player, now: now)
+    }
+
+    /// What the direct paths need at `now`: datagrams to send, and the relay's writer to wake when messages a path
+    /// did not confirm were queued for the relay again (in number order, after what is queued).
+    mutating func tickPeers(now: Double) -> (sends: [MatchPeers.Send], wake: WriterWake?, changes: [(String, PeerPath.Change)]) {
+        let (sends, toRelay, changes) = peers.tick(now: now)
+        for (player, messages) in toRelay {
+            for message in messages {
+                pending.append(Pending(seq: nextSeq, recipients: [player], numbers: [player: message.number], payload: message.payload))
+                nextSeq += 1
+                pendingBytes += message.payload.readableBytes
+            }
+        }
+        return (sends, toRelay.isEmpty ? nil : connection?.wake, changes)
+    }
+
+    /// A reliable message the relay delivered from member `sender`: the messages it lets through to the game, in
+    /// order (none when it overtook a missing one, or came both ways).
+    mutating func relayedReliable(_ payload: ByteBuffer, from sender: UInt8) -> [Data] {
+        guard peerToPeer == true else { return [Data(payload.readableBytesView)] }
+        var payload = payload
+        guard let player = player(sender), let envelope = try? PeerEnvelope.read(from: &payload) else { return [] }
+        let data = Data(payload.readableBytesView)
+        guard let localIndex, let number = envelope.number(for: localIndex) else { return [data] }
+        if case .accepted(let messages) = peers.arrive(data, number: number, stream: envelope.stream, from: player) { return messages }
+        return []
     }
 
     // MARK: Receiving
@@ -255,6 +365,8 @@ struct MatchRelayState {
             connection!.control.append(frame)
         }
         localIndex = welcome.memberIndex
+        if peerToPeer == nil { peerToPeer = welcome.peerToPeer }
+        if let frame = offerFrame { connection!.control.append(frame) }
         rate = TokenBucket(rate: Double(welcome.maxMessagesPerSecond), burst: Double(welcome.burstMessages), now: now)
         var changes: [RelayMember] = []
         for member in welcome.members { changes += update(member) }
@@ -269,6 +381,7 @@ struct MatchRelayState {
         let old = members[Int(member.index)]
         members[Int(member.index)] = member
         if member.state == .left {
+            peers.remove(member.playerID)
             for channel in Array(voiceMembers.keys) {
                 voiceMembers[channel]?.removeValue(forKey: member.index)
                 if voiceMembers[channel]?.isEmpty == true { voiceMembers.removeValue(forKey: channel) }

@@ -10,9 +10,9 @@ import GameCenterProtocol
 import NIOCore
 import Synchronization
 
-/// A device's UDP socket to the match relay. Sends go out on the caller's thread (one `sendto`, no hop to another
-/// thread); a thread of its own waits in `recvfrom` and hands every datagram that arrives to `onDatagram`, so a
-/// datagram reaches the match with one wake-up.
+/// A device's UDP socket for a match: to the relay, and to the other members on direct paths. Sends go out on the
+/// caller's thread (one `sendto`, no hop to another thread); a thread of its own waits in `recvfrom` and hands every
+/// datagram that arrives, with where it came from, to `onDatagram`, so a datagram reaches the match with one wake-up.
 ///
 /// The descriptor stays open until the object goes away (the receive thread holds it until `close()` stops the
 /// thread), so a send can never reach a descriptor number the system has since given to something else.
@@ -34,7 +34,9 @@ final class RelayDatagramSocket: Sendable {
     }
 
     /// Opens a socket on an ephemeral port for datagrams to and from `host:port`.
-    static func open(host: String, port: Int, onDatagram: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void) throws -> RelayDatagramSocket {
+    static func open(
+        host: String, port: Int, onDatagram: @escaping @Sendable (UnsafeMutableRawBufferPointer, DatagramAddress) -> Void
+    ) throws -> RelayDatagramSocket {
         let relay = try SocketAddress.makeAddressResolvingHost(host, port: port)
         guard let relayAddress = DatagramAddress(relay) else { throw IOError(errnoCode: EAFNOSUPPORT, reason: "relay address \(relay)") }
         let family = relay.protocol == .inet6 ? AF_INET6 : AF_INET
@@ -91,6 +93,29 @@ final class RelayDatagramSocket: Sendable {
         }
     }
 
+    /// Sends one datagram to `destination` (another member, on a direct path), as `send` does to the relay.
+    func send(_ datagram: ByteBuffer, to destination: DatagramAddress) {
+        datagram.withUnsafeReadableBytes { bytes in
+            destination.withSockAddr { address, length in
+                _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, length)
+            }
+        }
+    }
+
+    /// Whether the socket speaks IPv6 (it does when the relay's address is IPv6).
+    var isIPv6: Bool { CInt(relay.storage.ss_family) == AF_INET6 }
+
+    /// The port the socket is bound to; nil if the system does not say.
+    var localPort: UInt16? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard status == 0, let address = DatagramAddress(received: &storage) else { return nil }
+        return PeerCandidate(address)?.port
+    }
+
     /// Stops receiving (sends still leave until the object goes away).
     func close() {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
@@ -102,16 +127,20 @@ final class RelayDatagramSocket: Sendable {
     }
 
     /// The receive thread's loop, until `close()`.
-    private func receive(_ onDatagram: @Sendable (UnsafeMutableRawBufferPointer) -> Void) {
+    private func receive(_ onDatagram: @Sendable (UnsafeMutableRawBufferPointer, DatagramAddress) -> Void) {
         // Longer than any relay datagram (1,289 bytes): a longer one arrives cut short and fails to open.
         let capacity = 2048
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { bytes.deallocate() }
+        var sender = sockaddr_storage()
         while !closed.load(ordering: .relaxed) {
-            let received = recv(descriptor, bytes, capacity, 0)
+            var senderLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let received = withUnsafeMutablePointer(to: &sender) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, bytes, capacity, 0, $0, &senderLength) }
+            }
             // Nothing within the timeout, a signal, or an ICMP error for an earlier send: go on waiting.
-            guard received > 0 else { continue }
-            onDatagram(UnsafeMutableRawBufferPointer(start: bytes, count: received))
+            guard received > 0, let from = DatagramAddress(received: &sender) else { continue }
+            onDatagram(UnsafeMutableRawBufferPointer(start: bytes, count: received), from)
         }
     }
 }

@@ -55,10 +55,12 @@ import Testing
         // No invitation lifetime of its own: the server's (`--invitation-lifetime`) applies.
         #expect(defaults.fillMilliseconds == 2000 && defaults.invitationSeconds == nil && !defaults.rolesRequired)
         let set = try Self.load(
-            Self.valid + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5, maxRelayedPlayers: 16 }"
+            Self.valid
+                + "\nmatchmaking: { fillSeconds: 0.25, rolesRequired: true, invitationSeconds: 30, timeoutSeconds: 2.5, maxRelayedPlayers: 16, relayOnly: true }"
         ).matchmaking
         #expect(set.fillMilliseconds == 250 && set.rolesRequired && set.invitationSeconds == 30 && set.timeoutMilliseconds == 2500)
         #expect(set.maxRelayedPlayers == 16)
+        #expect(set.relayOnly && !defaults.relayOnly, "direct paths unless the manifest says relayOnly")
         #expect(defaults.timeoutMilliseconds == 10_000)
         // The seed caps peer-to-peer matches at 4: relayed matches keep that unless the manifest says otherwise.
         #expect(defaults.maxRelayedPlayers == 4)
@@ -232,6 +234,9 @@ import Testing
         Case(
             name: "relayed matches have at most 16 players", yaml: head + "matchmaking: { maxRelayedPlayers: 17 }",
             field: "matchmaking.maxRelayedPlayers", rule: "from 2 to 16"),
+        Case(
+            name: "relay-only is true or false", yaml: head + "matchmaking: { relayOnly: maybe }",
+            field: "matchmaking.relayOnly", rule: "true or false"),
         Case(
             name: "relayed matches have at least 2 players", yaml: head + "matchmaking: { maxRelayedPlayers: 1 }",
             field: "matchmaking.maxRelayedPlayers", rule: "from 2 to 16"),

@@ -13,8 +13,8 @@ import Testing
         let statistics = RelayStatistics()
         var now = ContinuousClock.now
 
-        init(players: Int, limits: RelayLimits = RelayLimits(), timeout: Duration = .seconds(10)) {
-            state = RelayMatchState(limits: limits, timeout: timeout)
+        init(players: Int, limits: RelayLimits = RelayLimits(), timeout: Duration = .seconds(10), peerToPeer: Bool = true) {
+            state = RelayMatchState(limits: limits, timeout: timeout, peerToPeer: peerToPeer)
             _ = state.updateMembers(current: (0..<players).map { "p\($0)" }, now: now)
             for index in 0..<players {
                 let key = RelayKey.random()
@@ -178,5 +178,51 @@ import Testing
         }
         #expect(
             frames.contains { if case .unreliable(0, let payload)? = try? RelayServerFrame.read(from: $0) { String(buffer: payload) == "pos" } else { false } })
+    }
+
+    // MARK: Direct paths
+
+    /// The offers among the frames waiting for `member`, by sender.
+    static func offers(_ match: inout Fixture, to member: UInt8) -> [UInt8: PeerOffer] {
+        guard case .frames(let frames) = match.state.takeOutgoing(member, connectionID: match.connections[Int(member)]) else { return [:] }
+        var offers: [UInt8: PeerOffer] = [:]
+        for frame in frames {
+            if case .peerOffer(let sender, let offer)? = try? RelayServerFrame.read(from: frame) { offers[sender] = offer }
+        }
+        return offers
+    }
+
+    static let offer = PeerOffer(stream: 7, publicKey: [UInt8](repeating: 1, count: 32), candidates: [PeerCandidate(address: [10, 0, 0, 5], port: 5000)!])
+
+    @Test func anOfferGoesToTheOthersWithTheAddressTheRelaySawAndToMembersWhoConnectLater() throws {
+        var match = Fixture(players: 3)
+        let seen = try #require(DatagramAddress(try SocketAddress(ipAddress: "203.0.113.9", port: 61_000)))
+        let accepted = match.state.acceptDatagram(0, connectionID: match.connections[0], counter: 1, from: seen, now: match.now)
+        #expect(accepted)
+        _ = match.state.receivePeerOffer(from: 0, connectionID: match.connections[0], Self.offer, now: match.now)
+        let told = Self.offers(&match, to: 1)
+        #expect(told[0]?.stream == 7)
+        #expect(told[0]?.candidates == Self.offer.candidates + [PeerCandidate(address: [203, 0, 113, 9], port: 61_000)!])
+        #expect(Self.offers(&match, to: 0).isEmpty, "not back to the sender")
+        // A new connection of member 2 is told it again.
+        _ = match.state.attach(2, connectionID: 300, key: .random(), wake: Fixture.wake(), receiverStream: 0, received: 0, senderStream: 1, now: match.now)
+        match.connections[2] = 300
+        #expect(Self.offers(&match, to: 2)[0]?.stream == 7)
+        // An offer on a replaced connection is ignored.
+        _ = match.state.receivePeerOffer(from: 1, connectionID: 999, Self.offer, now: match.now)
+        #expect(Self.offers(&match, to: 0).isEmpty)
+    }
+
+    @Test func aRelayOnlyMatchPassesNoOfferOnAndSaysSoInTheWelcome() {
+        var match = Fixture(players: 2, peerToPeer: false)
+        _ = match.state.receivePeerOffer(from: 0, connectionID: match.connections[0], Self.offer, now: match.now)
+        #expect(Self.offers(&match, to: 1).isEmpty)
+        let (welcome, _) = match.state.attach(
+            1, connectionID: 301, key: .random(), wake: Fixture.wake(), receiverStream: 0, received: 0, senderStream: 1, now: match.now)
+        #expect(!welcome.peerToPeer)
+        var open = Fixture(players: 2)
+        let (openWelcome, _) = open.state.attach(
+            1, connectionID: 302, key: .random(), wake: Fixture.wake(), receiverStream: 0, received: 0, senderStream: 1, now: .now)
+        #expect(openWelcome.peerToPeer)
     }
 }

@@ -17,12 +17,12 @@ import Testing
 
     static func welcome(
         connectionID: UInt64 = 1, acceptedSeq: UInt64 = 0, receiverStream: UInt64 = 77,
-        rate: UInt32 = 1_000, burst: UInt32 = 5_000, members: [RelayMember] = members()
+        rate: UInt32 = 1_000, burst: UInt32 = 5_000, members: [RelayMember] = members(), peerToPeer: Bool = false
     ) -> RelayWelcome {
         RelayWelcome(
             connectionID: connectionID, key: .random(), udpHost: "", udpPort: 0, memberIndex: 0, acceptedSeq: acceptedSeq,
             receiverStream: receiverStream, heartbeatMillis: 1_000, timeoutMillis: 10_000,
-            maxMessagesPerSecond: rate, burstMessages: burst, members: members)
+            maxMessagesPerSecond: rate, burstMessages: burst, members: members, peerToPeer: peerToPeer)
     }
 
     static func wake() -> WriterWake {
@@ -31,7 +31,7 @@ import Testing
     }
 
     static func state() -> MatchRelayState {
-        MatchRelayState(localPlayerID: "a", knownPlayers: players)
+        MatchRelayState(matchID: "m", localPlayerID: "a", knownPlayers: players)
     }
 
     /// A state welcomed on connection `connectionID`.
@@ -77,11 +77,8 @@ import Testing
     @Test func reliableMessagesWaitForTheWelcomeThenGoOutOnceInOrder() throws {
         var state = Self.state()
         for text in ["one", "two", "three"] {
-            guard case .wake(let wake) = try state.queue(Self.payload(text), to: nil, reliable: true, now: 0) else {
-                Issue.record("a reliable message should ask for the writer")
-                return
-            }
-            #expect(wake == nil, "no connection yet: nobody to wake")
+            let outbound = try state.queue(Self.payload(text), to: nil, reliable: true, now: 0)
+            #expect(outbound.wake == nil && outbound.datagram == nil && outbound.direct.isEmpty, "no connection yet: nobody to wake")
         }
         #expect(try Self.outgoing(&state).isEmpty, "nothing is written before the relay welcomed a connection")
         #expect(state.pending.count == 3)
@@ -103,11 +100,8 @@ import Testing
         var state = Self.state()
         let wake = Self.wake()
         _ = state.welcomed(Self.welcome(), wake: wake, now: 0)
-        guard case .wake(let woken) = try state.queue(Self.payload("x"), to: nil, reliable: true, now: 0) else {
-            Issue.record("a reliable message should ask for the writer")
-            return
-        }
-        #expect(woken === wake)
+        let woken = try state.queue(Self.payload("x"), to: nil, reliable: true, now: 0).wake
+        #expect(woken === wake, "a reliable message should ask for the writer")
     }
 
     @Test func acknowledgementsFreeTheSendBuffer() throws {
@@ -163,7 +157,7 @@ import Testing
 
     @Test func messagesToPlayersTheRelayDoesNotKnowGoToNobody() throws {
         // The match started with "d", but the relay's member list does not have it (yet).
-        var state = MatchRelayState(localPlayerID: "a", knownPlayers: Self.players + ["d"])
+        var state = MatchRelayState(matchID: "m", localPlayerID: "a", knownPlayers: Self.players + ["d"])
         _ = try state.queue(Self.payload("x"), to: ["d"], reliable: true, now: 0)
         _ = state.welcomed(Self.welcome(), wake: Self.wake(), now: 0)
         let sent = Self.reliable(try Self.outgoing(&state))
@@ -317,10 +311,8 @@ import Testing
 
     @Test func unreliableDataNeedsAConnectionAndGoesByUDPOnceConfirmed() throws {
         var state = Self.state()
-        guard case .none = try state.queue(Self.payload("lost"), to: nil, reliable: false, now: 0) else {
-            Issue.record("unreliable data without a connection is dropped")
-            return
-        }
+        let lost = try state.queue(Self.payload("lost"), to: nil, reliable: false, now: 0)
+        #expect(lost.wake == nil && lost.datagram == nil && lost.direct.isEmpty, "unreliable data without a connection is dropped")
         _ = state.welcomed(Self.welcome(connectionID: 9), wake: Self.wake(), now: 0)
 
         // UDP not confirmed: over the WebSocket.
@@ -329,7 +321,7 @@ import Testing
 
         state.connection?.udpConfirmed = true
         for expected in [UInt64(1), 2] {
-            guard case .datagram(let header, let recipients, _) = try state.queue(Self.payload("udp"), to: ["b"], reliable: false, now: 0) else {
+            guard let (header, recipients, _) = try state.queue(Self.payload("udp"), to: ["b"], reliable: false, now: 0).datagram else {
                 Issue.record("with UDP confirmed, unreliable data is a datagram")
                 return
             }

@@ -10,11 +10,14 @@ import Testing
 
 /// The match relay through the SDK against real server processes: connecting, reliable order, subsets, size
 /// limits, leaving and timeouts, and hostile clients. Games: `com.example.relay` (matches of up to 16 start as soon as
-/// their minimum is there; the default 10 s timeout) and `com.example.relay.brief` (the same, with a 1.5 s timeout).
+/// their minimum is there; the default 10 s timeout) and `com.example.relay.brief` (the same, with a 1.5 s timeout),
+/// both relay-only (`matchmaking.relayOnly`), so that every byte goes through the relay these tests are about; and
+/// `com.example.direct` (up to 16, direct paths allowed) for `DirectPathLiveTests`.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RelayLiveTests {
     static let adminKey = "relay-admin-key-0123456789"
     static let game = "com.example.relay"
     static let briefGame = "com.example.relay.brief"
+    static let directGame = "com.example.direct"
 
     static func games() throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-games-\(UUID().uuidString)")
@@ -22,12 +25,17 @@ import Testing
         try """
         bundleID: \(game)
         name: Relay
-        matchmaking: { fillSeconds: 0, maxRelayedPlayers: 16 }
+        matchmaking: { fillSeconds: 0, maxRelayedPlayers: 16, relayOnly: true }
         """.write(to: folder.appendingPathComponent("relay.yaml"), atomically: true, encoding: .utf8)
+        try """
+        bundleID: \(directGame)
+        name: Direct
+        matchmaking: { fillSeconds: 0, maxRelayedPlayers: 16 }
+        """.write(to: folder.appendingPathComponent("direct.yaml"), atomically: true, encoding: .utf8)
         try """
         bundleID: \(briefGame)
         name: Relay (brief timeout)
-        matchmaking: { fillSeconds: 0, timeoutSeconds: 1.5 }
+        matchmaking: { fillSeconds: 0, timeoutSeconds: 1.5, relayOnly: true }
         """.write(to: folder.appendingPathComponent("brief.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }

@@ -38,6 +38,8 @@ final class LiveServer: @unchecked Sendable {
     var heartbeatSeconds = 2.0
     /// The soft file descriptor limit to start the server with (`ulimit -n`); nil: this process's.
     var descriptorLimit: Int?
+    /// The command the server is started through, such as `ip netns exec NS` (empty: started directly).
+    var launcher: [String] = []
     private(set) var process: Process?
     private let output = TextBuffer()
     private let errors = TextBuffer()
@@ -107,6 +109,10 @@ final class LiveServer: @unchecked Sendable {
             // The hard limit too, so the server cannot raise its soft limit back.
             process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Self.binary] + (process.arguments ?? [])
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        }
+        if let launcher = launcher.first {
+            process.arguments = Array(self.launcher.dropFirst()) + [process.executableURL!.path] + (process.arguments ?? [])
+            process.executableURL = URL(fileURLWithPath: launcher)
         }
         process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
