@@ -9,7 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             APIBench.self, AchievementBench.self, LeaderboardBench.self, MatchmakingBench.self, RelayBench.self, LANBench.self, VoiceBench.self,
             RealtimeBench.self, ReportBench.self, AppBench.self, ClusterBench.self,
-            RealtimeAnchor.self,
+            RealtimeAnchor.self, CompareBench.self,
         ]
     )
 }

@@ -32,11 +32,15 @@ extension GameCenterApp {
         /// of the connections' share instead.
         public var maxRefusals: Int
 
-        /// Caps derived from the process's file descriptor limit: an eighth of it (at least 64) is kept for
+        /// Caps derived from the process's file descriptor limit: an eighth of it (at least 96) is kept for
         /// everything that is not a connection, and a thirty-second (8 to 64) for connections being refused.
+        ///
+        /// The server's own files and sockets take about 31 descriptors. The rest of the reserve is headroom: a
+        /// connection is counted when its event loop sets it up, after it was accepted, so during a flood on a busy
+        /// machine accepted connections wait uncounted (25 past the caps were seen on two loaded cores).
         public init(descriptorLimit: Int = FileDescriptorLimit.current) {
             let refusals = min(64, max(8, descriptorLimit / 32))
-            self.init(maxConnections: max(1, descriptorLimit - max(64, descriptorLimit / 8) - refusals), maxRefusals: refusals)
+            self.init(maxConnections: max(1, descriptorLimit - max(96, descriptorLimit / 8) - refusals), maxRefusals: refusals)
         }
 
         /// At most `maxConnections`, of which one address may take a quarter (at most 256: enough for the devices

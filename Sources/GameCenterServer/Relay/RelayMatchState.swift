@@ -164,13 +164,16 @@ struct RelayMatchState {
     // MARK: Direct paths
 
     /// Member `index` offered a direct path: kept (for members that connect later) and passed on to the others, with
-    /// the address its datagrams came from added; nothing is passed on in a relay-only match.
+    /// the address its datagrams came from added; nothing is passed on in a relay-only match, nor beyond
+    /// ``maximumPeerOffersPerConnection`` (each one is queued for every other member).
     mutating func receivePeerOffer(from index: UInt8, connectionID: UInt64, _ offer: PeerOffer, now: ContinuousClock.Instant) -> Effects {
         let i = Int(index)
         guard peerToPeer, members[i].state != .left, let connection = members[i].connection, connection.connectionID == connectionID else {
             return Effects()
         }
         members[i].lastHeard = RelayTime.of(now)
+        members[i].connection!.peerOffers += 1
+        guard members[i].connection!.peerOffers <= Self.maximumPeerOffersPerConnection else { return Effects() }
         var offer = offer
         if let seen = connection.udpAddress.flatMap(PeerCandidate.init), !offer.candidates.contains(seen),
             offer.candidates.count < PeerOffer.maximumCandidates
@@ -182,6 +185,9 @@ struct RelayMatchState {
         RelayServerFrame.peerOffer(sender: index, offer).write(to: &frame)
         return Effects(wakes: enqueueControl(frame, toAllBut: index))
     }
+
+    /// Offers passed on per connection: a device sends one each time it connects.
+    static let maximumPeerOffersPerConnection = 4
 
     /// The offers of the members still in the match other than `index`, for a connection that opens.
     private func peerOfferFrames(except index: UInt8) -> [ByteBuffer] {

@@ -87,6 +87,8 @@ struct RelayConnectionSlot {
     var lastErrorReport: Duration?
     /// Set when this connection must end: the frame explains why.
     var closing: (reason: RelayCloseReason, message: String)?
+    /// How many ``PeerOffer``s the connection sent (a device sends one; a few more are passed on, then none).
+    var peerOffers = 0
 }
 
 /// The relay's clock: a `Duration` since the process's first relay reading. `ContinuousClock.Instant` is resilient,

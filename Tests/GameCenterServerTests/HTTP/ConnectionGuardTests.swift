@@ -72,6 +72,6 @@ struct ConnectionGuardTests {
         let limits = GameCenterApp.ConnectionLimits(descriptorLimit: 1024)
         #expect(limits.maxRefusals == 32)
         #expect(limits.maxConnections == 1024 - 128 - 32)
-        #expect(GameCenterApp.ConnectionLimits(descriptorLimit: 256).maxConnections == 256 - 64 - 8)
+        #expect(GameCenterApp.ConnectionLimits(descriptorLimit: 256).maxConnections == 256 - 96 - 8)
     }
 }

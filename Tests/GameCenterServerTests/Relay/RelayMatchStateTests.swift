@@ -211,6 +211,13 @@ import Testing
         // An offer on a replaced connection is ignored.
         _ = match.state.receivePeerOffer(from: 1, connectionID: 999, Self.offer, now: match.now)
         #expect(Self.offers(&match, to: 0).isEmpty)
+        // A connection that keeps offering is passed on a few times, then no more (each one is queued for everyone).
+        var passedOn = 0
+        for _ in 0..<100 {
+            _ = match.state.receivePeerOffer(from: 1, connectionID: match.connections[1], Self.offer, now: match.now)
+            passedOn += Self.offers(&match, to: 0).count
+        }
+        #expect(passedOn == RelayMatchState.maximumPeerOffersPerConnection)
     }
 
     @Test func aRelayOnlyMatchPassesNoOfferOnAndSaysSoInTheWelcome() {

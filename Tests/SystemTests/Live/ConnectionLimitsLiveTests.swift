@@ -247,10 +247,10 @@ import Testing
             flood.append(connection)
         }
         let floodOpened = ContinuousClock.now - floodStarted
-        // The reserve for the database, files and the UDP socket is an eighth of the limit (at least 64), of which the
+        // The reserve for the database, files and the UDP socket is an eighth of the limit (at least 96), of which the
         // server's own files and sockets take about 31: refused connections come out of the connections' share, so
-        // about 30 descriptors stay free, less the connections accepted in one batch before they are counted (235 of
-        // 256 seen on a loaded machine). Before, the flood took all but a few.
+        // about 65 descriptors stay free, less the connections accepted before their event loop counted them (248 of
+        // 256 were seen on a loaded machine with a reserve of 64). Before the caps, the flood took all but a few.
         let used = peak.stop()
         #expect(used <= 256 - 16, "the server's descriptors peaked at \(used) of 256 during the flood")
         // A PostgreSQL another test starts meanwhile inherits none of the flood: it counts inherited descriptors
@@ -258,7 +258,14 @@ import Testing
         #expect(throws: Never.self, "a tool started like PostgreSQL inherited the flood's descriptors") {
             try PrivatePostgres.run("/bin/sh", ["-c", "test $(ls /proc/$$/fd | wc -l) -lt 64"])
         }
-        #expect(Self.health(server, from: "127.0.0.2") == (globalCapOnly ? 503 : 200), "another address during the flood (opened in \(floodOpened))")
+        // While as many of the flood's connections are being refused as allowed, another one is closed unanswered (so
+        // that refusals never reach the reserve): it is answered once a refusal slot is free again.
+        var answer = 0
+        try await waitUntil("another address is answered during the flood (opened in \(floodOpened))", within: .seconds(3)) {
+            answer = Self.health(server, from: "127.0.0.2")
+            return answer != 0
+        }
+        #expect(answer == (globalCapOnly ? 503 : 200), "another address during the flood (opened in \(floodOpened))")
         #expect(server.process?.isRunning == true, "the server died during the flood: \(server.errorOutput.suffix(2000))")
         try await waitUntil("healthz answers once the header timeout has closed the flood", within: .seconds(30)) { Self.health(server) == 200 }
         #expect(server.process?.isRunning == true, "the server died: \(server.errorOutput.suffix(2000))")
