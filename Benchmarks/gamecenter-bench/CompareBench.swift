@@ -22,17 +22,20 @@ struct CompareBench: AsyncParsableCommand {
     @Option(help: "Runs of each build, taking turns.") var rounds = 1
     @Argument(parsing: .captureForPassthrough, help: "The bench and its options, after --.") var bench: [String] = []
 
+    /// The bench and its options, without the `--` before them.
+    private var benchArguments: [String] { bench.first == "--" ? Array(bench.dropFirst()) : bench }
+
     func validate() throws {
         guard FileManager.default.isExecutableFile(atPath: baseline) else { throw ValidationError("--baseline \(baseline) is not an executable") }
         guard (1...9).contains(rounds) else { throw ValidationError("--rounds is 1 to 9") }
-        guard let first = bench.first, !first.hasPrefix("-"), first != "compare" else {
+        guard let first = benchArguments.first, !first.hasPrefix("-"), first != "compare" else {
             throw ValidationError("name the bench to run after --, e.g. `compare --baseline OLD -- relay`")
         }
     }
 
     func run() async throws {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-        let arguments = bench.first == "--" ? Array(bench.dropFirst()) : bench
+        let arguments = benchArguments
         var outputs: [String: [String]] = ["baseline": [], "this build": []]
         for round in 1...rounds {
             let order = round % 2 == 1 ? [("baseline", baseline), ("this build", here)] : [("this build", here), ("baseline", baseline)]
