@@ -132,12 +132,13 @@ struct FigureComparison {
         var skeleton = ""
         var numbers: [Double] = []
         var characters = line[...]
-        var previous: Character = " "
+        // Whether the character before is part of a word (a letter, "_", or a digit after one).
+        var inWord = false
         while let character = characters.first {
-            let startsNumber = character.isASCII && character.isNumber && !previous.isLetter && previous != "_"
-            guard startsNumber else {
+            let isDigit = character.isASCII && character.isNumber
+            guard isDigit, !inWord else {
                 skeleton.append(character)
-                previous = character
+                inWord = character.isLetter || character == "_" || (isDigit && inWord)
                 characters = characters.dropFirst()
                 continue
             }
@@ -152,7 +153,7 @@ struct FigureComparison {
             } else {
                 skeleton.append(text)
             }
-            previous = "0"
+            inWord = false
         }
         return (skeleton, numbers)
     }
