@@ -163,7 +163,9 @@ struct FigureComparison {
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
+    /// Whole numbers as they are, large ones without decimals, small ones to three significant digits.
     static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3g", value)
+        if abs(value) >= 1000 || value == value.rounded() { return String(format: "%.0f", value) }
+        return String(format: "%.3g", value)
     }
 }
