@@ -42,8 +42,6 @@ final class MatchRelayClient: Sendable {
     static let probeGiveUp = Duration.seconds(2)
     /// How long a connection attempt may take to be welcomed.
     static let welcomeTimeout = Duration.seconds(3)
-    /// How often the direct paths are looked after (probes, resends, fallbacks).
-    static let peerTick = Duration.milliseconds(20)
 
     /// `relayOnly` keeps this device's data on the relay: it offers no direct path and takes none.
     init(
@@ -240,6 +238,7 @@ final class MatchRelayClient: Sendable {
             }
         case .peerOffer(let sender, let offer):
             state.withLock { $0.peerOffered(offer, by: sender, now: now) }
+            tickPeers()
         case .unreliable(let sender, let payload):
             if let player = state.withLock({ $0.player(sender) }) { deliver(.data(Data(payload.readableBytesView), from: player)) }
         case .memberState(let member):
@@ -375,15 +374,21 @@ final class MatchRelayClient: Sendable {
 
     // MARK: Direct paths
 
-    /// Looks after the direct paths until the match ends: probes, resends, and falling back to the relay.
+    /// Looks after the direct paths until the match ends: probes, resends, and falling back to the relay, as often
+    /// as ``MatchPeers/tickInterval`` says.
     private func tendPeers() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: Self.peerTick)
-            let (sends, wake, changes) = state.withLock { $0.tickPeers(now: now) }
-            wake?.yield()
-            if !sends.isEmpty, let socket = socket.withLock({ $0 }) { send(sends, on: socket) }
-            for (player, change) in changes { logPathChange(change, to: player) }
+            try? await Task.sleep(for: state.withLock { $0.peers.tickInterval })
+            tickPeers()
         }
+    }
+
+    /// Sends the probes and resends that are due, and queues for the relay what a falling path did not confirm.
+    private func tickPeers() {
+        let (sends, wake, changes) = state.withLock { $0.tickPeers(now: now) }
+        wake?.yield()
+        if !sends.isEmpty, let socket = socket.withLock({ $0 }) { send(sends, on: socket) }
+        for (player, change) in changes { logPathChange(change, to: player) }
     }
 
     private func logPathChange(_ change: PeerPath.Change, to player: String) {

@@ -73,7 +73,9 @@ import Testing
     }
 
     @Test func probesMakeThePathDirectBothWaysAndDirectMessagesAreConfirmed() {
+        #expect(MatchPeers(matchID: "m", localPlayerID: "a", stream: 1).tickInterval == .milliseconds(100), "no peer: now and then")
         var pair = Pair()
+        #expect(pair.alice.tickInterval == .milliseconds(20), "probing: often")
         #expect(pair.alice.directAddress(of: "b") == nil)
         _ = pair.tick(0)
         #expect(pair.alice.directAddress(of: "b") == Self.addressB)
@@ -84,6 +86,7 @@ import Testing
         }
         #expect(pair.bobGot == ["one", "two", "three"])
         #expect(pair.alice.unconfirmedBytes == 0, "every message was acknowledged")
+        #expect(pair.alice.tickInterval == .milliseconds(100), "direct and nothing to resend: now and then")
     }
 
     @Test func messagesThatCameBothWaysAreHandedOverOnceAndInOrder() {

@@ -62,7 +62,7 @@ import Testing
         try await RelayLiveTests.sendNumbered(matches[0], tag: "a", count: 2_000)
         try await waitUntil("every message arrived", within: .seconds(30)) { inbox.texts(from: a).count >= 2_000 }
         #expect(inbox.texts(from: a) == RelayLiveTests.numbered("a", 2_000))
-        #expect(matches[0].directPlayerIDs == [RelayLiveTests.id(devices[1])])
+        try await waitUntil("the path became direct") { matches[0].directPlayerIDs == [RelayLiveTests.id(devices[1])] }
         try await server.stop()
     }
 

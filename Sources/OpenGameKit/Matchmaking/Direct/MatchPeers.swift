@@ -122,6 +122,16 @@ struct MatchPeers {
         links[playerID]?.path.directAddress
     }
 
+    /// How soon ``tick(now:)`` is next needed: often while a path is being probed or a direct message waits for its
+    /// acknowledgement, else now and then (an offer also ticks at once).
+    var tickInterval: Duration {
+        let busy = links.values.contains { link in
+            if case .probing = link.path.state { return true }
+            return !link.unconfirmed.isEmpty
+        }
+        return busy ? .milliseconds(20) : .milliseconds(100)
+    }
+
     /// Bytes of direct reliable messages not confirmed yet.
     var unconfirmedBytes: Int {
         links.values.reduce(0) { $0 + $1.unconfirmedBytes }
