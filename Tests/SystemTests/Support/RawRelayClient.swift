@@ -47,8 +47,12 @@ final class RawRelayClient: @unchecked Sendable {
                 logger: Logger(label: "raw-relay")
             ) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
+                    // A write that fails (the server closed while frames were still going out) ends the writing only:
+                    // the frames the server sent before it closed, its closing frame above all, are still read.
                     group.addTask {
-                        for await frame in outgoingStream { try await outbound.write(.binary(frame)) }
+                        for await frame in outgoingStream {
+                            guard (try? await outbound.write(.binary(frame))) != nil else { return }
+                        }
                     }
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         guard case .binary(let buffer) = message, let frame = try? RelayServerFrame.read(from: buffer) else { continue }
