@@ -270,20 +270,23 @@ final class MatchRelayClient: Sendable {
     func send(_ payload: Data, to players: [String]?, reliable: Bool) throws {
         let outbound = try state.withLock { try $0.queue(payload, to: players, reliable: reliable, now: now) }
         outbound.wake?.yield()
-        let socket = socket.withLock { $0 }
+        guard outbound.datagram != nil || !outbound.direct.isEmpty, let socket = socket.withLock({ $0 }) else { return }
         if let (header, recipients, key) = outbound.datagram {
             // Sealed here, outside the lock, straight from the caller's bytes.
-            socket?.sendClientData(header, recipients: recipients, payload: payload, key: key)
+            socket.sendClientData(header, recipients: recipients, payload: payload, key: key)
         }
-        if let socket { send(outbound.direct, on: socket) }
+        send(outbound.direct, on: socket)
     }
 
-    /// Seals and sends datagrams on direct paths.
+    /// Seals datagrams on direct paths where they are sent from (no buffer is allocated) and sends them.
     private func send(_ sends: [MatchPeers.Send], on socket: RelayDatagramSocket) {
         for send in sends {
-            var datagram = ByteBuffer()
-            RelayDatagram.seal(send.header, body: send.body, key: send.key, into: &datagram)
-            socket.send(datagram, to: send.address.datagramAddress)
+            let length = RelayDatagram.headerSize + send.body.readableBytes + RelayDatagram.tagSize
+            withUnsafeTemporaryAllocation(byteCount: length, alignment: 16) { space in
+                send.body.withUnsafeReadableBytes { UnsafeMutableRawBufferPointer(rebasing: space[RelayDatagram.headerSize...]).copyMemory(from: $0) }
+                let sealed = RelayDatagram.sealInPlace(send.header, bodyCount: send.body.readableBytes, key: send.key, in: space)
+                socket.send(UnsafeRawBufferPointer(rebasing: space[..<sealed]), to: send.address.datagramAddress)
+            }
         }
     }
 

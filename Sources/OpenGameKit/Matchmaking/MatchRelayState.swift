@@ -91,20 +91,21 @@ struct MatchRelayState {
             throw GKError(.invalidParameter, "\(reliable ? "reliable" : "unreliable") messages are at most \(limit) bytes; this one is \(payload.count)")
         }
         var recipients = try check(players ?? [])
-        let unconfirmed = peers.unconfirmedBytes
-        guard reliable ? pendingBytes + unconfirmed + payload.count <= Self.maximumPendingBytes : true else {
-            throw GKError(
-                .communicationsFailure,
-                "\(pendingBytes + unconfirmed) bytes of reliable data are still waiting to be confirmed (at most \(Self.maximumPendingBytes)); try again shortly"
-            )
+        if reliable {
+            let waiting = pendingBytes + peers.unconfirmedBytes
+            guard waiting + payload.count <= Self.maximumPendingBytes else {
+                throw GKError(
+                    .communicationsFailure,
+                    "\(waiting) bytes of reliable data are still waiting to be confirmed (at most \(Self.maximumPendingBytes)); try again shortly")
+            }
         }
         guard rate.take(now: now) else {
             throw GKError(
                 .communicationsFailure, "sending too fast: the relay takes at most \(Int(rate.rate)) messages per second (bursts of \(Int(rate.burst)))")
         }
-        let buffer = ByteBuffer(bytes: payload)
         var outbound = Outbound()
         if reliable {
+            let buffer = ByteBuffer(bytes: payload)
             // Numbered for each recipient; those with a direct path get it by UDP, the others through the relay.
             var numbers: [String: UInt64] = [:]
             for player in recipients.isEmpty ? otherPlayers : recipients {
@@ -122,13 +123,17 @@ struct MatchRelayState {
             outbound.wake = connection?.wake
             return outbound
         }
-        var relayed: [String] = []
-        for player in recipients.isEmpty ? otherPlayers : recipients {
-            if let send = peers.sendUnreliable(buffer, to: player) { outbound.direct.append(send) } else { relayed.append(player) }
-        }
-        if !outbound.direct.isEmpty {
-            guard !relayed.isEmpty else { return outbound }
-            recipients = relayed
+        // The commonest send, with no direct path, copies nothing here: the relay's datagram is sealed from `payload`.
+        if !peers.links.isEmpty {
+            let buffer = ByteBuffer(bytes: payload)
+            var relayed: [String] = []
+            for player in recipients.isEmpty ? otherPlayers : recipients {
+                if let send = peers.sendUnreliable(buffer, to: player) { outbound.direct.append(send) } else { relayed.append(player) }
+            }
+            if !outbound.direct.isEmpty {
+                guard !relayed.isEmpty else { return outbound }
+                recipients = relayed
+            }
         }
         guard connection != nil, let indices = indices(of: recipients) else { return outbound }
         if connection!.udpConfirmed {
@@ -140,7 +145,7 @@ struct MatchRelayState {
             return outbound
         }
         var frame = ByteBuffer()
-        RelayClientFrame.unreliable(recipients: indices, payload: buffer).write(to: &frame)
+        RelayClientFrame.unreliable(recipients: indices, payload: ByteBuffer(bytes: payload)).write(to: &frame)
         connection!.control.append(frame)
         outbound.wake = connection!.wake
         return outbound

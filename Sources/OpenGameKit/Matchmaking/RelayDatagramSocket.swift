@@ -94,11 +94,9 @@ final class RelayDatagramSocket: Sendable {
     }
 
     /// Sends one datagram to `destination` (another member, on a direct path), as `send` does to the relay.
-    func send(_ datagram: ByteBuffer, to destination: DatagramAddress) {
-        datagram.withUnsafeReadableBytes { bytes in
-            destination.withSockAddr { address, length in
-                _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, length)
-            }
+    func send(_ bytes: UnsafeRawBufferPointer, to destination: DatagramAddress) {
+        destination.withSockAddr { address, length in
+            _ = sendto(descriptor, bytes.baseAddress, bytes.count, CInt(MSG_DONTWAIT), address, length)
         }
     }
 
