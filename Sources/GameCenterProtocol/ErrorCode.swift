@@ -19,6 +19,13 @@ public enum ErrorCode: Int, Codable, Sendable, CaseIterable {
     case gameUnrecognized
     case notSupported
     case invalidParameter
+    case unexpectedConnection
+    case challengeInvalid
+    case turnBasedMatchDataTooLarge
+    case turnBasedTooManySessions
+    case turnBasedInvalidParticipant
+    case turnBasedInvalidTurn
+    case turnBasedInvalidState
 }
 
 /// The JSON body of every error response: `{ "code": "account.invalid_credentials", "gkCode": 5, "message": "…" }`.
@@ -122,6 +129,19 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case matchmakingNotHost = "matchmaking.not_host"
     case matchmakingAlreadyInMatch = "matchmaking.already_in_match"
     case matchmakingNoOpenSeats = "matchmaking.no_open_seats"
+    // Turn-based matches.
+    case turnNoSuchMatch = "turn.no_such_match"
+    case turnInvalidRequest = "turn.invalid_request"
+    case turnInvalidParticipant = "turn.invalid_participant"
+    case turnNotYourTurn = "turn.not_your_turn"
+    case turnStaleVersion = "turn.stale_version"
+    case turnInvalidState = "turn.invalid_state"
+    case turnExchangesNotMerged = "turn.exchanges_not_merged"
+    case turnMatchDataTooLarge = "turn.match_data_too_large"
+    case turnTooManyMatches = "turn.too_many_matches"
+    case turnTooManyExchanges = "turn.too_many_exchanges"
+    case turnNoSuchExchange = "turn.no_such_exchange"
+    case turnReminderTooSoon = "turn.reminder_too_soon"
     // The match relay.
     case relayHostedMatch = "relay.hosted_match"
     // Administration.

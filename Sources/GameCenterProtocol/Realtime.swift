@@ -30,6 +30,8 @@ public enum EventKind: String, Codable, Sendable {
     case invitationAccepted
     /// Payload: ``ScreenPresentation``; sent to the player when a page a game presented is shown, left or finished.
     case screenPresentation
+    /// Payload: ``TurnBasedEventInfo``; sent to the participants of a turn-based match it concerns, one per change.
+    case turnBased
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

@@ -332,6 +332,51 @@ enum Migrations {
                 // When the player answered "Not now" to a game's sign-in through the Game Center app.
                 "ALTER TABLE device_sign_ins ADD COLUMN declined_at BIGINT"
             ]),
+        Migration(
+            version: 19, name: "turn-based matches",
+            common: [
+                // A match's whole state is one JSON document (the server's state machine reads and writes it whole);
+                // the columns beside it are what queries look for: open seats to auto-match into, deadlines the
+                // server's clock acts on. `version` grows with every change; a write names the version it read.
+                """
+                CREATE TABLE turn_matches (
+                    match_id TEXT PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    version BIGINT NOT NULL,
+                    status BIGINT NOT NULL,
+                    seats BIGINT NOT NULL,
+                    player_group BIGINT NOT NULL,
+                    open_seats BIGINT NOT NULL,
+                    deadline BIGINT,
+                    created_at BIGINT NOT NULL,
+                    state TEXT NOT NULL
+                )
+                """,
+                """
+                CREATE INDEX turn_matches_with_open_seats ON turn_matches (bundle_id, environment, player_group, seats, created_at)
+                WHERE open_seats > 0
+                """,
+                "CREATE INDEX turn_matches_by_deadline ON turn_matches (deadline) WHERE deadline IS NOT NULL",
+                // The players each match is kept for; `playing` counts towards the game's open matches per player.
+                """
+                CREATE TABLE turn_match_members (
+                    player_id TEXT NOT NULL,
+                    match_id TEXT NOT NULL REFERENCES turn_matches (match_id) ON DELETE CASCADE,
+                    bundle_id TEXT NOT NULL,
+                    playing BIGINT NOT NULL,
+                    PRIMARY KEY (player_id, match_id)
+                )
+                """,
+                "CREATE INDEX turn_match_members_by_match ON turn_match_members (match_id)",
+            ],
+            // The match data, apart from the state: a turn that only changes the state does not rewrite it.
+            sqliteOnly: [
+                "CREATE TABLE turn_match_data (match_id TEXT PRIMARY KEY REFERENCES turn_matches (match_id) ON DELETE CASCADE, data BLOB NOT NULL)"
+            ],
+            postgresOnly: [
+                "CREATE TABLE turn_match_data (match_id TEXT PRIMARY KEY REFERENCES turn_matches (match_id) ON DELETE CASCADE, data BYTEA NOT NULL)"
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

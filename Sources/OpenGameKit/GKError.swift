@@ -11,7 +11,9 @@ public struct GKError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknown = 1, cancelled, communicationsFailure, userDenied, invalidCredentials,
             notAuthenticated, authenticationInProgress, invalidPlayer, scoreNotSet,
             parentalControlsBlocked, playerStatusExceedsMaximumLength, playerStatusInvalid,
-            matchRequestInvalid, underage, gameUnrecognized, notSupported, invalidParameter
+            matchRequestInvalid, underage, gameUnrecognized, notSupported, invalidParameter, unexpectedConnection,
+            challengeInvalid, turnBasedMatchDataTooLarge, turnBasedTooManySessions, turnBasedInvalidParticipant,
+            turnBasedInvalidTurn, turnBasedInvalidState
     }
 
     /// What kind of failure this is.

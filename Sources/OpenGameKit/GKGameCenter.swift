@@ -37,6 +37,8 @@ public final class GKGameCenter: Sendable {
     let signInOptOutFile: DeviceFile<DeviceSignInOptOut>
     let state = Mutex(DeviceState())
     let eventHub = EventHub()
+    /// The turn-based listeners the game registered (``GKLocalPlayer/register(_:)``).
+    let turnBasedListeners = TurnBasedListeners()
     /// The standard screens presented in the player's browser, followed until they finish.
     let presentedScreens = PresentedScreens()
     let outbox: Outbox

@@ -17,6 +17,8 @@ public enum GKGameCenterEvent: Sendable {
     /// A report kept in the outbox was dropped: the server refused it when it was finally delivered, or it could not
     /// be delivered within 30 days (the error is then `communicationsFailure`).
     case reportRefused(reportID: String, error: GKError)
+    /// Something happened in a turn-based match of this game (see ``GKTurnBasedMatchEvent/Kind``).
+    case turnBased(GKTurnBasedMatchEvent)
     /// The realtime channel is connected (again); events missed while it was down have been replayed before this.
     case connected
     /// The session ended (signed out here or elsewhere, revoked, or expired).

@@ -289,6 +289,21 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         }
     }
 
+    /// Registers `listener` for turn-based events (held weakly: keep it alive while it should hear them).
+    public func register(_ listener: any GKTurnBasedEventListener) {
+        gameCenter.turnBasedListeners.register(listener)
+    }
+
+    /// Stops `listener` hearing turn-based events.
+    public func unregisterListener(_ listener: any GKTurnBasedEventListener) {
+        gameCenter.turnBasedListeners.unregister(listener)
+    }
+
+    /// Stops every registered listener hearing turn-based events.
+    public func unregisterAllListeners() {
+        gameCenter.turnBasedListeners.unregisterAll()
+    }
+
     /// Signs out on the server and on this device, for every game: the device's player and this game's saved session
     /// are deleted and the player's sessions of the device's other games end too (running games hear it in their
     /// ``authenticateHandler``), as the seed's one player per device.

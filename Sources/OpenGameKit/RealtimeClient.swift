@@ -143,6 +143,10 @@ struct RealtimeClient: Sendable {
         case .matchInvitation, .invitationAccepted, .invitationCancelled, .inviteeAnswered, .matchFound, .matchRequestFailed,
             .matchPlayerLeft, .playWithFriends:
             device.matchmaker.handle(event.kind, payload: payload, bundleID: device.bundleID)
+        case .turnBased:
+            if let info = try? decoder.decode(TurnBasedEventInfo.self, from: payload), info.match.bundleID == device.bundleID {
+                device.turnBasedListeners.deliver(info, playerID: device.localPlayer.playerID, device: device)
+            }
         case .screenPresentation:
             if let presentation = try? decoder.decode(ScreenPresentation.self, from: payload) {
                 device.presentedScreens.handle(presentation)

@@ -34,6 +34,8 @@ public enum GameCenterApp {
         public var adminKey: String?
         /// Lets `POST /admin/v1/clock` move the server's clock forward (tests only; never on by default).
         public var testClock = false
+        /// How often the server's clock looks for turn-based turns and exchanges that timed out.
+        public var turnTimeoutCheckInterval: Duration = .seconds(1)
         /// Marks the web app's cookies `Secure` on every response. Without it they are `Secure` only for requests a
         /// reverse proxy on this host (a loopback peer) forwarded with `X-Forwarded-Proto: https`.
         public var secureCookies = false
@@ -89,6 +91,8 @@ public enum GameCenterApp {
         let achievements: AchievementService
         let leaderboards: LeaderboardService
         package let matchmaking: MatchmakingService
+        /// Turn-based matches.
+        let turns: TurnBasedService
         let relay: RelayService
         package let clock: ServerClock
         let metrics: ServerMetrics
@@ -157,6 +161,7 @@ public enum GameCenterApp {
                 database: database, recorder: recorder, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime,
                 queues: topology.queues, monotonic: monotonic, logger: logger)
+            self.turns = TurnBasedService(database: database, bus: bus, clock: serverClock, registry: registry, logger: logger)
             let heartbeats = HeartbeatTicker(interval: configuration.heartbeatInterval)
             self.heartbeats = heartbeats
             self.realtime = RealtimeService(
@@ -199,6 +204,7 @@ public enum GameCenterApp {
         AchievementRoutes(achievements: services.achievements).addAuthenticated(to: signedIn)
         LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
+        TurnBasedRoutes(turns: services.turns).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
         AppTicketRoutes(tickets: services.appTickets).addAuthenticated(to: signedIn)
@@ -252,7 +258,10 @@ public enum GameCenterApp {
                     limits: limits, counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
-            services: [services.nodes, services.matchmaking, services.relay, services.heartbeats] + services.topologyServices + extraServices,
+            services: [
+                services.nodes, services.matchmaking, services.relay, services.heartbeats,
+                TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
+            ] + services.topologyServices + extraServices,
             onServerRunning: onServerRunning,
             logger: logger
         )

@@ -18,8 +18,41 @@ public struct Game: Sendable, Equatable {
     public var achievements: [AchievementDefinition]
     /// How the matchmaker treats this game's requests.
     public var matchmaking = MatchmakingSettings()
+    /// The limits of this game's turn-based matches.
+    public var turnBased = TurnBasedSettings()
     /// The file the game was loaded from.
     public var manifestPath: String
+}
+
+/// The manifest's `turnBased` section: the limits of a game's turn-based matches, published to devices with every
+/// match (``GameCenterProtocol/TurnBasedMatchInfo``) and enforced by the server.
+public struct TurnBasedSettings: Sendable, Equatable {
+    /// The most bytes of match data a turn may store (default 1 MiB).
+    public var matchDataBytes = 1 << 20
+    /// The most bytes one exchange or reply may carry (default 64 KiB).
+    public var exchangeDataBytes = 64 << 10
+    /// The most active exchanges one player may have started in a match at once (default 4).
+    public var exchangesPerPlayer = 4
+    /// The most turn-based matches of this game one player may be playing at once (default 100).
+    public var openMatchesPerPlayer = 100
+
+    /// The defaults.
+    public init() {}
+
+    /// Allowed match data limits: 1 KiB to 4 MiB.
+    public static let matchDataBytesRange = 1024...(4 << 20)
+    /// Allowed exchange data limits: 1 KiB to 1 MiB.
+    public static let exchangeDataBytesRange = 1024...(1 << 20)
+    /// Allowed exchange counts per player.
+    public static let exchangesPerPlayerRange = 1...16
+    /// Allowed open matches per player.
+    public static let openMatchesPerPlayerRange = 1...1000
+    /// The longest turn or exchange timeout: 90 days.
+    static let maximumTimeoutMillis: Int64 = 90 * 86_400_000
+    /// How often one player may remind the others of one match.
+    static let reminderIntervalMillis: Int64 = 60_000
+    /// Longest turn, exchange, reminder or invitation message, in characters.
+    static let maximumMessageLength = 280
 }
 
 /// The manifest's `matchmaking` section.

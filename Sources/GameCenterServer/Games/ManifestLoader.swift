@@ -65,7 +65,9 @@ private struct ManifestChecker {
     static var currencyPattern: Regex<Substring> { /^[A-Z]{3}$/ }
 
     func game() throws -> Game {
-        let fields = try root.mapping(allowed: ["bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements", "matchmaking"])
+        let fields = try root.mapping(allowed: [
+            "bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements", "matchmaking", "turnBased",
+        ])
         let bundleID = try required(fields, "bundleID", in: root).string()
         guard bundleID.count <= 155, bundleID.wholeMatch(of: Self.bundleIDPattern) != nil else {
             throw fields["bundleID"]!.fail("'\(bundleID)' is not a reverse-DNS bundle id such as com.example.game")
@@ -91,7 +93,27 @@ private struct ManifestChecker {
             leaderboards: leaderboards, aggregates: aggregates, achievements: achievements, manifestPath: root.file
         )
         if let node = fields["matchmaking"] { game.matchmaking = try matchmaking(node) }
+        if let node = fields["turnBased"] { game.turnBased = try turnBased(node) }
         return game
+    }
+
+    private func turnBased(_ node: ManifestNode) throws -> TurnBasedSettings {
+        let fields = try node.mapping(allowed: ["matchDataMaximumBytes", "exchangeDataMaximumBytes", "exchangesPerPlayer", "openMatchesPerPlayer"])
+        var settings = TurnBasedSettings()
+        func number(_ key: String, in range: ClosedRange<Int>, _ unit: String) throws -> Int? {
+            guard let field = fields[key] else { return nil }
+            let value = try field.int()
+            guard range.contains(value) else { throw field.fail("must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)") }
+            return value
+        }
+        settings.matchDataBytes = try number("matchDataMaximumBytes", in: TurnBasedSettings.matchDataBytesRange, "bytes") ?? settings.matchDataBytes
+        settings.exchangeDataBytes =
+            try number("exchangeDataMaximumBytes", in: TurnBasedSettings.exchangeDataBytesRange, "bytes") ?? settings.exchangeDataBytes
+        settings.exchangesPerPlayer =
+            try number("exchangesPerPlayer", in: TurnBasedSettings.exchangesPerPlayerRange, "exchanges") ?? settings.exchangesPerPlayer
+        settings.openMatchesPerPlayer =
+            try number("openMatchesPerPlayer", in: TurnBasedSettings.openMatchesPerPlayerRange, "matches") ?? settings.openMatchesPerPlayer
+        return settings
     }
 
     private func matchmaking(_ node: ManifestNode) throws -> MatchmakingSettings {

@@ -66,6 +66,17 @@ import Testing
         #expect(defaults.maxRelayedPlayers == 4)
     }
 
+    @Test func turnBasedLimitsLoadWithTheirDefaults() throws {
+        let defaults = try Self.load(Self.valid).turnBased
+        #expect(defaults.matchDataBytes == 1 << 20 && defaults.exchangeDataBytes == 64 << 10)
+        #expect(defaults.exchangesPerPlayer == 4 && defaults.openMatchesPerPlayer == 100)
+        let set = try Self.load(
+            Self.valid
+                + "\nturnBased: { matchDataMaximumBytes: 4096, exchangeDataMaximumBytes: 2048, exchangesPerPlayer: 2, openMatchesPerPlayer: 3 }"
+        ).turnBased
+        #expect(set.matchDataBytes == 4096 && set.exchangeDataBytes == 2048 && set.exchangesPerPlayer == 2 && set.openMatchesPerPlayer == 3)
+    }
+
     @Test func theExampleGameLoads() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -237,6 +248,12 @@ import Testing
         Case(
             name: "relay-only is true or false", yaml: head + "matchmaking: { relayOnly: maybe }",
             field: "matchmaking.relayOnly", rule: "true or false"),
+        Case(
+            name: "match data is at most 4 MiB", yaml: head + "turnBased: { matchDataMaximumBytes: 8388608 }",
+            field: "turnBased.matchDataMaximumBytes", rule: "from 1024 to 4194304"),
+        Case(
+            name: "turn-based limits are known", yaml: head + "turnBased: { turnsPerDay: 3 }",
+            field: "turnBased.turnsPerDay", rule: "unknown key"),
         Case(
             name: "relayed matches have at least 2 players", yaml: head + "matchmaking: { maxRelayedPlayers: 1 }",
             field: "matchmaking.maxRelayedPlayers", rule: "from 2 to 16"),

@@ -1,0 +1,312 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+
+/// Turn-based matches: each change reads the match, applies one ``TurnCommand`` to its ``TurnMatchState``, and writes
+/// it back only if nobody wrote in between (else it reads again), in one transaction with the events that tell the
+/// participants. The events are the players' durable event streams, so a device that was away catches up from its
+/// cursor and a lost push costs a delay, never a turn.
+struct TurnBasedService: Sendable {
+    let database: Database
+    let bus: any EventBus
+    let clock: ServerClock
+    let registry: GameRegistry
+    let logger: Logger
+
+    /// How often a change is tried again when another write to the same match came first.
+    static let attempts = 16
+    /// Matches the clock moves on per pass.
+    static let duePerPass = 200
+
+    // MARK: Reading
+
+    /// The caller's matches in the device's game, oldest first.
+    func matches(device: DeviceIdentity, session: AuthenticatedSession) async throws -> [TurnBasedMatchInfo] {
+        let records = try await database.read { try await $0.turnMatches(playerID: session.playerID, bundleID: device.game.bundleID) }
+        return try records.compactMap { record in
+            let state = try Self.state(record)
+            return state.isVisible(to: session.playerID) ? Self.info(state, settings: device.game.turnBased) : nil
+        }
+    }
+
+    /// One match the caller sees.
+    func match(id: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> TurnBasedMatchInfo {
+        Self.info(try await visibleState(id: id, device: device, session: session), settings: device.game.turnBased)
+    }
+
+    /// The match's data.
+    func matchData(id: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> Data {
+        _ = try await visibleState(id: id, device: device, session: session)
+        return try await database.read { try await $0.turnMatchData(id: id) } ?? Data()
+    }
+
+    private func visibleState(id: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> TurnMatchState {
+        guard Self.isValidID(id), let record = try await database.read({ try await $0.turnMatch(id: id) }), record.bundleID == device.game.bundleID
+        else { throw APIError.turnNoSuchMatch }
+        let state = try Self.state(record)
+        guard state.isVisible(to: session.playerID) else { throw APIError.turnNoSuchMatch }
+        return state
+    }
+
+    // MARK: Finding and starting
+
+    /// Puts the caller in the oldest fitting match with an open seat, or starts a match (always, when inviting).
+    func find(_ body: TurnBasedFindBody, device: DeviceIdentity, session: AuthenticatedSession) async throws -> TurnBasedMatchInfo {
+        let sizes = Limits.matchPlayers
+        guard sizes.contains(body.minPlayers), sizes.contains(body.maxPlayers), body.minPlayers <= body.maxPlayers else {
+            throw APIError.matchRequestInvalid(
+                "minPlayers \(body.minPlayers) and maxPlayers \(body.maxPlayers): turn-based matches have \(sizes.lowerBound) to \(sizes.upperBound) players, minPlayers at most maxPlayers"
+            )
+        }
+        let player = session.playerID
+        let invitees = body.playersToInvite.isEmpty ? [] : try PlayerIDRules.list(body.playersToInvite)
+        guard !invitees.contains(player) else { throw APIError.inviteSelf }
+        guard invitees.count < body.maxPlayers else {
+            throw APIError.matchRequestInvalid(
+                "\(invitees.count) players invited, but a match of at most \(body.maxPlayers) has room for \(body.maxPlayers - 1) besides you")
+        }
+        let message = try body.inviteMessage.map(FriendService.message)
+        let (game, environment) = (device.game, device.environment.rawValue)
+        try await database.read { storage in
+            try await MatchRequestRules.checkInvitees(invitees, of: player, environment: environment, in: storage)
+            let playing = try await storage.playingTurnMatchCount(playerID: player, bundleID: game.bundleID)
+            guard playing < game.turnBased.openMatchesPerPlayer else { throw APIError.turnTooManyMatches(game.turnBased.openMatchesPerPlayer) }
+        }
+        if invitees.isEmpty {
+            let candidates = try await database.read { storage in
+                try await storage.turnMatchesWithOpenSeats(
+                    bundleID: game.bundleID, environment: environment, playerGroup: Int64(body.playerGroup), seats: body.maxPlayers,
+                    excluding: player, limit: 8)
+            }
+            for matchID in candidates {
+                do {
+                    let state = try await change(matchID, in: game, .join(player: player))
+                    return Self.info(state, settings: game.turnBased)
+                } catch let error as APIError where error.code == .turnInvalidState || error.code == .turnNoSuchMatch {
+                    continue  // Filled, ended or gone meanwhile: the next one.
+                }
+            }
+        }
+        let state = TurnMatchState(
+            matchID: Credentials.newID(prefix: "t_"), bundleID: game.bundleID, creator: player, seats: body.maxPlayers, invitees: invitees,
+            playerGroup: body.playerGroup, inviteMessage: message, now: clock.nowMillis())
+        let record = try Self.record(state, environment: environment)
+        try await database.write { try await $0.insertTurnMatch(record, data: Data(), members: Self.members(state)) }
+        return Self.info(state, settings: game.turnBased)
+    }
+
+    /// A new match of the same players, the caller first with the turn and the others invited.
+    func rematch(id: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> TurnBasedMatchInfo {
+        let old = try await visibleState(id: id, device: device, session: session)
+        guard old.status == .ended else { throw APIError(.turnInvalidState, "only an ended match can be played again") }
+        let others = old.seats.compactMap { $0.playerID }.filter { $0 != session.playerID }
+        let state = TurnMatchState(
+            matchID: Credentials.newID(prefix: "t_"), bundleID: old.bundleID, creator: session.playerID, seats: old.seats.count,
+            invitees: others, playerGroup: old.playerGroup, inviteMessage: nil, now: clock.nowMillis())
+        let record = try Self.record(state, environment: device.environment.rawValue)
+        try await database.write { try await $0.insertTurnMatch(record, data: Data(), members: Self.members(state)) }
+        return Self.info(state, settings: device.game.turnBased)
+    }
+
+    // MARK: Changing
+
+    /// Applies a turn's write (`endTurn`, `saveTurn`, `quit`, `endMatch`, `saveMerged`).
+    func turn(id: String, _ body: TurnBasedTurnBody, device: DeviceIdentity, session: AuthenticatedSession) async throws -> TurnBasedMatchInfo {
+        let player = session.playerID
+        let (size, timeout) = (body.matchData.count, try Self.millis(body.turnTimeout))
+        let command: TurnCommand =
+            switch body.action {
+            case .endTurn:
+                .endTurn(
+                    player: player, version: body.version, next: body.nextParticipants, timeoutMillis: timeout, dataSize: size, message: body.message,
+                    outcomes: body.outcomes)
+            case .saveTurn: .saveTurn(player: player, version: body.version, dataSize: size)
+            case .quit:
+                .quitInTurn(
+                    player: player, version: body.version, outcome: body.outcome, next: body.nextParticipants, timeoutMillis: timeout, dataSize: size,
+                    message: body.message)
+            case .endMatch: .endMatch(player: player, version: body.version, dataSize: size, outcomes: body.outcomes, message: body.message)
+            case .saveMerged: .saveMerged(player: player, version: body.version, dataSize: size, resolved: body.resolvedExchangeIDs)
+            }
+        let state = try await change(id, in: device.game, command, data: body.matchData)
+        return Self.info(state, settings: device.game.turnBased)
+    }
+
+    /// A participant's act out of turn (accept, decline, quit, remove, remind); nil when the match is gone (removed by all).
+    func participant(id: String, _ body: TurnBasedParticipantBody, device: DeviceIdentity, session: AuthenticatedSession) async throws
+        -> TurnBasedMatchInfo
+    {
+        let player = session.playerID
+        let command: TurnCommand =
+            switch body.action {
+            case .accept: .accept(player: player)
+            case .decline: .decline(player: player)
+            case .quit: .quitOutOfTurn(player: player, outcome: body.outcome)
+            case .remove: .remove(player: player)
+            case .remind: .remind(player: player, recipients: body.recipients, message: body.message)
+            }
+        let state = try await change(id, in: device.game, command)
+        return Self.info(state, settings: device.game.turnBased)
+    }
+
+    /// Starts an exchange; answers it and the match.
+    func sendExchange(id: String, _ body: TurnBasedExchangeBody, device: DeviceIdentity, session: AuthenticatedSession) async throws
+        -> TurnBasedExchangeSent
+    {
+        let command = TurnCommand.sendExchange(
+            player: session.playerID, recipients: body.recipients, data: body.data, message: body.message, timeoutMillis: try Self.millis(body.timeout))
+        let state = try await change(id, in: device.game, command)
+        guard let exchange = state.exchanges.last(where: { $0.sender == state.seatIndex(of: session.playerID) }) else {
+            throw APIError.internalError
+        }
+        return TurnBasedExchangeSent(exchange: Self.info(exchange), match: Self.info(state, settings: device.game.turnBased))
+    }
+
+    /// Replies to or cancels an exchange.
+    func answerExchange(
+        id: String, exchangeID: String, _ body: TurnBasedExchangeAnswerBody, device: DeviceIdentity, session: AuthenticatedSession
+    ) async throws -> TurnBasedMatchInfo {
+        let command: TurnCommand =
+            switch body.action {
+            case .reply: .reply(player: session.playerID, exchangeID: exchangeID, data: body.data, message: body.message)
+            case .cancel: .cancel(player: session.playerID, exchangeID: exchangeID, message: body.message)
+            }
+        let state = try await change(id, in: device.game, command)
+        return Self.info(state, settings: device.game.turnBased)
+    }
+
+    /// Moves on every match whose turn or exchange timed out by the server's clock; returns how many changed.
+    @discardableResult
+    func expireDue() async throws -> Int {
+        let due = try await database.read { [now = clock.nowMillis()] in try await $0.turnMatchesDue(now: now, limit: Self.duePerPass) }
+        var changed = 0
+        for matchID in due {
+            do {
+                _ = try await change(matchID, in: nil, .expire)
+                changed += 1
+            } catch let error as APIError where error.code == .turnNoSuchMatch {
+                continue  // Removed meanwhile.
+            }
+        }
+        return changed
+    }
+
+    /// Applies `command` to match `matchID` of `game` (nil: whichever game, for the clock) with compare-and-set on
+    /// its version, retrying when another write came first; stores `data` with it. The events it causes are written
+    /// in the same transaction and announced on the bus after the commit.
+    @discardableResult
+    private func change(_ matchID: String, in game: Game?, _ command: TurnCommand, data: Data? = nil) async throws -> TurnMatchState {
+        guard Self.isValidID(matchID) else { throw APIError.turnNoSuchMatch }
+        for _ in 0..<Self.attempts {
+            let now = clock.nowMillis()
+            let registry = registry
+            let outcome: (state: TurnMatchState, told: Set<String>)? = try await database.write { storage in
+                guard let record = try await storage.turnMatch(id: matchID), game == nil || record.bundleID == game?.bundleID else {
+                    throw APIError.turnNoSuchMatch
+                }
+                let before = try Self.state(record)
+                var state = before
+                let settings = game?.turnBased ?? registry.game(bundleID: before.bundleID)?.turnBased ?? TurnBasedSettings()
+                let notices = try state.apply(command, now: now, limits: settings)
+                guard state.version != before.version else { return (state, []) }
+                if state.isForgotten {
+                    guard try await storage.deleteTurnMatch(matchID, expectedVersion: record.version) else { return nil }
+                } else {
+                    let members = Self.members(state)
+                    guard
+                        try await storage.updateTurnMatch(
+                            Self.record(state, environment: record.environment), expectedVersion: record.version, data: data,
+                            members: members == Self.members(before) ? nil : members)
+                    else { return nil }
+                }
+                let told = try await Self.append(notices, before: before, after: state, settings: settings, now: now, in: storage)
+                return (state, told)
+            }
+            guard let outcome else { continue }
+            for player in outcome.told { bus.publish(.playerEvents(playerID: player)) }
+            return outcome.state
+        }
+        logger.warning("a turn-based match changed under every attempt", metadata: ["match": "\(matchID)"])
+        throw APIError.storageUnavailable
+    }
+
+    /// Writes one event per notice and recipient; returns the players told.
+    private static func append(
+        _ notices: [TurnNotice], before: TurnMatchState, after: TurnMatchState, settings: TurnBasedSettings, now: Int64, in storage: StorageSession
+    ) async throws -> Set<String> {
+        guard !notices.isEmpty else { return [] }
+        let match = info(after, settings: settings, exchangeData: false)
+        let currentPlayer = after.current.flatMap { after.seats[$0].playerID }
+        let previousPlayer = before.current.flatMap { before.seats[$0].playerID }
+        var told = Set<String>()
+        for notice in notices {
+            for recipient in notice.recipients {
+                let event = TurnBasedEventInfo(
+                    kind: notice.kind, match: match, actorIndex: notice.actor,
+                    becameActive: recipient == currentPlayer && (previousPlayer != recipient || before.current != after.current),
+                    exchange: notice.exchange.map(Self.info), message: notice.message)
+                _ = try await EventLog.append(.turnBased, event, to: recipient, now: now, in: storage)
+                told.insert(recipient)
+            }
+        }
+        return told
+    }
+
+    // MARK: Shapes
+
+    static func isValidID(_ id: String) -> Bool { (1...64).contains(id.count) }
+
+    /// Seconds from the wire as milliseconds.
+    static func millis(_ seconds: Double) throws -> Int64 {
+        guard seconds.isFinite, seconds >= 0, seconds <= Double(TurnBasedSettings.maximumTimeoutMillis) / 1000 else {
+            throw APIError.turnInvalidRequest("a timeout must be 0 (none) to 90 days (7776000 seconds); got \(seconds)")
+        }
+        return Int64((seconds * 1000).rounded())
+    }
+
+    static func state(_ record: TurnMatchRecord) throws -> TurnMatchState {
+        try JSONDecoder().decode(TurnMatchState.self, from: Data(record.state.utf8))
+    }
+
+    static func record(_ state: TurnMatchState, environment: String) throws -> TurnMatchRecord {
+        TurnMatchRecord(
+            matchID: state.matchID, bundleID: state.bundleID, environment: environment, version: state.version, status: state.status.rawValue,
+            seats: state.seats.count, playerGroup: Int64(state.playerGroup), openSeats: state.openSeats, deadline: state.deadline,
+            createdAt: state.createdAt, state: String(decoding: try JSONEncoder().encode(state), as: UTF8.self))
+    }
+
+    static func members(_ state: TurnMatchState) -> [TurnMatchMember] {
+        state.seats.compactMap { seat in
+            guard let player = seat.playerID, !seat.removed, seat.status != .declined else { return nil }
+            return TurnMatchMember(playerID: player, playing: state.status != .ended && seat.isPlaying)
+        }
+    }
+
+    static func info(_ state: TurnMatchState, settings: TurnBasedSettings, exchangeData: Bool = true) -> TurnBasedMatchInfo {
+        let date = { (millis: Int64) in StoredTime.date(millis) }
+        return TurnBasedMatchInfo(
+            matchID: state.matchID, bundleID: state.bundleID, createdAt: date(state.createdAt), status: state.status.rawValue, version: state.version,
+            participants: state.seats.enumerated().map { index, seat in
+                TurnBasedParticipantInfo(
+                    playerID: seat.playerID, status: seat.status.rawValue, outcome: seat.outcome, lastTurnDate: seat.lastTurnAt.map(date),
+                    timeoutDate: index == state.current ? state.turnDeadline.map(date) : nil)
+            },
+            currentIndex: state.current, message: state.message, matchDataSize: state.matchDataSize, matchDataMaximumSize: settings.matchDataBytes,
+            exchangeDataMaximumSize: settings.exchangeDataBytes, exchangeMaxInitiatedExchangesPerPlayer: settings.exchangesPerPlayer,
+            exchanges: state.exchanges.map { info($0, data: exchangeData) })
+    }
+
+    static func info(_ exchange: TurnMatchState.Exchange) -> TurnBasedExchangeInfo { info(exchange, data: true) }
+
+    static func info(_ exchange: TurnMatchState.Exchange, data: Bool) -> TurnBasedExchangeInfo {
+        TurnBasedExchangeInfo(
+            exchangeID: exchange.id, senderIndex: exchange.sender, recipientIndexes: exchange.recipients, data: data ? exchange.data : Data(),
+            message: exchange.message, sendDate: StoredTime.date(exchange.sentAt), timeoutDate: exchange.timeoutAt.map(StoredTime.date),
+            completionDate: exchange.completedAt.map(StoredTime.date), status: exchange.status.rawValue,
+            replies: exchange.replies.map {
+                TurnBasedExchangeReplyInfo(
+                    recipientIndex: $0.recipient, data: data ? $0.data : Data(), message: $0.message, replyDate: StoredTime.date($0.repliedAt))
+            })
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GameCenterProtocol
+import Synchronization
+
+/// GameKit's turn-based callbacks; register one with ``GKLocalPlayer/register(_:)``. Every method has a default that
+/// does nothing. The same events, each saying exactly what happened, also arrive on ``GKGameCenter/events`` as
+/// ``GKGameCenterEvent/turnBased(_:)``.
+public protocol GKTurnBasedEventListener: AnyObject, Sendable {
+    /// The match changed: a turn passed (`didBecomeActive` when it is now the local player's), was saved, timed out;
+    /// a participant joined, accepted, declined or quit; the local player was invited or reminded.
+    func player(_ playerID: String, receivedTurnEventFor match: GKTurnBasedMatch, didBecomeActive: Bool)
+    /// The match ended.
+    func player(_ playerID: String, matchEnded match: GKTurnBasedMatch)
+    /// Another participant sent the local player an exchange.
+    func player(_ playerID: String, receivedExchangeRequest exchange: GKTurnBasedExchange, for match: GKTurnBasedMatch)
+    /// An exchange sent to the local player was canceled.
+    func player(_ playerID: String, receivedExchangeCancellation exchange: GKTurnBasedExchange, for match: GKTurnBasedMatch)
+    /// An exchange the local player sent (or must merge, holding the turn) completed.
+    func player(
+        _ playerID: String, receivedExchangeReplies replies: [GKTurnBasedExchangeReply], forCompletedExchange exchange: GKTurnBasedExchange,
+        for match: GKTurnBasedMatch)
+    /// The player chose friends to play with in the Game Center app.
+    func player(_ playerID: String, didRequestMatchWithOtherPlayers playerIDsToInvite: [String])
+    /// The player asked to leave the match outside the game.
+    func player(_ playerID: String, wantsToQuitMatch match: GKTurnBasedMatch)
+}
+
+extension GKTurnBasedEventListener {
+    public func player(_ playerID: String, receivedTurnEventFor match: GKTurnBasedMatch, didBecomeActive: Bool) {}
+    public func player(_ playerID: String, matchEnded match: GKTurnBasedMatch) {}
+    public func player(_ playerID: String, receivedExchangeRequest exchange: GKTurnBasedExchange, for match: GKTurnBasedMatch) {}
+    public func player(_ playerID: String, receivedExchangeCancellation exchange: GKTurnBasedExchange, for match: GKTurnBasedMatch) {}
+    public func player(
+        _ playerID: String, receivedExchangeReplies replies: [GKTurnBasedExchangeReply], forCompletedExchange exchange: GKTurnBasedExchange,
+        for match: GKTurnBasedMatch
+    ) {}
+    public func player(_ playerID: String, didRequestMatchWithOtherPlayers playerIDsToInvite: [String]) {}
+    public func player(_ playerID: String, wantsToQuitMatch match: GKTurnBasedMatch) {}
+}
+
+/// What happened in a turn-based match, as the server recorded it: one event per change, in the match's order,
+/// delivered once per device even when it was away when it happened.
+public struct GKTurnBasedMatchEvent: Sendable {
+    /// The kinds of change.
+    public enum Kind: String, Sendable {
+        case turnPassed, turnSaved, timedOut, participantQuit, invited, accepted, declined, joined
+        case exchangeRequest, exchangeCancelled, exchangeCompleted, exchangesMerged, matchEnded, reminder, removed
+    }
+
+    public let kind: Kind
+    /// The match the change concerns.
+    public let matchID: String
+    /// The match as it was right after the change (its ``GKTurnBasedMatch/version`` numbers the change).
+    public let match: GKTurnBasedMatch
+    /// Whether the change made it the local player's turn.
+    public let didBecomeActive: Bool
+    /// The participant who acted (nil: the server's clock, as for ``Kind/timedOut``).
+    public let actor: GKTurnBasedParticipant?
+    /// The exchange concerned, for the exchange kinds.
+    public let exchange: GKTurnBasedExchange?
+    /// The reminder's or invitation's message.
+    public let message: String?
+}
+
+/// The registered listeners, held weakly, and the dispatch of turn-based events to them.
+final class TurnBasedListeners: Sendable {
+    private struct Entry: @unchecked Sendable {
+        weak var listener: (any GKTurnBasedEventListener)?
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    func register(_ listener: any GKTurnBasedEventListener) {
+        entries.withLock { entries in
+            entries.removeAll { $0.listener == nil || $0.listener === listener }
+            entries.append(Entry(listener: listener))
+        }
+    }
+
+    func unregister(_ listener: any GKTurnBasedEventListener) {
+        entries.withLock { $0.removeAll { $0.listener == nil || $0.listener === listener } }
+    }
+
+    func unregisterAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
+    /// Hands `info` to the game: the event stream, then each listener's matching callback.
+    func deliver(_ info: TurnBasedEventInfo, playerID: String, device: GKGameCenter) {
+        guard let kind = GKTurnBasedMatchEvent.Kind(rawValue: info.kind.rawValue) else { return }
+        let match = GKTurnBasedMatch(info: info.match, in: device)
+        let exchange = info.exchange.map { GKTurnBasedExchange(info: $0, match: match) }
+        let participants = match.participants
+        let actor = info.actorIndex.flatMap { participants.indices.contains($0) ? participants[$0] : nil }
+        device.eventHub.publish(
+            .turnBased(
+                GKTurnBasedMatchEvent(
+                    kind: kind, matchID: match.matchID, match: match, didBecomeActive: info.becameActive, actor: actor, exchange: exchange,
+                    message: info.message)))
+        for listener in entries.withLock({ $0.compactMap(\.listener) }) {
+            switch kind {
+            case .matchEnded:
+                listener.player(playerID, matchEnded: match)
+            case .exchangeRequest:
+                if let exchange { listener.player(playerID, receivedExchangeRequest: exchange, for: match) }
+            case .exchangeCancelled:
+                if let exchange { listener.player(playerID, receivedExchangeCancellation: exchange, for: match) }
+            case .exchangeCompleted:
+                if let exchange { listener.player(playerID, receivedExchangeReplies: exchange.replies ?? [], forCompletedExchange: exchange, for: match) }
+            case .removed:
+                break
+            case .turnPassed, .turnSaved, .timedOut, .participantQuit, .invited, .accepted, .declined, .joined, .exchangesMerged, .reminder:
+                listener.player(playerID, receivedTurnEventFor: match, didBecomeActive: info.becameActive)
+            }
+        }
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NetworkFaultProxy
+import OpenGameKit
+import Synchronization
+import Testing
+
+/// Turn-based matches through the SDK against real server processes, on every engine: matches played to the end
+/// with exchanges, stale writes, timeouts on the server's clock, invitations, and a device that was away for days.
+@Suite(.serialized, .timeLimit(.minutes(4))) struct TurnBasedLiveTests {
+    static let adminKey = "turn-admin-key-0123456789"
+
+    /// Every turn-based event `device` hears from now on, kept in order.
+    final class TurnLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: [GKTurnBasedMatchEvent] = []
+        private var task: Task<Void, Never>?
+
+        init(_ device: GKGameCenter) {
+            let events = device.events
+            task = Task { [weak self] in
+                for await event in events {
+                    if case .turnBased(let turn) = event { self?.lock.withLock { self?.seen.append(turn) } }
+                }
+            }
+        }
+
+        deinit { task?.cancel() }
+
+        var events: [GKTurnBasedMatchEvent] { lock.withLock { seen } }
+
+        /// Waits for an event of `kind` about `matchID` after the first `after` events; returns it.
+        @discardableResult
+        func next(_ kind: GKTurnBasedMatchEvent.Kind, _ matchID: String, becameActive: Bool? = nil) async throws -> GKTurnBasedMatchEvent {
+            var found: GKTurnBasedMatchEvent?
+            try await waitUntil("a \(kind) event of match \(matchID)") {
+                found = events.first { $0.kind == kind && $0.matchID == matchID && (becameActive == nil || $0.didBecomeActive == becameActive) }
+                return found != nil
+            }
+            return found!
+        }
+    }
+
+    /// Records the GameKit listener calls.
+    final class Listener: GKTurnBasedEventListener, @unchecked Sendable {
+        private let lock = NSLock()
+        private var calls: [String] = []
+
+        var log: [String] { lock.withLock { calls } }
+        private func record(_ call: String) { lock.withLock { calls.append(call) } }
+
+        func player(_ playerID: String, receivedTurnEventFor match: GKTurnBasedMatch, didBecomeActive: Bool) {
+            record("turn \(match.matchID) active=\(didBecomeActive)")
+        }
+        func player(_ playerID: String, matchEnded match: GKTurnBasedMatch) { record("ended \(match.matchID)") }
+        func player(_ playerID: String, receivedExchangeRequest exchange: GKTurnBasedExchange, for match: GKTurnBasedMatch) {
+            record("exchange \(exchange.exchangeID)")
+        }
+        func player(
+            _ playerID: String, receivedExchangeReplies replies: [GKTurnBasedExchangeReply], forCompletedExchange exchange: GKTurnBasedExchange,
+            for match: GKTurnBasedMatch
+        ) {
+            record("replies \(exchange.exchangeID) \(replies.count)")
+        }
+    }
+
+    static func request(_ players: Int) -> GKMatchRequest {
+        GKMatchRequest(minPlayers: 2, maxPlayers: players)
+    }
+
+    static func advanceClock(_ server: LiveServer, hours: Double) async throws {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/clock"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"seconds": \#(hours * 3600)}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    static func participant(_ match: GKTurnBasedMatch, _ device: GKGameCenter) throws -> GKTurnBasedParticipant {
+        try #require(match.participants.first { $0.playerID == device.localPlayer.playerID })
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func threePlayersPlayAMatchToTheEndWithAnExchangeMerged(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, _) = try await Devices.signedUp(server, alias: "Bob")
+        let (c, _) = try await Devices.signedUp(server, alias: "Cat")
+        let (logA, logB, logC) = (TurnLog(a), TurnLog(b), TurnLog(c))
+        let listener = Listener()
+        b.localPlayer.register(listener)
+
+        let matchA = try await GKTurnBasedMatch.find(for: Self.request(3), in: a)
+        #expect(matchA.status == .open && matchA.currentParticipant?.playerID == a.localPlayer.playerID)
+        #expect(matchA.participants.map(\.status) == [.active, .matching, .matching])
+        #expect(matchA.matchDataMaximumSize == 1 << 20 && matchA.exchangeDataMaximumSize == 64 << 10)
+        let matchB = try await GKTurnBasedMatch.find(for: Self.request(3), in: b)
+        let matchC = try await GKTurnBasedMatch.find(for: Self.request(3), in: c)
+        #expect(matchB.matchID == matchA.matchID && matchC.matchID == matchA.matchID, "auto-match fills the open seats")
+        try await logA.next(.joined, matchA.matchID)
+
+        // Ann's turn: to Bob. Her first view of the match predates the joins, so it is stale now.
+        let stale = await #expect(throws: GKError.self) {
+            try await matchA.endTurn(withNextParticipants: [matchA.participants[1]], turnTimeout: 0, match: Data("?".utf8))
+        }
+        #expect(stale?.code == .turnBasedInvalidTurn)
+        let annsTurn = try await GKTurnBasedMatch.load(withID: matchA.matchID, in: a)
+        #expect(try await annsTurn.loadMatchData() == nil)
+        annsTurn.setLocalizableMessageWithKey("%@ moved", arguments: ["Ann"])
+        try await annsTurn.endTurn(
+            withNextParticipants: [try Self.participant(annsTurn, b), try Self.participant(annsTurn, c)], turnTimeout: GKTurnTimeoutDefault,
+            match: Data("A".utf8))
+        let bobsTurn = try await logB.next(.turnPassed, matchA.matchID)
+        #expect(bobsTurn.didBecomeActive && bobsTurn.match.message == "Ann moved")
+        #expect(bobsTurn.match.currentParticipant?.timeoutDate != nil)
+        let c1 = try await logC.next(.turnPassed, matchA.matchID)
+        #expect(!c1.didBecomeActive)
+        try await waitUntil("Bob's listener heard the turn") { listener.log.contains("turn \(matchA.matchID) active=true") }
+
+        // Bob trades with Cat outside the turn order; Cat replies; Bob (sender, and the current player) merges it.
+        let turnB = bobsTurn.match
+        #expect(try await turnB.loadMatchData() == Data("A".utf8))
+        let sent = try await turnB.sendExchange(
+            to: [try Self.participant(turnB, c)], data: Data("trade?".utf8), localizableMessageKey: "trade", arguments: [],
+            timeout: GKExchangeTimeoutDefault)
+        let request = try await logC.next(.exchangeRequest, matchA.matchID)
+        let exchange = try #require(request.exchange)
+        #expect(exchange.exchangeID == sent.exchangeID && exchange.data == Data("trade?".utf8) && exchange.sender?.playerID == b.localPlayer.playerID)
+        try await exchange.reply(withLocalizableMessageKey: "ok", arguments: [], data: Data("yes".utf8))
+        let completed = try await logB.next(.exchangeCompleted, matchA.matchID)
+        #expect(completed.exchange?.replies?.first?.data == Data("yes".utf8))
+        try await waitUntil("Bob's listener heard the replies") { listener.log.contains("replies \(sent.exchangeID) 1") }
+        let current = try await GKTurnBasedMatch.load(withID: matchA.matchID, in: b)
+        #expect(current.completedExchanges?.map(\.exchangeID) == [sent.exchangeID])
+        let unmerged = await #expect(throws: GKError.self) {
+            try await current.endTurn(withNextParticipants: [try Self.participant(current, c)], turnTimeout: 0, match: Data("AB".utf8))
+        }
+        #expect(unmerged?.code == .turnBasedInvalidState)
+        try await current.saveMergedMatchData(Data("AB+trade".utf8), withResolvedExchanges: current.completedExchanges ?? [])
+        #expect(current.exchanges == nil)
+        try await current.endTurn(withNextParticipants: [try Self.participant(current, c)], turnTimeout: 0, match: Data("AB".utf8))
+
+        // Cat plays, then Ann ends the match with everyone's outcome.
+        let catsTurn = try await logC.next(.turnPassed, matchA.matchID, becameActive: true)
+        let turnC = try await GKTurnBasedMatch.load(withID: catsTurn.matchID, in: c)
+        #expect(turnC.currentParticipant?.playerID == c.localPlayer.playerID)
+        try await turnC.endTurn(withNextParticipants: [try Self.participant(turnC, a)], turnTimeout: 0, match: Data("ABC".utf8))
+        try await waitUntil("it is Ann's turn again") {
+            try await GKTurnBasedMatch.load(withID: matchA.matchID, in: a).currentParticipant?.playerID == a.localPlayer.playerID
+        }
+        let last = try await GKTurnBasedMatch.load(withID: matchA.matchID, in: a)
+        for (participant, outcome) in zip(last.participants, [GKTurnBasedMatch.Outcome.won, .second, .third]) { participant.matchOutcome = outcome }
+        try await last.endMatchInTurn(withMatch: Data("final".utf8))
+        #expect(last.status == .ended)
+        for log in [logB, logC] { try await log.next(.matchEnded, matchA.matchID) }
+        try await waitUntil("Bob's listener heard the end") { listener.log.contains("ended \(matchA.matchID)") }
+        let ended = try await GKTurnBasedMatch.load(withID: matchA.matchID, in: c)
+        #expect(ended.participants.map(\.matchOutcome) == [.won, .second, .third])
+        #expect(try await ended.loadMatchData() == Data("final".utf8))
+
+        // Every device saw the match's changes in order, each once.
+        for log in [logA, logB, logC] {
+            let versions = log.events.filter { $0.matchID == matchA.matchID }.map(\.match.version)
+            #expect(versions == versions.sorted() && !versions.isEmpty, "events out of order: \(versions)")
+        }
+        for device in [a, b, c] {
+            try await GKTurnBasedMatch.load(withID: matchA.matchID, in: device).remove()
+            #expect(try await GKTurnBasedMatch.loadMatches(in: device).isEmpty)
+        }
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aStaleWriteIsRefusedAndOverwritesNothing(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, _) = try await Devices.signedUp(server, alias: "Bob")
+        let match = try await GKTurnBasedMatch.find(for: Self.request(2), in: a)
+        _ = try await GKTurnBasedMatch.find(for: Self.request(2), in: b)
+        let first = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
+        let second = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
+        try await first.saveCurrentTurn(withMatch: Data("kept".utf8))
+        let stale = await #expect(throws: GKError.self) { try await second.saveCurrentTurn(withMatch: Data("lost".utf8)) }
+        #expect(stale?.code == .turnBasedInvalidTurn && stale?.serverCode == "turn.stale_version")
+        #expect(try await GKTurnBasedMatch.load(withID: match.matchID, in: b).loadMatchData() == Data("kept".utf8))
+
+        let notYours = await #expect(throws: GKError.self) {
+            let theirs = try await GKTurnBasedMatch.load(withID: match.matchID, in: b)
+            try await theirs.saveCurrentTurn(withMatch: Data("x".utf8))
+        }
+        #expect(notYours?.code == .turnBasedInvalidTurn)
+        let tooLarge = await #expect(throws: GKError.self) {
+            try await first.saveCurrentTurn(withMatch: Data(count: first.matchDataMaximumSize + 1))
+        }
+        #expect(tooLarge?.code == .turnBasedMatchDataTooLarge)
+        let stranger = await #expect(throws: GKError.self) {
+            let (c, _) = try await Devices.signedUp(server, alias: "Cat")
+            _ = try await GKTurnBasedMatch.load(withID: match.matchID, in: c)
+        }
+        #expect(stranger?.serverCode == "turn.no_such_match")
+
+        // A body whose declared length is over the game's limit is answered before a byte of it is sent.
+        let token = try await server.signUp(account: "raw-\(UUID().uuidString.prefix(8).lowercased())")
+        var find = URLRequest(url: server.url.appendingPathComponent("v1/turn-matches"))
+        find.httpMethod = "POST"
+        for (name, value) in [
+            ("Content-Type", "application/json"), ("X-GameCenter-Bundle-ID", "com.example.tapper"), ("X-GameCenter-Environment", "sandbox"),
+            ("Authorization", "Bearer \(token)"),
+        ] { find.setValue(value, forHTTPHeaderField: name) }
+        find.httpBody = Data(#"{"minPlayers": 2, "maxPlayers": 4, "playerGroup": 7, "playersToInvite": []}"#.utf8)
+        let (found, _) = try await URLSession.shared.data(for: find)
+        let matchID = try #require((try JSONSerialization.jsonObject(with: found) as? [String: Any])?["matchID"] as? String)
+        let connection = try RawTCPConnection(port: server.port)
+        defer { connection.close() }
+        #expect(
+            connection.send(
+                "POST /v1/turn-matches/\(matchID)/turn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "X-GameCenter-Bundle-ID: com.example.tapper\r\nX-GameCenter-Environment: sandbox\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Content-Length: \(8 << 20)\r\n\r\n"))
+        let answer = connection.readUntilClosed(within: .seconds(10), orUntil: "turn.match_data_too_large")
+        #expect(RawTCPConnection.status(answer.text) == 413, "\(answer.text)")
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aTurnThatTimesOutOnTheServersClockPassesToTheNext(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, _) = try await Devices.signedUp(server, alias: "Bob")
+        let (c, _) = try await Devices.signedUp(server, alias: "Cat")
+        let logC = TurnLog(c)
+        let match = try await GKTurnBasedMatch.find(for: Self.request(3), in: a)
+        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: b)
+        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: c)
+        let loaded = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
+        try await loaded.endTurn(
+            withNextParticipants: [try Self.participant(loaded, b), try Self.participant(loaded, c)], turnTimeout: 3600, match: Data("A".utf8))
+        let deadline = try #require(try await GKTurnBasedMatch.load(withID: match.matchID, in: b).currentParticipant?.timeoutDate)
+        #expect(abs(deadline.timeIntervalSince(Date()) - 3600) < 120)
+        try await Self.advanceClock(server, hours: 2)
+        let timedOut = try await logC.next(.timedOut, match.matchID)
+        #expect(timedOut.didBecomeActive && timedOut.match.currentParticipant?.playerID == c.localPlayer.playerID)
+        let bob = try #require(timedOut.match.participants.first { $0.playerID == b.localPlayer.playerID })
+        #expect(bob.status == .done && bob.matchOutcome == .timeExpired)
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aDeclinedInvitationsSeatIsMatchedAgainAndPlayersQuitInAndOutOfTurn(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, _) = try await Devices.signedUp(server, alias: "Bob")
+        let (c, _) = try await Devices.signedUp(server, alias: "Cat")
+        let (d, _) = try await Devices.signedUp(server, alias: "Dan")
+        try await MatchmakingLiveTests.befriend(a, b)
+        let (logA, logB) = (TurnLog(a), TurnLog(b))
+        let request = Self.request(3)
+        request.playersToInvite = [b.localPlayer.playerID]
+        request.inviteMessage = "a game?"
+        let match = try await GKTurnBasedMatch.find(for: request, in: a)
+        #expect(match.participants.map(\.status) == [.active, .invited, .matching])
+        #expect(try await GKTurnBasedMatch.loadMatches(in: b).isEmpty, "the invitation goes out with the first turn")
+        try await match.endTurn(withNextParticipants: [match.participants[1], match.participants[2]], turnTimeout: 0, match: Data("A".utf8))
+        let invited = try await logB.next(.invited, match.matchID)
+        #expect(invited.message == "a game?")
+        try await invited.match.declineInvite()
+        try await logA.next(.declined, match.matchID)
+
+        // The declined seat and the last one go to auto-match; the first filled is the one whose turn it is.
+        let joined = try await GKTurnBasedMatch.find(for: Self.request(3), in: c)
+        #expect(joined.matchID == match.matchID && joined.currentParticipant?.playerID == c.localPlayer.playerID)
+        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: d)
+        let catsTurn = try await GKTurnBasedMatch.load(withID: match.matchID, in: c)
+        let outOfTurn = await #expect(throws: GKError.self) { try await catsTurn.participantQuitOutOfTurn(with: .quit) }
+        #expect(outOfTurn?.code == .turnBasedInvalidState)
+        try await catsTurn.participantQuitInTurn(
+            with: .quit, nextParticipants: [try Self.participant(catsTurn, d)], turnTimeout: 0, match: Data("AC".utf8))
+        let dansTurn = try await GKTurnBasedMatch.load(withID: match.matchID, in: d)
+        #expect(dansTurn.currentParticipant?.playerID == d.localPlayer.playerID)
+        let annView = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
+        try await annView.participantQuitOutOfTurn(with: .lost)
+        // Dan is the last one playing: the match is his to end; the others can remove it already.
+        try await annView.remove()
+        let cat = try await GKTurnBasedMatch.load(withID: match.matchID, in: c)
+        try await cat.remove()
+        let last = try await GKTurnBasedMatch.load(withID: match.matchID, in: d)
+        for participant in last.participants where participant.playerID == d.localPlayer.playerID { participant.matchOutcome = .won }
+        try await last.endMatchInTurn(withMatch: Data("end".utf8))
+        try await last.remove()
+        for device in [a, c, d] { #expect(try await GKTurnBasedMatch.loadMatches(in: device).isEmpty) }
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aDeviceAwayForDaysCatchesUpOnEveryTurnInOrderOnce(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let b = Devices.make(server, storage: storage)
+        try await b.localPlayer.authenticate(.signUp(account: "bob-\(UUID().uuidString.prefix(8).lowercased())", password: "password-B", alias: "Bob"))
+        let bobID = b.localPlayer.playerID
+        let match = try await GKTurnBasedMatch.find(for: Self.request(2), in: a)
+        let joinedVersion = try await GKTurnBasedMatch.find(for: Self.request(2), in: b).version
+        await b.close()
+
+        // While Bob's device is off for three days, Ann saves her turn each day, then passes it to Bob, whose turn
+        // times out on the server's clock and comes back to her.
+        var current = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
+        for day in 1...3 {
+            try await current.saveCurrentTurn(withMatch: Data("day \(day)".utf8))
+            try await Self.advanceClock(server, hours: 24)
+        }
+        try await current.endTurn(withNextParticipants: [current.participants[1]], turnTimeout: 3600, match: Data("to Bob".utf8))
+        try await Self.advanceClock(server, hours: 2)
+        try await waitUntil("Bob's turn timed out back to Ann") {
+            current = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
+            return current.currentParticipant?.playerID == a.localPlayer.playerID
+        }
+        let whileAway = Array((joinedVersion + 1)...current.version)
+
+        // Bob's device comes back: every change arrives, in order, once, and agrees with loadMatches.
+        let back = Devices.make(server, storage: storage)
+        let log = TurnLog(back)
+        try await back.localPlayer.authenticate()
+        #expect(back.localPlayer.playerID == bobID)
+        try await waitUntil("Bob's device caught up to version \(current.version)") {
+            log.events.contains { $0.matchID == match.matchID && $0.match.version == current.version }
+        }
+        let versions = log.events.filter { $0.matchID == match.matchID }.map(\.match.version)
+        #expect(versions.filter { $0 > joinedVersion } == whileAway && Set(versions).count == versions.count, "versions \(versions)")
+        #expect(log.events.map(\.kind).suffix(2) == [.turnPassed, .timedOut])
+        let listed = try #require(try await GKTurnBasedMatch.loadMatches(in: back).first { $0.matchID == match.matchID })
+        #expect(listed.version == current.version && listed.participants[1].matchOutcome == .timeExpired)
+        await back.close()
+        try await server.stop()
+    }
+}
