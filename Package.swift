@@ -202,6 +202,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "TicTacToe",
+            dependencies: ["OpenGameKit"],
+            path: "Examples/TicTacToe",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "VoiceChat",
             dependencies: ["OpenGameKit", "OpenGameKitVoice"],
             path: "Examples/VoiceChat",
