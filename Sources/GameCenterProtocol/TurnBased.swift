@@ -177,10 +177,16 @@ public struct TurnBasedTurnBody: Codable, Sendable, Equatable {
     public var outcomes: [Int]
     /// The exchanges this data merges (saveMerged).
     public var resolvedExchangeIDs: [String]
+    /// Scores of the match's participants, stored in the same transaction as the match's end (endMatch only; each
+    /// names its participant, nil for the caller).
+    public var scores: [ScoreReport]
+    /// The caller's achievement progress, stored with the match's end (endMatch only).
+    public var achievements: [AchievementReportBatch.Entry]
 
     public init(
         action: Action, version: Int64, matchData: Data, message: String? = nil, nextParticipants: [Int] = [], turnTimeout: Double = 0,
-        outcome: Int = 0, outcomes: [Int] = [], resolvedExchangeIDs: [String] = []
+        outcome: Int = 0, outcomes: [Int] = [], resolvedExchangeIDs: [String] = [], scores: [ScoreReport] = [],
+        achievements: [AchievementReportBatch.Entry] = []
     ) {
         self.action = action
         self.version = version
@@ -191,6 +197,8 @@ public struct TurnBasedTurnBody: Codable, Sendable, Equatable {
         self.outcome = outcome
         self.outcomes = outcomes
         self.resolvedExchangeIDs = resolvedExchangeIDs
+        self.scores = scores
+        self.achievements = achievements
     }
 }
 

@@ -37,6 +37,20 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         self.gameCenter = gameCenter
     }
 
+    /// A new score of `playerID`, another participant of a turn-based match, on `category`: it is reported with the
+    /// match's end (``GKTurnBasedMatch/endMatchInTurn(withMatch:scores:achievements:)``); ``report()`` sends only the
+    /// local player's scores.
+    public init(category: String? = nil, playerID: String, in gameCenter: GKGameCenter = .default) {
+        self.playerID = playerID
+        self.state = Mutex(State(date: Date(), category: category))
+        self.gameCenter = gameCenter
+    }
+
+    /// The score as a report names it.
+    var report: ScoreReport {
+        state.withLock { ScoreReport(category: $0.category, value: $0.value, context: $0.context, playerID: playerID, date: $0.date) }
+    }
+
     init(entry: ScoreEntry, in gameCenter: GKGameCenter) {
         self.playerID = entry.playerID
         self.state = Mutex(

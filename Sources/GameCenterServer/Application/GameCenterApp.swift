@@ -161,7 +161,8 @@ public enum GameCenterApp {
                 database: database, recorder: recorder, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime,
                 queues: topology.queues, monotonic: monotonic, logger: logger)
-            self.turns = TurnBasedService(database: database, bus: bus, clock: serverClock, registry: registry, logger: logger)
+            self.turns = TurnBasedService(
+                database: database, bus: bus, clock: serverClock, registry: registry, leaderboards: leaderboards, logger: logger)
             let heartbeats = HeartbeatTicker(interval: configuration.heartbeatInterval)
             self.heartbeats = heartbeats
             self.realtime = RealtimeService(

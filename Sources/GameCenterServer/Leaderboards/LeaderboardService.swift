@@ -45,21 +45,31 @@ struct LeaderboardService: Sendable {
         }
         let scores = try batch.scores.map { score in
             if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
-            let definition = try Self.reportable(score.category, in: game)
-            guard definition.valueRange.contains(score.value) else { throw APIError.valueOutOfRange(score.value, definition) }
-            return NewScore(
-                category: definition.category, value: score.value, context: score.context,
-                higherIsBetter: definition.order == .descending, earnedAt: dating.earnedAt(score.date))
+            return try Self.newScore(score, game: game, dating: dating)
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
         let environment = device.environment.rawValue
         let records =
             try await database.reportScores(
                 reportID: batch.reportID, scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now) ?? []
-        index.apply(records, bundleID: game.bundleID, environment: environment)
+        rank(records, bundleID: game.bundleID, environment: environment)
+        return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
+    }
+
+    /// A reported score checked against `game`'s leaderboards (`category` reportable, value in range), dated.
+    static func newScore(_ score: ScoreReport, game: Game, dating: ScoreDating) throws -> NewScore {
+        let definition = try reportable(score.category, in: game)
+        guard definition.valueRange.contains(score.value) else { throw APIError.valueOutOfRange(score.value, definition) }
+        return NewScore(
+            category: definition.category, value: score.value, context: score.context, higherIsBetter: definition.order == .descending,
+            earnedAt: dating.earnedAt(score.date))
+    }
+
+    /// Puts stored reports on this node's boards and tells the other nodes (after the transaction that stored them).
+    func rank(_ records: [ScoreRecord], bundleID: String, environment: String) {
+        index.apply(records, bundleID: bundleID, environment: environment)
         if !records.isEmpty { bus.scoresStored() }
         metrics.leaderboardReports.increment(by: records.count)
-        return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
     }
 
     /// One page of a leaderboard for the signed-in player.

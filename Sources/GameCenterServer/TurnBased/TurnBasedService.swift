@@ -12,6 +12,8 @@ struct TurnBasedService: Sendable {
     let bus: any EventBus
     let clock: ServerClock
     let registry: GameRegistry
+    /// Ranks the scores reported with a match's end.
+    let leaderboards: LeaderboardService
     let logger: Logger
 
     /// How often a change is tried again when another write to the same match came first.
@@ -129,8 +131,36 @@ struct TurnBasedService: Sendable {
             case .endMatch: .endMatch(player: player, version: body.version, dataSize: size, outcomes: body.outcomes, message: body.message)
             case .saveMerged: .saveMerged(player: player, version: body.version, dataSize: size, resolved: body.resolvedExchangeIDs)
             }
-        let state = try await change(id, in: device.game, command, data: body.matchData)
+        let reports = try Self.endReports(body, game: device.game, environment: device.environment.rawValue, player: player, now: clock.nowMillis())
+        let state = try await change(id, in: device.game, command, data: body.matchData, reports: reports)
         return Self.info(state, settings: device.game.turnBased)
+    }
+
+    /// The scores and achievements of an `endMatch`, checked against the game before anything is read; nil when none.
+    static func endReports(_ body: TurnBasedTurnBody, game: Game, environment: String, player: String, now: Int64) throws -> TurnEndReports? {
+        guard !body.scores.isEmpty || !body.achievements.isEmpty else { return nil }
+        guard body.action == .endMatch else {
+            throw APIError.turnInvalidRequest("scores and achievements are reported only with the match's end (endMatch)")
+        }
+        guard body.scores.count <= Limits.maximumScoresPerReport else {
+            throw APIError.invalidParameter("a match's end reports at most \(Limits.maximumScoresPerReport) scores; this one has \(body.scores.count)")
+        }
+        let dating = try ScoreDating(now: now, deviceTime: nil)
+        var scores: [String: [NewScore]] = [:]
+        for score in body.scores {
+            scores[score.playerID ?? player, default: []].append(try LeaderboardService.newScore(score, game: game, dating: dating))
+        }
+        var achievements: [AchievementReportEntry] = []
+        if !body.achievements.isEmpty {
+            try AchievementService.validate(AchievementReportBatch(reportID: "match-end", achievements: body.achievements), game: game)
+            achievements = try body.achievements.map { entry in
+                let completed = AchievementCompleted(bundleID: game.bundleID, identifier: entry.identifier, completedAt: StoredTime.date(now))
+                return AchievementReportEntry(
+                    identifier: entry.identifier, percent: entry.percentComplete,
+                    completionEvent: entry.percentComplete >= 100 ? try EventLog.payload(completed) : "")
+            }
+        }
+        return TurnEndReports(scores: scores, achievements: achievements, environment: environment, player: player)
     }
 
     /// A participant's act out of turn (accept, decline, quit, remove, remind); nil when the match is gone (removed by all).
@@ -196,12 +226,14 @@ struct TurnBasedService: Sendable {
     /// its version, retrying when another write came first; stores `data` with it. The events it causes are written
     /// in the same transaction and announced on the bus after the commit.
     @discardableResult
-    private func change(_ matchID: String, in game: Game?, _ command: TurnCommand, data: Data? = nil) async throws -> TurnMatchState {
+    private func change(
+        _ matchID: String, in game: Game?, _ command: TurnCommand, data: Data? = nil, reports: TurnEndReports? = nil
+    ) async throws -> TurnMatchState {
         guard Self.isValidID(matchID) else { throw APIError.turnNoSuchMatch }
         for _ in 0..<Self.attempts {
             let now = clock.nowMillis()
             let registry = registry
-            let outcome: (state: TurnMatchState, told: Set<String>)? = try await database.write { storage in
+            let outcome: (state: TurnMatchState, told: Set<String>, stored: TurnEndReports.Stored)? = try await database.write { storage in
                 guard let record = try await storage.turnMatch(id: matchID), game == nil || record.bundleID == game?.bundleID else {
                     throw APIError.turnNoSuchMatch
                 }
@@ -209,7 +241,7 @@ struct TurnBasedService: Sendable {
                 var state = before
                 let settings = game?.turnBased ?? registry.game(bundleID: before.bundleID)?.turnBased ?? TurnBasedSettings()
                 let notices = try state.apply(command, now: now, limits: settings)
-                guard state.version != before.version else { return (state, []) }
+                guard state.version != before.version else { return (state, [], .init()) }
                 if state.isForgotten {
                     guard try await storage.deleteTurnMatch(matchID, expectedVersion: record.version) else { return nil }
                 } else {
@@ -220,11 +252,14 @@ struct TurnBasedService: Sendable {
                             members: members == Self.members(before) ? nil : members)
                     else { return nil }
                 }
-                let told = try await Self.append(notices, before: before, after: state, settings: settings, now: now, in: storage)
-                return (state, told)
+                var told = try await Self.append(notices, before: before, after: state, settings: settings, now: now, in: storage)
+                let stored = try await reports?.store(for: state, now: now, in: storage) ?? .init()
+                if stored.completedAchievements, let player = reports?.player { told.insert(player) }
+                return (state, told, stored)
             }
             guard let outcome else { continue }
             for player in outcome.told { bus.publish(.playerEvents(playerID: player)) }
+            if let reports { leaderboards.rank(outcome.stored.scores, bundleID: outcome.state.bundleID, environment: reports.environment) }
             return outcome.state
         }
         logger.warning("a turn-based match changed under every attempt", metadata: ["match": "\(matchID)"])
@@ -308,5 +343,44 @@ struct TurnBasedService: Sendable {
                 TurnBasedExchangeReplyInfo(
                     recipientIndex: $0.recipient, data: data ? $0.data : Data(), message: $0.message, replyDate: StoredTime.date($0.repliedAt))
             })
+    }
+}
+
+/// The scores and achievement progress reported with a match's end, checked against the game; stored in the
+/// transaction that ends the match, so that they and the end are kept together or not at all.
+struct TurnEndReports: Sendable {
+    /// Scores by the participant they are for.
+    var scores: [String: [NewScore]]
+    /// The caller's achievement progress.
+    var achievements: [AchievementReportEntry]
+    var environment: String
+    /// The participant who ends the match.
+    var player: String
+
+    /// What was stored.
+    struct Stored: Sendable {
+        var scores: [ScoreRecord] = []
+        var completedAchievements = false
+    }
+
+    /// Stores them for the match `state` ended; every score must be a participant's.
+    func store(for state: TurnMatchState, now: Int64, in storage: StorageSession) async throws -> Stored {
+        var stored = Stored()
+        let reportID = "turn-\(state.matchID)-\(state.version)"
+        for (player, scores) in scores.sorted(by: { $0.key < $1.key }) {
+            guard state.seatIndex(of: player) != nil else {
+                throw APIError.turnInvalidParticipant("a score names \(player), who is not a participant of this match")
+            }
+            stored.scores +=
+                try await storage.reportScores(
+                    reportID: reportID, scores, bundleID: state.bundleID, environment: environment, playerID: player, now: now) ?? []
+        }
+        if !achievements.isEmpty {
+            let outcome = try await storage.reportAchievements(
+                reportID: reportID, achievements, bundleID: state.bundleID, playerID: player, eventKind: EventKind.achievementCompleted.rawValue,
+                now: now)
+            stored.completedAchievements = !outcome.newlyCompleted.isEmpty
+        }
+        return stored
     }
 }

@@ -35,6 +35,13 @@ extension GKTurnBasedMatch {
         CompletionHandler.run(completionHandler) { try await self.endMatchInTurn(withMatch: data) }
     }
 
+    /// ``endMatchInTurn(withMatch:scores:achievements:)`` with a completion handler.
+    public func endMatchInTurn(
+        withMatch data: Data, scores: [GKScore], achievements: [GKAchievement], completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await self.endMatchInTurn(withMatch: data, scores: scores, achievements: achievements) }
+    }
+
     /// ``saveMergedMatchData(_:withResolvedExchanges:)`` with a completion handler.
     public func saveMergedMatchData(
         _ data: Data, withResolvedExchanges exchanges: [GKTurnBasedExchange], completionHandler: @escaping @Sendable ((any Error)?) -> Void

@@ -219,6 +219,15 @@ public final class GKTurnBasedMatch: Sendable {
         try await writeTurn(.endMatch, data: data, outcomes: participants.map(\.matchOutcome.rawValue))
     }
 
+    /// Ends the match as ``endMatchInTurn(withMatch:)`` does and, in the same transaction on the server, stores
+    /// `scores` (the participants': ``GKScore/init(category:playerID:in:)`` for the others) and the local player's
+    /// `achievements`: the end and the reports are kept together or not at all.
+    public func endMatchInTurn(withMatch data: Data, scores: [GKScore], achievements: [GKAchievement]) async throws {
+        try await writeTurn(
+            .endMatch, data: data, outcomes: participants.map(\.matchOutcome.rawValue), scores: scores.map(\.report),
+            achievements: achievements.map { AchievementReportBatch.Entry(identifier: $0.identifier, percentComplete: $0.percentComplete) })
+    }
+
     /// Stores `data` merged with the completed `exchanges`, which are then resolved (and leave ``exchanges``).
     public func saveMergedMatchData(_ data: Data, withResolvedExchanges exchanges: [GKTurnBasedExchange]) async throws {
         try await writeTurn(.saveMerged, data: data, resolved: exchanges.map(\.exchangeID))
@@ -279,14 +288,14 @@ public final class GKTurnBasedMatch: Sendable {
 
     private func writeTurn(
         _ action: TurnBasedTurnBody.Action, data: Data, next: [Int] = [], timeout: TimeInterval = 0, outcome: Int = 0, outcomes: [Int] = [],
-        resolved: [String] = []
+        resolved: [String] = [], scores: [ScoreReport] = [], achievements: [AchievementReportBatch.Entry] = []
     ) async throws {
         guard data.count <= matchDataMaximumSize else {
             throw GKError(.turnBasedMatchDataTooLarge, "match data is \(data.count) bytes; this game allows at most \(matchDataMaximumSize)")
         }
         let body = TurnBasedTurnBody(
             action: action, version: version, matchData: data, message: message, nextParticipants: next, turnTimeout: timeout, outcome: outcome,
-            outcomes: outcomes, resolvedExchangeIDs: resolved)
+            outcomes: outcomes, resolvedExchangeIDs: resolved, scores: scores, achievements: achievements)
         let info = try await gameCenter.authenticated(.post, Self.path(matchID) + "/turn", body: body, as: TurnBasedMatchInfo.self)
         update(info, data: data)
     }

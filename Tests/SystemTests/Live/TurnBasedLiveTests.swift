@@ -300,6 +300,50 @@ import Testing
     }
 
     @Test(arguments: LiveServer.engines)
+    func scoresAndAchievementsAreStoredWithTheMatchsEndOrNotAtAll(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, _) = try await Devices.signedUp(server, alias: "Bob")
+        let match = try await GKTurnBasedMatch.find(for: Self.request(2), in: a)
+        _ = try await GKTurnBasedMatch.find(for: Self.request(2), in: b)
+        let last = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
+        last.participants[0].matchOutcome = .won
+        last.participants[1].matchOutcome = .lost
+        let mine = GKScore(category: "tapper.taps", in: a)
+        mine.value = 30
+        let bobs = GKScore(category: "tapper.taps", playerID: b.localPlayer.playerID, in: a)
+        bobs.value = 12
+        let achievement = GKAchievement(identifier: "tapper.first", in: a)
+        achievement.percentComplete = 100
+
+        // One bad score: nothing is stored and the match goes on.
+        let bad = GKScore(category: "tapper.nope", in: a)
+        bad.value = 1
+        let refused = await #expect(throws: GKError.self) {
+            try await last.endMatchInTurn(withMatch: Data("end".utf8), scores: [mine, bad], achievements: [achievement])
+        }
+        #expect(refused?.serverCode == "leaderboard.unknown_category")
+        #expect(try await GKTurnBasedMatch.load(withID: match.matchID, in: a).status == .open)
+        #expect(try await GKAchievement.loadAchievements(in: a).isEmpty)
+        let stranger = GKScore(category: "tapper.taps", playerID: "G:nobody", in: a)
+        let notAParticipant = await #expect(throws: GKError.self) {
+            try await last.endMatchInTurn(withMatch: Data("end".utf8), scores: [mine, stranger], achievements: [])
+        }
+        #expect(notAParticipant?.code == .turnBasedInvalidParticipant)
+        #expect(try await GKTurnBasedMatch.load(withID: match.matchID, in: a).status == .open)
+
+        try await last.endMatchInTurn(withMatch: Data("end".utf8), scores: [mine, bobs], achievements: [achievement])
+        #expect(last.status == .ended)
+        let board = GKLeaderboard(in: b)
+        board.category = "tapper.taps"
+        let entries = try await board.loadScores()
+        #expect(entries.map(\.value) == [30, 12] && entries.map(\.playerID) == [a.localPlayer.playerID, b.localPlayer.playerID])
+        #expect(try await GKAchievement.loadAchievements(in: a).first?.isCompleted == true)
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
     func aDeviceAwayForDaysCatchesUpOnEveryTurnInOrderOnce(engine: String) async throws {
         let server = try LiveServer(engine: engine)
         try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
