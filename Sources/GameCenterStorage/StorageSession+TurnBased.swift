@@ -121,6 +121,16 @@ extension StorageSession {
         ).all().map(Self.turnMatchRecord)
     }
 
+    /// The matches of every game kept for `playerID`, newest first, at most `limit`.
+    public func turnMatches(playerID: String, limit: Int) async throws -> [TurnMatchRecord] {
+        try await sql.raw(
+            """
+            SELECT m.* FROM turn_match_members AS p JOIN turn_matches AS m ON m.match_id = p.match_id
+            WHERE p.player_id = \(bind: playerID) ORDER BY m.created_at DESC, m.match_id LIMIT \(bind: Int64(limit))
+            """
+        ).all().map(Self.turnMatchRecord)
+    }
+
     /// How many matches of `bundleID` `playerID` is playing.
     public func playingTurnMatchCount(playerID: String, bundleID: String) async throws -> Int {
         let row = try await sql.raw(

@@ -633,3 +633,60 @@ def test_a_presented_leaderboard_tells_the_game_the_choices_and_the_close(server
         wait_for_changes(ticket["presentationID"], [("shown", None), ("done", None)])
     finally:
         game.close()
+
+
+def turn(server, token, match, action, **fields):
+    """A write in turn through the JSON API, with the version `match` was read at; returns the match after it."""
+    body = {"action": action, "version": match["version"], "matchData": "", "nextParticipants": [], "turnTimeout": 0,
+            "outcome": 0, "outcomes": [], "resolvedExchangeIDs": [], "scores": [], "achievements": []}
+    body.update(fields)
+    return api(server, "POST", f"/v1/turn-matches/{match['matchID']}/turn", body, token=token)
+
+
+def find_turn_match(server, token, seats, group, invite=()):
+    return api(server, "POST", "/v1/turn-matches", {"minPlayers": 2, "maxPlayers": seats, "playerGroup": group,
+                                                     "playersToInvite": list(invite)}, token=token)
+
+
+def test_the_turns_page_lists_turns_invitations_and_results_and_announces_a_turn(server, browser):
+    pages = Pages(browser, server)
+    (ann, _, ann_token), (bob, bob_id, bob_token), (cat, _, cat_token), (dan, _, dan_token) = new_players(
+        server, "Ann", "Bob", "Cat", "Dan")
+    api(server, "POST", "/v1/friend-requests/by-name", {"names": [bob], "message": None}, token=ann_token)
+    request = api(server, "GET", "/v1/friend-requests", token=bob_token)["requests"][0]
+    api(server, "POST", f"/v1/friend-requests/{request['requestID']}/accept", token=bob_token)
+
+    # Ann invites Bob to a match of three; the invitation goes out with her first turn.
+    invited = find_turn_match(server, ann_token, 3, 11, invite=[bob_id])
+    turn(server, ann_token, invited, "endTurn", nextParticipants=[2, 1], turnTimeout=86400, message="your move")
+    # Cat passes Bob the turn of another match, with a day to play it.
+    mine = find_turn_match(server, cat_token, 2, 12)
+    mine = find_turn_match(server, bob_token, 2, 12)
+    turn(server, cat_token, mine, "endTurn", nextParticipants=[1], turnTimeout=86400, message="Cat played")
+    # Dan wins a third against Bob.
+    done = find_turn_match(server, dan_token, 2, 13)
+    done = find_turn_match(server, bob_token, 2, 13)
+    turn(server, dan_token, done, "endMatch", outcomes=[2, 3])
+
+    sign_in(pages, bob)
+    pages.open("/turns")
+    main = pages.main_text()
+    assert "Your turn\nTapper\nWith Cat and you\n“Cat played”" in main, main
+    assert "the turn passes on in 23 hours" in main, main
+    assert "Ann invites you to a match of Tapper\nWith Ann, an open seat and you" in main, main
+    assert "waiting for a player to join" in main, main
+    assert "Dan won and you lost" in main, main
+    pages.check("turns")
+
+    # Accepting in the browser: the match moves out of the invitations.
+    pages.submit("/turns/accept")
+    assert "Invitation accepted" in pages.main_text()
+    assert "Ann invites you" not in pages.main_text()
+
+    # A turn passed to Bob while the page is open is announced without a reload.
+    live = browser.find_element(By.ID, "live")
+    fresh = find_turn_match(server, dan_token, 2, 14)
+    fresh = find_turn_match(server, bob_token, 2, 14)
+    turn(server, dan_token, fresh, "endTurn", nextParticipants=[1])
+    WebDriverWait(browser, 10).until(lambda _: "Your turn in Tapper" in live.text, f"the region says '{live.text}'")
+    assert browser.find_element(By.LINK_TEXT, "Your turn in Tapper").get_attribute("href").endswith("/turns")

@@ -51,6 +51,30 @@ struct TurnBasedService: Sendable {
         return state
     }
 
+    /// A match as the Game Center app lists it: its state, and the aliases of its players.
+    struct Overview: Sendable {
+        var state: TurnMatchState
+        var settings: TurnBasedSettings
+    }
+
+    /// The matches of every game `playerID` sees (the newest 200), with the aliases of everyone in them.
+    func overview(playerID: String) async throws -> (matches: [Overview], aliases: [String: String]) {
+        let records = try await database.read { try await $0.turnMatches(playerID: playerID, limit: 200) }
+        let matches = try records.compactMap { record -> Overview? in
+            let state = try Self.state(record)
+            guard state.isVisible(to: playerID) else { return nil }
+            return Overview(state: state, settings: registry.game(bundleID: state.bundleID)?.turnBased ?? TurnBasedSettings())
+        }
+        let ids = Array(Set(matches.flatMap { $0.state.seats.compactMap(\.playerID) }))
+        let players = try await database.read { try await $0.players(ids: ids, environment: nil) }
+        return (matches, Dictionary(players.map { ($0.playerID, $0.alias) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Accepts or declines `playerID`'s invitation to match `id` (the Game Center app's buttons).
+    func answerInvitation(id: String, playerID: String, accept: Bool) async throws {
+        try await change(id, in: nil, accept ? .accept(player: playerID) : .decline(player: playerID))
+    }
+
     // MARK: Finding and starting
 
     /// Puts the caller in the oldest fitting match with an open seat, or starts a match (always, when inviting).

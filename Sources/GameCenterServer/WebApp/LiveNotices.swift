@@ -142,6 +142,14 @@ struct NoticeTexts: Sendable {
             return LiveNotice(
                 text: "Achievement unlocked in \(game.name): \(title ?? completed.identifier)",
                 link: PageLinks.game(game.bundleID, "achievements"))
+        case .turnBased:
+            let change = try decoder.decode(TurnBasedEventInfo.self, from: payload)
+            let game = registry.game(bundleID: change.match.bundleID)?.name ?? change.match.bundleID
+            switch change.kind {
+            case .invited: return LiveNotice(text: "You are invited to a turn-based match of \(game)", link: "/turns")
+            case .matchEnded: return LiveNotice(text: "A match of \(game) ended", link: "/turns")
+            default: return change.becameActive ? LiveNotice(text: "Your turn in \(game)", link: "/turns") : nil
+            }
         default:
             return nil
         }

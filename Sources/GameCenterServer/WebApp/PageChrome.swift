@@ -12,13 +12,13 @@ struct PageChrome: Sendable, MustacheParent {
     /// The CSRF token of the forms in the chrome.
     let csrf: String
     /// Which navigation item is current, if any.
-    let isHome: Bool, isFriends: Bool, isInvitations: Bool, isAccount: Bool
+    let isHome: Bool, isFriends: Bool, isInvitations: Bool, isTurns: Bool, isAccount: Bool
     /// Whether the page is part of a screen a game presented (``ScreenPresentations``): it shows a Done button.
     var presented: Bool
 
     /// The navigation's items.
     enum Section {
-        case home, friends, invitations, account
+        case home, friends, invitations, turns, account
     }
 
     func child(named name: String) -> Any? {
@@ -30,6 +30,7 @@ struct PageChrome: Sendable, MustacheParent {
         case "isHome": isHome
         case "isFriends": isFriends
         case "isInvitations": isInvitations
+        case "isTurns": isTurns
         case "isAccount": isAccount
         case "presented": presented
         default: nil
@@ -47,6 +48,7 @@ extension PageChrome {
         self.isHome = section == .home
         self.isFriends = section == .friends
         self.isInvitations = section == .invitations
+        self.isTurns = section == .turns
         self.isAccount = section == .account
         self.presented = request.session != nil && ScreenPresentations.presentationID(of: request.request) != nil
     }

@@ -12,7 +12,7 @@ struct WebAppRoutes {
         "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",
         "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play", "GET /app-tickets/{ticket}",
         "GET /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}/decline", "POST /screen/left",
-        "POST /screen/done",
+        "POST /screen/done", "GET /turns", "POST /turns/accept", "POST /turns/decline",
     ]
 
     let services: GameCenterApp.Services
@@ -66,6 +66,8 @@ struct WebAppRoutes {
             matchmaking: services.matchmaking, registry: services.registry, clock: services.clock, responder: responder,
             renderer: renderer
         ).add(to: router)
+        TurnPages(turns: services.turns, registry: services.registry, clock: services.clock, responder: responder, renderer: renderer)
+            .add(to: router)
         PlayWithFriendsPages(
             registry: services.registry, matchmaking: services.matchmaking, friends: services.friends, players: services.players,
             clock: services.clock, responder: responder, renderer: renderer
