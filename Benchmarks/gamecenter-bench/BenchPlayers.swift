@@ -56,7 +56,8 @@ struct BenchPlayers {
         return request
     }
 
-    private static func send<T: Decodable>(
+    /// Sends `body` as JSON and decodes the answer (a non-2xx answer throws).
+    static func send<T: Decodable>(
         _ client: HTTPClient, _ method: String, _ url: String, _ headers: [(String, String)], _ body: (some Encodable)?, as: T.Type
     ) async throws -> T {
         let response = try await client.execute(try request(method, url, headers, body), timeout: .seconds(30))
