@@ -387,4 +387,94 @@ import Testing
         await back.close()
         try await server.stop()
     }
+
+    /// Two nodes on one PostgreSQL: players on different nodes play one match; a turn ended on one node reaches the
+    /// device on the other, and two writes of the same version on the two nodes at once leave one winner.
+    @Test func playersOnTwoNodesPlayOneMatchAndConcurrentWritesLeaveOneWinner() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start()
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start()
+        let (ann, _) = try await Devices.signedUp(nodeA, alias: "Ann")
+        let (bob, bobAccount) = try await Devices.signedUp(nodeB, alias: "Bob")
+        let bobLog = TurnLog(bob)
+        let match = try await GKTurnBasedMatch.find(for: Self.request(2), in: ann)
+        let joined = try await GKTurnBasedMatch.find(for: Self.request(2), in: bob)
+        #expect(joined.matchID == match.matchID, "auto-match finds the match another node started")
+
+        let annOnA = try await GKTurnBasedMatch.load(withID: match.matchID, in: ann)
+        try await annOnA.endTurn(withNextParticipants: [annOnA.participants[1]], turnTimeout: 0, match: Data("A".utf8))
+        let passed = try await bobLog.next(.turnPassed, match.matchID, becameActive: true)
+        #expect(try await passed.match.loadMatchData() == Data("A".utf8))
+
+        // Bob's second device, on node A, reads the same version; both of his devices write at once.
+        let bobElsewhere = Devices.make(nodeA)
+        try await bobElsewhere.localPlayer.authenticate(.signIn(account: bobAccount, password: "password-Bob"))
+        let onB = try await GKTurnBasedMatch.load(withID: match.matchID, in: bob)
+        let onA = try await GKTurnBasedMatch.load(withID: match.matchID, in: bobElsewhere)
+        let read = onA.version
+        #expect(onB.version == read)
+        let writes = [
+            Task { try await onB.saveCurrentTurn(withMatch: Data("from B".utf8)) }, Task { try await onA.saveCurrentTurn(withMatch: Data("from A".utf8)) },
+        ]
+        var refused: [GKError.Code?] = []
+        for write in writes {
+            if case .failure(let error) = await write.result { refused.append((error as? GKError)?.code) }
+        }
+        #expect(refused == [.turnBasedInvalidTurn], "exactly one write of version \(read) wins")
+        let stored = try await GKTurnBasedMatch.load(withID: match.matchID, in: ann)
+        #expect(stored.version == read + 1)
+        let data = try await stored.loadMatchData()
+        #expect(data == Data("from B".utf8) || data == Data("from A".utf8))
+        for device in [ann, bob, bobElsewhere] { await device.close() }
+        try await nodeB.stop()
+        try await nodeA.stop()
+    }
+
+    /// A participant's connection is cut at random points while the others play: pushes are lost in flight, the
+    /// device reconnects again and again, and once the network heals it has every change, in order, once.
+    @Test func aDeviceWhosePushesAreCutAtRandomStillConverges() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port, seed: 0x7EB5)
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (c, _) = try await Devices.signedUp(server, alias: "Cat")
+        let b = GKGameCenter(
+            server: URL(string: "http://127.0.0.1:\(proxy.port)")!, bundleID: "com.example.tapper", environment: .sandbox,
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        let log = TurnLog(b)
+        try await b.localPlayer.authenticate(.signUp(account: "bob-\(UUID().uuidString.prefix(8).lowercased())", password: "password-B", alias: "Bob"))
+        let match = try await GKTurnBasedMatch.find(for: Self.request(3), in: a)
+        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: b)
+        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: c)
+        try await log.next(.joined, match.matchID)
+
+        // Ann and Cat take twenty turns while Bob's connection is cut after every 150 to 1,200 bytes.
+        proxy.setCutAfterBytes(150...1200)
+        proxy.cutAllConnections()  // the limit applies to new connections: Bob's channel reconnects under it
+        let cutBefore = proxy.cutConnections
+        var players = [a, c]
+        for turn in 0..<20 {
+            let current = try await GKTurnBasedMatch.load(withID: match.matchID, in: players[0])
+            let next = try #require(current.participants.first { $0.playerID == players[1].localPlayer.playerID })
+            try await current.endTurn(withNextParticipants: [next], turnTimeout: 0, match: Data("turn \(turn)".utf8))
+            players.swapAt(0, 1)
+        }
+        let final = try await GKTurnBasedMatch.load(withID: match.matchID, in: a).version
+        print("turn-based pushes under cuts: \(proxy.cutConnections - cutBefore) connections of Bob's cut during 20 turns")
+        #expect(proxy.cutConnections > cutBefore, "the faults cut nothing while the turns were played")
+        proxy.setCutAfterBytes(nil)
+        proxy.cutAllConnections()
+        try await waitUntil("Bob's device has version \(final)", within: .seconds(30)) {
+            log.events.contains { $0.matchID == match.matchID && $0.match.version == final }
+        }
+        let versions = log.events.filter { $0.matchID == match.matchID }.map(\.match.version)
+        #expect(versions == versions.sorted() && Set(versions).count == versions.count, "out of order or twice: \(versions)")
+        #expect(Set(versions).isSuperset(of: (versions[0])...final), "a change is missing: \(versions)")
+        #expect(try await GKTurnBasedMatch.loadMatches(in: b).first { $0.matchID == match.matchID }?.version == final)
+        for device in [a, b, c] { await device.close() }
+        await proxy.stop()
+        try await server.stop()
+    }
 }
