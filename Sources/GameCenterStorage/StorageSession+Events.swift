@@ -23,6 +23,30 @@ extension StorageSession {
         return seq
     }
 
+    /// Appends one event to each of several players' streams (`events`: player id and payload, each player once) in
+    /// two statements whatever their number: the counters are incremented in one `UPDATE`, and the rows inserted in
+    /// one `INSERT`. Returns each player's new sequence number.
+    public func appendEvents(_ events: [(playerID: String, payload: String)], kind: String, now: Int64) async throws -> [String: Int64] {
+        guard !events.isEmpty else { return [:] }
+        precondition(Set(events.map(\.playerID)).count == events.count, "one event per player in a batch")
+        var sequences: [String: Int64] = [:]
+        for row in try await sql.raw(
+            """
+            UPDATE players SET event_seq = event_seq + 1 WHERE player_id IN (\(binds: events.map(\.playerID))) RETURNING player_id, event_seq
+            """
+        ).all() {
+            sequences[try row.string("player_id")] = try row.int("event_seq")
+        }
+        let rows = try events.map { event -> SQLQueryString in
+            guard let seq = sequences[event.playerID] else { throw StorageError.notFound("no player \(event.playerID)") }
+            return "(\(bind: event.playerID), \(bind: seq), \(bind: kind), \(bind: event.payload), \(bind: now))"
+        }
+        try await sql.raw(
+            "INSERT INTO events (player_id, seq, kind, payload, created_at) VALUES \(rows.joined(separator: ", "))"
+        ).run()
+        return sequences
+    }
+
     /// A player's events after `seq`, oldest first, at most `limit`.
     public func events(playerID: String, after seq: Int64, limit: Int) async throws -> [EventRecord] {
         try await sql.raw(

@@ -290,7 +290,7 @@ struct TurnBasedService: Sendable {
         throw APIError.storageUnavailable
     }
 
-    /// Writes one event per notice and recipient; returns the players told.
+    /// Writes one event per notice and recipient (each notice's events in two statements); returns the players told.
     private static func append(
         _ notices: [TurnNotice], before: TurnMatchState, after: TurnMatchState, settings: TurnBasedSettings, now: Int64, in storage: StorageSession
     ) async throws -> Set<String> {
@@ -300,14 +300,21 @@ struct TurnBasedService: Sendable {
         let previousPlayer = before.current.flatMap { before.seats[$0].playerID }
         var told = Set<String>()
         for notice in notices {
-            for recipient in notice.recipients {
-                let event = TurnBasedEventInfo(
-                    kind: notice.kind, match: match, actorIndex: notice.actor,
-                    becameActive: recipient == currentPlayer && (previousPlayer != recipient || before.current != after.current),
-                    exchange: notice.exchange.map(Self.info), message: notice.message)
-                _ = try await EventLog.append(.turnBased, event, to: recipient, now: now, in: storage)
+            // The payload differs between recipients only in whether the turn became theirs: encoded at most twice.
+            var payloads: [Bool: String] = [:]
+            var events: [(playerID: String, payload: String)] = []
+            for recipient in Set(notice.recipients).sorted() {
+                let becameActive = recipient == currentPlayer && (previousPlayer != recipient || before.current != after.current)
+                if payloads[becameActive] == nil {
+                    payloads[becameActive] = try EventLog.payload(
+                        TurnBasedEventInfo(
+                            kind: notice.kind, match: match, actorIndex: notice.actor, becameActive: becameActive,
+                            exchange: notice.exchange.map(Self.info), message: notice.message))
+                }
+                events.append((recipient, payloads[becameActive]!))
                 told.insert(recipient)
             }
+            _ = try await storage.appendEvents(events, kind: EventKind.turnBased.rawValue, now: now)
         }
         return told
     }
