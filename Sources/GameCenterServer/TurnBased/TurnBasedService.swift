@@ -187,7 +187,8 @@ struct TurnBasedService: Sendable {
         return TurnEndReports(scores: scores, achievements: achievements, environment: environment, player: player)
     }
 
-    /// A participant's act out of turn (accept, decline, quit, remove, remind); nil when the match is gone (removed by all).
+    /// A participant's act out of turn (accept, decline, quit, remove, remind); answers the match as it is after it
+    /// (after the last player removed it, as it was when it was forgotten).
     func participant(id: String, _ body: TurnBasedParticipantBody, device: DeviceIdentity, session: AuthenticatedSession) async throws
         -> TurnBasedMatchInfo
     {

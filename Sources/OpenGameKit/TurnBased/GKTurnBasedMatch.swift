@@ -54,18 +54,16 @@ public final class GKTurnBasedMatch: Sendable {
 
     init(info: TurnBasedMatchInfo, in gameCenter: GKGameCenter) {
         self.gameCenter = gameCenter
-        state = Mutex(State(info: info, participants: [], message: info.message))
-        state.withLock { $0.participants = Self.participants(info, match: self) }
+        state = Mutex(State(info: info, participants: Self.participants(info), message: info.message))
     }
 
-    private static func participants(_ info: TurnBasedMatchInfo, match: GKTurnBasedMatch) -> [GKTurnBasedParticipant] {
+    private static func participants(_ info: TurnBasedMatchInfo) -> [GKTurnBasedParticipant] {
         info.participants.enumerated().map { GKTurnBasedParticipant(info: $1, index: $0, matchID: info.matchID) }
     }
 
-    /// Shows `info` (a newer answer of the server); the data is kept when the server says it did not change size and
-    /// the version is the one it was loaded at.
+    /// Shows `info`, a newer answer of the server; `data`, when given, is the match data the answered write stored.
     func update(_ info: TurnBasedMatchInfo, data: Data? = nil) {
-        let participants = Self.participants(info, match: self)
+        let participants = Self.participants(info)
         state.withLock { state in
             state.info = info
             state.participants = participants

@@ -10,7 +10,7 @@ import Testing
 /// Turn-based matches through the SDK against real server processes, on every engine: matches played to the end
 /// with exchanges, stale writes, timeouts on the server's clock, invitations, and a device that was away for days.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct TurnBasedLiveTests {
-    static let adminKey = "turn-admin-key-0123456789"
+    static let adminKey = LeaderboardsLiveTests.adminKey
 
     /// Every turn-based event `device` hears from now on, kept in order.
     final class TurnLog: @unchecked Sendable {
@@ -70,14 +70,15 @@ import Testing
         GKMatchRequest(minPlayers: 2, maxPlayers: players)
     }
 
-    static func advanceClock(_ server: LiveServer, hours: Double) async throws {
-        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/clock"))
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"seconds": \#(hours * 3600)}"#.utf8)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    /// `devices` ask in order for a match of `devices.count` seats: the first starts it, the others fill its seats.
+    /// Returns the first device's view right after it started the match.
+    static func matched(_ devices: [GKGameCenter]) async throws -> GKTurnBasedMatch {
+        let match = try await GKTurnBasedMatch.find(for: request(devices.count), in: devices[0])
+        for device in devices.dropFirst() {
+            let joined = try await GKTurnBasedMatch.find(for: request(devices.count), in: device)
+            #expect(joined.matchID == match.matchID, "auto-match fills the open seats")
+        }
+        return match
     }
 
     static func participant(_ match: GKTurnBasedMatch, _ device: GKGameCenter) throws -> GKTurnBasedParticipant {
@@ -181,8 +182,7 @@ import Testing
         try await server.start()
         let (a, _) = try await Devices.signedUp(server, alias: "Ann")
         let (b, _) = try await Devices.signedUp(server, alias: "Bob")
-        let match = try await GKTurnBasedMatch.find(for: Self.request(2), in: a)
-        _ = try await GKTurnBasedMatch.find(for: Self.request(2), in: b)
+        let match = try await Self.matched([a, b])
         let first = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
         let second = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
         try await first.saveCurrentTurn(withMatch: Data("kept".utf8))
@@ -236,15 +236,13 @@ import Testing
         let (b, _) = try await Devices.signedUp(server, alias: "Bob")
         let (c, _) = try await Devices.signedUp(server, alias: "Cat")
         let logC = TurnLog(c)
-        let match = try await GKTurnBasedMatch.find(for: Self.request(3), in: a)
-        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: b)
-        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: c)
+        let match = try await Self.matched([a, b, c])
         let loaded = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
         try await loaded.endTurn(
             withNextParticipants: [try Self.participant(loaded, b), try Self.participant(loaded, c)], turnTimeout: 3600, match: Data("A".utf8))
         let deadline = try #require(try await GKTurnBasedMatch.load(withID: match.matchID, in: b).currentParticipant?.timeoutDate)
         #expect(abs(deadline.timeIntervalSince(Date()) - 3600) < 120)
-        try await Self.advanceClock(server, hours: 2)
+        try await LeaderboardsLiveTests.advanceClock(server, hours: 2)
         let timedOut = try await logC.next(.timedOut, match.matchID)
         #expect(timedOut.didBecomeActive && timedOut.match.currentParticipant?.playerID == c.localPlayer.playerID)
         let bob = try #require(timedOut.match.participants.first { $0.playerID == b.localPlayer.playerID })
@@ -305,8 +303,7 @@ import Testing
         try await server.start()
         let (a, _) = try await Devices.signedUp(server, alias: "Ann")
         let (b, _) = try await Devices.signedUp(server, alias: "Bob")
-        let match = try await GKTurnBasedMatch.find(for: Self.request(2), in: a)
-        _ = try await GKTurnBasedMatch.find(for: Self.request(2), in: b)
+        let match = try await Self.matched([a, b])
         let last = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
         last.participants[0].matchOutcome = .won
         last.participants[1].matchOutcome = .lost
@@ -361,10 +358,10 @@ import Testing
         var current = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
         for day in 1...3 {
             try await current.saveCurrentTurn(withMatch: Data("day \(day)".utf8))
-            try await Self.advanceClock(server, hours: 24)
+            try await LeaderboardsLiveTests.advanceClock(server, hours: 24)
         }
         try await current.endTurn(withNextParticipants: [current.participants[1]], turnTimeout: 3600, match: Data("to Bob".utf8))
-        try await Self.advanceClock(server, hours: 2)
+        try await LeaderboardsLiveTests.advanceClock(server, hours: 2)
         try await waitUntil("Bob's turn timed out back to Ann") {
             current = try await GKTurnBasedMatch.load(withID: match.matchID, in: a)
             return current.currentParticipant?.playerID == a.localPlayer.playerID
@@ -445,9 +442,7 @@ import Testing
             storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
         let log = TurnLog(b)
         try await b.localPlayer.authenticate(.signUp(account: "bob-\(UUID().uuidString.prefix(8).lowercased())", password: "password-B", alias: "Bob"))
-        let match = try await GKTurnBasedMatch.find(for: Self.request(3), in: a)
-        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: b)
-        _ = try await GKTurnBasedMatch.find(for: Self.request(3), in: c)
+        let match = try await Self.matched([a, b, c])
         try await log.next(.joined, match.matchID)
 
         // Ann and Cat take twenty turns while Bob's connection is cut after every 150 to 1,200 bytes.
