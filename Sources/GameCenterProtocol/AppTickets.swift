@@ -10,6 +10,8 @@ public enum AppScreen: String, WireEnum, Sendable {
     case friendRequest
     /// The player's match invitations.
     case invitations
+    /// The player's turn-based matches in every game.
+    case turns
 }
 
 /// `POST /v1/app-tickets`: a link that opens a page of the Game Center app signed in as the caller, once, within

@@ -74,6 +74,8 @@ struct AppTicketService: Sendable {
             return query.isEmpty ? "/friends" : "/friends?" + query.joined(separator: "&")
         case .invitations:
             return "/invitations"
+        case .turns:
+            return "/turns"
         }
     }
 }

@@ -25,16 +25,24 @@ public protocol GKTurnBasedEventListener: AnyObject, Sendable {
     func player(_ playerID: String, wantsToQuitMatch match: GKTurnBasedMatch)
 }
 
+/// Every callback does nothing unless the listener implements it.
 extension GKTurnBasedEventListener {
+    /// Does nothing.
     public func player(_ playerID: String, receivedTurnEventFor match: GKTurnBasedMatch, didBecomeActive: Bool) {}
+    /// Does nothing.
     public func player(_ playerID: String, matchEnded match: GKTurnBasedMatch) {}
+    /// Does nothing.
     public func player(_ playerID: String, receivedExchangeRequest exchange: GKTurnBasedExchange, for match: GKTurnBasedMatch) {}
+    /// Does nothing.
     public func player(_ playerID: String, receivedExchangeCancellation exchange: GKTurnBasedExchange, for match: GKTurnBasedMatch) {}
+    /// Does nothing.
     public func player(
         _ playerID: String, receivedExchangeReplies replies: [GKTurnBasedExchangeReply], forCompletedExchange exchange: GKTurnBasedExchange,
         for match: GKTurnBasedMatch
     ) {}
+    /// Does nothing.
     public func player(_ playerID: String, didRequestMatchWithOtherPlayers playerIDsToInvite: [String]) {}
+    /// Does nothing.
     public func player(_ playerID: String, wantsToQuitMatch match: GKTurnBasedMatch) {}
 }
 
@@ -47,6 +55,7 @@ public struct GKTurnBasedMatchEvent: Sendable {
         case exchangeRequest, exchangeCancelled, exchangeCompleted, exchangesMerged, matchEnded, reminder, removed
     }
 
+    /// What happened.
     public let kind: Kind
     /// The match the change concerns.
     public let matchID: String

@@ -18,11 +18,13 @@ public final class GKTurnBasedExchange: Sendable {
     public let data: Data
     /// Its message.
     public let message: String?
+    /// When it was sent.
     public let sendDate: Date
     /// When it completes with the replies it has, if not every recipient replied before.
     public let timeoutDate: Date?
     /// When it completed or was canceled.
     public let completionDate: Date?
+    /// Active, complete (waiting to be merged), or canceled.
     public let status: Status
     /// The recipients' replies so far.
     public let replies: [GKTurnBasedExchangeReply]?
@@ -72,8 +74,11 @@ public final class GKTurnBasedExchange: Sendable {
 public final class GKTurnBasedExchangeReply: Sendable {
     /// Who replied.
     public let recipient: GKTurnBasedParticipant?
+    /// The reply's message.
     public let message: String?
+    /// What the reply carries.
     public let data: Data?
+    /// When it was sent.
     public let replyDate: Date
 
     init(info: TurnBasedExchangeReplyInfo, recipient: GKTurnBasedParticipant?) {

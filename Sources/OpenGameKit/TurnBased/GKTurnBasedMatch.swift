@@ -25,20 +25,32 @@ public final class GKTurnBasedMatch: Sendable {
 
     /// A participant's result, with GameKit's raw values; custom outcomes are `customRange.rawValue | n` (n < 0x10000).
     public struct Outcome: RawRepresentable, Sendable, Hashable {
+        /// GameKit's raw value.
         public var rawValue: Int
         /// An outcome from its raw value.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
+        /// No outcome yet.
         public static let none = Outcome(rawValue: 0)
+        /// The participant quit.
         public static let quit = Outcome(rawValue: 1)
+        /// The participant won.
         public static let won = Outcome(rawValue: 2)
+        /// The participant lost.
         public static let lost = Outcome(rawValue: 3)
+        /// The participant tied.
         public static let tied = Outcome(rawValue: 4)
+        /// The participant's turn timed out.
         public static let timeExpired = Outcome(rawValue: 5)
+        /// First place.
         public static let first = Outcome(rawValue: 6)
+        /// Second place.
         public static let second = Outcome(rawValue: 7)
+        /// Third place.
         public static let third = Outcome(rawValue: 8)
+        /// Fourth place.
         public static let fourth = Outcome(rawValue: 9)
+        /// The range of a game's own outcomes: `customRange.rawValue | n`, n below 0x10000.
         public static let customRange = Outcome(rawValue: 0xFF_0000)
     }
 

@@ -472,4 +472,68 @@ import Testing
         await proxy.stop()
         try await server.stop()
     }
+
+    /// Records what a turn-based matchmaking screen told its delegate.
+    final class ScreenChoices: GKTurnBasedMatchmakerViewControllerDelegate, @unchecked Sendable {
+        private let lock = NSLock()
+        private var calls: [String] = []
+
+        var log: [String] { lock.withLock { calls } }
+        private func record(_ call: String) { lock.withLock { calls.append(call) } }
+
+        func turnBasedMatchmakerViewController(_ viewController: GKTurnBasedMatchmakerViewController, didFind match: GKTurnBasedMatch) {
+            record("found \(match.matchID)")
+        }
+        func turnBasedMatchmakerViewControllerWasCancelled(_ viewController: GKTurnBasedMatchmakerViewController) { record("cancelled") }
+        func turnBasedMatchmakerViewController(_ viewController: GKTurnBasedMatchmakerViewController, didFailWithError error: any Error) {
+            record("failed \((error as? GKError)?.code.rawValue ?? 0)")
+        }
+    }
+
+    @Test func theMatchmakerScreenListsMatchesStartsOneAndPresentsTheTurnsPage() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, _) = try await Devices.signedUp(server, alias: "Bob")
+        let choices = ScreenChoices()
+        let screen = GKTurnBasedMatchmakerViewController(matchRequest: Self.request(2), in: a)
+        screen.turnBasedMatchmakerDelegate = choices
+        #expect(screen.showExistingMatches)
+        #expect(try await screen.loadExistingMatches().isEmpty)
+
+        // A new match: Ann starts it from the screen, Bob's screen fills its open seat.
+        await screen.startNewMatch()
+        let started = try #require(try await GKTurnBasedMatch.loadMatches(in: a).first)
+        #expect(choices.log == ["found \(started.matchID)"])
+        let bobs = GKTurnBasedMatchmakerViewController(matchRequest: Self.request(2), in: b)
+        bobs.turnBasedMatchmakerDelegate = choices
+        await bobs.startNewMatch()
+        #expect(choices.log.last == "found \(started.matchID)")
+
+        // Existing matches: Ann's turn first; choosing one hands it to the game; without the list, none.
+        let listed = try await screen.loadExistingMatches()
+        #expect(listed.map(\.matchID) == [started.matchID] && listed[0].currentParticipant?.playerID == a.localPlayer.playerID)
+        screen.choose(listed[0])
+        #expect(choices.log.last == "found \(started.matchID)")
+        screen.showExistingMatches = false
+        #expect(try await screen.loadExistingMatches().isEmpty)
+
+        // A request the SDK refuses: the delegate hears the failure.
+        let wrong = GKTurnBasedMatchmakerViewController(matchRequest: GKMatchRequest(minPlayers: 2, maxPlayers: 17), in: a)
+        wrong.turnBasedMatchmakerDelegate = choices
+        await wrong.startNewMatch()
+        #expect(choices.log.last == "failed \(GKError.Code.matchRequestInvalid.rawValue)")
+
+        // Presented: the turns page, signed in as Ann; Done there cancels the screen.
+        var browser = WebAppBrowser(server: server.url)
+        let opened = try await browser.get(try await screen.presentationURL().path)
+        #expect(opened.status == 303)
+        let page = try await browser.get(try #require(opened.location))
+        #expect(page.status == 200 && page.html.contains("With Bob and you"), "\(page.html)")
+        let done = try await browser.post("/screen/done", [("csrf", try #require(page.field("csrf")))])
+        #expect(done.status == 200)
+        try await waitUntil("the delegate heard Done") { choices.log.last == "cancelled" }
+        for device in [a, b] { await device.close() }
+        try await server.stop()
+    }
 }
