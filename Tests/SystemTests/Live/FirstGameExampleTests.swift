@@ -11,18 +11,9 @@ import Testing
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("first-game-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
 
-        let example = Process()
-        example.executableURL = URL(fileURLWithPath: LiveServer.binary).deletingLastPathComponent().appendingPathComponent("FirstGame")
-        example.environment = ["GAMECENTER_URL": server.url.absoluteString, "XDG_DATA_HOME": home.path, "HOME": home.path]
-        let output = TextBuffer(), pipe = Pipe()
-        example.standardOutput = pipe
-        example.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-        try example.run()
-        defer { if example.isRunning { example.terminate() } }
+        let example = try ExampleRun(
+            "FirstGame", environment: ["GAMECENTER_URL": server.url.absoluteString, "XDG_DATA_HOME": home.path, "HOME": home.path])
+        defer { example.stop() }
 
         // The second player: finds the same kind of match, hears Ann's hello, then asks to be her friend.
         let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
@@ -41,10 +32,10 @@ import Testing
         }
         #expect(accepted == ann)
 
-        for _ in 0..<400 where example.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        let printed = output.text.withLock { $0 }
-        #expect(!example.isRunning, "the example did not finish: \(printed)")
-        #expect(example.terminationStatus == 0, "\(printed)")
+        for _ in 0..<400 where example.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        let printed = example.printed
+        #expect(!example.process.isRunning, "the example did not finish: \(printed)")
+        #expect(example.process.terminationStatus == 0, "\(printed)")
         for line in ["signed in as Ann", "you: 1 of 1", "in a match with", "friends with Bob"] {
             #expect(printed.contains(line), "missing '\(line)' in: \(printed)")
         }

@@ -7,35 +7,19 @@ import VoiceTestSupport
 /// `Examples/VoiceChat`, as the README shows it: two terminals' worth of it against a live server, Ann talking from a
 /// WAV file, Bob hearing her into another; both leave with `q`.
 @Suite struct VoiceChatExampleTests {
-    /// A running copy of the example, its standard input open.
-    final class Run: @unchecked Sendable {
-        let process = Process()
-        let input = Pipe()
-        let output = TextBuffer()
+    /// Starts the example as a player in `folder`, against `server`.
+    static func run(_ arguments: [String], server: URL, in folder: URL) throws -> ExampleRun {
+        try ExampleRun(
+            "VoiceChat", arguments + ["--server", server.absoluteString], environment: ["HOME": folder.path, "TMPDIR": folder.path + "/"],
+            in: folder)
+    }
 
-        init(_ arguments: [String], server: URL, in folder: URL) throws {
-            process.executableURL = URL(fileURLWithPath: LiveServer.binary).deletingLastPathComponent().appendingPathComponent("VoiceChat")
-            process.arguments = arguments + ["--server", server.absoluteString]
-            process.currentDirectoryURL = folder
-            process.environment = ["HOME": folder.path, "TMPDIR": folder.path + "/"]
-            let pipe = Pipe()
-            process.standardInput = input
-            process.standardOutput = pipe
-            process.standardError = pipe
-            pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-                let data = handle.availableData
-                output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-            }
-            try process.run()
-        }
-
-        /// Types `q` and waits for the program to end.
-        func quit() async throws -> String {
-            input.fileHandleForWriting.write(Data("q\n".utf8))
-            for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-            if process.isRunning { process.terminate() }
-            return output.text.withLock { $0 }
-        }
+    /// Types `q` into `run` and waits for the program to end; what it printed.
+    static func quit(_ run: ExampleRun) async throws -> String {
+        run.input.fileHandleForWriting.write(Data("q\n".utf8))
+        for _ in 0..<200 where run.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        run.stop()
+        return run.printed
     }
 
     @Test(.enabled(if: TestAudio.hasEspeak, "needs espeak-ng (the test script installs it)"))
@@ -46,8 +30,8 @@ import VoiceTestSupport
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let speech = try TestAudio.speak("Hello Bob, this is Ann, talking through the voice chat example.")
-        let ann = try Run(["--account", "ann", "--microphone", speech, "--speaker", "ann.wav"], server: server.url, in: folder)
-        let bob = try Run(["--account", "bob", "--speaker", "bob.wav"], server: server.url, in: folder)
+        let ann = try Self.run(["--account", "ann", "--microphone", speech, "--speaker", "ann.wav"], server: server.url, in: folder)
+        let bob = try Self.run(["--account", "bob", "--speaker", "bob.wav"], server: server.url, in: folder)
         let input = try TestAudio.readAll(try WAVFileSource(path: speech))
         // Bob's speaker file starts with Ann's first packet and grows a frame every 20 ms of Bob's playing: once it
         // holds the speech and twice the jitter buffer's longest delay more, Bob has played all of it.
@@ -58,8 +42,8 @@ import VoiceTestSupport
             // A 44-byte header, then 20 ms stereo frames of 16-bit samples.
             return stat(bobFile, &file) == 0 && Int(file.st_size) >= 44 + frames * VoiceFormat.stereoSamplesPerFrame * MemoryLayout<Int16>.size
         }
-        let annSaid = try await ann.quit()
-        let bobSaid = try await bob.quit()
+        let annSaid = try await Self.quit(ann)
+        let bobSaid = try await Self.quit(bob)
         #expect(ann.process.terminationStatus == 0, "\(annSaid)")
         #expect(bob.process.terminationStatus == 0, "\(bobSaid)")
         #expect(annSaid.contains("signed in as Ann") && annSaid.contains("joined the channel"), "\(annSaid)")
