@@ -187,9 +187,10 @@ public final class GKTurnBasedMatch: Sendable {
     /// Loads the match data (also into ``matchData``); nil when no turn stored any yet.
     @discardableResult
     public func loadMatchData() async throws -> Data? {
-        let data = try await gameCenter.authenticated(.get, Self.path(matchID) + "/data", as: Data.self)
+        let stored = try await gameCenter.authenticated(.get, Self.path(matchID) + "/data", as: Data.self)
+        let data = stored.isEmpty ? nil : stored
         state.withLock { $0.matchData = data }
-        return data.isEmpty ? nil : data
+        return data
     }
 
     /// ``loadMatchData()`` with a completion handler.
