@@ -248,8 +248,9 @@ struct TurnBasedService: Sendable {
     }
 
     /// Applies `command` to match `matchID` of `game` (nil: whichever game, for the clock) with compare-and-set on
-    /// its version, retrying when another write came first; stores `data` with it. The events it causes are written
-    /// in the same transaction and announced on the bus after the commit.
+    /// its version, retrying when another write came first; stores `data` with it. The match is read and the command
+    /// applied outside the transaction (the compare-and-set makes that safe), so the transaction only writes: the
+    /// state, the data, the events it causes (announced on the bus after the commit) and an end's reports.
     @discardableResult
     private func change(
         _ matchID: String, in game: Game?, _ command: TurnCommand, data: Data? = nil, reports: TurnEndReports? = nil
@@ -257,67 +258,29 @@ struct TurnBasedService: Sendable {
         guard Self.isValidID(matchID) else { throw APIError.turnNoSuchMatch }
         for _ in 0..<Self.attempts {
             let now = clock.nowMillis()
-            let registry = registry
-            let outcome: (state: TurnMatchState, told: Set<String>, stored: TurnEndReports.Stored)? = try await database.write { storage in
-                guard let record = try await storage.turnMatch(id: matchID), game == nil || record.bundleID == game?.bundleID else {
-                    throw APIError.turnNoSuchMatch
-                }
-                let before = try Self.state(record)
-                var state = before
-                let settings = game?.turnBased ?? registry.game(bundleID: before.bundleID)?.turnBased ?? TurnBasedSettings()
-                let notices = try state.apply(command, now: now, limits: settings)
-                guard state.version != before.version else { return (state, [], .init()) }
-                if state.isForgotten {
-                    guard try await storage.deleteTurnMatch(matchID, expectedVersion: record.version) else { return nil }
-                } else {
-                    let members = Self.members(state)
-                    guard
-                        try await storage.updateTurnMatch(
-                            Self.record(state, environment: record.environment), expectedVersion: record.version, data: data,
-                            members: members == Self.members(before) ? nil : members)
-                    else { return nil }
-                }
-                var told = try await Self.append(notices, before: before, after: state, settings: settings, now: now, in: storage)
-                let stored = try await reports?.store(for: state, now: now, in: storage) ?? .init()
+            guard let record = try await database.read({ try await $0.turnMatch(id: matchID) }), game == nil || record.bundleID == game?.bundleID
+            else { throw APIError.turnNoSuchMatch }
+            let before = try Self.state(record)
+            var state = before
+            let settings = game?.turnBased ?? registry.game(bundleID: before.bundleID)?.turnBased ?? TurnBasedSettings()
+            let notices = try state.apply(command, now: now, limits: settings)
+            guard state.version != before.version else { return state }
+            let write = try TurnWrite(before: before, after: state, environment: record.environment, notices: notices, settings: settings)
+            let after = state
+            let outcome: (told: Set<String>, stored: TurnEndReports.Stored)? = try await database.write { storage in
+                guard try await write.store(expectedVersion: record.version, data: data, now: now, in: storage) else { return nil }
+                var told = write.told
+                let stored = try await reports?.store(for: after, now: now, in: storage) ?? .init()
                 if stored.completedAchievements, let player = reports?.player { told.insert(player) }
-                return (state, told, stored)
+                return (told, stored)
             }
             guard let outcome else { continue }
             for player in outcome.told { bus.publish(.playerEvents(playerID: player)) }
-            if let reports { leaderboards.rank(outcome.stored.scores, bundleID: outcome.state.bundleID, environment: reports.environment) }
-            return outcome.state
+            if let reports { leaderboards.rank(outcome.stored.scores, bundleID: state.bundleID, environment: reports.environment) }
+            return state
         }
         logger.warning("a turn-based match changed under every attempt", metadata: ["match": "\(matchID)"])
         throw APIError.storageUnavailable
-    }
-
-    /// Writes one event per notice and recipient (each notice's events in two statements); returns the players told.
-    private static func append(
-        _ notices: [TurnNotice], before: TurnMatchState, after: TurnMatchState, settings: TurnBasedSettings, now: Int64, in storage: StorageSession
-    ) async throws -> Set<String> {
-        guard !notices.isEmpty else { return [] }
-        let match = info(after, settings: settings, exchangeData: false)
-        let currentPlayer = after.current.flatMap { after.seats[$0].playerID }
-        let previousPlayer = before.current.flatMap { before.seats[$0].playerID }
-        var told = Set<String>()
-        for notice in notices {
-            // The payload differs between recipients only in whether the turn became theirs: encoded at most twice.
-            var payloads: [Bool: String] = [:]
-            var events: [(playerID: String, payload: String)] = []
-            for recipient in Set(notice.recipients).sorted() {
-                let becameActive = recipient == currentPlayer && (previousPlayer != recipient || before.current != after.current)
-                if payloads[becameActive] == nil {
-                    payloads[becameActive] = try EventLog.payload(
-                        TurnBasedEventInfo(
-                            kind: notice.kind, match: match, actorIndex: notice.actor, becameActive: becameActive,
-                            exchange: notice.exchange.map(Self.info), message: notice.message))
-                }
-                events.append((recipient, payloads[becameActive]!))
-                told.insert(recipient)
-            }
-            _ = try await storage.appendEvents(events, kind: EventKind.turnBased.rawValue, now: now)
-        }
-        return told
     }
 
     // MARK: Shapes
