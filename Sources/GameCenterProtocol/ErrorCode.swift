@@ -142,6 +142,15 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case turnTooManyExchanges = "turn.too_many_exchanges"
     case turnNoSuchExchange = "turn.no_such_exchange"
     case turnReminderTooSoon = "turn.reminder_too_soon"
+    // Saved games.
+    case saveInvalidRequest = "save.invalid_request"
+    case saveTooLarge = "save.too_large"
+    case saveQuotaExceeded = "save.quota_exceeded"
+    case saveTooMany = "save.too_many"
+    case saveNoSuchSave = "save.no_such_save"
+    case saveNoSuchUpload = "save.no_such_upload"
+    case saveUploadIncomplete = "save.upload_incomplete"
+    case saveChecksumMismatch = "save.checksum_mismatch"
     // The match relay.
     case relayHostedMatch = "relay.hosted_match"
     // Administration.

@@ -32,6 +32,9 @@ public enum EventKind: String, Codable, Sendable {
     case screenPresentation
     /// Payload: ``TurnBasedEventInfo``; sent to the participants of a turn-based match it concerns, one per change.
     case turnBased
+    /// Payload: ``SavedGameEventInfo``; sent to the player when one of their saves changed (another device saved,
+    /// or the save came into conflict).
+    case savedGame
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

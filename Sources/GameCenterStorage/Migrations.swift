@@ -377,6 +377,66 @@ enum Migrations {
             postgresOnly: [
                 "CREATE TABLE turn_match_data (match_id TEXT PRIMARY KEY REFERENCES turn_matches (match_id) ON DELETE CASCADE, data BYTEA NOT NULL)"
             ]),
+        Migration(
+            version: 20, name: "saved games",
+            common: [
+                // One row per save name: a version is made current under its row lock, so two devices finishing
+                // uploads of one save at once are told apart (one is based on the other, or they conflict).
+                """
+                CREATE TABLE saved_games (
+                    player_id TEXT NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    revision BIGINT NOT NULL,
+                    PRIMARY KEY (player_id, bundle_id, environment, name)
+                )
+                """,
+                // Every stored version; `current` marks the save's current ones (more than one: a conflict).
+                """
+                CREATE TABLE saved_game_versions (
+                    version_id TEXT PRIMARY KEY,
+                    player_id TEXT NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    device_name TEXT NOT NULL,
+                    size BIGINT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    played_seconds DOUBLE PRECISION,
+                    progress DOUBLE PRECISION,
+                    created_at BIGINT NOT NULL,
+                    current BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX saved_game_versions_by_save ON saved_game_versions (player_id, bundle_id, environment, name, created_at)",
+                // Uploads not yet finished; their chunks are stored under the upload's id, which becomes the
+                // version's id when it is finished (the bytes are never copied).
+                """
+                CREATE TABLE saved_game_uploads (
+                    upload_id TEXT PRIMARY KEY,
+                    player_id TEXT NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    based_on TEXT NOT NULL,
+                    device_name TEXT NOT NULL,
+                    size BIGINT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    played_seconds DOUBLE PRECISION,
+                    progress DOUBLE PRECISION,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX saved_game_uploads_by_player ON saved_game_uploads (player_id, created_at)",
+            ],
+            // The bytes, a chunk (at most 1 MiB) per row: no whole save is ever held in memory.
+            sqliteOnly: [
+                "CREATE TABLE saved_game_chunks (owner_id TEXT NOT NULL, idx BIGINT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (owner_id, idx))"
+            ],
+            postgresOnly: [
+                "CREATE TABLE saved_game_chunks (owner_id TEXT NOT NULL, idx BIGINT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (owner_id, idx))"
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -33,7 +33,20 @@ struct APIClient: Sendable {
     func send<Response: Decodable>(
         _ method: HTTPMethod, _ path: String, json: Data?, token: String?, as: Response.Type = Response.self
     ) async throws -> Response {
-        let (response, bytes) = try await exchange(method, path, json: json, token: token)
+        try await send(method, path, body: json.map { ("application/json", $0) }, token: token, as: Response.self)
+    }
+
+    /// Sends raw bytes (`application/octet-stream`).
+    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, bytes: Data, token: String?, as: Response.Type = Response.self)
+        async throws -> Response
+    {
+        try await send(method, path, body: ("application/octet-stream", bytes), token: token, as: Response.self)
+    }
+
+    private func send<Response: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (contentType: String, bytes: Data)?, token: String?, as: Response.Type
+    ) async throws -> Response {
+        let (response, bytes) = try await exchange(method, path, body: body, token: token)
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(response.status.code) else {
             if let body = try? WireCoding.makeDecoder().decode(ErrorBody.self, from: data) {
@@ -69,7 +82,9 @@ struct APIClient: Sendable {
 
     /// The answer to one request, from the current server, or from the next ones when a server cannot be reached at
     /// all (nothing was sent to it, so any request may go to another).
-    private func exchange(_ method: HTTPMethod, _ path: String, json: Data?, token: String?) async throws -> (HTTPClientResponse, ByteBuffer) {
+    private func exchange(_ method: HTTPMethod, _ path: String, body: (contentType: String, bytes: Data)?, token: String?) async throws -> (
+        HTTPClientResponse, ByteBuffer
+    ) {
         guard hasServer else { throw Self.noServer }
         var attempts = 0
         while true {
@@ -77,9 +92,9 @@ struct APIClient: Sendable {
             var request = HTTPClientRequest(url: server.absoluteString.trimmingSuffix("/") + path)
             request.method = method
             request.headers.add(contentsOf: deviceHeaders(token: token))
-            if let json {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(bytes: json))
+            if let body {
+                request.headers.add(name: "Content-Type", value: body.contentType)
+                request.body = .bytes(ByteBuffer(bytes: body.bytes))
             }
             do {
                 let response = try await Self.execute(request, timeout: timeout)

@@ -39,6 +39,10 @@ public final class GKGameCenter: Sendable {
     let eventHub = EventHub()
     /// The turn-based listeners the game registered (``GKLocalPlayer/register(_:)``).
     let turnBasedListeners = TurnBasedListeners()
+    /// The games' listeners for saved-game changes.
+    let savedGameListeners = SavedGameListeners()
+    /// The versions of each save this game last saw current, by player: what its next save is based on.
+    let savedGameBases: DeviceFile<[String: [String: [String]]]>
     /// The standard screens presented in the player's browser, followed until they finish.
     let presentedScreens = PresentedScreens()
     let outbox: Outbox
@@ -99,6 +103,7 @@ public final class GKGameCenter: Sendable {
         let deviceFolder = deviceDirectory ?? storageDirectory ?? Self.dataDirectory
         self.devicePlayerFile = DeviceFile("player", directory: deviceFolder, server: server, environment: environment)
         self.signInOptOutFile = DeviceFile("sign-in", directory: deviceFolder, server: server, environment: environment)
+        self.savedGameBases = DeviceFile("saved-game-bases", directory: self.storageDirectory, server: server, environment: environment)
         self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
         self._localPlayer = GKLocalPlayer()
         self._matchmaker = GKMatchmaker()
@@ -271,16 +276,30 @@ public final class GKGameCenter: Sendable {
             throw error
         }
     }
+
+    /// ``authenticated(_:_:body:as:)`` with raw bytes as the body.
+    func authenticated<Response: Decodable>(_ method: HTTPMethodName, _ path: String, bytes: Data, as: Response.Type = Response.self) async throws
+        -> Response
+    {
+        let token = try requireToken()
+        do {
+            return try await api.send(method.nio, path, bytes: bytes, token: token, as: Response.self)
+        } catch let error as GKError where error.code == .notAuthenticated {
+            await localPlayer.sessionEnded(token: token, error: error)
+            throw error
+        }
+    }
 }
 
 /// HTTP methods the SDK uses.
 enum HTTPMethodName {
-    case get, post, patch, delete
+    case get, post, put, patch, delete
 
     var nio: HTTPMethod {
         switch self {
         case .get: .GET
         case .post: .POST
+        case .put: .PUT
         case .patch: .PATCH
         case .delete: .DELETE
         }

@@ -19,6 +19,8 @@ public enum GKGameCenterEvent: Sendable {
     case reportRefused(reportID: String, error: GKError)
     /// Something happened in a turn-based match of this game (see ``GKTurnBasedMatchEvent/Kind``).
     case turnBased(GKTurnBasedMatchEvent)
+    /// A save of the local player changed elsewhere: `versions` are its current versions (several: a conflict).
+    case savedGame(name: String, versions: [GKSavedGame])
     /// The realtime channel is connected (again); events missed while it was down have been replayed before this.
     case connected
     /// The session ended (signed out here or elsewhere, revoked, or expired).

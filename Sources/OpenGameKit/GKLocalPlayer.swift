@@ -17,7 +17,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         self.device = device
     }
 
-    private var gameCenter: GKGameCenter {
+    var gameCenter: GKGameCenter {
         guard let device else { preconditionFailure("the GKGameCenter of this local player was deallocated") }
         return device
     }

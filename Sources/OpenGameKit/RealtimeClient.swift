@@ -147,6 +147,10 @@ struct RealtimeClient: Sendable {
             if let info = try? decoder.decode(TurnBasedEventInfo.self, from: payload), info.match.bundleID == device.bundleID {
                 device.turnBasedListeners.deliver(info, playerID: device.localPlayer.playerID, device: device)
             }
+        case .savedGame:
+            if let info = try? decoder.decode(SavedGameEventInfo.self, from: payload), info.bundleID == device.bundleID {
+                device.savedGameListeners.deliver(info, playerID: device.localPlayer.playerID, device: device)
+            }
         case .screenPresentation:
             if let presentation = try? decoder.decode(ScreenPresentation.self, from: payload) {
                 device.presentedScreens.handle(presentation)

@@ -93,6 +93,7 @@ public enum GameCenterApp {
         package let matchmaking: MatchmakingService
         /// Turn-based matches.
         let turns: TurnBasedService
+        let saves: SavedGameService
         let relay: RelayService
         package let clock: ServerClock
         let metrics: ServerMetrics
@@ -163,6 +164,7 @@ public enum GameCenterApp {
                 queues: topology.queues, monotonic: monotonic, logger: logger)
             self.turns = TurnBasedService(
                 database: database, bus: bus, clock: serverClock, registry: registry, leaderboards: leaderboards, logger: logger)
+            self.saves = SavedGameService(database: database, bus: bus, clock: serverClock, logger: logger)
             let heartbeats = HeartbeatTicker(interval: configuration.heartbeatInterval)
             self.heartbeats = heartbeats
             self.realtime = RealtimeService(
@@ -206,6 +208,7 @@ public enum GameCenterApp {
         LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
         TurnBasedRoutes(turns: services.turns).addAuthenticated(to: signedIn)
+        SavedGameRoutes(saves: services.saves).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
         AppTicketRoutes(tickets: services.appTickets).addAuthenticated(to: signedIn)

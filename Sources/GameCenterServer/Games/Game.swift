@@ -20,6 +20,8 @@ public struct Game: Sendable, Equatable {
     public var matchmaking = MatchmakingSettings()
     /// The limits of this game's turn-based matches.
     public var turnBased = TurnBasedSettings()
+    /// The limits and conflict policy of this game's saved games.
+    public var savedGames = SavedGameSettings()
     /// The file the game was loaded from.
     public var manifestPath: String
 }
@@ -53,6 +55,49 @@ public struct TurnBasedSettings: Sendable, Equatable {
     static let reminderIntervalMillis: Int64 = 60_000
     /// Longest turn, exchange, reminder or invitation message, in characters.
     static let maximumMessageLength = 280
+}
+
+/// The manifest's `savedGames` section: the limits of a player's saves of the game (published with every list,
+/// enforced by the server) and how a conflict between two devices' saves is settled.
+public struct SavedGameSettings: Sendable, Equatable {
+    /// How a conflict is settled.
+    public enum ConflictPolicy: String, Sendable, CaseIterable {
+        /// Every conflicting version is kept until the game resolves them (the default).
+        case manual
+        /// The version saved last wins.
+        case mostRecent
+        /// The version with the most `playedSeconds` wins.
+        case longestPlayed
+        /// The version with the highest `progress` wins.
+        case highestProgress
+    }
+
+    /// The most bytes one save may have (default 32 MiB).
+    public var saveBytes: Int64 = 32 << 20
+    /// The most bytes the current versions of one player's saves may have together (default 256 MiB).
+    public var totalBytes: Int64 = 256 << 20
+    /// The most saves one player may have (default 200).
+    public var saves = 200
+    /// The longest save name, in characters (default 255).
+    public var nameLength = 255
+    /// How a conflict is settled (default: kept for the game to resolve).
+    public var conflictPolicy = ConflictPolicy.manual
+
+    /// The defaults.
+    public init() {}
+
+    /// Allowed sizes per save: 1 KiB to 1 GiB.
+    public static let saveBytesRange: ClosedRange<Int64> = 1024...(1 << 30)
+    /// Allowed totals per player: 1 KiB to 16 GiB.
+    public static let totalBytesRange: ClosedRange<Int64> = 1024...(16 << 30)
+    /// Allowed save counts per player.
+    public static let savesRange = 1...10_000
+    /// Allowed name lengths.
+    public static let nameLengthRange = 1...1024
+    /// The size of every upload chunk but the last: 1 MiB.
+    public static let chunkBytes = 1 << 20
+    /// Versions kept of each save (the current ones and the latest superseded ones), for restoring.
+    public static let keptVersions = 10
 }
 
 /// The manifest's `matchmaking` section.

@@ -66,7 +66,7 @@ private struct ManifestChecker {
 
     func game() throws -> Game {
         let fields = try root.mapping(allowed: [
-            "bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements", "matchmaking", "turnBased",
+            "bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements", "matchmaking", "turnBased", "savedGames",
         ])
         let bundleID = try required(fields, "bundleID", in: root).string()
         guard bundleID.count <= 155, bundleID.wholeMatch(of: Self.bundleIDPattern) != nil else {
@@ -94,7 +94,36 @@ private struct ManifestChecker {
         )
         if let node = fields["matchmaking"] { game.matchmaking = try matchmaking(node) }
         if let node = fields["turnBased"] { game.turnBased = try turnBased(node) }
+        if let node = fields["savedGames"] { game.savedGames = try savedGames(node) }
         return game
+    }
+
+    private func savedGames(_ node: ManifestNode) throws -> SavedGameSettings {
+        let fields = try node.mapping(allowed: ["saveMaximumBytes", "totalMaximumBytes", "maximumSaves", "nameMaximumLength", "conflictPolicy"])
+        var settings = SavedGameSettings()
+        func number(_ key: String, in range: ClosedRange<Int64>, _ unit: String) throws -> Int64? {
+            guard let field = fields[key] else { return nil }
+            let value = Int64(try field.int())
+            guard range.contains(value) else { throw field.fail("must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)") }
+            return value
+        }
+        let (saves, names) = (SavedGameSettings.savesRange, SavedGameSettings.nameLengthRange)
+        settings.saveBytes = try number("saveMaximumBytes", in: SavedGameSettings.saveBytesRange, "bytes") ?? settings.saveBytes
+        settings.totalBytes = try number("totalMaximumBytes", in: SavedGameSettings.totalBytesRange, "bytes") ?? settings.totalBytes
+        settings.saves = Int(try number("maximumSaves", in: Int64(saves.lowerBound)...Int64(saves.upperBound), "saves") ?? Int64(settings.saves))
+        settings.nameLength =
+            Int(try number("nameMaximumLength", in: Int64(names.lowerBound)...Int64(names.upperBound), "characters") ?? Int64(settings.nameLength))
+        if let field = fields["conflictPolicy"] {
+            let allowed = SavedGameSettings.ConflictPolicy.allCases.map(\.rawValue)
+            guard let policy = SavedGameSettings.ConflictPolicy(rawValue: try field.string()) else {
+                throw field.fail("must be one of \(allowed.joined(separator: ", "))")
+            }
+            settings.conflictPolicy = policy
+        }
+        guard settings.saveBytes <= settings.totalBytes else {
+            throw node.fail("saveMaximumBytes (\(settings.saveBytes)) must be at most totalMaximumBytes (\(settings.totalBytes))")
+        }
+        return settings
     }
 
     private func turnBased(_ node: ManifestNode) throws -> TurnBasedSettings {

@@ -1,0 +1,66 @@
+import Foundation
+import GameCenterProtocol
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// HTTP for saved games: list, upload in chunks (resumable), finish, download by chunk, delete.
+struct SavedGameRoutes {
+    let saves: SavedGameService
+
+    func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
+        group.get("saved-games") { _, context -> SavedGameList in
+            try await saves.list(device: context.requireDevice(), session: context.requireSession())
+        }
+        group.delete("saved-games") { request, context -> HTTPResponse.Status in
+            guard let name = request.uri.queryParameters.get("name") else {
+                throw APIError.saveInvalidRequest("name the save to delete: DELETE /v1/saved-games?name=…")
+            }
+            try await saves.delete(name: name, device: context.requireDevice(), session: context.requireSession())
+            return .noContent
+        }
+        group.post("saved-games/uploads") { request, context -> SavedGameUpload in
+            let body = try await request.decode(as: SavedGameUploadBody.self, context: context)
+            return try await saves.start(body, device: context.requireDevice(), session: context.requireSession())
+        }
+        group.get("saved-games/uploads/{uploadID}") { _, context -> SavedGameUpload in
+            try await saves.upload(id: context.parameters.require("uploadID"), device: context.requireDevice(), session: context.requireSession())
+        }
+        group.put("saved-games/uploads/{uploadID}/chunks/{index}") { request, context -> HTTPResponse.Status in
+            let limit = SavedGameSettings.chunkBytes
+            let tooLarge = APIError.saveInvalidRequest("a chunk has at most \(limit) bytes")
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
+            let bytes: ByteBuffer
+            do {
+                bytes = try await request.body.collect(upTo: limit)
+            } catch let error as HTTPError where error.status == .contentTooLarge {
+                throw tooLarge
+            }
+            try await saves.putChunk(
+                uploadID: context.parameters.require("uploadID"), index: try Self.index(context), data: Data(bytes.readableBytesView),
+                device: context.requireDevice(), session: context.requireSession())
+            return .noContent
+        }
+        group.post("saved-games/uploads/{uploadID}/finish") { _, context -> SavedGameVersions in
+            try await saves.finish(uploadID: context.parameters.require("uploadID"), device: context.requireDevice(), session: context.requireSession())
+        }
+        group.get("saved-games/versions/{versionID}/chunks/{index}") { _, context -> Response in
+            let data = try await saves.chunk(
+                versionID: context.parameters.require("versionID"), index: try Self.index(context), device: context.requireDevice(),
+                session: context.requireSession())
+            return Response(
+                status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+    }
+
+    private static func index(_ context: AppRequestContext) throws -> Int {
+        guard let index = Int(try context.parameters.require("index")), index >= 0 else {
+            throw APIError.saveInvalidRequest("a chunk index is a whole number, 0 or more")
+        }
+        return index
+    }
+}
+
+extension SavedGameList: ResponseEncodable {}
+extension SavedGameUpload: ResponseEncodable {}
+extension SavedGameVersions: ResponseEncodable {}

@@ -1,0 +1,57 @@
+import Foundation
+import GameCenterProtocol
+import Synchronization
+
+/// Hears changes to the local player's saves made elsewhere, as GameKit's `GKSavedGameListener`: register it with
+/// `GKLocalPlayer.register(_:)`. Both methods default to doing nothing.
+public protocol GKSavedGameListener: AnyObject, Sendable {
+    /// Another device saved a new version of a save; it is the only current one.
+    func player(_ playerID: String, didModifySavedGame savedGame: GKSavedGame)
+    /// A save is in conflict: these are its current versions. Resolve them with
+    /// ``GKLocalPlayer/resolveConflictingSavedGames(_:with:)``.
+    func player(_ playerID: String, hasConflictingSavedGames savedGames: [GKSavedGame])
+}
+
+extension GKSavedGameListener {
+    /// Does nothing.
+    public func player(_ playerID: String, didModifySavedGame savedGame: GKSavedGame) {}
+    /// Does nothing.
+    public func player(_ playerID: String, hasConflictingSavedGames savedGames: [GKSavedGame]) {}
+}
+
+/// The registered saved-game listeners, held weakly.
+final class SavedGameListeners: Sendable {
+    private struct Entry: @unchecked Sendable {
+        weak var listener: (any GKSavedGameListener)?
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    func register(_ listener: any GKSavedGameListener) {
+        entries.withLock { entries in
+            entries.removeAll { $0.listener == nil || $0.listener === listener }
+            entries.append(Entry(listener: listener))
+        }
+    }
+
+    func unregister(_ listener: any GKSavedGameListener) {
+        entries.withLock { $0.removeAll { $0.listener == nil || $0.listener === listener } }
+    }
+
+    /// Hands a change of a save to the game, unless it is this device's own save (it knows it already).
+    func deliver(_ info: SavedGameEventInfo, playerID: String, device: GKGameCenter) {
+        let versions = info.save.versions
+        let known = device.savedGameBases.load()?[playerID]?[info.save.name] ?? []
+        guard !versions.isEmpty, Set(versions.map(\.versionID)) != Set(known) else { return }
+        let saves = versions.map { GKSavedGame(info: $0, in: device) }
+        if saves.count == 1 { GKLocalPlayer.remember(saves, of: info.save.name, playerID: playerID, in: device) }
+        device.eventHub.publish(.savedGame(name: info.save.name, versions: saves))
+        for listener in entries.withLock({ $0.compactMap(\.listener) }) {
+            if saves.count == 1 {
+                listener.player(playerID, didModifySavedGame: saves[0])
+            } else {
+                listener.player(playerID, hasConflictingSavedGames: saves)
+            }
+        }
+    }
+}
