@@ -21,6 +21,7 @@ struct TestServer {
         try! medalPNG.write(to: folder.appendingPathComponent("medal.png"))
         try! "bundleID: com.example.keyed\nname: Keyed Game\nclientKey: secret-key-1\n"
             .write(to: folder.appendingPathComponent("keyed.yaml"), atomically: true, encoding: .utf8)
+        try! savesManifest.write(to: folder.appendingPathComponent("saves.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }()
 
@@ -77,6 +78,17 @@ struct TestServer {
             image: medal.png
         """
 
+    /// A game with small saved-game limits.
+    static let savesManifest = """
+        bundleID: com.example.saves
+        name: Saves Game
+        savedGames:
+          saveMaximumBytes: 4096
+          totalMaximumBytes: 5000
+          maximumSaves: 2
+          nameMaximumLength: 8
+        """
+
     /// The admin key of servers started with `admin: true`.
     static let adminKey = "test-admin-key-0123456789"
 
@@ -129,6 +141,15 @@ struct TestServer {
         let services: GameCenterApp.Services
         /// The address requests come from; nil for none.
         var remoteAddress: SocketAddress?
+
+        /// Sends raw bytes (`application/octet-stream`).
+        func call(_ method: HTTPRequest.Method, _ path: String, bytes: Data, token: String, bundleID: String = "com.example.open") async throws -> Answer {
+            var headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/octet-stream"]
+            headers[HTTPField.Name(DeviceHeader.bundleID)!] = bundleID
+            headers[HTTPField.Name(DeviceHeader.environment)!] = "sandbox"
+            let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: ByteBuffer(bytes: bytes))
+            return Answer(status: response.status, headers: response.headers, body: Data(response.body.readableBytesView))
+        }
 
         /// This client, sending from `ip` (port 40000).
         func from(_ ip: String) throws -> Client {

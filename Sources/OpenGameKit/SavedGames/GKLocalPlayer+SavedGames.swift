@@ -2,7 +2,7 @@ import Foundation
 import GameCenterProtocol
 
 extension GKLocalPlayer {
-    /// Saves `data` as a new version of the save `name`, based on the version this game last saw current. When another
+    /// Saves `data` as a new version of the save `name`, based on the version this game last fetched or saved. When another
     /// device saved meanwhile, the server keeps both and the save is in conflict (the answer is still this version);
     /// nothing is overwritten silently. Large data goes up in 1 MiB chunks, checked by SHA-256 on the server.
     public func saveGameData(_ data: Data, withName name: String) async throws -> GKSavedGame {
@@ -91,14 +91,7 @@ extension GKLocalPlayer {
         let body = SavedGameUploadBody(
             name: name, basedOn: basedOn, deviceName: ProcessInfo.processInfo.hostName, size: Int64(data.count), sha256: SavedGames.sha256(data))
         let upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: body, as: SavedGameUpload.self)
-        for index in 0..<upload.chunks {
-            let start = index * upload.chunkBytes
-            let chunk = data.subdata(in: data.startIndex + start..<data.startIndex + min(start + upload.chunkBytes, data.count))
-            _ = try await device.authenticated(
-                .put, "/v1/saved-games/uploads/\(pathComponent(upload.uploadID))/chunks/\(index)", bytes: chunk, as: APIClient.Empty.self)
-        }
-        let current = try await device.authenticated(
-            .post, "/v1/saved-games/uploads/\(pathComponent(upload.uploadID))/finish", as: SavedGameVersions.self)
+        let current = try await Self.send(data, in: upload, device: device)
         let saves = current.versions.map { GKSavedGame(info: $0, in: device) }
         // This game saw what it made current: its next save is based on that (a conflict stays one until resolved).
         if saves.count == 1 { Self.remember(saves, of: name, playerID: playerID, in: device) }
@@ -107,6 +100,41 @@ extension GKLocalPlayer {
             info: SavedGameInfo(
                 versionID: upload.uploadID, name: name, deviceName: body.deviceName, modifiedAt: Date(), size: body.size, sha256: body.sha256,
                 playedSeconds: nil, progress: nil), in: device)
+    }
+
+    /// How often an upload resumes after the connection failed, before the save fails.
+    static let uploadResumptions = 8
+
+    /// Sends the chunks the server does not have yet and finishes the upload; when the connection fails, asks the
+    /// server which chunks it has and goes on from there. Answers the save's current versions.
+    private static func send(_ data: Data, in upload: SavedGameUpload, device: GKGameCenter) async throws -> SavedGameVersions {
+        let path = "/v1/saved-games/uploads/\(pathComponent(upload.uploadID))"
+        var missing = Array(0..<upload.chunks)
+        var failures = 0
+        while true {
+            do {
+                for index in missing {
+                    let start = index * upload.chunkBytes
+                    let chunk = data.subdata(in: data.startIndex + start..<data.startIndex + min(start + upload.chunkBytes, data.count))
+                    _ = try await device.authenticated(.put, "\(path)/chunks/\(index)", bytes: chunk, as: APIClient.Empty.self)
+                }
+                return try await device.authenticated(.post, "\(path)/finish", as: SavedGameVersions.self)
+            } catch let error as GKError where error.code == .communicationsFailure && failures < uploadResumptions {
+                failures += 1
+                try await Task.sleep(for: .milliseconds(100 * failures))
+                do {
+                    let received = Set(try await device.authenticated(.get, path, as: SavedGameUpload.self).receivedChunks)
+                    missing = (0..<upload.chunks).filter { !received.contains($0) }
+                } catch let lookup as GKError where lookup.code == .invalidParameter {
+                    // No such upload any more: the finish went through and only its answer was lost.
+                    let list = try await device.authenticated(.get, "/v1/saved-games", as: SavedGameList.self)
+                    guard let made = list.saves.first(where: { $0.versionID == upload.uploadID }) else { throw error }
+                    return SavedGameVersions(name: made.name, versions: list.saves.filter { $0.name == made.name })
+                } catch let lookup as GKError where lookup.code == .communicationsFailure {
+                    continue  // Still unreachable: the next attempt sends the same chunks again.
+                }
+            }
+        }
     }
 
     /// Records `saves` as the versions of `name` this game last saw current.

@@ -5,7 +5,8 @@ import Synchronization
 /// Hears changes to the local player's saves made elsewhere, as GameKit's `GKSavedGameListener`: register it with
 /// `GKLocalPlayer.register(_:)`. Both methods default to doing nothing.
 public protocol GKSavedGameListener: AnyObject, Sendable {
-    /// Another device saved a new version of a save; it is the only current one.
+    /// Another device saved a new version of a save; it is the only current one. Fetch it before saving on: a save
+    /// based on the version this game had makes a conflict.
     func player(_ playerID: String, didModifySavedGame savedGame: GKSavedGame)
     /// A save is in conflict: these are its current versions. Resolve them with
     /// ``GKLocalPlayer/resolveConflictingSavedGames(_:with:)``.
@@ -43,8 +44,9 @@ final class SavedGameListeners: Sendable {
         let versions = info.save.versions
         let known = device.savedGameBases.load()?[playerID]?[info.save.name] ?? []
         guard !versions.isEmpty, Set(versions.map(\.versionID)) != Set(known) else { return }
+        // Hearing is not loading: the next save stays based on what the game last fetched or saved, so a game that
+        // saves without loading the other device's version makes a conflict rather than overwrite it.
         let saves = versions.map { GKSavedGame(info: $0, in: device) }
-        if saves.count == 1 { GKLocalPlayer.remember(saves, of: info.save.name, playerID: playerID, in: device) }
         device.eventHub.publish(.savedGame(name: info.save.name, versions: saves))
         for listener in entries.withLock({ $0.compactMap(\.listener) }) {
             if saves.count == 1 {

@@ -46,7 +46,8 @@ import Testing
         #expect(seen.map(\.versionID) == [first.versionID])
         #expect(try await seen[0].loadData() == Data("level 1".utf8))
 
-        // The phone saves on; the tablet, which saw only the first version, saves too: no silent last-writer-wins.
+        // The phone saves on; the tablet, which loaded only the first version (hearing of the second is not loading
+        // it), saves too: no silent last-writer-wins.
         let phones = try await phone.localPlayer.saveGameData(Data("level 2 on the phone".utf8), withName: "slot")
         let tablets = try await tablet.localPlayer.saveGameData(Data("level 2 on the tablet".utf8), withName: "slot")
         let conflict = try await phone.localPlayer.fetchSavedGames()
@@ -68,9 +69,13 @@ import Testing
         #expect(onTablet.count == 1 && onTablet[0].versionID == again[0].versionID)
         #expect(try await onTablet[0].loadData() == Data("level 2, merged".utf8))
 
-        // The tablet's next save is based on what it heard: no conflict.
+        // The tablet's next save is based on what it fetched: no conflict.
         _ = try await tablet.localPlayer.saveGameData(Data("level 3".utf8), withName: "slot")
-        #expect(try await phone.localPlayer.fetchSavedGames().count == 1)
+        #expect(try await tablet.localPlayer.fetchSavedGames().count == 1)
+        // The phone heard of it but saves without loading it: a conflict, not an overwrite.
+        try await waitUntil("the phone heard of the tablet's save") { phoneHears.log.last?.hasPrefix("modified slot") == true }
+        _ = try await phone.localPlayer.saveGameData(Data("level 3, unaware".utf8), withName: "slot")
+        #expect(try await tablet.localPlayer.fetchSavedGames().count == 2)
 
         try await phone.localPlayer.deleteSavedGames(withName: "slot")
         #expect(try await tablet.localPlayer.fetchSavedGames().isEmpty)
@@ -105,5 +110,74 @@ import Testing
         await phone.close()
         await tablet.close()
         _ = try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func anUploadCutAtRandomPointsResumesAndAServerKilledMidUploadKeepsTheOldVersion(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (phone, account) = try await Devices.signedUp(server, alias: "Sam")
+        let old = try await phone.localPlayer.saveGameData(Data("the old version".utf8), withName: "slot")
+
+        // The tablet's connections are cut after every 200 KB to 2.5 MB: each cut chunk is sent again, the rest kept.
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port, seed: 0x5A7E)
+        proxy.setCutAfterBytes(200_000...2_500_000)
+        let tablet = GKGameCenter(
+            server: URL(string: "http://127.0.0.1:\(proxy.port)")!, bundleID: "com.example.tapper", environment: .sandbox,
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Sam"))
+        _ = try await tablet.localPlayer.fetchSavedGames()
+        let large = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 % 239) })
+        let saved = try await tablet.localPlayer.saveGameData(large, withName: "slot")
+        proxy.setCutAfterBytes(nil)
+        #expect(proxy.cutConnections > 0, "the upload was cut")
+        let current = try await phone.localPlayer.fetchSavedGames()
+        #expect(current.map(\.versionID) == [saved.versionID], "based on the old version: no conflict")
+        #expect(try await current[0].loadData() == large)
+
+        // Killed while the phone uploads a new version: the tablet's stays current, whole.
+        let upload = Task { try await phone.localPlayer.saveGameData(Data(count: 24 << 20), withName: "slot") }
+        try await Task.sleep(for: .milliseconds(400))
+        try await server.crash()
+        let failed = await #expect(throws: GKError.self) { try await upload.value }
+        #expect(failed?.code == .communicationsFailure)
+        try await server.start()
+        let after = try await phone.localPlayer.fetchSavedGames()
+        #expect(after.map(\.versionID) == [saved.versionID])
+        #expect(try await after[0].loadData() == large)
+        #expect(old.versionID != saved.versionID)
+        await proxy.stop()
+        await phone.close()
+        await tablet.close()
+        _ = try await server.stop()
+    }
+
+    @Test func aSaveWrittenOnOneNodeIsListedOnTheOtherAndItsConflictHeardThere() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start()
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start()
+        let (phone, account) = try await Devices.signedUp(nodeA, alias: "Sam")
+        let tablet = Devices.make(nodeB)
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Sam"))
+        let tabletHears = Listener()
+        tablet.localPlayer.register(tabletHears)
+
+        let onA = try await phone.localPlayer.saveGameData(Data("from node A".utf8), withName: "slot")
+        let listed = try await tablet.localPlayer.fetchSavedGames()
+        #expect(listed.map(\.versionID) == [onA.versionID])
+        #expect(try await listed[0].loadData() == Data("from node A".utf8))
+        // Both save on from the same version at once, one on each node: both kept, the tablet told on node B.
+        async let fromA = phone.localPlayer.saveGameData(Data("A again".utf8), withName: "slot")
+        async let fromB = tablet.localPlayer.saveGameData(Data("B again".utf8), withName: "slot")
+        let (a, b) = try await (fromA, fromB)
+        #expect(Set(try await phone.localPlayer.fetchSavedGames().map(\.versionID)) == [a.versionID, b.versionID])
+        let both = "conflict \([a.versionID, b.versionID].sorted().joined(separator: ","))"
+        try await waitUntil("the tablet heard of the conflict") { tabletHears.log.contains(both) }
+        await phone.close()
+        await tablet.close()
+        _ = try await nodeB.stop()
+        _ = try await nodeA.stop()
     }
 }
