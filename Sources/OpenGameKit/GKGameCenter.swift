@@ -37,7 +37,7 @@ public final class GKGameCenter: Sendable {
     let signInOptOutFile: DeviceFile<DeviceSignInOptOut>
     let state = Mutex(DeviceState())
     let eventHub = EventHub()
-    /// The turn-based listeners the game registered (``GKLocalPlayer/register(_:)``).
+    /// The turn-based listeners the game registered (``GKLocalPlayer/register(_:)-(GKTurnBasedEventListener)``).
     let turnBasedListeners = TurnBasedListeners()
     /// The games' listeners for saved-game changes.
     let savedGameListeners = SavedGameListeners()

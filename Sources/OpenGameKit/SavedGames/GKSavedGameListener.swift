@@ -3,7 +3,7 @@ import GameCenterProtocol
 import Synchronization
 
 /// Hears changes to the local player's saves made elsewhere, as GameKit's `GKSavedGameListener`: register it with
-/// `GKLocalPlayer.register(_:)`. Both methods default to doing nothing.
+/// ``GKLocalPlayer/register(_:)-(GKSavedGameListener)``. Both methods default to doing nothing.
 public protocol GKSavedGameListener: AnyObject, Sendable {
     /// Another device saved a new version of a save; it is the only current one. Fetch it before saving on: a save
     /// based on the version this game had makes a conflict.

@@ -2,7 +2,7 @@ import Foundation
 import GameCenterProtocol
 import Synchronization
 
-/// GameKit's turn-based callbacks; register one with ``GKLocalPlayer/register(_:)``. Every method has a default that
+/// GameKit's turn-based callbacks; register one with ``GKLocalPlayer/register(_:)-(GKTurnBasedEventListener)``. Every method has a default that
 /// does nothing. The same events, each saying exactly what happened, also arrive on ``GKGameCenter/events`` as
 /// ``GKGameCenterEvent/turnBased(_:)``.
 public protocol GKTurnBasedEventListener: AnyObject, Sendable {
