@@ -68,6 +68,16 @@ extension StorageSession {
         return try await sql.raw(query).all().map(Self.savedGameVersion)
     }
 
+    /// Every kept version of every save of `playerID` in `environment`, in every game, by game, name, then date.
+    public func savedGameVersions(playerID: String, environment: String) async throws -> [SavedGameVersionRecord] {
+        try await sql.raw(
+            """
+            SELECT * FROM saved_game_versions WHERE player_id = \(bind: playerID) AND environment = \(bind: environment)
+            ORDER BY bundle_id, name, created_at, version_id
+            """
+        ).all().map(Self.savedGameVersion)
+    }
+
     /// One version, whoever's it is.
     public func savedGameVersion(id: String) async throws -> SavedGameVersionRecord? {
         try await sql.raw("SELECT * FROM saved_game_versions WHERE version_id = \(bind: id)").first().map(Self.savedGameVersion)

@@ -14,6 +14,7 @@ selenium, axe-selenium-python and pytest.
 """
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -690,3 +691,57 @@ def test_the_turns_page_lists_turns_invitations_and_results_and_announces_a_turn
     turn(server, dan_token, fresh, "endTurn", nextParticipants=[1])
     WebDriverWait(browser, 10).until(lambda _: "Your turn in Tapper" in live.text, f"the region says '{live.text}'")
     assert browser.find_element(By.LINK_TEXT, "Your turn in Tapper").get_attribute("href").endswith("/turns")
+
+
+def save_game(server, token, name, data, device, based_on=()):
+    """Saves `data` as a new version of the save `name` through the JSON API (upload, chunks, finish); returns the
+    save's current versions."""
+    upload = api(server, "POST", "/v1/saved-games/uploads", {
+        "name": name, "basedOn": list(based_on), "deviceName": device, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()},
+        token=token)
+    size = upload["chunkBytes"]
+    for index in range(upload["chunks"]):
+        request = urllib.request.Request(
+            f"{server}/v1/saved-games/uploads/{upload['uploadID']}/chunks/{index}", method="PUT", data=data[index * size:(index + 1) * size],
+            headers={"X-GameCenter-Bundle-ID": GAME, "X-GameCenter-Environment": "sandbox", "Content-Type": "application/octet-stream",
+                     "Authorization": f"Bearer {token}"})
+        urllib.request.urlopen(request, timeout=10).read()
+    return api(server, "POST", f"/v1/saved-games/uploads/{upload['uploadID']}/finish", token=token)["versions"]
+
+
+def test_the_saves_page_shows_versions_and_conflicts_and_restores_keeps_and_deletes(server, browser):
+    pages = Pages(browser, server)
+    ((bob, _, token),) = new_players(server, "Bob")
+    first = save_game(server, token, "slot 1", b"level one", "Bob's phone")
+    second = save_game(server, token, "slot 1", b"level two", "Bob's phone", [first[0]["versionID"]])
+    save_game(server, token, "slot 1", b"level three!", "Bob's tablet", [second[0]["versionID"]])
+    save_game(server, token, "slot 2", b"a", "Bob's phone")
+    conflict = save_game(server, token, "slot 2", b"bb", "Bob's tablet")
+    assert len(conflict) == 2
+
+    sign_in(pages, bob)
+    pages.open("/saves")
+    main = pages.main_text()
+    assert "Tapper\nslot 1\nSaved" in main and "from Bob's tablet · 12 bytes" in main, main
+    assert "slot 2\nTwo devices saved this from the same version: both are kept." in main, main
+    assert "From Bob's phone" in main and "From Bob's tablet" in main, main
+    pages.check("saves")
+
+    # Restoring the newest older version of slot 1 makes it the current one.
+    browser.find_element(By.CSS_SELECTOR, "main details summary").click()
+    pages.submit("/saves/restore", "Restore")
+    assert "That version is the save's current one now" in pages.main_text()
+    listed = api(server, "GET", "/v1/saved-games", token=token)["saves"]
+    assert [s["versionID"] for s in listed if s["name"] == "slot 1"] == [second[0]["versionID"]], listed
+
+    # Keeping one side of the conflict ends it.
+    pages.click_and_wait(lambda: browser.find_element(By.XPATH, "//main//button[text()='Keep this one']"))
+    assert "Two devices saved this" not in pages.main_text()
+    assert len([s for s in api(server, "GET", "/v1/saved-games", token=token)["saves"] if s["name"] == "slot 2"]) == 1
+
+    # Deleting slot 2 removes it with its versions.
+    forms = browser.find_elements(By.CSS_SELECTOR, "main form[action='/saves/delete']")
+    assert len(forms) == 2
+    pages.click_and_wait(lambda: browser.find_elements(By.CSS_SELECTOR, "main form[action='/saves/delete'] button")[1])
+    assert "Save deleted" in pages.main_text()
+    assert [s["name"] for s in api(server, "GET", "/v1/saved-games", token=token)["saves"]] == ["slot 1"]

@@ -171,6 +171,40 @@ struct SavedGameService: Sendable {
         else { throw APIError.saveNoSuchSave }
     }
 
+    // MARK: The Game Center app
+
+    /// Every kept version of the player's saves in every game of their environment.
+    func overview(playerID: String, environment: String) async throws -> [SavedGameVersionRecord] {
+        try await database.read { try await $0.savedGameVersions(playerID: playerID, environment: environment) }
+    }
+
+    /// Makes one of the player's kept versions the only current one of its save (restoring an older version, or
+    /// keeping one side of a conflict); the player's devices hear of it.
+    func restore(versionID: String, playerID: String) async throws {
+        let now = clock.nowMillis()
+        try await database.write { storage in
+            guard Self.isValidID(versionID), let version = try await storage.savedGameVersion(id: versionID), version.playerID == playerID else {
+                throw APIError.saveNoSuchSave
+            }
+            try await storage.lockSavedGame(playerID: playerID, bundleID: version.bundleID, environment: version.environment, name: version.name)
+            let current = try await storage.savedGameVersions(
+                playerID: playerID, bundleID: version.bundleID, environment: version.environment, name: version.name, currentOnly: true)
+            try await storage.setSavedGameVersions(current.map(\.versionID), current: false)
+            try await storage.setSavedGameVersions([versionID], current: true)
+            var restored = version
+            restored.current = true
+            let event = SavedGameEventInfo(bundleID: version.bundleID, save: SavedGameVersions(name: version.name, versions: [Self.info(restored)]))
+            _ = try await storage.appendEvents([(playerID, try EventLog.payload(event))], kind: EventKind.savedGame.rawValue, now: now)
+        }
+        bus.publish(.playerEvents(playerID: playerID))
+    }
+
+    /// Deletes the player's save `name` of game `bundleID` (the Game Center app's button).
+    func delete(name: String, bundleID: String, playerID: String, environment: String) async throws {
+        guard try await database.write({ try await $0.deleteSavedGame(playerID: playerID, bundleID: bundleID, environment: environment, name: name) })
+        else { throw APIError.saveNoSuchSave }
+    }
+
     // MARK: Rules
 
     /// The versions left current after a conflict under `policy`: all of them (manual), or the one it picks.

@@ -68,6 +68,7 @@ struct WebAppRoutes {
         ).add(to: router)
         TurnPages(turns: services.turns, registry: services.registry, clock: services.clock, responder: responder, renderer: renderer)
             .add(to: router)
+        SavePages(saves: services.saves, registry: services.registry, responder: responder, renderer: renderer).add(to: router)
         PlayWithFriendsPages(
             registry: services.registry, matchmaking: services.matchmaking, friends: services.friends, players: services.players,
             clock: services.clock, responder: responder, renderer: renderer
