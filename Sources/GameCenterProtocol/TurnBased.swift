@@ -200,6 +200,22 @@ public struct TurnBasedTurnBody: Codable, Sendable, Equatable {
         self.scores = scores
         self.achievements = achievements
     }
+
+    /// Decodes a body; only `action`, `version` and `matchData` are required, the others default to none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        action = try container.decode(Action.self, forKey: .action)
+        version = try container.decode(Int64.self, forKey: .version)
+        matchData = try container.decode(Data.self, forKey: .matchData)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        nextParticipants = try container.decodeIfPresent([Int].self, forKey: .nextParticipants) ?? []
+        turnTimeout = try container.decodeIfPresent(Double.self, forKey: .turnTimeout) ?? 0
+        outcome = try container.decodeIfPresent(Int.self, forKey: .outcome) ?? 0
+        outcomes = try container.decodeIfPresent([Int].self, forKey: .outcomes) ?? []
+        resolvedExchangeIDs = try container.decodeIfPresent([String].self, forKey: .resolvedExchangeIDs) ?? []
+        scores = try container.decodeIfPresent([ScoreReport].self, forKey: .scores) ?? []
+        achievements = try container.decodeIfPresent([AchievementReportBatch.Entry].self, forKey: .achievements) ?? []
+    }
 }
 
 /// A participant's act out of turn: `POST /v1/turn-matches/{id}/participant` with ``action``.

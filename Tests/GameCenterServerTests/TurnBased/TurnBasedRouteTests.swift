@@ -57,6 +57,16 @@ import Testing
             expectError(
                 try await client.send(.post, "/v1/turn-matches/\(match.matchID)/participant", quit, token: ann.token), .conflict,
                 "turn.invalid_state", .turnBasedInvalidState)
+            // Only action, version and match data are needed; the rest default to none.
+            let saved = try await client.call(
+                .post, "/v1/turn-matches/\(match.matchID)/turn", json: #"{"action": "saveTurn", "version": \#(match.version), "matchData": "AQI="}"#,
+                token: ann.token)
+            #expect(saved.status == .ok, "\(String(decoding: saved.body, as: UTF8.self))")
+            #expect(try await client.call(.get, "/v1/turn-matches/\(match.matchID)/data", token: ann.token).body == Data([1, 2]))
+            expectError(
+                try await client.call(
+                    .post, "/v1/turn-matches/\(match.matchID)/turn", json: #"{"action": "saveTurn", "version": \#(match.version + 1)}"#,
+                    token: ann.token), .badRequest, "request.malformed_body", .invalidParameter)
         }
     }
 
