@@ -28,14 +28,7 @@ struct SavedGameRoutes {
         }
         group.put("saved-games/uploads/{uploadID}/chunks/{index}") { request, context -> HTTPResponse.Status in
             let limit = SavedGameSettings.chunkBytes
-            let tooLarge = APIError.saveInvalidRequest("a chunk has at most \(limit) bytes")
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
-            let bytes: ByteBuffer
-            do {
-                bytes = try await request.body.collect(upTo: limit)
-            } catch let error as HTTPError where error.status == .contentTooLarge {
-                throw tooLarge
-            }
+            let bytes = try await request.body(upTo: limit, orThrow: APIError.saveInvalidRequest("a chunk has at most \(limit) bytes"))
             try await saves.putChunk(
                 uploadID: context.parameters.require("uploadID"), index: try Self.index(context), data: Data(bytes.readableBytesView),
                 device: context.requireDevice(), session: context.requireSession())

@@ -65,13 +65,7 @@ struct TurnBasedRoutes {
     ) async throws -> Body {
         let limit = Limits.maximumRequestBodyBytes + (dataLimit + 2) / 3 * 4
         let tooLarge = APIError(.turnMatchDataTooLarge, "the request carries more than this game's \(dataLimit) bytes of \(what)")
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
-        let bytes: ByteBuffer
-        do {
-            bytes = try await request.body.collect(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw tooLarge
-        }
+        let bytes = try await request.body(upTo: limit, orThrow: tooLarge)
         do {
             return try WireCoding.makeDecoder().decode(type, from: bytes)
         } catch let error as DecodingError {
