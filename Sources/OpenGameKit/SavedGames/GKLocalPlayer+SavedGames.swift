@@ -8,7 +8,7 @@ extension GKLocalPlayer {
     public func saveGameData(_ data: Data, withName name: String) async throws -> GKSavedGame {
         let (device, playerID) = try savedGameContext()
         let basedOn = device.savedGameBases.load()?[playerID]?[name] ?? []
-        return try await upload(data, name: name, basedOn: basedOn, device: device, playerID: playerID)
+        return try await upload(data, name: name, basedOn: basedOn, device: device, playerID: playerID).made
     }
 
     /// ``saveGameData(_:withName:)`` with a completion handler.
@@ -57,8 +57,7 @@ extension GKLocalPlayer {
         }
         let known = device.savedGameBases.load()?[playerID]?[name] ?? []
         let basedOn = Array(Set(known + conflicting.map(\.versionID))).sorted()
-        _ = try await upload(data, name: name, basedOn: basedOn, device: device, playerID: playerID)
-        return (device.savedGameBases.load()?[playerID]?[name] ?? []).isEmpty ? [] : try await fetchSavedGames().filter { $0.info.name == name }
+        return try await upload(data, name: name, basedOn: basedOn, device: device, playerID: playerID).current
     }
 
     /// ``resolveConflictingSavedGames(_:with:)`` with a completion handler.
@@ -87,7 +86,10 @@ extension GKLocalPlayer {
         return (device, playerID)
     }
 
-    private func upload(_ data: Data, name: String, basedOn: [String], device: GKGameCenter, playerID: String) async throws -> GKSavedGame {
+    /// Uploads a new version; answers it and the save's current versions after it.
+    private func upload(_ data: Data, name: String, basedOn: [String], device: GKGameCenter, playerID: String) async throws -> (
+        made: GKSavedGame, current: [GKSavedGame]
+    ) {
         let body = SavedGameUploadBody(
             name: name, basedOn: basedOn, deviceName: ProcessInfo.processInfo.hostName, size: Int64(data.count), sha256: SavedGames.sha256(data))
         let upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: body, as: SavedGameUpload.self)
@@ -95,11 +97,14 @@ extension GKLocalPlayer {
         let saves = current.versions.map { GKSavedGame(info: $0, in: device) }
         // This game saw what it made current: its next save is based on that (a conflict stays one until resolved).
         if saves.count == 1 { Self.remember(saves, of: name, playerID: playerID, in: device) }
-        if let made = saves.first(where: { $0.versionID == upload.uploadID }) { return made }
-        return GKSavedGame(
-            info: SavedGameInfo(
-                versionID: upload.uploadID, name: name, deviceName: body.deviceName, modifiedAt: Date(), size: body.size, sha256: body.sha256,
-                playedSeconds: nil, progress: nil), in: device)
+        // Not current when the game's conflict policy chose another version.
+        let made =
+            saves.first { $0.versionID == upload.uploadID }
+            ?? GKSavedGame(
+                info: SavedGameInfo(
+                    versionID: upload.uploadID, name: name, deviceName: body.deviceName, modifiedAt: Date(), size: body.size, sha256: body.sha256,
+                    playedSeconds: nil, progress: nil), in: device)
+        return (made, saves)
     }
 
     /// How often an upload resumes after the connection failed, before the save fails.
