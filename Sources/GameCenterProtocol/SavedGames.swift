@@ -88,10 +88,17 @@ public struct SavedGameUploadBody: Codable, Sendable, Equatable {
     public var playedSeconds: Double?
     /// Progress, when the game attaches it.
     public var progress: Double?
+    /// The whole data, for a save of at most ``SavedGameUploadBody/inlineBytes``: saved in this one request, with no
+    /// chunks (the answer's ``SavedGameUpload/saved``).
+    public var data: Data?
+
+    /// The most bytes a save may carry in its upload's first request.
+    public static let inlineBytes = 256 << 10
 
     /// An upload body with every field given.
     public init(
-        name: String, basedOn: [String], deviceName: String, size: Int64, sha256: String, playedSeconds: Double? = nil, progress: Double? = nil
+        name: String, basedOn: [String], deviceName: String, size: Int64, sha256: String, playedSeconds: Double? = nil, progress: Double? = nil,
+        data: Data? = nil
     ) {
         self.name = name
         self.basedOn = basedOn
@@ -100,6 +107,7 @@ public struct SavedGameUploadBody: Codable, Sendable, Equatable {
         self.sha256 = sha256
         self.playedSeconds = playedSeconds
         self.progress = progress
+        self.data = data
     }
 }
 
@@ -114,13 +122,16 @@ public struct SavedGameUpload: Codable, Sendable, Equatable {
     public var chunks: Int
     /// The chunks the server has, ascending.
     public var receivedChunks: [Int]
+    /// When the data came with the request: the save's current versions after it (the upload is finished).
+    public var saved: SavedGameVersions?
 
     /// An upload with every field given.
-    public init(uploadID: String, chunkBytes: Int, chunks: Int, receivedChunks: [Int]) {
+    public init(uploadID: String, chunkBytes: Int, chunks: Int, receivedChunks: [Int], saved: SavedGameVersions? = nil) {
         self.uploadID = uploadID
         self.chunkBytes = chunkBytes
         self.chunks = chunks
         self.receivedChunks = receivedChunks
+        self.saved = saved
     }
 }
 

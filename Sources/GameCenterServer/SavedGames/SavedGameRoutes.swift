@@ -20,7 +20,11 @@ struct SavedGameRoutes {
             return .noContent
         }
         group.post("saved-games/uploads") { request, context -> SavedGameUpload in
-            let body = try await request.decode(as: SavedGameUploadBody.self, context: context)
+            // The usual body limit, plus a small save's data as base64.
+            let body = try await TurnBasedRoutes.decode(
+                SavedGameUploadBody.self, from: request, carrying: SavedGameUploadBody.inlineBytes,
+                tooLarge: APIError.saveInvalidRequest("a save carries at most \(SavedGameUploadBody.inlineBytes) bytes in its first request"),
+                context: context)
             return try await saves.start(body, device: context.requireDevice(), session: context.requireSession())
         }
         group.get("saved-games/uploads/{uploadID}") { _, context -> SavedGameUpload in

@@ -47,7 +47,8 @@ struct SavedGameService: Sendable {
 
     // MARK: Uploading
 
-    /// Starts an upload of a new version, after checking it against the game's limits.
+    /// Starts an upload of a new version, after checking it against the game's limits; a small save that carries its
+    /// data is saved at once, in one transaction.
     func start(_ body: SavedGameUploadBody, device: DeviceIdentity, session: AuthenticatedSession) async throws -> SavedGameUpload {
         let settings = device.game.savedGames
         try Self.check(body, settings: settings)
@@ -57,6 +58,20 @@ struct SavedGameService: Sendable {
             versionID: Credentials.newID(prefix: "v_"), playerID: player, bundleID: bundleID, environment: environment, name: body.name,
             deviceName: body.deviceName, size: body.size, sha256: body.sha256, playedSeconds: body.playedSeconds, progress: body.progress,
             createdAt: now, current: false)
+        let chunks = Self.chunkCount(body.size)
+        if let data = body.data {
+            try Self.checkInline(data, of: body)
+            let policy = settings.conflictPolicy
+            let current = try await database.write { storage in
+                try await Self.checkRoom(for: body, settings: settings, version: version, in: storage)
+                if !data.isEmpty { try await storage.putSavedGameChunk(owner: version.versionID, index: 0, data: data) }
+                return try await Self.makeCurrent(version, basedOn: body.basedOn, policy: policy, now: now, in: storage)
+            }
+            bus.publish(.playerEvents(playerID: player))
+            return SavedGameUpload(
+                uploadID: version.versionID, chunkBytes: SavedGameSettings.chunkBytes, chunks: chunks, receivedChunks: Array(0..<chunks),
+                saved: SavedGameVersions(name: body.name, versions: current.map(Self.info)))
+        }
         try await database.write { storage in
             for stale in try await storage.staleSavedGameUploads(playerID: player, before: now - Self.uploadLifetimeMillis, limit: 100) {
                 try await storage.deleteSavedGameUpload(id: stale, keepingChunks: false)
@@ -65,21 +80,44 @@ struct SavedGameService: Sendable {
             else {
                 throw APIError.saveTooManyUploads(Self.uploadsPerPlayer)
             }
-            let current = try await storage.savedGameVersions(
-                playerID: player, bundleID: bundleID, environment: environment, name: body.name, currentOnly: true)
-            let usage = try await storage.savedGameUsage(playerID: player, bundleID: bundleID, environment: environment)
-            if current.isEmpty, usage.saves >= settings.saves {
-                throw APIError.saveTooManySaves(usage.saves, limit: settings.saves)
-            }
-            let replaced = current.filter { body.basedOn.contains($0.versionID) }.reduce(0) { $0 + $1.size }
-            let total = usage.bytes - replaced + body.size
-            if total > settings.totalBytes {
-                throw APIError.saveQuotaExceeded(used: usage.bytes, adding: body.size, total: total, limit: settings.totalBytes)
-            }
+            try await Self.checkRoom(for: body, settings: settings, version: version, in: storage)
             try await storage.insertSavedGameUpload(SavedGameUploadRecord(version: version, basedOn: body.basedOn))
         }
-        return SavedGameUpload(uploadID: version.versionID, chunkBytes: SavedGameSettings.chunkBytes, chunks: Self.chunkCount(body.size), receivedChunks: [])
+        return SavedGameUpload(uploadID: version.versionID, chunkBytes: SavedGameSettings.chunkBytes, chunks: chunks, receivedChunks: [])
     }
+
+    /// Refuses a new version the player has no room for: a new save beyond the game's count, or bytes beyond its total
+    /// (the versions it is based on no longer count).
+    private static func checkRoom(for body: SavedGameUploadBody, settings: SavedGameSettings, version: SavedGameVersionRecord, in storage: StorageSession)
+        async throws
+    {
+        let (player, bundleID, environment) = (version.playerID, version.bundleID, version.environment)
+        let current = try await storage.savedGameVersions(playerID: player, bundleID: bundleID, environment: environment, name: body.name, currentOnly: true)
+        let usage = try await storage.savedGameUsage(playerID: player, bundleID: bundleID, environment: environment)
+        if current.isEmpty, usage.saves >= settings.saves {
+            throw APIError.saveTooManySaves(usage.saves, limit: settings.saves)
+        }
+        let replaced = current.filter { body.basedOn.contains($0.versionID) }.reduce(0) { $0 + $1.size }
+        let total = usage.bytes - replaced + body.size
+        if total > settings.totalBytes {
+            throw APIError.saveQuotaExceeded(used: usage.bytes, adding: body.size, total: total, limit: settings.totalBytes)
+        }
+    }
+
+    /// Checks data sent with the upload's first request: small enough, of the announced size and SHA-256.
+    static func checkInline(_ data: Data, of body: SavedGameUploadBody) throws {
+        guard data.count <= SavedGameUploadBody.inlineBytes else {
+            throw APIError.saveInvalidRequest(
+                "a save carries at most \(SavedGameUploadBody.inlineBytes) bytes in its first request; upload \(data.count) bytes in chunks")
+        }
+        guard Int64(data.count) == body.size else {
+            throw APIError.saveInvalidRequest("the data has \(data.count) bytes, not the announced size \(body.size)")
+        }
+        let digest = sha256(data)
+        guard digest == body.sha256 else { throw APIError.saveChecksumMismatch(digest, announced: body.sha256) }
+    }
+
+    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
 
     /// An unfinished upload: which chunks the server has (to resume after a dropped connection).
     func upload(id: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> SavedGameUpload {
@@ -134,31 +172,38 @@ struct SavedGameService: Sendable {
         let policy = device.game.savedGames.conflictPolicy
         let now = clock.nowMillis()
         let current = try await database.write { storage -> [SavedGameVersionRecord] in
-            let version = upload.version
             guard try await storage.savedGameUpload(id: uploadID) != nil else { throw APIError.saveNoSuchUpload }
-            try await storage.lockSavedGame(playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name)
-            let before = try await storage.savedGameVersions(
-                playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name, currentOnly: true)
-            var made = version
-            made.createdAt = max(now, (before.map(\.createdAt).max() ?? 0) + 1)
-            made.current = true
-            let superseded = before.filter { upload.basedOn.contains($0.versionID) }
-            var current = before.filter { !upload.basedOn.contains($0.versionID) } + [made]
-            current = Self.settle(current, policy: policy)
-            let dropped = before.filter { old in !current.contains { $0.versionID == old.versionID } }.map(\.versionID)
-            made.current = current.contains { $0.versionID == made.versionID }
-            try await storage.insertSavedGameVersion(made)
-            try await storage.setSavedGameVersions(Array(Set(dropped + superseded.map(\.versionID))), current: false)
             try await storage.deleteSavedGameUpload(id: uploadID, keepingChunks: true)
-            try await storage.pruneSavedGameVersions(
-                playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name,
-                keep: SavedGameSettings.keptVersions)
-            let event = SavedGameEventInfo(bundleID: version.bundleID, save: SavedGameVersions(name: version.name, versions: current.map(Self.info)))
-            _ = try await storage.appendEvents([(version.playerID, try EventLog.payload(event))], kind: EventKind.savedGame.rawValue, now: now)
-            return current
+            return try await Self.makeCurrent(upload.version, basedOn: upload.basedOn, policy: policy, now: now, in: storage)
         }
         bus.publish(.playerEvents(playerID: session.playerID))
         return SavedGameVersions(name: upload.version.name, versions: current.map(Self.info))
+    }
+
+    /// Stores `version`, whose bytes are stored, and makes it current: alone when it is based on every current version,
+    /// else beside them unless `policy` picks one; prunes the save's old versions and tells the player's devices (an
+    /// event in their stream, published by the caller after the commit). Returns the save's current versions.
+    private static func makeCurrent(
+        _ version: SavedGameVersionRecord, basedOn: [String], policy: SavedGameSettings.ConflictPolicy, now: Int64, in storage: StorageSession
+    ) async throws -> [SavedGameVersionRecord] {
+        try await storage.lockSavedGame(playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name)
+        let before = try await storage.savedGameVersions(
+            playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name, currentOnly: true)
+        var made = version
+        made.createdAt = max(now, (before.map(\.createdAt).max() ?? 0) + 1)
+        made.current = true
+        let superseded = before.filter { basedOn.contains($0.versionID) }
+        let current = settle(before.filter { !basedOn.contains($0.versionID) } + [made], policy: policy)
+        let dropped = before.filter { old in !current.contains { $0.versionID == old.versionID } }.map(\.versionID)
+        made.current = current.contains { $0.versionID == made.versionID }
+        try await storage.insertSavedGameVersion(made)
+        try await storage.setSavedGameVersions(Array(Set(dropped + superseded.map(\.versionID))), current: false)
+        try await storage.pruneSavedGameVersions(
+            playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name,
+            keep: SavedGameSettings.keptVersions)
+        let event = SavedGameEventInfo(bundleID: version.bundleID, save: SavedGameVersions(name: version.name, versions: current.map(info)))
+        _ = try await storage.appendEvents([(version.playerID, try EventLog.payload(event))], kind: EventKind.savedGame.rawValue, now: now)
+        return current
     }
 
     /// Deletes every version of the save `name`.

@@ -63,8 +63,16 @@ struct TurnBasedRoutes {
     static func decode<Body: Decodable>(
         _ type: Body.Type, from request: Request, carrying dataLimit: Int, what: String, context: AppRequestContext
     ) async throws -> Body {
+        try await decode(
+            type, from: request, carrying: dataLimit,
+            tooLarge: APIError(.turnMatchDataTooLarge, "the request carries more than this game's \(dataLimit) bytes of \(what)"), context: context)
+    }
+
+    /// ``decode(_:from:carrying:what:context:)`` with the error for a body over the limit.
+    static func decode<Body: Decodable>(
+        _ type: Body.Type, from request: Request, carrying dataLimit: Int, tooLarge: APIError, context: AppRequestContext
+    ) async throws -> Body {
         let limit = Limits.maximumRequestBodyBytes + (dataLimit + 2) / 3 * 4
-        let tooLarge = APIError(.turnMatchDataTooLarge, "the request carries more than this game's \(dataLimit) bytes of \(what)")
         let bytes = try await request.body(upTo: limit, orThrow: tooLarge)
         do {
             return try WireCoding.makeDecoder().decode(type, from: bytes)

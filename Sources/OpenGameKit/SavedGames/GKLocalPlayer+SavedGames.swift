@@ -4,7 +4,8 @@ import GameCenterProtocol
 extension GKLocalPlayer {
     /// Saves `data` as a new version of the save `name`, based on the version this game last fetched or saved. When another
     /// device saved meanwhile, the server keeps both and the save is in conflict (the answer is still this version);
-    /// nothing is overwritten silently. Large data goes up in 1 MiB chunks, checked by SHA-256 on the server.
+    /// nothing is overwritten silently. Data of up to 256 KiB goes with one request;
+    /// larger data in 1 MiB chunks. The server checks it by SHA-256.
     public func saveGameData(_ data: Data, withName name: String) async throws -> GKSavedGame {
         let (device, playerID) = try savedGameContext()
         let basedOn = device.savedGameBases.load()?[playerID]?[name] ?? []
@@ -90,10 +91,17 @@ extension GKLocalPlayer {
     private func upload(_ data: Data, name: String, basedOn: [String], device: GKGameCenter, playerID: String) async throws -> (
         made: GKSavedGame, current: [GKSavedGame]
     ) {
+        // A small save goes with its first request: one request, one transaction.
         let body = SavedGameUploadBody(
-            name: name, basedOn: basedOn, deviceName: ProcessInfo.processInfo.hostName, size: Int64(data.count), sha256: SavedGames.sha256(data))
+            name: name, basedOn: basedOn, deviceName: ProcessInfo.processInfo.hostName, size: Int64(data.count), sha256: SavedGames.sha256(data),
+            data: data.count <= SavedGameUploadBody.inlineBytes ? data : nil)
         let upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: body, as: SavedGameUpload.self)
-        let current = try await Self.send(data, in: upload, device: device)
+        let current: SavedGameVersions
+        if let saved = upload.saved {
+            current = saved
+        } else {
+            current = try await Self.send(data, in: upload, device: device)
+        }
         let saves = current.versions.map { GKSavedGame(info: $0, in: device) }
         // This game saw what it made current: its next save is based on that (a conflict stays one until resolved).
         if saves.count == 1 { Self.remember(saves, of: name, playerID: playerID, in: device) }

@@ -80,6 +80,36 @@ import Testing
         }
     }
 
+    @Test func aSmallSaveCarriesItsDataAndIsSavedInOneRequest() async throws {
+        try await TestServer.run { client in
+            let sam = try await client.signUp()
+            let data = Data((0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+            let body = SavedGameUploadBody(name: "slot", basedOn: [], deviceName: "test", size: Int64(data.count), sha256: Self.sha256(data), data: data)
+            let upload = try await client.send(.post, "/v1/saved-games/uploads", body, token: sam.token).decode(SavedGameUpload.self)
+            let saved = try #require(upload.saved)
+            #expect(saved.versions.map(\.versionID) == [upload.uploadID] && upload.receivedChunks == [0])
+            #expect(try await client.call(.get, "/v1/saved-games/versions/\(upload.uploadID)/chunks/0", token: sam.token).body == data)
+            expectError(
+                try await client.call(.get, "/v1/saved-games/uploads/\(upload.uploadID)", token: sam.token), .notFound, "save.no_such_upload",
+                .invalidParameter)
+            // The data must be what was announced, and small.
+            var wrong = body
+            wrong.sha256 = Self.sha256(Data("other".utf8))
+            expectError(
+                try await client.send(.post, "/v1/saved-games/uploads", wrong, token: sam.token), .unprocessableContent, "save.checksum_mismatch",
+                .invalidParameter)
+            wrong = body
+            wrong.size += 1
+            expectError(
+                try await client.send(.post, "/v1/saved-games/uploads", wrong, token: sam.token), .badRequest, "save.invalid_request", .invalidParameter)
+            let large = Data(count: SavedGameUploadBody.inlineBytes + 1)
+            let tooLarge = SavedGameUploadBody(name: "big", basedOn: [], deviceName: "test", size: Int64(large.count), sha256: Self.sha256(large), data: large)
+            expectError(
+                try await client.send(.post, "/v1/saved-games/uploads", tooLarge, token: sam.token), .badRequest, "save.invalid_request", .invalidParameter)
+            #expect(try await client.call(.get, "/v1/saved-games", token: sam.token).decode(SavedGameList.self).saves.map(\.versionID) == [upload.uploadID])
+        }
+    }
+
     @Test func bytesWhoseChecksumDiffersSaveNothing() async throws {
         try await TestServer.run { client in
             let sam = try await client.signUp()
