@@ -78,10 +78,12 @@ struct TestServer {
             image: medal.png
         """
 
-    /// A game with small saved-game limits.
+    /// A game with small limits: saved games, and two turn-based matches at once per player.
     static let savesManifest = """
         bundleID: com.example.saves
         name: Saves Game
+        turnBased:
+          openMatchesPerPlayer: 2
         savedGames:
           saveMaximumBytes: 4096
           totalMaximumBytes: 5000

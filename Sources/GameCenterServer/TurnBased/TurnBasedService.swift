@@ -96,8 +96,7 @@ struct TurnBasedService: Sendable {
         let (game, environment) = (device.game, device.environment.rawValue)
         try await database.read { storage in
             try await MatchRequestRules.checkInvitees(invitees, of: player, environment: environment, in: storage)
-            let playing = try await storage.playingTurnMatchCount(playerID: player, bundleID: game.bundleID)
-            guard playing < game.turnBased.openMatchesPerPlayer else { throw APIError.turnTooManyMatches(game.turnBased.openMatchesPerPlayer) }
+            try await Self.checkPlaying(player, below: game.turnBased.openMatchesPerPlayer, of: game.bundleID, in: storage)
         }
         if invitees.isEmpty {
             let candidates = try await database.read { storage in
@@ -107,7 +106,7 @@ struct TurnBasedService: Sendable {
             }
             for matchID in candidates {
                 do {
-                    let state = try await change(matchID, in: game, .join(player: player))
+                    let state = try await change(matchID, in: game, .join(player: player), playingLimit: (player, game.turnBased.openMatchesPerPlayer))
                     return Self.info(state, settings: game.turnBased)
                 } catch let error as APIError where error.code == .turnInvalidState || error.code == .turnNoSuchMatch {
                     continue  // Filled, ended or gone meanwhile: the next one.
@@ -118,8 +117,19 @@ struct TurnBasedService: Sendable {
             matchID: Credentials.newID(prefix: "t_"), bundleID: game.bundleID, creator: player, seats: body.maxPlayers, invitees: invitees,
             playerGroup: body.playerGroup, inviteMessage: message, now: clock.nowMillis())
         let record = try Self.record(state, environment: environment)
-        try await database.write { try await $0.insertTurnMatch(record, data: Data(), members: Self.members(state)) }
+        let limit = game.turnBased.openMatchesPerPlayer
+        try await database.write { storage in
+            // Checked again where it counts: two finds at once cannot both take the last allowed match.
+            try await Self.checkPlaying(player, below: limit, of: game.bundleID, in: storage)
+            try await storage.insertTurnMatch(record, data: Data(), members: Self.members(state))
+        }
         return Self.info(state, settings: game.turnBased)
+    }
+
+    /// Refuses when `player` already plays `limit` matches of the game.
+    private static func checkPlaying(_ player: String, below limit: Int, of bundleID: String, in storage: StorageSession) async throws {
+        let playing = try await storage.playingTurnMatchCount(playerID: player, bundleID: bundleID)
+        guard playing < limit else { throw APIError.turnTooManyMatches(limit) }
     }
 
     /// A new match of the same players, the caller first with the turn and the others invited.
@@ -252,8 +262,11 @@ struct TurnBasedService: Sendable {
     /// applied outside the transaction (the compare-and-set makes that safe), so the transaction only writes: the
     /// state, the data, the events it causes (announced on the bus after the commit) and an end's reports.
     @discardableResult
+    /// `playingLimit` (a join) refuses the change when the player already plays that many of the game's matches,
+    /// counted in the transaction.
     private func change(
-        _ matchID: String, in game: Game?, _ command: TurnCommand, data: Data? = nil, reports: TurnEndReports? = nil
+        _ matchID: String, in game: Game?, _ command: TurnCommand, data: Data? = nil, reports: TurnEndReports? = nil,
+        playingLimit: (player: String, limit: Int)? = nil
     ) async throws -> TurnMatchState {
         guard Self.isValidID(matchID) else { throw APIError.turnNoSuchMatch }
         for _ in 0..<Self.attempts {
@@ -268,6 +281,9 @@ struct TurnBasedService: Sendable {
             let write = try TurnWrite(before: before, after: state, environment: record.environment, notices: notices, settings: settings)
             let after = state
             let outcome: (told: Set<String>, stored: TurnEndReports.Stored)? = try await database.write { storage in
+                if let playingLimit {
+                    try await Self.checkPlaying(playingLimit.player, below: playingLimit.limit, of: after.bundleID, in: storage)
+                }
                 guard try await write.store(expectedVersion: record.version, data: data, now: now, in: storage) else { return nil }
                 var told = write.told
                 let stored = try await reports?.store(for: after, now: now, in: storage) ?? .init()

@@ -32,6 +32,50 @@ import Testing
         }
     }
 
+    @Test func aPlayerPlaysAtMostTheGamesOpenMatchesEvenAskingAtOnce() async throws {
+        try await TestServer.run { client in
+            let game = "com.example.saves"  // two matches at once per player
+            let signUp = { (alias: String) in
+                try await client.send(
+                    .post, "/v1/accounts",
+                    SignUpRequest(account: "\(alias.lowercased())-\(UUID().uuidString.prefix(8).lowercased())", password: "password-1", alias: alias),
+                    bundleID: game
+                ).decode(SessionResponse.self)
+            }
+            let (ann, bob) = (try await signUp("Ann"), try await signUp("Bob"))
+            // Ann asks for five new matches at once (each in a group of its own): two are made, three refused.
+            let answers = try await withThrowingTaskGroup(of: TestServer.Client.Answer.self) { group in
+                for index in 0..<5 {
+                    group.addTask {
+                        try await client.send(
+                            .post, "/v1/turn-matches", TurnBasedFindBody(minPlayers: 2, maxPlayers: 2, playerGroup: UInt32(100 + index)), token: ann.token,
+                            bundleID: game)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.filter { $0.status == .ok }.count == 2)
+            for refused in answers where refused.status != .ok {
+                expectError(refused, .conflict, "turn.too_many_matches", .turnBasedTooManySessions)
+            }
+            #expect(try await client.call(.get, "/v1/turn-matches", token: ann.token, bundleID: game).decode(TurnBasedMatchList.self).matches.count == 2)
+            // Bob asks in all five groups at once: he joins or starts two matches, the rest are refused.
+            let bobsAnswers = try await withThrowingTaskGroup(of: TestServer.Client.Answer.self) { group in
+                for index in 0..<5 {
+                    group.addTask {
+                        try await client.send(
+                            .post, "/v1/turn-matches", TurnBasedFindBody(minPlayers: 2, maxPlayers: 2, playerGroup: UInt32(100 + index)), token: bob.token,
+                            bundleID: game)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(bobsAnswers.filter { $0.status == .ok }.count == 2)
+            let bobs = try await client.call(.get, "/v1/turn-matches", token: bob.token, bundleID: game).decode(TurnBasedMatchList.self).matches
+            #expect(bobs.count == 2, "Bob plays two matches, whichever he joined or started")
+        }
+    }
+
     @Test func badBodiesAndStrangersGetClearErrors() async throws {
         try await TestServer.run { client in
             let ann = try await client.signUp()
