@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// One stored version of a saved game. A save whose name has several current versions is in conflict.
@@ -161,5 +162,17 @@ public struct SavedGameEventInfo: Codable, Sendable, Equatable {
     public init(bundleID: String, save: SavedGameVersions) {
         self.bundleID = bundleID
         self.save = save
+    }
+}
+
+/// Saved-game data's SHA-256 as the wire carries it: 64 lowercase hex digits. The SDK announces it, the server checks it.
+public enum SavedGameDigest {
+    /// The SHA-256 of `data`.
+    public static func sha256(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
+
+    /// A digest computed piece by piece (the server hashes a save a chunk at a time).
+    public static func hex(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
     }
 }

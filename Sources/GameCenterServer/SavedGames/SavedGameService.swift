@@ -113,11 +113,9 @@ struct SavedGameService: Sendable {
         guard Int64(data.count) == body.size else {
             throw APIError.saveInvalidRequest("the data has \(data.count) bytes, not the announced size \(body.size)")
         }
-        let digest = sha256(data)
+        let digest = SavedGameDigest.sha256(data)
         guard digest == body.sha256 else { throw APIError.saveChecksumMismatch(digest, announced: body.sha256) }
     }
-
-    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
 
     /// An unfinished upload: which chunks the server has (to resume after a dropped connection).
     func upload(id: String, device: DeviceIdentity, session: AuthenticatedSession) async throws -> SavedGameUpload {
@@ -164,7 +162,7 @@ struct SavedGameService: Sendable {
             }
             hash.update(data: chunk)
         }
-        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = SavedGameDigest.hex(hash.finalize())
         guard digest == upload.version.sha256 else {
             try await database.write { try await $0.deleteSavedGameUpload(id: uploadID, keepingChunks: false) }
             throw APIError.saveChecksumMismatch(digest, announced: upload.version.sha256)

@@ -93,7 +93,7 @@ extension GKLocalPlayer {
     ) {
         // A small save goes with its first request: one request, one transaction.
         let body = SavedGameUploadBody(
-            name: name, basedOn: basedOn, deviceName: ProcessInfo.processInfo.hostName, size: Int64(data.count), sha256: SavedGames.sha256(data),
+            name: name, basedOn: basedOn, deviceName: ProcessInfo.processInfo.hostName, size: Int64(data.count), sha256: SavedGameDigest.sha256(data),
             data: data.count <= SavedGameUploadBody.inlineBytes ? data : nil)
         let upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: body, as: SavedGameUpload.self)
         let current: SavedGameVersions

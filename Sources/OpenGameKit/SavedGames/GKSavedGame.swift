@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GameCenterProtocol
 
@@ -34,7 +33,7 @@ public final class GKSavedGame: Sendable {
             data += try await gameCenter.authenticated(
                 .get, "/v1/saved-games/versions/\(pathComponent(info.versionID))/chunks/\(index)", as: Data.self)
         }
-        guard SavedGames.sha256(data) == info.sha256 else {
+        guard SavedGameDigest.sha256(data) == info.sha256 else {
             throw GKError(.communicationsFailure, "the saved game \(info.name) arrived damaged (its SHA-256 differs); load it again")
         }
         return data
@@ -50,6 +49,4 @@ public final class GKSavedGame: Sendable {
 enum SavedGames {
     /// The server's chunk size (``GameCenterProtocol/SavedGameLimits/chunkBytes``).
     static let chunkBytes = 1 << 20
-
-    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GameCenterProtocol
 import HTTPTypes
@@ -9,7 +8,7 @@ import Testing
 /// The saved-game routes' edges: an upload resumed chunk by chunk and finished only whole and intact, a checksum that
 /// does not match saving nothing, the game's limits refused with their numbers, strangers kept out.
 @Suite struct SavedGameRouteTests {
-    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+    static func sha256(_ data: Data) -> String { SavedGameDigest.sha256(data) }
 
     static func start(
         _ client: TestServer.Client, _ token: String, name: String, data: Data, basedOn: [String] = [], sha: String? = nil,

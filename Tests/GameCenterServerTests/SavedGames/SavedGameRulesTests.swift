@@ -32,6 +32,12 @@ import Testing
         #expect(SavedGameService.settle([Self.version("only", at: 1)], policy: .mostRecent).map(\.versionID) == ["only"])
     }
 
+    @Test func theDigestIsSHA256InLowercaseHex() {
+        // FIPS 180-2's test vector, as `sha256sum` prints it.
+        #expect(SavedGameDigest.sha256(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SavedGameDigest.sha256(Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
     @Test func anUploadIsCheckedAgainstTheGamesLimitsWithTheirNumbers() throws {
         var settings = SavedGameSettings()
         settings.saveBytes = 4096
