@@ -30,6 +30,12 @@ if ! command -v nft >/dev/null && [ ! -x /usr/sbin/nft ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 nftables >/dev/null
 fi
+# Recurring leaderboards' calendars are checked against Python's zoneinfo, which reads Debian's tzdata.
+if ! python3 -c "import zoneinfo; zoneinfo.ZoneInfo('America/New_York')" 2>/dev/null; then
+  echo "installing tzdata from Debian…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 tzdata >/dev/null
+fi
 # Several nodes are tried behind Debian's haproxy, as docs/SEVERAL_NODES.md configures it.
 if ! command -v haproxy >/dev/null && [ ! -x /usr/sbin/haproxy ]; then
   echo "installing haproxy from Debian…"

@@ -109,6 +109,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case leaderboardAggregate = "leaderboard.aggregate"
     case leaderboardNotLocalPlayer = "leaderboard.not_local_player"
     case leaderboardInvalidRange = "leaderboard.invalid_range"
+    case leaderboardNoOccurrence = "leaderboard.no_occurrence"
     // Achievements.
     case achievementInvalidPercent = "achievement.invalid_percent"
     case achievementUnknown = "achievement.unknown"

@@ -50,8 +50,13 @@ public struct ScoreEntry: Codable, Sendable, Equatable {
     public var formattedValue: String
     /// 1-based position in the query's scope; 0 when not ranked (as in a report's answer).
     public var rank: Int
+    /// On a recurring leaderboard, the start of the occurrence the score counts in (the one running when the server
+    /// received it); nil on a classic one.
+    public var occurrence: Date?
 
-    public init(category: String, playerID: String, value: Int64, context: UInt64, date: Date, formattedValue: String, rank: Int) {
+    public init(
+        category: String, playerID: String, value: Int64, context: UInt64, date: Date, formattedValue: String, rank: Int, occurrence: Date? = nil
+    ) {
         self.category = category
         self.playerID = playerID
         self.value = value
@@ -59,6 +64,7 @@ public struct ScoreEntry: Codable, Sendable, Equatable {
         self.date = date
         self.formattedValue = formattedValue
         self.rank = rank
+        self.occurrence = occurrence
     }
 }
 
@@ -104,10 +110,16 @@ public struct LeaderboardQuery: Codable, Sendable, Hashable {
     public var rangeLength: Int
     /// At most 100 players; when set, the scope is these players.
     public var playerIDs: [String]?
+    /// Recurring leaderboards: the start of the occurrence to read (as an answer's ``LeaderboardOccurrence/start`` or
+    /// ``LeaderboardOccurrence/previousStart`` gave it); nil reads the running occurrence, or the last one when none
+    /// runs. `timeScope` does not apply to recurring leaderboards.
+    public var occurrence: Date?
+    /// Recurring leaderboards whose manifest keeps lifetime bests: true ranks each player's best over every occurrence.
+    public var lifetimeBest: Bool?
 
     public init(
         category: String?, playerScope: LeaderboardPlayerScope, timeScope: LeaderboardTimeScope,
-        rangeStart: Int, rangeLength: Int, playerIDs: [String]? = nil
+        rangeStart: Int, rangeLength: Int, playerIDs: [String]? = nil, occurrence: Date? = nil, lifetimeBest: Bool? = nil
     ) {
         self.category = category
         self.playerScope = playerScope
@@ -115,6 +127,49 @@ public struct LeaderboardQuery: Codable, Sendable, Hashable {
         self.rangeStart = rangeStart
         self.rangeLength = rangeLength
         self.playerIDs = playerIDs
+        self.occurrence = occurrence
+        self.lifetimeBest = lifetimeBest
+    }
+}
+
+/// Whether a leaderboard ranks every score ever reported or starts again at each occurrence.
+public enum LeaderboardKind: String, WireEnum, Sendable, Hashable {
+    /// One board for all time (with the rolling `today` and `week` windows).
+    case classic
+    /// A board that starts empty at each occurrence of its schedule.
+    case recurring
+}
+
+/// One occurrence of a recurring leaderboard: `[start, end)`, with its neighbours and its times in the schedule's zone.
+public struct LeaderboardOccurrence: Codable, Sendable, Equatable, Hashable {
+    /// When it starts (inclusive).
+    public var start: Date
+    /// When it ends (exclusive): a score the server receives at `end` belongs to the next occurrence, or to none.
+    public var end: Date
+    /// The next occurrence's start; nil when the schedule names none.
+    public var nextStart: Date?
+    /// The previous occurrence's start; nil when this is the first one still kept.
+    public var previousStart: Date?
+    /// The schedule's IANA time zone (`UTC` for a start-duration-interval schedule).
+    public var timeZone: String
+    /// `start` in that zone, as ISO 8601 with its offset (`2026-11-01T00:00:00-04:00`).
+    public var localStart: String
+    /// `end` in that zone.
+    public var localEnd: String
+    /// Whether it runs now (by the server's clock).
+    public var isRunning: Bool
+
+    public init(
+        start: Date, end: Date, nextStart: Date?, previousStart: Date?, timeZone: String, localStart: String, localEnd: String, isRunning: Bool
+    ) {
+        self.start = start
+        self.end = end
+        self.nextStart = nextStart
+        self.previousStart = previousStart
+        self.timeZone = timeZone
+        self.localStart = localStart
+        self.localEnd = localEnd
+        self.isRunning = isRunning
     }
 }
 
@@ -130,13 +185,18 @@ public struct LeaderboardPage: Codable, Sendable, Equatable {
     public var localPlayerScore: ScoreEntry?
     /// How many entries the scope holds.
     public var maxRange: Int
+    /// Recurring leaderboards: the occurrence this page ranks (nil on classic ones and in the lifetime-best view).
+    public var occurrence: LeaderboardOccurrence?
 
-    public init(category: String, title: String, scores: [ScoreEntry], localPlayerScore: ScoreEntry?, maxRange: Int) {
+    public init(
+        category: String, title: String, scores: [ScoreEntry], localPlayerScore: ScoreEntry?, maxRange: Int, occurrence: LeaderboardOccurrence? = nil
+    ) {
         self.category = category
         self.title = title
         self.scores = scores
         self.localPlayerScore = localPlayerScore
         self.maxRange = maxRange
+        self.occurrence = occurrence
     }
 }
 
@@ -148,12 +208,27 @@ public struct LeaderboardInfo: Codable, Sendable, Equatable {
     public var isDefault: Bool
     /// For aggregates: the member categories; empty otherwise.
     public var members: [String]
+    /// Classic or recurring; nil from servers older than recurring leaderboards (classic).
+    public var kind: LeaderboardKind?
+    /// The manifest's description in the device's locale, when it has one.
+    public var description: String?
+    /// Recurring leaderboards: the running occurrence, or the last one when none runs, or the first when none has started.
+    public var occurrence: LeaderboardOccurrence?
+    /// Recurring leaderboards: whether a query may ask for lifetime bests (``LeaderboardQuery/lifetimeBest``).
+    public var lifetimeBest: Bool?
 
-    public init(category: String, title: String, isDefault: Bool, members: [String]) {
+    public init(
+        category: String, title: String, isDefault: Bool, members: [String], kind: LeaderboardKind? = nil, description: String? = nil,
+        occurrence: LeaderboardOccurrence? = nil, lifetimeBest: Bool? = nil
+    ) {
         self.category = category
         self.title = title
         self.isDefault = isDefault
         self.members = members
+        self.kind = kind
+        self.description = description
+        self.occurrence = occurrence
+        self.lifetimeBest = lifetimeBest
     }
 }
 
@@ -209,9 +284,13 @@ public struct RemovedScores: Codable, Sendable, Equatable {
 public struct ClockAdvance: Codable, Sendable, Equatable {
     /// Seconds to move forward, 0…31,536,000 (a year).
     public var seconds: Double
+    /// Stops the clock at this time (now to a year ahead; `seconds` 0): it stands there, to the millisecond, until
+    /// moved again; later moves move the stopped time.
+    public var freezeAt: Date?
 
-    public init(seconds: Double) {
+    public init(seconds: Double, freezeAt: Date? = nil) {
         self.seconds = seconds
+        self.freezeAt = freezeAt
     }
 }
 

@@ -437,6 +437,44 @@ enum Migrations {
             postgresOnly: [
                 "CREATE TABLE saved_game_chunks (owner_id TEXT NOT NULL, idx BIGINT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (owner_id, idx))"
             ]),
+        Migration(
+            version: 21, name: "recurring leaderboards",
+            common: [
+                // The occurrence a score on a recurring leaderboard belongs to (its start); NULL on classic boards.
+                "ALTER TABLE scores ADD COLUMN occurrence BIGINT",
+                // Old occurrences are forgotten by range.
+                "CREATE INDEX scores_by_occurrence ON scores (bundle_id, category, occurrence) WHERE occurrence IS NOT NULL",
+            ],
+            // Each player's best per occurrence, as `best_scores` holds the all-time (lifetime) best: a new occurrence's
+            // board is read from its own key range, which starts empty.
+            sqliteOnly: [
+                """
+                CREATE TABLE occurrence_best_scores (
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    occurrence BIGINT NOT NULL,
+                    player_id TEXT NOT NULL REFERENCES players (player_id),
+                    score_id BIGINT NOT NULL,
+                    value BIGINT NOT NULL,
+                    PRIMARY KEY (bundle_id, environment, category, occurrence, player_id)
+                ) WITHOUT ROWID
+                """
+            ],
+            postgresOnly: [
+                """
+                CREATE TABLE occurrence_best_scores (
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    occurrence BIGINT NOT NULL,
+                    player_id TEXT NOT NULL REFERENCES players (player_id),
+                    score_id BIGINT NOT NULL,
+                    value BIGINT NOT NULL,
+                    PRIMARY KEY (bundle_id, environment, category, occurrence, player_id)
+                )
+                """
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

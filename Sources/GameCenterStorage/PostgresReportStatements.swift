@@ -8,17 +8,21 @@ import PostgresNIO
 struct ScoreReportStatement: PostgresPreparedStatement {
     static let sql = """
         WITH input AS (
-            SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[], $6::TEXT[], $7::BIGINT[], $8::BIGINT[],
-                $9::BIGINT[], $10::BOOLEAN[])
-                AS t (report_id, player_id, applied_at, bundle_id, environment, category, value, context, reported_at, higher_is_better)),
+            SELECT report_id, player_id, applied_at, bundle_id, environment, category, value, context, reported_at, higher_is_better,
+                NULLIF(occurrence_or_min, '-9223372036854775808'::BIGINT) AS occurrence
+            FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[], $6::TEXT[], $7::BIGINT[], $8::BIGINT[],
+                $9::BIGINT[], $10::BOOLEAN[], $11::BIGINT[])
+                AS t (report_id, player_id, applied_at, bundle_id, environment, category, value, context, reported_at, higher_is_better,
+                    occurrence_or_min)),
         applied AS (
             INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
             SELECT DISTINCT ON (player_id) report_id, player_id, 'scores', applied_at FROM input ORDER BY player_id
             ON CONFLICT DO NOTHING RETURNING report_id, player_id),
         inserted AS (
-            INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
-            SELECT bundle_id, environment, category, player_id, value, context, reported_at FROM input JOIN applied USING (report_id, player_id)
-            RETURNING score_id, bundle_id, environment, category, player_id, value, context, reported_at),
+            INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at, occurrence)
+            SELECT bundle_id, environment, category, player_id, value, context, reported_at, occurrence
+            FROM input JOIN applied USING (report_id, player_id)
+            RETURNING score_id, bundle_id, environment, category, player_id, value, context, reported_at, occurrence),
         orders AS (SELECT DISTINCT player_id, category, higher_is_better FROM input),
         higher AS (
             INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value)
@@ -31,7 +35,23 @@ struct ScoreReportStatement: PostgresPreparedStatement {
             SELECT DISTINCT ON (player_id, category) bundle_id, environment, category, player_id, score_id, value
             FROM inserted JOIN orders USING (player_id, category) WHERE NOT higher_is_better ORDER BY player_id, category, value ASC, score_id
             ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
-            WHERE excluded.value < best_scores.value OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id))
+            WHERE excluded.value < best_scores.value OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id)),
+        occurrence_higher AS (
+            INSERT INTO occurrence_best_scores (bundle_id, environment, category, occurrence, player_id, score_id, value)
+            SELECT DISTINCT ON (player_id, category) bundle_id, environment, category, occurrence, player_id, score_id, value
+            FROM inserted JOIN orders USING (player_id, category) WHERE higher_is_better AND occurrence IS NOT NULL
+            ORDER BY player_id, category, value DESC, score_id
+            ON CONFLICT (bundle_id, environment, category, occurrence, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
+            WHERE excluded.value > occurrence_best_scores.value
+               OR (excluded.value = occurrence_best_scores.value AND excluded.score_id < occurrence_best_scores.score_id)),
+        occurrence_lower AS (
+            INSERT INTO occurrence_best_scores (bundle_id, environment, category, occurrence, player_id, score_id, value)
+            SELECT DISTINCT ON (player_id, category) bundle_id, environment, category, occurrence, player_id, score_id, value
+            FROM inserted JOIN orders USING (player_id, category) WHERE NOT higher_is_better AND occurrence IS NOT NULL
+            ORDER BY player_id, category, value ASC, score_id
+            ON CONFLICT (bundle_id, environment, category, occurrence, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
+            WHERE excluded.value < occurrence_best_scores.value
+               OR (excluded.value = occurrence_best_scores.value AND excluded.score_id < occurrence_best_scores.score_id))
         SELECT score_id, player_id, category, value, context, reported_at FROM inserted
         """
     /// The stored score: id, player, category, value, context, when earned.
@@ -42,7 +62,7 @@ struct ScoreReportStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         let entries = reports.flatMap { report in report.scores.map { (report, $0) } }
-        var bindings = PostgresBindings(capacity: 10)
+        var bindings = PostgresBindings(capacity: 11)
         bindings.append(entries.map(\.0.reportID))
         bindings.append(entries.map(\.0.playerID))
         bindings.append(entries.map(\.0.now))
@@ -53,6 +73,8 @@ struct ScoreReportStatement: PostgresPreparedStatement {
         bindings.append(entries.map { Int64(bitPattern: $0.1.context) })
         bindings.append(entries.map(\.1.earnedAt))
         bindings.append(entries.map(\.1.higherIsBetter))
+        // Arrays carry no NULLs here: a classic board's score sends Int64.min, which the statement reads as NULL.
+        bindings.append(entries.map { $0.1.occurrence ?? Int64.min })
         return bindings
     }
 

@@ -162,14 +162,18 @@ public struct ScoreRecord: Sendable, Equatable {
     public var context: UInt64
     /// When the score was earned, in milliseconds since 1970 (the `reported_at` column).
     public var earnedAt: Int64
+    /// On a recurring leaderboard, the start (milliseconds since 1970) of the occurrence the score belongs to; nil on
+    /// a classic one.
+    public var occurrence: Int64?
 
-    public init(scoreID: Int64, category: String, playerID: String, value: Int64, context: UInt64, earnedAt: Int64) {
+    public init(scoreID: Int64, category: String, playerID: String, value: Int64, context: UInt64, earnedAt: Int64, occurrence: Int64? = nil) {
         self.scoreID = scoreID
         self.category = category
         self.playerID = playerID
         self.value = value
         self.context = context
         self.earnedAt = earnedAt
+        self.occurrence = occurrence
     }
 }
 
@@ -183,13 +187,17 @@ public struct NewScore: Sendable, Equatable {
     /// When the score was earned, in milliseconds since 1970 (stored as its `reported_at`, which the rolling windows
     /// go by).
     public var earnedAt: Int64
+    /// On a recurring leaderboard, the start of the occurrence the score belongs to (the one running when the server
+    /// received it); nil on a classic one.
+    public var occurrence: Int64?
 
-    public init(category: String, value: Int64, context: UInt64, higherIsBetter: Bool, earnedAt: Int64) {
+    public init(category: String, value: Int64, context: UInt64, higherIsBetter: Bool, earnedAt: Int64, occurrence: Int64? = nil) {
         self.category = category
         self.value = value
         self.context = context
         self.higherIsBetter = higherIsBetter
         self.earnedAt = earnedAt
+        self.occurrence = occurrence
     }
 }
 

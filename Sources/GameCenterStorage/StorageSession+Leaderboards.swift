@@ -67,22 +67,24 @@ extension StorageSession {
         return records
     }
 
-    /// Inserts the scores of `reports` in one statement; returns the rows it stored, by player.
+    /// Inserts the scores of `reports` in one statement; returns the rows it stored, by player. The `occurrence`
+    /// column is written only when a score is on a recurring board.
     private func storeScores(_ reports: [PendingScoreReport]) async throws -> [String: [StoredScore]] {
+        let recurring = reports.contains { $0.scores.contains { $0.occurrence != nil } }
         let rows = reports.flatMap { report in
             report.scores.map { score in
                 SQLGroupExpression(
                     [
                         SQLBind(report.bundleID), SQLBind(report.environment), SQLBind(score.category), SQLBind(report.playerID),
                         SQLBind(score.value), SQLBind(Int64(bitPattern: score.context)), SQLBind(score.earnedAt),
-                    ] as [any SQLExpression])
+                    ] + (recurring ? [SQLBind(score.occurrence)] : []) as [any SQLExpression])
             }
         }
         guard !rows.isEmpty else { return [:] }
         var returned: [String: [StoredScore]] = [:]
         for row in try await sql.raw(
             """
-            INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
+            INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at\(SQLRaw(recurring ? ", occurrence" : "")))
             VALUES \(SQLList(rows)) RETURNING score_id, player_id, category, value, context, reported_at
             """
         ).all() {
@@ -120,37 +122,46 @@ extension StorageSession {
             guard let id = idsByContent[content]?.popLast() else { throw StorageError.notFound("a stored score went missing") }
             return ScoreRecord(
                 scoreID: id, category: score.category, playerID: playerID, value: score.value,
-                context: score.context, earnedAt: score.earnedAt)
+                context: score.context, earnedAt: score.earnedAt, occurrence: score.occurrence)
         }
     }
 
-    /// Keeps `best_scores` current for `candidates` (SQLite; PostgreSQL's report statement does it itself): one
-    /// statement per direction of ranking present, whatever the number of players and boards.
+    /// Keeps `best_scores` (and, for scores on recurring boards, `occurrence_best_scores`) current for `candidates`
+    /// (SQLite; PostgreSQL's report statement does it itself): one statement per table and direction of ranking
+    /// present, whatever the number of players and boards.
     private func updateBestScores(_ candidates: [BestScoreCandidate]) async throws {
-        // One row per player's leaderboard (a statement may not touch a row twice): the best, earliest among equals.
+        try await updateBest(candidates, occurrences: false)
+        try await updateBest(candidates.filter { $0.record.occurrence != nil }, occurrences: true)
+    }
+
+    private func updateBest(_ candidates: [BestScoreCandidate], occurrences: Bool) async throws {
+        // One row per player's board (a statement may not touch a row twice): the best, earliest among equals.
         var best: [BestScoreCandidate.Key: BestScoreCandidate] = [:]
         for candidate in candidates {
-            if let current = best[candidate.key], !Self.isBetter(candidate.record, than: current.record, higherIsBetter: candidate.higherIsBetter) {
+            let key = candidate.key(occurrences: occurrences)
+            if let current = best[key], !Self.isBetter(candidate.record, than: current.record, higherIsBetter: candidate.higherIsBetter) {
                 continue
             }
-            best[candidate.key] = candidate
+            best[key] = candidate
         }
+        let table = SQLRaw(occurrences ? "occurrence_best_scores" : "best_scores")
+        let occurrenceColumn = SQLRaw(occurrences ? "occurrence, " : "")
         for higherIsBetter in [true, false] {
-            let rows = best.values.filter { $0.higherIsBetter == higherIsBetter }.sorted { $0.key < $1.key }.map { candidate in
+            let rows = best.filter { $0.value.higherIsBetter == higherIsBetter }.sorted { $0.key < $1.key }.map { key, candidate in
                 SQLGroupExpression(
                     [
                         SQLBind(candidate.bundleID), SQLBind(candidate.environment), SQLBind(candidate.record.category),
                         SQLBind(candidate.record.playerID), SQLBind(candidate.record.scoreID), SQLBind(candidate.record.value),
-                    ] as [any SQLExpression])
+                    ] + (occurrences ? [SQLBind(key.occurrence)] : []) as [any SQLExpression])
             }
             guard !rows.isEmpty else { continue }
             let better = SQLRaw(higherIsBetter ? ">" : "<")
             try await sql.raw(
                 """
-                INSERT INTO best_scores (bundle_id, environment, category, player_id, score_id, value) VALUES \(SQLList(rows))
-                ON CONFLICT (bundle_id, environment, category, player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
-                WHERE excluded.value \(better) best_scores.value
-                   OR (excluded.value = best_scores.value AND excluded.score_id < best_scores.score_id)
+                INSERT INTO \(table) (bundle_id, environment, category, player_id, score_id, value\(SQLRaw(occurrences ? ", occurrence" : ""))) VALUES \(SQLList(rows))
+                ON CONFLICT (bundle_id, environment, category, \(occurrenceColumn)player_id) DO UPDATE SET score_id = excluded.score_id, value = excluded.value
+                WHERE excluded.value \(better) \(table).value
+                   OR (excluded.value = \(table).value AND excluded.score_id < \(table).score_id)
                 """
             ).run()
         }
@@ -170,26 +181,28 @@ extension StorageSession {
             let rows = Mutex<[ScoreRecord]>([])
             try await connection.query(
                 """
-                SELECT score_id, category, player_id, value, context, reported_at FROM scores WHERE score_id IN (\(Self.placeholders(ids.count)))
+                SELECT score_id, category, player_id, value, context, reported_at, occurrence FROM scores
+                WHERE score_id IN (\(Self.placeholders(ids.count)))
                 """, ids.map { .integer(SQLiteInt64($0)) }
             ) { row in
                 let columns = row.columns
-                guard columns.count == 6, case .integer(let id) = columns[0].data, case .text(let category) = columns[1].data,
+                guard columns.count == 7, case .integer(let id) = columns[0].data, case .text(let category) = columns[1].data,
                     case .text(let player) = columns[2].data, case .integer(let value) = columns[3].data,
                     case .integer(let context) = columns[4].data, case .integer(let earnedAt) = columns[5].data
                 else { return }
+                let occurrence: Int64? = if case .integer(let start) = columns[6].data { Int64(start) } else { nil }
                 rows.withLock {
                     $0.append(
                         ScoreRecord(
                             scoreID: Int64(id), category: category, playerID: player, value: Int64(value),
-                            context: UInt64(bitPattern: Int64(context)), earnedAt: Int64(earnedAt)))
+                            context: UInt64(bitPattern: Int64(context)), earnedAt: Int64(earnedAt), occurrence: occurrence))
                 }
             }
             return rows.withLock { $0 }
         }
         return try await sql.raw(
             """
-            SELECT score_id, category, player_id, value, context, reported_at FROM scores WHERE score_id IN (\(binds: ids))
+            SELECT score_id, category, player_id, value, context, reported_at, occurrence FROM scores WHERE score_id IN (\(binds: ids))
             """
         ).all().map(Self.scoreRecord)
     }
@@ -228,6 +241,61 @@ extension StorageSession {
             guard let player = try? row.string("player_id"), let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
             body(player, id, value)
         }
+    }
+
+    /// Calls `body` with every player's best in one occurrence (its start) of a recurring leaderboard.
+    public func forEachOccurrenceBest(
+        bundleID: String, environment: String, category: String, occurrence: Int64,
+        _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
+    ) async throws {
+        if let connection = sqliteConnection {
+            countDirectStatement()
+            try await connection.query(
+                """
+                SELECT player_id, score_id, value FROM occurrence_best_scores
+                WHERE bundle_id = ? AND environment = ? AND category = ? AND occurrence = ?
+                """, [.text(bundleID), .text(environment), .text(category), .integer(SQLiteInt64(occurrence))]
+            ) { row in
+                let columns = row.columns
+                guard columns.count == 3, case .text(let player) = columns[0].data,
+                    case .integer(let id) = columns[1].data, case .integer(let value) = columns[2].data
+                else { return }
+                body(player, Int64(id), Int64(value))
+            }
+            return
+        }
+        try await sql.raw(
+            """
+            SELECT player_id, score_id, value FROM occurrence_best_scores
+            WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category = \(bind: category)
+              AND occurrence = \(bind: occurrence)
+            """
+        ).run { row in
+            guard let player = try? row.string("player_id"), let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
+            body(player, id, value)
+        }
+    }
+
+    /// Forgets up to `limit` scores of the occurrences of a recurring leaderboard that started before `start`, with
+    /// their bests (a board keeps only its most recent occurrences); a score that is still a player's lifetime best
+    /// stays. Returns the scores erased: fewer than `limit` means none is left.
+    public func deleteOccurrences(bundleID: String, category: String, before start: Int64, limit: Int) async throws -> Int {
+        try await sql.raw(
+            """
+            DELETE FROM occurrence_best_scores WHERE bundle_id = \(bind: bundleID) AND category = \(bind: category) AND occurrence < \(bind: start)
+            """
+        ).run()
+        return try await sql.raw(
+            """
+            DELETE FROM scores WHERE score_id IN (
+                SELECT score_id FROM scores s WHERE bundle_id = \(bind: bundleID) AND category = \(bind: category) AND occurrence < \(bind: start)
+                  AND NOT EXISTS (
+                    SELECT 1 FROM best_scores b WHERE b.bundle_id = s.bundle_id AND b.environment = s.environment AND b.category = s.category
+                      AND b.player_id = s.player_id AND b.score_id = s.score_id)
+                LIMIT \(bind: Int64(limit)))
+            RETURNING score_id
+            """
+        ).all().count
     }
 
     /// Calls `body` with every report on `categories` of one game and environment earned at or after `since`, in no
@@ -272,7 +340,7 @@ extension StorageSession {
     public func scores(after scoreID: Int64, limit: Int) async throws -> [BoardScore] {
         try await sql.raw(
             """
-            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at FROM scores
+            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at, occurrence FROM scores
             WHERE score_id > \(bind: scoreID) ORDER BY score_id LIMIT \(bind: limit)
             """
         ).all().map(Self.boardScore)
@@ -283,7 +351,7 @@ extension StorageSession {
         guard !ids.isEmpty else { return [] }
         return try await sql.raw(
             """
-            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at FROM scores
+            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at, occurrence FROM scores
             WHERE score_id IN (\(binds: ids))
             """
         ).all().map(Self.boardScore)
@@ -294,7 +362,7 @@ extension StorageSession {
     public func boardScores(playerID: String, bundleID: String) async throws -> [BoardScore] {
         try await sql.raw(
             """
-            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at FROM scores
+            SELECT score_id, bundle_id, environment, category, player_id, value, context, reported_at, occurrence FROM scores
             WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) ORDER BY score_id
             """
         ).all().map(Self.boardScore)
@@ -314,6 +382,7 @@ extension StorageSession {
     @discardableResult
     public func deleteScores(bundleID: String, playerID: String) async throws -> Int {
         try await sql.raw("DELETE FROM best_scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID)").run()
+        try await sql.raw("DELETE FROM occurrence_best_scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID)").run()
         return try await sql.raw(
             """
             DELETE FROM scores WHERE bundle_id = \(bind: bundleID) AND player_id = \(bind: playerID) RETURNING score_id
@@ -370,7 +439,8 @@ extension StorageSession {
     private static func scoreRecord(_ row: any SQLRow) throws -> ScoreRecord {
         ScoreRecord(
             scoreID: try row.int("score_id"), category: try row.string("category"), playerID: try row.string("player_id"),
-            value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), earnedAt: try row.int("reported_at"))
+            value: try row.int("value"), context: UInt64(bitPattern: try row.int("context")), earnedAt: try row.int("reported_at"),
+            occurrence: try row.decode(column: "occurrence", as: Int64?.self))
     }
 }
 
@@ -396,15 +466,16 @@ public struct ScoreRemoval: Sendable, Equatable {
 
 /// A stored score that may be its player's best on its leaderboard.
 private struct BestScoreCandidate {
-    /// A row of `best_scores`.
+    /// A row of `best_scores` (`occurrence` 0), or of `occurrence_best_scores`.
     struct Key: Hashable, Comparable {
         var bundleID: String
         var environment: String
         var category: String
+        var occurrence: Int64
         var playerID: String
 
         static func < (a: Key, b: Key) -> Bool {
-            (a.bundleID, a.environment, a.category, a.playerID) < (b.bundleID, b.environment, b.category, b.playerID)
+            (a.bundleID, a.environment, a.category, a.occurrence, a.playerID) < (b.bundleID, b.environment, b.category, b.occurrence, b.playerID)
         }
     }
 
@@ -413,7 +484,12 @@ private struct BestScoreCandidate {
     var higherIsBetter: Bool
     var record: ScoreRecord
 
-    var key: Key { Key(bundleID: bundleID, environment: environment, category: record.category, playerID: record.playerID) }
+    /// The row of `occurrence_best_scores` (`occurrences`) or of `best_scores` this candidate may replace.
+    func key(occurrences: Bool) -> Key {
+        Key(
+            bundleID: bundleID, environment: environment, category: record.category, occurrence: occurrences ? record.occurrence ?? 0 : 0,
+            playerID: record.playerID)
+    }
 }
 
 /// What tells two reports of one batch apart.

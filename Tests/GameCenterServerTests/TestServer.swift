@@ -22,6 +22,7 @@ struct TestServer {
         try! "bundleID: com.example.keyed\nname: Keyed Game\nclientKey: secret-key-1\n"
             .write(to: folder.appendingPathComponent("keyed.yaml"), atomically: true, encoding: .utf8)
         try! savesManifest.write(to: folder.appendingPathComponent("saves.yaml"), atomically: true, encoding: .utf8)
+        try! seasonsManifest.write(to: folder.appendingPathComponent("seasons.yaml"), atomically: true, encoding: .utf8)
         return folder.path
     }()
 
@@ -89,6 +90,37 @@ struct TestServer {
           totalMaximumBytes: 5000
           maximumSaves: 2
           nameMaximumLength: 8
+        """
+
+    /// Recurring leaderboards: `seasons.daily` (every day at midnight in New York, the last 3 kept, lifetime bests),
+    /// `seasons.sprint` (Apple's rule: an hour every two hours from 2026-01-01, ascending) and a hidden board.
+    static let seasonsManifest = """
+        bundleID: com.example.seasons
+        name: Seasons Game
+        leaderboards:
+          - category: seasons.daily
+            default: true
+            title: { en: "Daily" }
+            description: { en: "Best score of the day in New York" }
+            format: integer
+            recurring:
+              every: day
+              at: "00:00"
+              timeZone: America/New_York
+              keep: 3
+              lifetimeBest: true
+          - category: seasons.sprint
+            title: { en: "Sprint" }
+            format: integer
+            order: ascending
+            recurring:
+              start: "2026-01-01T00:00:00Z"
+              durationSeconds: 3600
+              intervalSeconds: 7200
+          - category: seasons.secret
+            title: { en: "Secret" }
+            format: integer
+            hidden: true
         """
 
     /// The admin key of servers started with `admin: true`.
@@ -211,12 +243,12 @@ struct TestServer {
         /// Signs up a new account with a unique name and returns its session.
         func signUp(
             alias: String = "Player", underage: Bool = false, environment: String = "sandbox",
-            account: String? = nil, password: String = "password-1"
+            account: String? = nil, password: String = "password-1", bundleID: String = "com.example.open"
         ) async throws -> SessionResponse {
             let name = account ?? "user-\(UUID().uuidString.prefix(8).lowercased())"
             let answer = try await send(
                 .post, "/v1/accounts", SignUpRequest(account: name, password: password, alias: alias, underage: underage),
-                environment: environment)
+                bundleID: bundleID, environment: environment)
             #expect(answer.status == .created, "\(String(decoding: answer.body, as: UTF8.self))")
             return try answer.decode(SessionResponse.self)
         }

@@ -59,6 +59,7 @@ extension WireErrorCode {
         case .leaderboardAggregate: (.badRequest, .invalidParameter)
         case .leaderboardNotLocalPlayer: (.forbidden, .invalidPlayer)
         case .leaderboardInvalidRange: (.badRequest, .invalidParameter)
+        case .leaderboardNoOccurrence: (.conflict, .invalidParameter)
         case .achievementInvalidPercent: (.badRequest, .invalidParameter)
         case .achievementUnknown: (.notFound, .invalidParameter)
         case .achievementNoImage: (.notFound, .invalidParameter)

@@ -162,6 +162,21 @@ public struct LeaderboardDefinition: Sendable, Equatable {
     /// The values a report may hold (manifest `minValue`/`maxValue`; by default any but −2⁶³, and no negative
     /// elapsed time).
     public var valueRange: ClosedRange<Int64>
+    /// Accepts scores but is never listed (manifest `hidden`).
+    public var isHidden = false
+    /// Shown under the title (manifest `description`), when given.
+    public var description: LocalizedText? = nil
+    /// When its occurrences run (manifest `recurring`); nil for a classic leaderboard.
+    public var recurrence: Recurrence? = nil
+
+    /// A recurring leaderboard's schedule and what it keeps.
+    public struct Recurrence: Sendable, Equatable {
+        public var schedule: OccurrenceSchedule
+        /// How many occurrences stay queryable, the running one included; nil keeps every one.
+        public var keep: Int?
+        /// Whether players may also read each player's best over every occurrence (the lifetime best).
+        public var lifetimeBest: Bool
+    }
 
     /// The values a leaderboard of `format` takes when its manifest sets no bounds.
     public static func defaultValueRange(for format: ScoreFormat) -> ClosedRange<Int64> {

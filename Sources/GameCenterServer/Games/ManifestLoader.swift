@@ -219,7 +219,9 @@ private struct ManifestChecker {
     }
 
     private func leaderboard(_ node: ManifestNode, defaultLocale: String) throws -> LeaderboardDefinition {
-        let fields = try node.mapping(allowed: ["category", "default", "title", "format", "suffix", "order", "currency", "minValue", "maxValue"])
+        let fields = try node.mapping(allowed: [
+            "category", "default", "title", "format", "suffix", "order", "currency", "minValue", "maxValue", "hidden", "description", "recurring",
+        ])
         let category = try identifier(required(fields, "category", in: node))
         let formatNode = try required(fields, "format", in: node)
         let formatName = try formatNode.string()
@@ -261,8 +263,128 @@ private struct ManifestChecker {
         return LeaderboardDefinition(
             category: category, isDefault: try fields["default"]?.bool() ?? false,
             title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
-            format: format, suffix: suffix, order: order, currency: currency, valueRange: minValue...maxValue
+            format: format, suffix: suffix, order: order, currency: currency, valueRange: minValue...maxValue,
+            isHidden: try fields["hidden"]?.bool() ?? false,
+            description: try fields["description"].map { try localizedText($0, defaultLocale: defaultLocale, maxLength: 500) },
+            recurrence: try fields["recurring"].map(recurrence)
         )
+    }
+
+    /// A recurring leaderboard's `recurring:` block: Apple's rule (`start`, `durationSeconds`, `intervalSeconds`) or a
+    /// calendar rule (`every` with `at`, `weekday` or `day`; or `cron`) in `timeZone`, and `keep`, `lifetimeBest`.
+    private func recurrence(_ node: ManifestNode) throws -> LeaderboardDefinition.Recurrence {
+        let fields = try node.mapping(allowed: [
+            "start", "durationSeconds", "intervalSeconds", "every", "at", "weekday", "day", "cron", "timeZone", "keep", "lifetimeBest",
+        ])
+        let kinds = ["durationSeconds", "every", "cron"].filter { fields[$0] != nil }
+        guard kinds.count == 1 else {
+            throw node.fail(
+                "a recurring leaderboard takes one rule: durationSeconds (with start and intervalSeconds: Apple's), every (day, week or month) or cron; found \(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))"
+            )
+        }
+        let start = try fields["start"].map { node -> Int64 in
+            let text = try node.string()
+            guard let date = try? Date(text, strategy: .iso8601) else {
+                throw node.fail("'\(text)' is not an ISO 8601 time such as 2026-01-05T00:00:00Z")
+            }
+            return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        }
+        var keep: Int?
+        if let keepNode = fields["keep"] {
+            keep = try keepNode.int()
+            guard keep! >= 1 else { throw keepNode.fail("keep is how many occurrences stay queryable, the running one included: 1 or more") }
+        }
+        let lifetimeBest = try fields["lifetimeBest"]?.bool() ?? false
+        func done(_ rule: OccurrenceSchedule.Rule, _ zone: TimeZone, _ name: String) -> LeaderboardDefinition.Recurrence {
+            .init(schedule: OccurrenceSchedule(rule: rule, timeZone: zone, timeZoneName: name), keep: keep, lifetimeBest: lifetimeBest)
+        }
+        if let durationNode = fields["durationSeconds"] {
+            for key in ["every", "at", "weekday", "day", "cron", "timeZone"] where fields[key] != nil {
+                throw fields[key]!.fail("Apple's rule (durationSeconds) runs in UTC from its start and takes no \(key)")
+            }
+            guard let start else { throw node.fail("Apple's rule needs start: the first occurrence's start, such as 2026-01-05T00:00:00Z") }
+            let duration = try durationNode.int()
+            guard (60...Self.maximumOccurrenceSeconds).contains(duration) else {
+                throw durationNode.fail("an occurrence lasts 60 to \(Self.maximumOccurrenceSeconds) seconds (a year); got \(duration)")
+            }
+            let interval = try fields["intervalSeconds"].map { try $0.int() } ?? duration
+            guard (duration...Self.maximumOccurrenceSeconds).contains(interval) else {
+                throw (fields["intervalSeconds"] ?? node).fail(
+                    "intervalSeconds (from one start to the next) is at least durationSeconds (\(duration)) and at most a year; got \(interval)")
+            }
+            return done(.fixed(start: start, duration: Int64(duration) * 1000, interval: Int64(interval) * 1000), TimeZone(identifier: "UTC")!, "UTC")
+        }
+        if let intervalNode = fields["intervalSeconds"] { throw intervalNode.fail("intervalSeconds belongs to Apple's rule, with durationSeconds") }
+        var (zone, zoneName) = (TimeZone(identifier: "UTC")!, "UTC")
+        if let zoneNode = fields["timeZone"] {
+            let name = try zoneNode.string()
+            guard name.contains("/") || name == "UTC", let parsed = TimeZone(identifier: name) else {
+                throw zoneNode.fail("'\(name)' is not an IANA time zone such as UTC, Europe/Berlin or America/New_York")
+            }
+            (zone, zoneName) = (parsed, name)
+        }
+        let cron: CronExpression
+        if let cronNode = fields["cron"] {
+            for key in ["at", "weekday", "day"] where fields[key] != nil {
+                throw fields[key]!.fail("cron names every start itself and takes no \(key)")
+            }
+            do {
+                cron = try CronExpression(try cronNode.string())
+            } catch let error as CronExpression.ParseError {
+                throw cronNode.fail(error.description)
+            }
+        } else {
+            cron = try calendarRule(fields)
+        }
+        return done(.calendar(cron, notBefore: start), zone, zoneName)
+    }
+
+    /// Longest occurrence and interval of Apple's rule: a year.
+    private static let maximumOccurrenceSeconds = 366 * 86_400
+
+    /// `every: day | week | month` with `at` (HH:MM, default 00:00), `weekday` (weeks) or `day` (months: 1–28), as cron.
+    private func calendarRule(_ fields: [String: ManifestNode]) throws -> CronExpression {
+        let everyNode = fields["every"]!
+        let every = try everyNode.string()
+        var (hour, minute) = (0, 0)
+        if let atNode = fields["at"] {
+            let text = try atNode.string()
+            let parts = text.split(separator: ":")
+            guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h),
+                (0...59).contains(m)
+            else { throw atNode.fail("'\(text)' is not a local time such as 00:00 or 18:30") }
+            (hour, minute) = (h, m)
+        }
+        let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+        func refuse(_ key: String, _ why: String) throws {
+            if let node = fields[key] { throw node.fail(why) }
+        }
+        let day: String
+        switch every {
+        case "day":
+            try refuse("weekday", "a daily board takes no weekday")
+            try refuse("day", "a daily board takes no day")
+            day = "* * *"
+        case "week":
+            try refuse("day", "a weekly board takes a weekday, not a day")
+            guard let weekdayNode = fields["weekday"] else { throw everyNode.fail("a weekly board needs weekday: monday … sunday") }
+            let name = try weekdayNode.string()
+            guard let index = weekdays.firstIndex(of: name.lowercased()) else {
+                throw weekdayNode.fail("'\(name)' is not a day of the week; allowed: \(weekdays.joined(separator: ", "))")
+            }
+            day = "* * \(index)"
+        case "month":
+            try refuse("weekday", "a monthly board takes a day of the month, not a weekday")
+            let dayNode = fields["day"]
+            let number = try dayNode?.int() ?? 1
+            guard (1...28).contains(number) else {
+                throw (dayNode ?? everyNode).fail("a monthly board starts on day 1 to 28 (every month has it); got \(number); use cron for others")
+            }
+            day = "\(number) * *"
+        default:
+            throw everyNode.fail("'\(every)' is not a period; allowed: day, week, month")
+        }
+        return try! CronExpression("\(minute) \(hour) \(day)")
     }
 
     private func aggregate(_ node: ManifestNode, defaultLocale: String) throws -> AggregateDefinition {
@@ -312,6 +434,7 @@ private struct ManifestChecker {
             for member in aggregate.members {
                 if aggregateCategories.contains(member) { throw fail("'\(member)' is an aggregate; aggregates cannot contain aggregates") }
                 guard let definition = byCategory[member] else { throw fail("'\(member)' is not a leaderboard of this game") }
+                if definition.recurrence != nil { throw fail("'\(member)' is a recurring leaderboard; aggregates rank classic leaderboards only") }
                 if let other = owner[member], other != aggregate.category || memberDefinitions.contains(definition) {
                     throw fail("'\(member)' already belongs to aggregate '\(other)'; a leaderboard belongs to at most one aggregate")
                 }

@@ -1,7 +1,8 @@
+import GameCenterStorage
 import Synchronization
 
 /// One leaderboard (or aggregate) of one game environment, in memory: the all-time index and the two rolling
-/// windows. Storage holds the truth; a board is built from it (``LeaderboardIndex``) and then follows every
+/// windows; or one occurrence of a recurring leaderboard (its index; the windows stay empty). Storage holds the truth; a board is built from it (``LeaderboardIndex``) and then follows every
 /// accepted report. Safe to use from any task.
 final class Board: Sendable {
     /// The time windows of `LeaderboardTimeScope`, in milliseconds.
@@ -33,15 +34,23 @@ final class Board: Sendable {
     let higherIsBetter: Bool
     /// The leaderboards whose reports feed this board: itself, or an aggregate's members.
     let categories: [String]
+    /// The occurrence (its start) this board ranks; nil for a classic board or a recurring board's lifetime bests.
+    let occurrence: Int64?
     private let state: Mutex<State>
 
-    init(higherIsBetter: Bool, categories: [String]) {
+    init(higherIsBetter: Bool, categories: [String], occurrence: Int64? = nil) {
         self.higherIsBetter = higherIsBetter
         self.categories = categories
+        self.occurrence = occurrence
         self.state = Mutex(
             State(
                 today: WindowBoard(length: Self.dayMillis, higherIsBetter: higherIsBetter),
                 week: WindowBoard(length: Self.weekMillis, higherIsBetter: higherIsBetter)))
+    }
+
+    /// Whether a stored report counts on this board.
+    func takes(_ record: ScoreRecord) -> Bool {
+        categories.contains(record.category) && (occurrence == nil || occurrence == record.occurrence)
     }
 
     /// Applies an accepted report. Idempotent: a report applied twice changes nothing the second time.

@@ -15,7 +15,13 @@ final class LeaderboardIndex: Sendable {
         var bundleID: String
         var environment: String
         var category: String
+        /// A recurring leaderboard's occurrence (its start); nil for a classic board or a recurring one's lifetime bests.
+        var occurrence: Int64? = nil
     }
+
+    /// Occurrence boards kept in memory per leaderboard: the running one, the one before, and one more read lately.
+    /// Older ones are read again from storage when asked for.
+    static let occurrenceBoardsKept = 3
 
     /// What a board ranks: the order and the leaderboards whose reports feed it.
     struct Spec: Hashable, Sendable {
@@ -39,6 +45,8 @@ final class LeaderboardIndex: Sendable {
     let players = PlayerNumbers()
     /// The reports behind the boards' entries, as far as they were read or accepted recently.
     let records = ScoreRecordCache()
+    /// Recurring leaderboards' occurrences.
+    let occurrences: OccurrenceTracker
     private let database: Database
     private let logger: Logger
     private let slots = Mutex<[BoardID: Slot]>([:])
@@ -46,19 +54,49 @@ final class LeaderboardIndex: Sendable {
     init(database: Database, logger: Logger) {
         self.database = database
         self.logger = logger
+        self.occurrences = OccurrenceTracker { bundleID, category, keptFrom in
+            Task { await Self.forgetOccurrences(bundleID: bundleID, category: category, before: keptFrom, database: database, logger: logger) }
+        }
+    }
+
+    /// Erases the scores of a recurring leaderboard's occurrences older than the manifest keeps, a few thousand rows
+    /// per transaction so that reports never wait long behind it. Every node may do it at once: erasing is idempotent.
+    static func forgetOccurrences(bundleID: String, category: String, before start: Int64, database: Database, logger: Logger) async {
+        let batch = 2000
+        var erased = 0
+        do {
+            while true {
+                let count = try await database.write { try await $0.deleteOccurrences(bundleID: bundleID, category: category, before: start, limit: batch) }
+                erased += count
+                if count < batch { break }
+            }
+        } catch {
+            logger.warning(
+                "could not forget old occurrences; the next occurrence tries again",
+                metadata: [LogKey.bundleID: "\(bundleID)", LogKey.category: "\(category)", LogKey.error: "\(error)"])
+        }
+        if erased > 0 {
+            logger.info(
+                "forgot old occurrences", metadata: [LogKey.bundleID: "\(bundleID)", LogKey.category: "\(category)", LogKey.entries: "\(erased)"])
+        }
     }
 
     /// The board for `id`, built from storage first if needed.
     func board(_ id: BoardID, spec: Spec, now: @escaping @Sendable () -> Int64) async throws -> Board {
         let slot = slots.withLock { slots in
             if let slot = slots[id], slot.spec == spec { return slot }
-            let board = Board(higherIsBetter: spec.higherIsBetter, categories: spec.categories)
+            let board = Board(higherIsBetter: spec.higherIsBetter, categories: spec.categories, occurrence: id.occurrence)
             let slot = Slot(
                 spec: spec, board: board,
                 built: Task { [self] in
-                    try await build(board, id: id, now: now)
+                    if let occurrence = id.occurrence {
+                        try await buildOccurrence(board, id: id, occurrence: occurrence)
+                    } else {
+                        try await build(board, id: id, now: now)
+                    }
                 })
             slots[id] = slot
+            if id.occurrence != nil { Self.evictOldOccurrences(of: id, from: &slots) }
             return slot
         }
         do {
@@ -83,7 +121,7 @@ final class LeaderboardIndex: Sendable {
             let report = Board.Report(
                 player: players.number(for: record.playerID), value: record.value,
                 scoreID: record.scoreID, earnedAt: record.earnedAt)
-            for board in boards where board.categories.contains(record.category) {
+            for board in boards where board.takes(record) {
                 board.apply(report)
             }
         }
@@ -133,6 +171,35 @@ final class LeaderboardIndex: Sendable {
                 LogKey.bundleID: "\(id.bundleID)", LogKey.category: "\(id.category)", LogKey.environment: "\(id.environment)",
                 LogKey.entries: "\(entries)", LogKey.playersThisWeek: "\(playersThisWeek)", LogKey.duration: "\(ContinuousClock.now - started)",
             ])
+    }
+
+    /// Drops from memory the occurrence boards of `id`'s leaderboard beyond the newest ``occurrenceBoardsKept``.
+    private static func evictOldOccurrences(of id: BoardID, from slots: inout [BoardID: Slot]) {
+        let siblings = slots.keys.filter {
+            $0.bundleID == id.bundleID && $0.environment == id.environment && $0.category == id.category && $0.occurrence != nil
+        }
+        guard siblings.count > occurrenceBoardsKept else { return }
+        for old in siblings.sorted(by: { $0.occurrence! > $1.occurrence! }).dropFirst(occurrenceBoardsKept) where old != id {
+            slots[old] = nil
+        }
+    }
+
+    /// Builds one occurrence's board from its players' bests (a new occurrence has none: its board starts empty).
+    private func buildOccurrence(_ board: Board, id: BoardID, occurrence: Int64) async throws {
+        let rows = Rows<(player: PlayerNumbers.Key, key: RankKey)>()
+        let higherIsBetter = board.higherIsBetter
+        try await database.read { storage in
+            try await storage.forEachOccurrenceBest(
+                bundleID: id.bundleID, environment: id.environment, category: id.category, occurrence: occurrence
+            ) { playerID, scoreID, value in
+                rows.append((PlayerNumbers.Key(playerID), RankKey(value: value, scoreID: scoreID, higherIsBetter: higherIsBetter)))
+            }
+        }
+        let read = rows.take()
+        let numbers = players.numbers(for: read.map(\.player))
+        let index = Handover(RankIndex(entries: zip(numbers, read).map { (player: $0, key: $1.key) }))
+        let empty = WindowBoard(length: Board.dayMillis, higherIsBetter: higherIsBetter)
+        board.finishBuilding(allTime: index, windows: Handover((today: empty, week: empty)))
     }
 
     /// The all-time index: each player's best on the board (an aggregate has a row per member leaderboard: the best

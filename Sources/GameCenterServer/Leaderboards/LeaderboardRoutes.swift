@@ -44,6 +44,37 @@ extension LeaderboardPage: ResponseGenerator, JSONWritable {
             }
             json.key("maxRange")
             json.integer(maxRange)
+            if let occurrence {
+                json.key("occurrence")
+                occurrence.write(to: &json)
+            }
+        }
+    }
+}
+
+extension LeaderboardOccurrence: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.key("start")
+            json.date(start)
+            json.key("end")
+            json.date(end)
+            if let nextStart {
+                json.key("nextStart")
+                json.date(nextStart)
+            }
+            if let previousStart {
+                json.key("previousStart")
+                json.date(previousStart)
+            }
+            json.key("timeZone")
+            json.string(timeZone)
+            json.key("localStart")
+            json.string(localStart)
+            json.key("localEnd")
+            json.string(localEnd)
+            json.key("isRunning")
+            json.bool(isRunning)
         }
     }
 }
@@ -78,6 +109,10 @@ extension ScoreEntry: JSONWritable {
             json.string(formattedValue)
             json.key("rank")
             json.integer(rank)
+            if let occurrence {
+                json.key("occurrence")
+                json.date(occurrence)
+            }
         }
     }
 }

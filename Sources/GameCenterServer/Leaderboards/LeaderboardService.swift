@@ -20,14 +20,78 @@ struct LeaderboardService: Sendable {
     /// Tells the other nodes of stored reports, so that their boards follow (``ScoreFollower``).
     let bus: any EventBus
 
-    /// The game's leaderboards, titles in the device's locale.
+    /// The game's leaderboards but hidden ones, titles and descriptions in the device's locale, recurring ones with
+    /// their current occurrence.
     func list(device: DeviceIdentity) -> LeaderboardList {
         let game = device.game
-        let title = { (text: LocalizedText) in Localization.text(text, locale: device.locale, fallback: game.defaultLocale) }
+        let now = clock.nowMillis()
+        let text = { (text: LocalizedText) in Localization.text(text, locale: device.locale, fallback: game.defaultLocale) }
         return LeaderboardList(
             leaderboards:
-                game.leaderboards.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: []) }
-                + game.aggregates.map { LeaderboardInfo(category: $0.category, title: title($0.title), isDefault: $0.isDefault, members: $0.members) })
+                game.leaderboards.filter { !$0.isHidden }.map { definition in
+                    LeaderboardInfo(
+                        category: definition.category, title: text(definition.title), isDefault: definition.isDefault, members: [],
+                        kind: definition.recurrence == nil ? .classic : .recurring, description: definition.description.map(text),
+                        occurrence: definition.recurrence.flatMap { currentOccurrence($0, category: definition.category, game: game, now: now)?.info },
+                        lifetimeBest: definition.recurrence?.lifetimeBest)
+                }
+                + game.aggregates.map {
+                    LeaderboardInfo(category: $0.category, title: text($0.title), isDefault: $0.isDefault, members: $0.members, kind: .classic)
+                })
+    }
+
+    /// A recurring board's current occurrence (running, else the last, else the first to come) and how answers show it.
+    private func currentOccurrence(_ recurrence: LeaderboardDefinition.Recurrence, category: String, game: Game, now: Int64)
+        -> (occurrence: OccurrenceSchedule.Occurrence, info: LeaderboardOccurrence)?
+    {
+        let occurrences = index.occurrences
+        guard let current = occurrences.current(recurrence, category: category, bundleID: game.bundleID, at: now) else { return nil }
+        let keptFrom = occurrences.keptFrom(recurrence, category: category, bundleID: game.bundleID, at: now)
+        return (current, occurrences.describe(current, of: recurrence, keptFrom: keptFrom, now: now))
+    }
+
+    /// The board a query reads, with the occurrence it shows: a classic board; a recurring board's lifetime bests
+    /// (`lifetimeBest`, when its manifest keeps them); or one of its occurrences (`occurrence`'s start; nil: current),
+    /// which must be a start of its schedule and still kept.
+    private func boardToRead(
+        category: String, game: Game, environment: Environment, occurrence wanted: Date?, lifetimeBest: Bool?, now: Int64
+    ) throws -> (id: LeaderboardIndex.BoardID, occurrence: LeaderboardOccurrence?) {
+        var id = LeaderboardIndex.BoardID(bundleID: game.bundleID, environment: environment.rawValue, category: category)
+        guard let recurrence = game.leaderboards.first(where: { $0.category == category })?.recurrence else {
+            guard wanted == nil, lifetimeBest != true else {
+                throw APIError.invalidParameter("'\(category)' is a classic leaderboard: it has no occurrences and no lifetime-best view")
+            }
+            return (id, nil)
+        }
+        if lifetimeBest == true {
+            guard recurrence.lifetimeBest else {
+                throw APIError.invalidParameter("'\(category)' keeps no lifetime bests (its manifest's recurring.lifetimeBest is off)")
+            }
+            guard wanted == nil else { throw APIError.invalidParameter("ask for an occurrence or for lifetime bests, not both") }
+            return (id, nil)
+        }
+        guard let wanted else {
+            guard let (current, info) = currentOccurrence(recurrence, category: category, game: game, now: now) else {
+                throw APIError.noOccurrence(category, next: nil)
+            }
+            id.occurrence = current.start
+            return (id, info)
+        }
+        let start = StoredTime.millis(wanted)
+        guard let found = recurrence.schedule.latest(startingAtOrBefore: start), found.start == start else {
+            throw APIError.invalidParameter(
+                "no occurrence of '\(category)' starts at \(OccurrenceTracker.localTime(start, in: TimeZone(identifier: "UTC")!)); ask for a start an answer gave"
+            )
+        }
+        let occurrences = index.occurrences
+        let keptFrom = occurrences.keptFrom(recurrence, category: category, bundleID: game.bundleID, at: now)
+        if let keptFrom, start < keptFrom {
+            throw APIError.invalidParameter(
+                "'\(category)' keeps its last \(recurrence.keep ?? 0) occurrences, from \(OccurrenceTracker.localTime(keptFrom, in: recurrence.schedule.timeZone)); the one asked for is older"
+            )
+        }
+        id.occurrence = start
+        return (id, occurrences.describe(found, of: recurrence, keptFrom: keptFrom, now: now))
     }
 
     /// Stores a batch of the signed-in player's scores (all or none), dated when they were earned (``ScoreDating``;
@@ -45,7 +109,7 @@ struct LeaderboardService: Sendable {
         }
         let scores = try batch.scores.map { score in
             if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
-            return try Self.newScore(score, game: game, dating: dating)
+            return try Self.newScore(score, game: game, dating: dating, occurrences: index.occurrences)
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
         let environment = device.environment.rawValue
@@ -56,13 +120,23 @@ struct LeaderboardService: Sendable {
         return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
     }
 
-    /// A reported score checked against `game`'s leaderboards (`category` reportable, value in range), dated.
-    static func newScore(_ score: ScoreReport, game: Game, dating: ScoreDating) throws -> NewScore {
+    /// A reported score checked against `game`'s leaderboards (`category` reportable, value in range), dated, and on a
+    /// recurring leaderboard placed in the occurrence running when the server received it (none running: refused).
+    static func newScore(_ score: ScoreReport, game: Game, dating: ScoreDating, occurrences: OccurrenceTracker) throws -> NewScore {
         let definition = try reportable(score.category, in: game)
         guard definition.valueRange.contains(score.value) else { throw APIError.valueOutOfRange(score.value, definition) }
+        var occurrence: Int64?
+        if let recurrence = definition.recurrence {
+            guard let running = occurrences.running(recurrence, category: definition.category, bundleID: game.bundleID, at: dating.now) else {
+                throw APIError.noOccurrence(
+                    definition.category,
+                    next: recurrence.schedule.first(startingAfter: dating.now).map { OccurrenceTracker.localTime($0.start, in: recurrence.schedule.timeZone) })
+            }
+            occurrence = running.start
+        }
         return NewScore(
             category: definition.category, value: score.value, context: score.context, higherIsBetter: definition.order == .descending,
-            earnedAt: dating.earnedAt(score.date))
+            earnedAt: dating.earnedAt(score.date), occurrence: occurrence)
     }
 
     /// Puts stored reports on this node's boards and tells the other nodes (after the transaction that stored them).
@@ -85,14 +159,15 @@ struct LeaderboardService: Sendable {
             throw APIError.invalidParameter("at most \(Limits.maximumPlayerIDsPerRequest) playerIDs per query; got \(playerIDs.count)")
         }
         let game = device.game
+        let now = clock.nowMillis()
         let (category, title, spec) = try Self.queryable(query.category, in: game, locale: device.locale)
-        let board = try await index.board(
-            .init(bundleID: game.bundleID, environment: device.environment.rawValue, category: category), spec: spec,
-            now: { [clock] in clock.nowMillis() })
+        let (boardID, occurrence) = try boardToRead(
+            category: category, game: game, environment: device.environment, occurrence: query.occurrence, lifetimeBest: query.lifetimeBest, now: now)
+        let board = try await index.board(boardID, spec: spec, now: { [clock] in clock.nowMillis() })
         let me = index.players.number(for: session.playerID)
         let ranks = query.rangeStart...(query.rangeStart + query.rangeLength - 1)
-        let scope = Self.scope(query.timeScope)
-        let now = clock.nowMillis()
+        // A recurring board's occurrence (or lifetime bests) is one index: the rolling windows do not apply.
+        let scope = boardID.occurrence != nil || query.lifetimeBest == true ? .allTime : Self.scope(query.timeScope)
 
         let ranked: (page: [(rank: Int, key: RankKey)], local: (rank: Int, key: RankKey)?, count: Int)
         if let playerIDs = query.playerIDs {
@@ -115,7 +190,8 @@ struct LeaderboardService: Sendable {
             records[item.key.scoreID].map { entry($0, rank: item.rank, game: game, locale: device.locale) }
         }
         let local = ranked.local.flatMap { item in records[item.key.scoreID].map { entry($0, rank: item.rank, game: game, locale: device.locale) } }
-        return LeaderboardPage(category: category, title: title, scores: scores, localPlayerScore: local, maxRange: ranked.count)
+        return LeaderboardPage(
+            category: category, title: title, scores: scores, localPlayerScore: local, maxRange: ranked.count, occurrence: occurrence)
     }
 
     /// A page of any board with the players' aliases, for studios (admin key) and the web app.
@@ -127,10 +203,10 @@ struct LeaderboardService: Sendable {
             throw APIError.invalidRange("rangeStart must be 1 or more and rangeLength 1 to \(Limits.maximumLeaderboardRange)")
         }
         let (_, _, spec) = try Self.queryable(category, in: game, locale: locale)
-        let board = try await index.board(
-            .init(bundleID: game.bundleID, environment: environment.rawValue, category: category), spec: spec,
-            now: { [clock] in clock.nowMillis() })
-        let (page, count) = board.withIndex(Self.scope(timeScope), now: clock.nowMillis()) { index in
+        let now = clock.nowMillis()
+        let (boardID, _) = try boardToRead(category: category, game: game, environment: environment, occurrence: nil, lifetimeBest: nil, now: now)
+        let board = try await index.board(boardID, spec: spec, now: { [clock] in clock.nowMillis() })
+        let (page, count) = board.withIndex(boardID.occurrence != nil ? .allTime : Self.scope(timeScope), now: now) { index in
             (index.entries(in: rangeStart...(rangeStart + rangeLength - 1)), index.count)
         }
         let records = try await scoreRecords(page.map(\.key.scoreID))
@@ -194,7 +270,7 @@ struct LeaderboardService: Sendable {
             } ?? String(record.value)
         return ScoreEntry(
             category: record.category, playerID: record.playerID, value: record.value, context: record.context,
-            date: StoredTime.date(record.earnedAt), formattedValue: formatted, rank: rank)
+            date: StoredTime.date(record.earnedAt), formattedValue: formatted, rank: rank, occurrence: record.occurrence.map(StoredTime.date))
     }
 
     static func scope(_ timeScope: LeaderboardTimeScope) -> Board.Scope {
@@ -265,6 +341,13 @@ extension APIError {
     static func invalidRange(_ message: String) -> APIError {
         APIError(.leaderboardInvalidRange, message)
     }
+    /// A score for a recurring leaderboard while none of its occurrences runs; `next` is when the next one starts.
+    static func noOccurrence(_ category: String, next: String?) -> APIError {
+        APIError(
+            .leaderboardNoOccurrence,
+            "no occurrence of '\(category)' is running, so it takes no scores now; "
+                + (next.map { "the next one starts at \($0)" } ?? "its schedule names no further occurrence"))
+    }
 }
 
 extension LeaderboardService {
@@ -277,9 +360,11 @@ extension LeaderboardService {
             for environment in Environment.allCases {
                 for category in categories {
                     let (_, _, spec) = try Self.queryable(category, in: game, locale: game.defaultLocale)
-                    _ = try await index.board(
-                        .init(bundleID: game.bundleID, environment: environment.rawValue, category: category),
-                        spec: spec, now: { [clock] in clock.nowMillis() })
+                    let id =
+                        (try? boardToRead(
+                            category: category, game: game, environment: environment, occurrence: nil, lifetimeBest: nil, now: clock.nowMillis()
+                        ).id) ?? .init(bundleID: game.bundleID, environment: environment.rawValue, category: category)
+                    _ = try await index.board(id, spec: spec, now: { [clock] in clock.nowMillis() })
                     boards += 1
                 }
             }

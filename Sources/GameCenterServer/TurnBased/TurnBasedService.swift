@@ -165,13 +165,17 @@ struct TurnBasedService: Sendable {
             case .endMatch: .endMatch(player: player, version: body.version, dataSize: size, outcomes: body.outcomes, message: body.message)
             case .saveMerged: .saveMerged(player: player, version: body.version, dataSize: size, resolved: body.resolvedExchangeIDs)
             }
-        let reports = try Self.endReports(body, game: device.game, environment: device.environment.rawValue, player: player, now: clock.nowMillis())
+        let reports = try Self.endReports(
+            body, game: device.game, environment: device.environment.rawValue, player: player, now: clock.nowMillis(),
+            occurrences: leaderboards.index.occurrences)
         let state = try await change(id, in: device.game, command, data: body.matchData, reports: reports)
         return Self.info(state, settings: device.game.turnBased)
     }
 
     /// The scores and achievements of an `endMatch`, checked against the game before anything is read; nil when none.
-    static func endReports(_ body: TurnBasedTurnBody, game: Game, environment: String, player: String, now: Int64) throws -> TurnEndReports? {
+    static func endReports(
+        _ body: TurnBasedTurnBody, game: Game, environment: String, player: String, now: Int64, occurrences: OccurrenceTracker
+    ) throws -> TurnEndReports? {
         guard !body.scores.isEmpty || !body.achievements.isEmpty else { return nil }
         guard body.action == .endMatch else {
             throw APIError.turnInvalidRequest("scores and achievements are reported only with the match's end (endMatch)")
@@ -182,7 +186,7 @@ struct TurnBasedService: Sendable {
         let dating = try ScoreDating(now: now, deviceTime: nil)
         var scores: [String: [NewScore]] = [:]
         for score in body.scores {
-            scores[score.playerID ?? player, default: []].append(try LeaderboardService.newScore(score, game: game, dating: dating))
+            scores[score.playerID ?? player, default: []].append(try LeaderboardService.newScore(score, game: game, dating: dating, occurrences: occurrences))
         }
         var achievements: [AchievementReportEntry] = []
         if !body.achievements.isEmpty {

@@ -76,7 +76,7 @@ struct ErrorTableTests {
             .requestAlreadyPending("G:2"), .requestFromRecipientPending("G:2", requestID: "fr_1"), .noSuchFriendRequest,
             .friendRequestAlreadyAnswered(.declined), .notAFriend("G:2"),
             .valueOutOfRange(-1, board), .unknownCategory("nope", game: game), .reportToAggregate(aggregate),
-            .scoreForAnotherPlayer("G:2"), .invalidRange("rangeStart must be 1 or more"),
+            .scoreForAnotherPlayer("G:2"), .invalidRange("rangeStart must be 1 or more"), .noOccurrence("daily", next: "2026-12-01T00:00:00Z"),
             .invalidPercent(101, of: "first"), .unknownAchievement("nope"), .noAchievementImage("first"), .notAFriendsAchievements("G:2"),
             .matchRequestInvalid("minPlayers must be 2 to 16"), .inviteSelf, .inviteNonFriends(["G:2"]), .noSuchMatch, .matchNotRunning,
             .noSuchRequest, .requestIDReused, .alreadyWaiting, .channelClosed, .noSuchInvitation, .invitationClosed,

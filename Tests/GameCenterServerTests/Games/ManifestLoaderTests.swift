@@ -269,7 +269,88 @@ import Testing
         Case(
             name: "matchmaking has known keys only", yaml: head + "matchmaking: { fillTime: 2 }",
             field: "matchmaking.fillTime", rule: "unknown key"),
+        Case(
+            name: "a recurring board takes one rule", yaml: recurring("{ every: day, cron: '0 0 * * *' }"),
+            field: "leaderboards[0].recurring", rule: "takes one rule"),
+        Case(
+            name: "a recurring board needs a rule", yaml: recurring("{ timeZone: UTC }"),
+            field: "leaderboards[0].recurring", rule: "found none"),
+        Case(
+            name: "time zones are IANA names", yaml: recurring("{ every: day, timeZone: Mars/Olympus }"),
+            field: "leaderboards[0].recurring.timeZone", rule: "not an IANA time zone"),
+        Case(
+            name: "cron has five fields", yaml: recurring("{ cron: '0 0 * *' }"),
+            field: "leaderboards[0].recurring.cron", rule: "5 fields"),
+        Case(
+            name: "cron fields are in range", yaml: recurring("{ cron: '0 24 * * *' }"),
+            field: "leaderboards[0].recurring.cron", rule: "hour field"),
+        Case(
+            name: "Apple's rule needs a start", yaml: recurring("{ durationSeconds: 3600 }"),
+            field: "leaderboards[0].recurring", rule: "needs start"),
+        Case(
+            name: "Apple's interval is at least the duration",
+            yaml: recurring("{ start: '2026-01-01T00:00:00Z', durationSeconds: 3600, intervalSeconds: 60 }"),
+            field: "leaderboards[0].recurring.intervalSeconds", rule: "at least durationSeconds"),
+        Case(
+            name: "Apple's rule has no time zone", yaml: recurring("{ start: '2026-01-01T00:00:00Z', durationSeconds: 3600, timeZone: UTC }"),
+            field: "leaderboards[0].recurring.timeZone", rule: "takes no timeZone"),
+        Case(
+            name: "starts are ISO 8601", yaml: recurring("{ start: tomorrow, durationSeconds: 3600 }"),
+            field: "leaderboards[0].recurring.start", rule: "not an ISO 8601 time"),
+        Case(
+            name: "weekly boards need a weekday", yaml: recurring("{ every: week }"),
+            field: "leaderboards[0].recurring.every", rule: "needs weekday"),
+        Case(
+            name: "monthly boards start on days every month has", yaml: recurring("{ every: month, day: 31 }"),
+            field: "leaderboards[0].recurring.day", rule: "day 1 to 28"),
+        Case(
+            name: "local times are HH:MM", yaml: recurring("{ every: day, at: '25:00' }"),
+            field: "leaderboards[0].recurring.at", rule: "not a local time"),
+        Case(
+            name: "keep is at least one occurrence", yaml: recurring("{ every: day, keep: 0 }"),
+            field: "leaderboards[0].recurring.keep", rule: "1 or more"),
+        Case(
+            name: "aggregates rank classic boards only",
+            yaml: recurring("{ every: day }")
+                + "\n  - { category: b, title: { en: B }, format: integer }\naggregates:\n  - { category: ab, title: { en: AB }, members: [a, b] }",
+            field: "aggregates[0].members", rule: "is a recurring leaderboard"),
     ]
+
+    /// A game whose default board `a` is recurring by `rule` (a YAML flow mapping).
+    static func recurring(_ rule: String) -> String {
+        head + "leaderboards:\n  - { category: a, default: true, title: { en: A }, format: integer, recurring: \(rule) }"
+    }
+
+    @Test func recurringBoardsLoadTheirSchedules() throws {
+        let game = try Self.load(
+            Self.head + """
+                leaderboards:
+                  - category: monthly
+                    default: true
+                    title: { en: Monthly }
+                    description: { en: "Each calendar month" }
+                    format: integer
+                    hidden: true
+                    recurring: { every: month, day: 1, at: "06:00", timeZone: Europe/Berlin, keep: 12, lifetimeBest: true }
+                  - category: sprint
+                    title: { en: Sprint }
+                    format: integer
+                    recurring: { start: "2026-01-05T00:00:00Z", durationSeconds: 3600, intervalSeconds: 86400 }
+                  - category: weekly
+                    title: { en: Weekly }
+                    format: integer
+                    recurring: { every: week, weekday: Monday, timeZone: America/New_York }
+                """)
+        let monthly = try #require(game.leaderboards[0].recurrence)
+        #expect(game.leaderboards[0].isHidden && game.leaderboards[0].description == ["en": "Each calendar month"])
+        #expect(monthly.keep == 12 && monthly.lifetimeBest)
+        #expect(monthly.schedule.rule == .calendar(try CronExpression("0 6 1 * *"), notBefore: nil))
+        #expect(monthly.schedule.timeZoneName == "Europe/Berlin")
+        let start = OccurrenceScheduleTests.millis("2026-01-05T00:00:00Z")
+        #expect(game.leaderboards[1].recurrence?.schedule.rule == .fixed(start: start, duration: 3_600_000, interval: 86_400_000))
+        #expect(game.leaderboards[2].recurrence?.schedule.rule == .calendar(try CronExpression("0 0 * * 1"), notBefore: nil))
+        #expect(game.leaderboards[2].recurrence?.keep == nil)
+    }
 
     @Test(arguments: cases)
     func aBrokenRuleIsRefusedWithFileFieldAndRule(_ example: Case) throws {

@@ -29,7 +29,15 @@ import NetworkFaultProxy
         return ScoreEntry(
             category: string(&random), playerID: string(&random), value: values[Int(random.next() % 6)],
             context: contexts[Int(random.next() % 3)], date: date(&random), formattedValue: string(&random),
-            rank: Int(random.next() % 1_000_000))
+            rank: Int(random.next() % 1_000_000), occurrence: random.next() % 2 == 0 ? date(&random) : nil)
+    }
+
+    static func occurrence(_ random: inout SplitMix64) -> LeaderboardOccurrence? {
+        guard random.next() % 3 != 0 else { return nil }
+        return LeaderboardOccurrence(
+            start: date(&random), end: date(&random), nextStart: random.next() % 2 == 0 ? date(&random) : nil,
+            previousStart: random.next() % 2 == 0 ? date(&random) : nil, timeZone: string(&random), localStart: string(&random),
+            localEnd: string(&random), isRunning: random.next() % 2 == 0)
     }
 
     static func profile(_ random: inout SplitMix64) -> PlayerProfile {
@@ -60,7 +68,8 @@ import NetworkFaultProxy
         let scores = (0..<Int(random.next() % 30)).map { _ in Self.score(&random) }
         let page = LeaderboardPage(
             category: Self.string(&random), title: Self.string(&random), scores: scores,
-            localPlayerScore: seed % 2 == 0 ? Self.score(&random) : nil, maxRange: Int(random.next() % 10_000_000))
+            localPlayerScore: seed % 2 == 0 ? Self.score(&random) : nil, maxRange: Int(random.next() % 10_000_000),
+            occurrence: Self.occurrence(&random))
         #expect(try Self.decoded(page, as: LeaderboardPage.self) == page)
         #expect(try Self.sameAsJSONEncoder(page))
         let result = ScoreReportResult(scores: scores)

@@ -1,0 +1,216 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import HTTPTypes
+import NetworkFaultProxy
+import Testing
+@testable import GameCenterServer
+
+/// Recurring leaderboards through the HTTP routes of an in-process server (game `com.example.seasons`, see
+/// ``TestServer/seasonsManifest``), with the server's clock stopped on either side of a boundary to the millisecond.
+@Suite struct RecurringLeaderboardTests {
+    typealias Client = TestServer.Client
+    static let game = "com.example.seasons"
+
+    static func report(_ client: Client, _ token: String, _ value: Int64, _ category: String = "seasons.daily") async throws -> Client.Answer {
+        try await client.send(
+            .post, "/v1/scores", ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: category, value: value, context: 0)]),
+            token: token, bundleID: game)
+    }
+
+    static func page(
+        _ client: Client, _ token: String, category: String = "seasons.daily", occurrence: Date? = nil, lifetimeBest: Bool? = nil
+    ) async throws -> Client.Answer {
+        try await client.send(
+            .post, "/v1/leaderboards/query",
+            LeaderboardQuery(
+                category: category, playerScope: .global, timeScope: .today, rangeStart: 1, rangeLength: 25, occurrence: occurrence,
+                lifetimeBest: lifetimeBest), token: token, bundleID: game)
+    }
+
+    /// Stops the server's clock at `millis`.
+    static func freeze(_ client: Client, at millis: Int64) async throws {
+        let answer = try await client.send(
+            .post, "/admin/v1/clock", ClockAdvance(seconds: 0, freezeAt: StoredTime.date(millis)), token: TestServer.adminKey)
+        #expect(answer.status == .ok, "\(String(decoding: answer.body, as: UTF8.self))")
+    }
+
+    static let daily = OccurrenceSchedule(
+        rule: .calendar(try! CronExpression("0 0 * * *"), notBefore: nil), timeZone: TimeZone(identifier: "America/New_York")!)
+
+    /// The next New York midnight at least two days ahead of the real clock (the test clock only goes forward).
+    static func nextMidnight() -> Int64 {
+        daily.first(startingAfter: Int64(Date().timeIntervalSince1970 * 1000) + 2 * 86_400_000)!.start
+    }
+
+    @Test func aScoreBelongsToTheOccurrenceRunningWhenTheServerReceivesIt() async throws {
+        try await TestServer.run(admin: true) { client in
+            let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
+            let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
+            let midnight = Self.nextMidnight()
+            let dayBefore = try #require(Self.daily.latest(startingAtOrBefore: midnight - 1)).start
+            // One millisecond before midnight: the old day.
+            try await Self.freeze(client, at: midnight - 1)
+            let late = try await Self.report(client, ann.token, 50)
+            #expect(late.status == .ok)
+            let lateEntry = try #require(try late.decode(ScoreReportResult.self).scores.first)
+            #expect(lateEntry.occurrence.map(StoredTime.millis) == dayBefore)
+            _ = try await Self.report(client, bob.token, 20)
+            // Midnight itself: the new day, whose board starts empty.
+            try await Self.freeze(client, at: midnight)
+            let fresh = try await Self.page(client, ann.token).decode(LeaderboardPage.self)
+            #expect(fresh.scores.isEmpty && fresh.maxRange == 0)
+            let occurrence = try #require(fresh.occurrence)
+            #expect(StoredTime.millis(occurrence.start) == midnight && occurrence.isRunning)
+            #expect(occurrence.timeZone == "America/New_York" && occurrence.localStart.contains("T00:00:00-0"))
+            #expect(occurrence.previousStart.map(StoredTime.millis) == dayBefore)
+            #expect(occurrence.nextStart.map(StoredTime.millis) == StoredTime.millis(occurrence.end))
+
+            let early = try await Self.report(client, bob.token, 30)
+            #expect(try early.decode(ScoreReportResult.self).scores.first?.occurrence.map(StoredTime.millis) == midnight)
+            let today = try await Self.page(client, ann.token).decode(LeaderboardPage.self)
+            #expect(today.scores.map(\.value) == [30] && today.scores.first?.playerID == bob.player.playerID)
+            #expect(today.localPlayerScore == nil)
+
+            // The previous occurrence stays, with exact ranks.
+            let yesterday = try await Self.page(client, bob.token, occurrence: occurrence.previousStart).decode(LeaderboardPage.self)
+            #expect(yesterday.scores.map(\.value) == [50, 20] && yesterday.scores.map(\.rank) == [1, 2])
+            #expect(yesterday.localPlayerScore?.rank == 2)
+            #expect(yesterday.occurrence?.isRunning == false && yesterday.occurrence.map { StoredTime.millis($0.end) } == midnight)
+
+            // Lifetime bests: each player's best over every occurrence.
+            let lifetime = try await Self.page(client, ann.token, lifetimeBest: true).decode(LeaderboardPage.self)
+            #expect(lifetime.scores.map(\.value) == [50, 30] && lifetime.occurrence == nil)
+        }
+    }
+
+    @Test func applesRuleRefusesScoresInItsGapsWithADistinctError() async throws {
+        try await TestServer.run(admin: true) { client in
+            let player = try await client.signUp(bundleID: Self.game)
+            // Occurrences run an hour every two hours from 2026-01-01T00:00Z: find an end ahead of the real clock.
+            let origin = OccurrenceScheduleTests.millis("2026-01-01T00:00:00Z")
+            let now = Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000
+            let end = origin + ((now - origin) / 7_200_000 + 1) * 7_200_000 + 3_600_000
+            try await Self.freeze(client, at: end - 1)
+            #expect(try await Self.report(client, player.token, 90, "seasons.sprint").status == .ok)
+            try await Self.freeze(client, at: end)
+            let refused = try await Self.report(client, player.token, 80, "seasons.sprint")
+            expectError(refused, .conflict, "leaderboard.no_occurrence", .invalidParameter)
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("the next one starts at"))
+            // Between occurrences a page shows the last one, over.
+            let last = try await Self.page(client, player.token, category: "seasons.sprint").decode(LeaderboardPage.self)
+            #expect(last.scores.map(\.value) == [90] && last.occurrence?.isRunning == false)
+            try await Self.freeze(client, at: end + 3_600_000)
+            #expect(try await Self.report(client, player.token, 70, "seasons.sprint").status == .ok)
+            let next = try await Self.page(client, player.token, category: "seasons.sprint").decode(LeaderboardPage.self)
+            #expect(next.scores.map(\.value) == [70] && next.occurrence?.isRunning == true)
+            #expect(next.occurrence?.previousStart.map(StoredTime.millis) == end - 3_600_000)
+            // Apple's rule keeps no lifetime bests unless its manifest says so.
+            expectError(
+                try await Self.page(client, player.token, category: "seasons.sprint", lifetimeBest: true), .badRequest, "request.invalid_parameter",
+                .invalidParameter)
+        }
+    }
+
+    @Test func onlyTheKeptOccurrencesStayAndOlderOnesAreErased() async throws {
+        try await TestServer.run(admin: true) { client in
+            let player = try await client.signUp(bundleID: Self.game)
+            var midnight = Self.nextMidnight()
+            var starts: [Int64] = []
+            for day in 0..<4 {
+                try await Self.freeze(client, at: midnight + 3_600_000)
+                #expect(try await Self.report(client, player.token, Int64(10 + day)).status == .ok)
+                starts.append(midnight)
+                let page = try await Self.page(client, player.token).decode(LeaderboardPage.self)
+                #expect(page.scores.map(\.value) == [Int64(10 + day)])
+                midnight = StoredTime.millis(try #require(page.occurrence?.nextStart))
+            }
+            // keep: 3 — the first day is gone, the other three answer.
+            expectError(
+                try await Self.page(client, player.token, occurrence: StoredTime.date(starts[0])), .badRequest, "request.invalid_parameter", .invalidParameter)
+            for (day, start) in starts.enumerated().dropFirst() {
+                let page = try await Self.page(client, player.token, occurrence: StoredTime.date(start)).decode(LeaderboardPage.self)
+                #expect(page.scores.map(\.value) == [Int64(10 + day)])
+            }
+            let oldest = try await Self.page(client, player.token, occurrence: StoredTime.date(starts[1])).decode(LeaderboardPage.self)
+            #expect(oldest.occurrence?.previousStart == nil, "the previous occurrence is no longer kept")
+            // Its scores leave storage (in the background), but for the lifetime best, which stays.
+            let services = client.services
+            let first = starts[0]
+            var left = -1
+            for _ in 0..<100 {
+                left = try await services.database.read { storage in
+                    try await storage.boardScores(playerID: player.player.playerID, bundleID: Self.game).filter { $0.record.occurrence == first }.count
+                }
+                if left == 0 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(left == 0, "the first day's score is no longer the lifetime best (13 is), so it is erased")
+            let lifetime = try await Self.page(client, player.token, lifetimeBest: true).decode(LeaderboardPage.self)
+            #expect(lifetime.scores.map(\.value) == [13])
+            // Not a start of the schedule: refused.
+            expectError(
+                try await Self.page(client, player.token, occurrence: StoredTime.date(starts[2] + 1)), .badRequest, "request.invalid_parameter",
+                .invalidParameter)
+        }
+    }
+
+    @Test func theListShowsKindsDescriptionsAndOccurrencesAndNeverHiddenBoards() async throws {
+        try await TestServer.run(admin: true) { client in
+            let player = try await client.signUp(bundleID: Self.game)
+            let list = try await client.call(.get, "/v1/leaderboards", token: player.token, bundleID: Self.game).decode(LeaderboardList.self)
+            #expect(list.leaderboards.map(\.category) == ["seasons.daily", "seasons.sprint"])
+            let daily = list.leaderboards[0]
+            #expect(daily.kind == .recurring && daily.description == "Best score of the day in New York" && daily.lifetimeBest == true)
+            let occurrence = try #require(daily.occurrence)
+            #expect(occurrence.isRunning && occurrence.timeZone == "America/New_York")
+            #expect([23, 24, 25].map { Double($0 * 3600) }.contains(occurrence.end.timeIntervalSince(occurrence.start)))
+            #expect(list.leaderboards[1].occurrence?.timeZone == "UTC")
+            // A hidden board takes scores and answers queries by name.
+            #expect(try await Self.report(client, player.token, 5, "seasons.secret").status == .ok)
+            let secret = try await Self.page(client, player.token, category: "seasons.secret").decode(LeaderboardPage.self)
+            #expect(secret.scores.map(\.value) == [5] && secret.occurrence == nil)
+            // Classic boards have no occurrences.
+            expectError(
+                try await Self.page(client, player.token, category: "seasons.secret", occurrence: Date()), .badRequest, "request.invalid_parameter",
+                .invalidParameter)
+        }
+    }
+
+    /// Two nodes on one PostgreSQL database, their clocks stopped together on either side of a boundary: a score
+    /// received by either node lands in the occurrence running by its clock, and both nodes rank it there.
+    @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
+    func twoNodesOnPostgreSQLAgreeOnEachScoresOccurrence() async throws {
+        let url = try SharedDatabaseNodesTests.freshDatabase()
+        try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-a") { a in
+            try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-b") { b in
+                let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)
+                let bob = try await b.signUp(alias: "Bob", bundleID: Self.game)
+                let midnight = Self.nextMidnight()
+                for node in [a, b] { try await Self.freeze(node, at: midnight - 1) }
+                #expect(try await Self.report(a, ann.token, 40).status == .ok)
+                for node in [a, b] { try await Self.freeze(node, at: midnight) }
+                #expect(try await Self.report(b, bob.token, 60).status == .ok)
+                #expect(try await Self.report(a, ann.token, 10).status == .ok)
+                for node in [a, b] {
+                    try await waitUntil("both nodes rank both days") {
+                        let today = try await Self.page(node, ann.token).decode(LeaderboardPage.self)
+                        guard today.scores.map(\.value) == [60, 10], let previous = today.occurrence?.previousStart else { return false }
+                        let yesterday = try await Self.page(node, ann.token, occurrence: previous).decode(LeaderboardPage.self)
+                        return yesterday.scores.map(\.value) == [40]
+                    }
+                }
+                let lifetime = try await Self.page(b, bob.token, lifetimeBest: true).decode(LeaderboardPage.self)
+                #expect(lifetime.scores.map(\.value) == [60, 40])
+            }
+        }
+    }
+
+    @Test func theClockStopsOnlyForward() async throws {
+        try await TestServer.run(admin: true) { client in
+            let answer = try await client.send(
+                .post, "/admin/v1/clock", ClockAdvance(seconds: 0, freezeAt: Date(timeIntervalSinceNow: -60)), token: TestServer.adminKey)
+            expectError(answer, .badRequest, "request.invalid_parameter", .invalidParameter)
+        }
+    }
+}
