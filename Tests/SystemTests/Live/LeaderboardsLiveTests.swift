@@ -334,6 +334,55 @@ import Testing
         try await server.stop()
     }
 
+    /// Stops the server's clock at `date` (servers started with `--test-clock`).
+    static func freezeClock(_ server: LiveServer, at date: Date) async throws {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/clock"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"seconds": 0, "freezeAt": \#(date.timeIntervalSince1970)}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    /// `tapper.daily` starts again at each New York midnight: two devices score on either side of one, a millisecond
+    /// apart, and the SDK reads today's board, the previous occurrence and the lifetime bests.
+    @Test(arguments: LiveServer.engines)
+    func aRecurringBoardStartsAgainAtEachOccurrence(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        let (ann, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
+        let listed = try #require(try await GKLeaderboard.loadLeaderboards(IDs: ["tapper.daily"], in: ann).first)
+        #expect(listed.type == .recurring && listed.leaderboardDescription?.contains("New York") == true)
+        let running = try #require(listed.startDate)
+        #expect([23, 24, 25].map { Double($0 * 3600) }.contains(listed.duration))
+        #expect(listed.nextStartDate == running.addingTimeInterval(listed.duration))
+        #expect(try await GKLeaderboard.loadLeaderboards(IDs: ["tapper.taps"], in: ann).first?.type == .classic)
+
+        // A millisecond before the next midnight, and then midnight itself.
+        let boundary = try #require(listed.nextStartDate)
+        try await Self.freezeClock(server, at: boundary.addingTimeInterval(-0.001))
+        try await Self.report(ann, 70, "tapper.daily")
+        try await Self.report(bob, 20, "tapper.daily")
+        try await Self.freezeClock(server, at: boundary)
+        try await Self.report(bob, 30, "tapper.daily")
+
+        let today = GKLeaderboard(in: bob)
+        today.category = "tapper.daily"
+        #expect(try await today.loadScores().map(\.value) == [30])
+        #expect(today.type == .recurring && today.startDate == boundary && today.localPlayerScore?.rank == 1)
+        let yesterday = try await today.loadPreviousOccurrence()
+        #expect(yesterday.nextStartDate == boundary && yesterday.startDate! < boundary)
+        #expect(try await yesterday.loadScores().map(\.value) == [70, 20])
+        #expect(yesterday.localPlayerScore?.rank == 2)
+        let lifetime = GKLeaderboard(in: ann)
+        lifetime.category = "tapper.daily"
+        lifetime.ranksLifetimeBests = true
+        #expect(try await lifetime.loadScores().map(\.value) == [70, 30])
+        try await server.stop()
+    }
+
     @Test func categoriesAndTitlesFollowTheDevicesLocale() async throws {
         let server = try LiveServer(engine: "sqlite")
         try await server.start()
@@ -343,7 +392,7 @@ import Testing
                 FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"), locale: "ja-JP")
         try await device.localPlayer.authenticate(.signUp(account: "ja-\(UUID().uuidString.prefix(8))", password: "password-1", alias: "Ja"))
         let (categories, titles) = try await GKLeaderboard.loadCategories(in: device)
-        #expect(categories == ["tapper.taps", "tapper.sprint", "tapper.map1", "tapper.map2", "tapper.anymap"])
+        #expect(categories == ["tapper.taps", "tapper.sprint", "tapper.map1", "tapper.map2", "tapper.daily", "tapper.anymap"])
         #expect(titles.first == "最多タップ")
         #expect(titles.last == "Any map")
         try await server.stop()
