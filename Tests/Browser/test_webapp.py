@@ -745,3 +745,33 @@ def test_the_saves_page_shows_versions_and_conflicts_and_restores_keeps_and_dele
     pages.click_and_wait(lambda: browser.find_elements(By.CSS_SELECTOR, "main form[action='/saves/delete'] button")[1])
     assert "Save deleted" in pages.main_text()
     assert [s["name"] for s in api(server, "GET", "/v1/saved-games", token=token)["saves"]] == ["slot 1"]
+
+
+def test_a_recurring_board_says_when_its_occurrence_runs_and_shows_lifetime_bests(server, browser):
+    pages = Pages(browser, server)
+    ((cleo, _, token),) = new_players(server, "Cleo")
+    answer = api(server, "POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [
+        {"category": "tapper.daily", "value": 321, "context": 0}]}, token=token)
+    occurrence = answer["scores"][0]["occurrence"]
+
+    sign_in(pages, cleo)
+    pages.open(f"/games/{GAME}/leaderboards?category=tapper.daily")
+    main = pages.main_text()
+    assert "Runs from " in main and "(America/New_York)." in main, main
+    tabs = [tab.text for tab in browser.find_elements(By.CSS_SELECTOR, "nav[aria-label='Time'] a")]
+    assert tabs[0] == "This occurrence" and tabs[-1] == "Lifetime best" and "Today" not in tabs, tabs
+    me = browser.find_element(By.CSS_SELECTOR, "table.board tr.me")
+    assert "Cleo" in me.text and "321 taps" in me.text
+    # The board's own page names the occurrence the score counted in (its start, in New York time).
+    start = api(server, "POST", "/v1/leaderboards/query", {"category": "tapper.daily", "playerScope": "global", "timeScope": "allTime",
+                                                          "rangeStart": 1, "rangeLength": 5}, token=token)["occurrence"]
+    assert start["start"] == occurrence and start["localStart"].endswith(("T00:00:00-05:00", "T00:00:00-04:00")), start
+    pages.check("leaderboard-recurring")
+
+    pages.click_and_wait(lambda: browser.find_element(By.LINK_TEXT, "Lifetime best"))
+    assert "Each player's best over every occurrence." in pages.main_text()
+    assert "321 taps" in browser.find_element(By.CSS_SELECTOR, "table.board tr.me").text
+    # A classic board keeps its time tabs.
+    pages.open(f"/games/{GAME}/leaderboards?category=tapper.taps")
+    tabs = [tab.text for tab in browser.find_elements(By.CSS_SELECTOR, "nav[aria-label='Time'] a")]
+    assert tabs == ["Today", "This week", "All time"], tabs

@@ -1,11 +1,13 @@
 import Foundation
 import GameCenterProtocol
+import GameCenterStorage
 import Hummingbird
 import Mustache
 
-/// A game's leaderboard page: a category picker with the manifest's titles, today / week / all time, everyone or
-/// friends, 25 ranks a page, the player's own entry highlighted with a link to the page holding it. Values are
-/// formatted by ``LeaderboardService`` for the reader's first language.
+/// A game's leaderboard page: a category picker with the manifest's titles (hidden boards left out), today / week /
+/// all time — or, on a recurring board, this occurrence / the previous one / lifetime bests, with when the occurrence
+/// runs in its schedule's zone — everyone or friends, 25 ranks a page, the player's own entry highlighted with a link
+/// to the page holding it. Values are formatted by ``LeaderboardService`` for the reader's first language.
 struct LeaderboardPages: Sendable {
     /// Ranks per page.
     static let pageLength = 25
@@ -28,7 +30,7 @@ struct LeaderboardPages: Sendable {
         let texts = page.locale.texts(of: game)
         let title = { (text: LocalizedText) in Localization.text(text, locale: texts, fallback: game.defaultLocale) }
         let boards =
-            game.leaderboards.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
+            game.leaderboards.filter { !$0.isHidden }.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
             + game.aggregates.map { (category: $0.category, title: title($0.title), isDefault: $0.isDefault) }
         guard let fallback = boards.first(where: \.isDefault) ?? boards.first else {
             return renderer.render("leaderboard", LeaderboardView.empty(game: game, chrome: PageChrome(game.name, for: page)))
@@ -37,9 +39,12 @@ struct LeaderboardPages: Sendable {
         let time = try Self.timeScope(page.query("time"))
         let friendsOnly = try Self.friendsOnly(page.query("players"))
         let start = try Self.start(page.query("start"))
+        let occurrence = try Self.occurrence(page.query("occurrence"))
+        let lifetime = page.query("view") == "lifetime"
+        let recurrence = game.leaderboards.first { $0.category == category }?.recurrence
         let query = LeaderboardQuery(
             category: category, playerScope: friendsOnly ? .friendsOnly : .global, timeScope: time,
-            rangeStart: start, rangeLength: Self.pageLength)
+            rangeStart: start, rangeLength: Self.pageLength, occurrence: occurrence, lifetimeBest: lifetime ? true : nil)
         let board = try await leaderboards.page(query, device: session.device(for: game, locale: page.locale.formatting), session: session.session)
         let ids = Array(Set(board.scores.map(\.playerID)))
         let aliases = Dictionary(
@@ -48,13 +53,33 @@ struct LeaderboardPages: Sendable {
             }
         ) { a, _ in a }
         let me = session.session.playerID
-        let link = { (start: Int?, time: LeaderboardTimeScope, friends: Bool) in
-            PageLinks.game(
+        // Links keep the occurrence (or lifetime view) shown unless they name another.
+        let shown = (occurrence: occurrence.map { String(StoredTime.millis($0)) }, lifetime: lifetime)
+        let link = { (start: Int?, time: LeaderboardTimeScope, friends: Bool, view: (occurrence: String?, lifetime: Bool)?) in
+            let view = view ?? shown
+            return PageLinks.game(
                 game.bundleID, "leaderboards",
                 [
-                    ("category", board.category), ("time", time.rawValue),
+                    ("category", board.category), ("time", recurrence == nil ? time.rawValue : nil),
                     ("players", friends ? "friends" : "everyone"), ("start", start.map(String.init)),
+                    ("occurrence", view.occurrence), ("view", view.lifetime ? "lifetime" : nil),
                 ])
+        }
+        let timeTabs: [LeaderboardView.Tab]
+        if recurrence != nil {
+            let current = (occurrence: String?.none, lifetime: false)
+            var tabs = [LeaderboardView.Tab(label: "This occurrence", link: link(nil, time, friendsOnly, current), current: occurrence == nil && !lifetime)]
+            if let previous = board.occurrence?.previousStart {
+                tabs.append(.init(label: "Previous", link: link(nil, time, friendsOnly, (String(StoredTime.millis(previous)), false)), current: false))
+            }
+            if recurrence?.lifetimeBest == true {
+                tabs.append(.init(label: "Lifetime best", link: link(nil, time, friendsOnly, (nil, true)), current: lifetime))
+            }
+            timeTabs = tabs
+        } else {
+            timeTabs = [("Today", LeaderboardTimeScope.today), ("This week", .week), ("All time", .allTime)].map {
+                .init(label: $0.0, link: link(nil, $0.1, friendsOnly, nil), current: $0.1 == time)
+            }
         }
         let entries = board.scores.map { score in
             LeaderboardView.Entry(
@@ -70,17 +95,16 @@ struct LeaderboardPages: Sendable {
             hasBoards: true,
             categories: boards.map { .init(category: $0.category, title: $0.title, selected: $0.category == board.category) },
             time: time.rawValue, players: friendsOnly ? "friends" : "everyone",
-            timeTabs: [("Today", LeaderboardTimeScope.today), ("This week", .week), ("All time", .allTime)].map {
-                .init(label: $0.0, link: link(nil, $0.1, friendsOnly), current: $0.1 == time)
-            },
+            timeTabs: timeTabs,
             playerTabs: [("Everyone", false), ("Friends", true)].map {
-                .init(label: $0.0, link: link(nil, time, $0.1), current: $0.1 == friendsOnly)
+                .init(label: $0.0, link: link(nil, time, $0.1, nil), current: $0.1 == friendsOnly)
             },
+            occurrence: board.occurrence.map(Self.occurrenceNote) ?? (lifetime ? "Each player's best over every occurrence." : nil),
             entries: entries, count: board.maxRange,
             myRank: mine?.rank, myValue: mine?.formattedValue,
-            jumpToMe: myPageStart.flatMap { $0 == start ? nil : link($0, time, friendsOnly) },
-            previous: start > 1 ? link(max(start - Self.pageLength, 1), time, friendsOnly) : nil,
-            next: start + Self.pageLength <= board.maxRange ? link(start + Self.pageLength, time, friendsOnly) : nil,
+            jumpToMe: myPageStart.flatMap { $0 == start ? nil : link($0, time, friendsOnly, nil) },
+            previous: start > 1 ? link(max(start - Self.pageLength, 1), time, friendsOnly, nil) : nil,
+            next: start + Self.pageLength <= board.maxRange ? link(start + Self.pageLength, time, friendsOnly, nil) : nil,
             achievementsLink: PageLinks.game(game.bundleID, "achievements"), playLink: PageLinks.game(game.bundleID, "play"))
         return renderer.render("leaderboard", content)
     }
@@ -91,6 +115,20 @@ struct LeaderboardPages: Sendable {
             throw APIError.invalidPageParameter("time", allowed: "today, week or allTime")
         }
         return scope
+    }
+
+    /// An occurrence's start as the page's links give it (milliseconds since 1970).
+    private static func occurrence(_ value: String?) throws -> Date? {
+        guard let value else { return nil }
+        guard let millis = Int64(value) else { throw APIError.invalidPageParameter("occurrence", allowed: "an occurrence's start, as the page links give it") }
+        return StoredTime.date(millis)
+    }
+
+    /// When an occurrence runs, in its schedule's zone: "Runs from 2026-11-30 00:00 to 2026-12-01 00:00 (America/New_York)."
+    static func occurrenceNote(_ occurrence: LeaderboardOccurrence) -> String {
+        let local = { (iso: String) in String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ") }
+        let span = "from \(local(occurrence.localStart)) to \(local(occurrence.localEnd)) (\(occurrence.timeZone))"
+        return occurrence.isRunning ? "Runs \(span)." : occurrence.start > Date() ? "Starts \(span)." : "Ran \(span)."
     }
 
     private static func friendsOnly(_ value: String?) throws -> Bool {
@@ -173,6 +211,8 @@ struct LeaderboardView: MustacheParent {
     let categories: [Category]
     let time: String, players: String
     let timeTabs: [Tab], playerTabs: [Tab]
+    /// A recurring board: when the occurrence shown runs (or that lifetime bests are shown).
+    let occurrence: String?
     let entries: [Entry]
     /// Entries in this scope.
     let count: Int
@@ -191,6 +231,7 @@ struct LeaderboardView: MustacheParent {
         case "players": PageText(players)
         case "timeTabs": timeTabs
         case "playerTabs": playerTabs
+        case "occurrence": occurrence
         case "entries": entries
         // The template draws the player's own row apart, so the other rows need no per-row test.
         case "above": Array(entries.prefix { !$0.isMe })
@@ -212,7 +253,7 @@ struct LeaderboardView: MustacheParent {
     static func empty(game: Game, chrome: PageChrome) -> LeaderboardView {
         LeaderboardView(
             chrome: chrome, bundleID: game.bundleID, gameName: game.name, hasBoards: false, categories: [], time: "",
-            players: "", timeTabs: [], playerTabs: [], entries: [], count: 0, myRank: nil, myValue: nil, jumpToMe: nil,
+            players: "", timeTabs: [], playerTabs: [], occurrence: nil, entries: [], count: 0, myRank: nil, myValue: nil, jumpToMe: nil,
             previous: nil, next: nil, achievementsLink: PageLinks.game(game.bundleID, "achievements"),
             playLink: PageLinks.game(game.bundleID, "play"))
     }

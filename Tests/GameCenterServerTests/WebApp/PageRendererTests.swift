@@ -44,7 +44,8 @@ struct PageRendererTests {
             bundleID: "com.example.tapper", gameName: "Tapper", hasBoards: true,
             categories: [.init(category: "taps", title: "Taps", selected: true)], time: "allTime", players: "everyone",
             timeTabs: [.init(label: "Today", link: "/today", current: false)], playerTabs: [.init(label: "Friends", link: "/f", current: true)],
-            entries: Self.entries, count: 2, myRank: 1, myValue: "1,234 taps", jumpToMe: nil, previous: nil, next: "/next",
+            occurrence: "Runs from 2026-11-30 00:00 to 2026-12-01 00:00 (America/New_York).", entries: Self.entries, count: 2, myRank: 1, myValue: "1,234 taps",
+            jumpToMe: nil, previous: nil, next: "/next",
             achievementsLink: "/achievements", playLink: "/play")
         var checked = 0
         func check(_ value: Any, _ path: String) {
