@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "gamecenter-bench", abstract: "Benchmarks of a Game Center server, each against its anchor in the same run.",
         subcommands: [
             APIBench.self, AchievementBench.self, LeaderboardBench.self, MatchmakingBench.self, RelayBench.self, LANBench.self, VoiceBench.self,
-            RealtimeBench.self, ReportBench.self, AppBench.self, ClusterBench.self, TurnsBench.self, SavesBench.self,
+            RealtimeBench.self, ReportBench.self, AppBench.self, ClusterBench.self, TurnsBench.self, SavesBench.self, OccurrencesBench.self,
             RealtimeAnchor.self, CompareBench.self,
         ]
     )

@@ -12,9 +12,9 @@ struct BenchServer {
     let databaseURL: String
 
     /// Starts a server for `manifest` on `database` (default: a new SQLite file in a temporary folder); `prepare`
-    /// seeds it between wiring and listening.
+    /// seeds it between wiring and listening; `adminKey` turns on the admin routes and the movable clock.
     static func start(
-        manifest: String, database: String?, logger: Logger,
+        manifest: String, database: String?, logger: Logger, adminKey: String? = nil,
         prepare: @escaping @Sendable (GameCenterApp.Services) async throws -> Void = { _ in }
     ) async throws -> BenchServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-bench-\(UUID().uuidString)")
@@ -29,6 +29,10 @@ struct BenchServer {
         // Every load generator connects from loopback: one address may take every connection.
         configuration.connections.maxConnectionsPerAddress = configuration.connections.maxConnections
         configuration.databaseURL = database ?? "sqlite:\(folder.path)/bench.sqlite"
+        if let adminKey {
+            configuration.adminKey = adminKey
+            configuration.testClock = true
+        }
         let (ports, continuation) = AsyncStream.makeStream(of: (Int, Int).self)
         let task = Task {
             defer { continuation.finish() }
