@@ -232,6 +232,33 @@ public struct LeaderboardInfo: Codable, Sendable, Equatable {
     }
 }
 
+/// A set of a game's leaderboards, as `GET /v1/leaderboard-sets` lists it.
+public struct LeaderboardSetInfo: Codable, Sendable, Equatable {
+    public var identifier: String
+    /// Title in the device's locale.
+    public var title: String
+    /// Sets of several games that share boards name one group.
+    public var groupIdentifier: String?
+    /// The categories of its leaderboards (hidden ones left out), in manifest order.
+    public var leaderboards: [String]
+
+    public init(identifier: String, title: String, groupIdentifier: String?, leaderboards: [String]) {
+        self.identifier = identifier
+        self.title = title
+        self.groupIdentifier = groupIdentifier
+        self.leaderboards = leaderboards
+    }
+}
+
+/// `GET /v1/leaderboard-sets`: the game's leaderboard sets in manifest order.
+public struct LeaderboardSetList: Codable, Sendable {
+    public var sets: [LeaderboardSetInfo]
+
+    public init(sets: [LeaderboardSetInfo]) {
+        self.sets = sets
+    }
+}
+
 /// `GET /v1/leaderboards`: the game's leaderboards in manifest order, aggregates last.
 public struct LeaderboardList: Codable, Sendable {
     public var leaderboards: [LeaderboardInfo]

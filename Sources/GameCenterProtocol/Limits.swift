@@ -22,6 +22,11 @@ public enum Limits {
     public static let maximumUnreliableMessageBytes = 1000
     /// Leaderboards per game, aggregates included.
     public static let maximumLeaderboardsPerGame = 25
+    /// Leaderboard sets per game (Apple's limit); each holds at most ``maximumLeaderboardsPerSet``. Boards in a set
+    /// do not count against ``maximumLeaderboardsPerGame``, which bounds the boards outside every set.
+    public static let maximumLeaderboardSetsPerGame = 100
+    /// Leaderboards per set.
+    public static let maximumLeaderboardsPerSet = 100
     /// Scores in one report request.
     public static let maximumScoresPerReport = 100
     /// Widest rank range one leaderboard query may ask for.

@@ -121,6 +121,14 @@ struct TestServer {
             title: { en: "Secret" }
             format: integer
             hidden: true
+        leaderboardSets:
+          - identifier: seasons.all
+            title: { en: "Every board", de: "Alle Bestenlisten" }
+            groupIdentifier: seasons.group
+            leaderboards: [seasons.sprint, seasons.secret, seasons.daily]
+          - identifier: seasons.quick
+            title: { en: "Quick" }
+            leaderboards: [seasons.sprint]
         """
 
     /// The admin key of servers started with `admin: true`.

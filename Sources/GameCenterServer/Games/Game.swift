@@ -14,6 +14,8 @@ public struct Game: Sendable, Equatable {
     public var leaderboards: [LeaderboardDefinition]
     /// Aggregate leaderboards, in manifest order.
     public var aggregates: [AggregateDefinition]
+    /// Leaderboard sets, in manifest order.
+    public var leaderboardSets: [LeaderboardSetDefinition] = []
     /// Achievements, in manifest order.
     public var achievements: [AchievementDefinition]
     /// How the matchmaker treats this game's requests.
@@ -185,6 +187,17 @@ public struct LeaderboardDefinition: Sendable, Equatable {
         default: -Int64.max...Int64.max
         }
     }
+}
+
+/// A named group of a game's leaderboards (manifest `leaderboardSets`), as Apple's leaderboard sets: a board may be
+/// in several sets, classic and recurring mixed.
+public struct LeaderboardSetDefinition: Sendable, Equatable {
+    public var identifier: String
+    public var title: LocalizedText
+    /// Sets of several games that share boards name one group.
+    public var groupIdentifier: String?
+    /// Categories of leaderboards or aggregates, in manifest order.
+    public var leaderboards: [String]
 }
 
 /// A leaderboard that ranks its members' scores together.

@@ -66,7 +66,8 @@ private struct ManifestChecker {
 
     func game() throws -> Game {
         let fields = try root.mapping(allowed: [
-            "bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "achievements", "matchmaking", "turnBased", "savedGames",
+            "bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "leaderboardSets", "achievements", "matchmaking",
+            "turnBased", "savedGames",
         ])
         let bundleID = try required(fields, "bundleID", in: root).string()
         guard bundleID.count <= 155, bundleID.wholeMatch(of: Self.bundleIDPattern) != nil else {
@@ -83,14 +84,15 @@ private struct ManifestChecker {
 
         let leaderboards = try (fields["leaderboards"]?.sequence() ?? []).map { try leaderboard($0, defaultLocale: defaultLocale) }
         let aggregates = try (fields["aggregates"]?.sequence() ?? []).map { try aggregate($0, defaultLocale: defaultLocale) }
-        try checkLeaderboardRules(leaderboards, aggregates, fields: fields)
+        let sets = try (fields["leaderboardSets"]?.sequence() ?? []).map { try leaderboardSet($0, defaultLocale: defaultLocale) }
+        try checkLeaderboardRules(leaderboards, aggregates, sets: sets, fields: fields)
 
         let achievements = try (fields["achievements"]?.sequence() ?? []).map { try achievement($0, defaultLocale: defaultLocale) }
         try checkAchievementRules(achievements, fields: fields)
 
         var game = Game(
             bundleID: bundleID, name: name, clientKey: clientKey, defaultLocale: defaultLocale,
-            leaderboards: leaderboards, aggregates: aggregates, achievements: achievements, manifestPath: root.file
+            leaderboards: leaderboards, aggregates: aggregates, leaderboardSets: sets, achievements: achievements, manifestPath: root.file
         )
         if let node = fields["matchmaking"] { game.matchmaking = try matchmaking(node) }
         if let node = fields["turnBased"] { game.turnBased = try turnBased(node) }
@@ -406,12 +408,50 @@ private struct ManifestChecker {
         )
     }
 
-    private func checkLeaderboardRules(_ leaderboards: [LeaderboardDefinition], _ aggregates: [AggregateDefinition], fields: [String: ManifestNode]) throws {
-        let total = leaderboards.count + aggregates.count
-        let listNode = fields["leaderboards"] ?? fields["aggregates"] ?? root
-        guard total <= Limits.maximumLeaderboardsPerGame else {
-            throw listNode.fail("\(total) leaderboards (aggregates included); at most \(Limits.maximumLeaderboardsPerGame) are allowed")
+    private func leaderboardSet(_ node: ManifestNode, defaultLocale: String) throws -> LeaderboardSetDefinition {
+        let fields = try node.mapping(allowed: ["identifier", "title", "groupIdentifier", "leaderboards"])
+        let boardsNode = try required(fields, "leaderboards", in: node)
+        let boards = try boardsNode.sequence().map { try identifier($0) }
+        guard (1...Limits.maximumLeaderboardsPerSet).contains(boards.count) else {
+            throw boardsNode.fail("a set holds 1 to \(Limits.maximumLeaderboardsPerSet) leaderboards; this one \(boards.count)")
         }
+        guard Set(boards).count == boards.count else { throw boardsNode.fail("names a leaderboard twice") }
+        return LeaderboardSetDefinition(
+            identifier: try identifier(required(fields, "identifier", in: node)),
+            title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
+            groupIdentifier: try fields["groupIdentifier"].map { try identifier($0) }, leaderboards: boards)
+    }
+
+    private func checkLeaderboardRules(
+        _ leaderboards: [LeaderboardDefinition], _ aggregates: [AggregateDefinition], sets: [LeaderboardSetDefinition],
+        fields: [String: ManifestNode]
+    ) throws {
+        let listNode = fields["leaderboards"] ?? fields["aggregates"] ?? root
+        // Sets raise the limit as Apple's do: boards outside every set count against it.
+        let inSets = Set(sets.flatMap(\.leaderboards))
+        let outside = (leaderboards.map(\.category) + aggregates.map(\.category)).filter { !inSets.contains($0) }.count
+        guard outside <= Limits.maximumLeaderboardsPerGame else {
+            throw listNode.fail(
+                "\(outside) leaderboards outside every set (aggregates included); at most \(Limits.maximumLeaderboardsPerGame) are allowed (put more in leaderboardSets)"
+            )
+        }
+        if let setsNode = fields["leaderboardSets"] {
+            guard sets.count <= Limits.maximumLeaderboardSetsPerGame else {
+                throw setsNode.fail("\(sets.count) leaderboard sets; at most \(Limits.maximumLeaderboardSetsPerGame) are allowed")
+            }
+            let known = Set(leaderboards.map(\.category) + aggregates.map(\.category))
+            var identifiers = Set<String>()
+            for (index, set) in sets.enumerated() {
+                guard identifiers.insert(set.identifier).inserted else {
+                    throw ManifestError(file: root.file, field: "leaderboardSets[\(index)].identifier", rule: "'\(set.identifier)' is used twice")
+                }
+                if let unknown = set.leaderboards.first(where: { !known.contains($0) }) {
+                    throw ManifestError(
+                        file: root.file, field: "leaderboardSets[\(index)].leaderboards", rule: "'\(unknown)' is not a leaderboard of this game")
+                }
+            }
+        }
+        let total = leaderboards.count + aggregates.count
         var seen = Set<String>()
         for (index, category) in (leaderboards.map(\.category) + aggregates.map(\.category)).enumerated() {
             guard seen.insert(category).inserted else {

@@ -9,6 +9,9 @@ struct LeaderboardRoutes {
         group.get("leaderboards") { _, context -> LeaderboardList in
             leaderboards.list(device: try context.requireDevice())
         }
+        group.get("leaderboard-sets") { _, context -> LeaderboardSetList in
+            leaderboards.sets(device: try context.requireDevice())
+        }
         group.post("leaderboards/query") { request, context -> LeaderboardPage in
             let query = try await request.decode(as: LeaderboardQuery.self, context: context)
             return try await leaderboards.page(query, device: context.requireDevice(), session: context.requireSession())
@@ -22,6 +25,7 @@ struct LeaderboardRoutes {
 }
 
 extension LeaderboardList: ResponseEncodable {}
+extension LeaderboardSetList: ResponseEncodable {}
 
 // Pages and report answers are sent many times a second: they write their own JSON (see JSONWriter).
 

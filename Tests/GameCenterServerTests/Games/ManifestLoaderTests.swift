@@ -310,6 +310,23 @@ import Testing
             name: "keep is at least one occurrence", yaml: recurring("{ every: day, keep: 0 }"),
             field: "leaderboards[0].recurring.keep", rule: "1 or more"),
         Case(
+            name: "sets name the game's boards",
+            yaml: recurring("{ every: day }") + "\nleaderboardSets:\n  - { identifier: s, title: { en: S }, leaderboards: [a, zz] }",
+            field: "leaderboardSets[0].leaderboards", rule: "'zz' is not a leaderboard"),
+        Case(
+            name: "set identifiers are unique",
+            yaml: recurring("{ every: day }")
+                + "\nleaderboardSets:\n  - { identifier: s, title: { en: S }, leaderboards: [a] }\n  - { identifier: s, title: { en: T }, leaderboards: [a] }",
+            field: "leaderboardSets[1].identifier", rule: "used twice"),
+        Case(
+            name: "a set holds at least one board",
+            yaml: recurring("{ every: day }") + "\nleaderboardSets:\n  - { identifier: s, title: { en: S }, leaderboards: [] }",
+            field: "leaderboardSets[0].leaderboards", rule: "1 to 100"),
+        Case(
+            name: "boards outside sets are at most 25",
+            yaml: head + "leaderboards:\n" + leaderboards(30) + "\nleaderboardSets:\n  - { identifier: s, title: { en: S }, leaderboards: [l1, l2, l3, l4] }",
+            field: "leaderboards", rule: "26 leaderboards outside every set"),
+        Case(
             name: "aggregates rank classic boards only",
             yaml: recurring("{ every: day }")
                 + "\n  - { category: b, title: { en: B }, format: integer }\naggregates:\n  - { category: ab, title: { en: AB }, members: [a, b] }",
@@ -319,6 +336,16 @@ import Testing
     /// A game whose default board `a` is recurring by `rule` (a YAML flow mapping).
     static func recurring(_ rule: String) -> String {
         head + "leaderboards:\n  - { category: a, default: true, title: { en: A }, format: integer, recurring: \(rule) }"
+    }
+
+    @Test func setsRaiseTheLimitOfBoards() throws {
+        let boards = (0..<60).map { "l\($0)" }
+        let game = try Self.load(
+            Self.head + "leaderboards:\n" + Self.leaderboards(60) + "\nleaderboardSets:\n"
+                + "  - { identifier: first, title: { en: First }, groupIdentifier: g, leaderboards: [\(boards[0..<40].joined(separator: ", "))] }\n"
+                + "  - { identifier: both, title: { en: Both }, leaderboards: [l0, l40] }")
+        #expect(game.leaderboards.count == 60 && game.leaderboardSets.map(\.identifier) == ["first", "both"])
+        #expect(game.leaderboardSets[0].groupIdentifier == "g" && game.leaderboardSets[1].leaderboards == ["l0", "l40"])
     }
 
     @Test func recurringBoardsLoadTheirSchedules() throws {

@@ -359,6 +359,12 @@ import Testing
         #expect([23, 24, 25].map { Double($0 * 3600) }.contains(listed.duration))
         #expect(listed.nextStartDate == running.addingTimeInterval(listed.duration))
         #expect(try await GKLeaderboard.loadLeaderboards(IDs: ["tapper.taps"], in: ann).first?.type == .classic)
+        // Sets mix classic and recurring boards, in the set's order.
+        let sets = try await GKLeaderboardSet.loadLeaderboardSets(in: ann)
+        #expect(sets.map(\.identifier) == ["tapper.maps", "tapper.speed"] && sets[1].title == "Speed")
+        let speed = try await sets[1].loadLeaderboards()
+        #expect(speed.map(\.category) == ["tapper.daily", "tapper.taps", "tapper.sprint"])
+        #expect(speed.map(\.type) == [.recurring, .classic, .classic])
 
         // A millisecond before the next midnight, and then midnight itself.
         let boundary = try #require(listed.nextStartDate)

@@ -206,6 +206,22 @@ import Testing
         }
     }
 
+    @Test func setsListTheirBoardsInTheirOrderWithoutHiddenOnes() async throws {
+        try await TestServer.run { client in
+            let player = try await client.signUp(bundleID: Self.game)
+            let answer = try await client.call(
+                .get, "/v1/leaderboard-sets", token: player.token, bundleID: Self.game, extraHeaders: [HTTPField.Name(DeviceHeader.locale)!: "de"])
+            let sets = try answer.decode(LeaderboardSetList.self).sets
+            #expect(sets.map(\.identifier) == ["seasons.all", "seasons.quick"])
+            #expect(sets[0].title == "Alle Bestenlisten" && sets[0].groupIdentifier == "seasons.group" && sets[1].groupIdentifier == nil)
+            #expect(sets[0].leaderboards == ["seasons.sprint", "seasons.daily"], "the hidden board is left out")
+            #expect(sets[1].leaderboards == ["seasons.sprint"])
+            // A game without sets answers none.
+            let open = try await client.signUp()
+            #expect(try await client.call(.get, "/v1/leaderboard-sets", token: open.token).decode(LeaderboardSetList.self).sets.isEmpty)
+        }
+    }
+
     @Test func theClockStopsOnlyForward() async throws {
         try await TestServer.run(admin: true) { client in
             let answer = try await client.send(

@@ -1,0 +1,60 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+
+/// Which board of a recurring leaderboard a query reads, and how its answers show the occurrence.
+extension LeaderboardService {
+    /// A recurring board's current occurrence (running, else the last, else the first to come) and how answers show it.
+    func currentOccurrence(_ recurrence: LeaderboardDefinition.Recurrence, category: String, game: Game, now: Int64)
+        -> (occurrence: OccurrenceSchedule.Occurrence, info: LeaderboardOccurrence)?
+    {
+        let occurrences = index.occurrences
+        guard let current = occurrences.current(recurrence, category: category, bundleID: game.bundleID, at: now) else { return nil }
+        let keptFrom = occurrences.keptFrom(recurrence, category: category, bundleID: game.bundleID, at: now)
+        return (current, occurrences.describe(current, of: recurrence, keptFrom: keptFrom, now: now))
+    }
+
+    /// The board a query reads, with the occurrence it shows: a classic board; a recurring board's lifetime bests
+    /// (`lifetimeBest`, when its manifest keeps them); or one of its occurrences (`occurrence`'s start; nil: current),
+    /// which must be a start of its schedule and still kept.
+    func boardToRead(
+        category: String, game: Game, environment: Environment, occurrence wanted: Date?, lifetimeBest: Bool?, now: Int64
+    ) throws -> (id: LeaderboardIndex.BoardID, occurrence: LeaderboardOccurrence?) {
+        var id = LeaderboardIndex.BoardID(bundleID: game.bundleID, environment: environment.rawValue, category: category)
+        guard let recurrence = game.leaderboards.first(where: { $0.category == category })?.recurrence else {
+            guard wanted == nil, lifetimeBest != true else {
+                throw APIError.invalidParameter("'\(category)' is a classic leaderboard: it has no occurrences and no lifetime-best view")
+            }
+            return (id, nil)
+        }
+        if lifetimeBest == true {
+            guard recurrence.lifetimeBest else {
+                throw APIError.invalidParameter("'\(category)' keeps no lifetime bests (its manifest's recurring.lifetimeBest is off)")
+            }
+            guard wanted == nil else { throw APIError.invalidParameter("ask for an occurrence or for lifetime bests, not both") }
+            return (id, nil)
+        }
+        guard let wanted else {
+            guard let (current, info) = currentOccurrence(recurrence, category: category, game: game, now: now) else {
+                throw APIError.noOccurrence(category, next: nil)
+            }
+            id.occurrence = current.start
+            return (id, info)
+        }
+        let start = StoredTime.millis(wanted)
+        guard let found = recurrence.schedule.latest(startingAtOrBefore: start), found.start == start else {
+            throw APIError.invalidParameter(
+                "no occurrence of '\(category)' starts at \(OccurrenceTracker.localTime(start, in: TimeZone(identifier: "UTC")!)); ask for a start an answer gave"
+            )
+        }
+        let occurrences = index.occurrences
+        let keptFrom = occurrences.keptFrom(recurrence, category: category, bundleID: game.bundleID, at: now)
+        if let keptFrom, start < keptFrom {
+            throw APIError.invalidParameter(
+                "'\(category)' keeps its last \(recurrence.keep ?? 0) occurrences, from \(OccurrenceTracker.localTime(keptFrom, in: recurrence.schedule.timeZone)); the one asked for is older"
+            )
+        }
+        id.occurrence = start
+        return (id, occurrences.describe(found, of: recurrence, keptFrom: keptFrom, now: now))
+    }
+}
