@@ -14,9 +14,8 @@ struct ClockRoutes {
                 throw APIError.invalidParameter("seconds must be 0 to 31536000 (a year); got \(advance.seconds)")
             }
             if let freezeAt = advance.freezeAt {
-                let millis = StoredTime.millis(freezeAt)
                 let now = clock.nowMillis()
-                guard advance.seconds == 0, millis >= now, millis - now <= 31_536_000_000 else {
+                guard advance.seconds == 0, let millis = StoredTime.checkedMillis(freezeAt), millis >= now, millis - now <= 31_536_000_000 else {
                     throw APIError.invalidParameter("freezeAt is a time from now to a year ahead (the clock goes only forward), without seconds")
                 }
                 return ClockReading(now: clock.freeze(atMillis: millis))

@@ -44,7 +44,7 @@ struct LeaderboardPages: Sendable {
         let recurrence = game.leaderboards.first { $0.category == category }?.recurrence
         let query = LeaderboardQuery(
             category: category, playerScope: friendsOnly ? .friendsOnly : .global, timeScope: time,
-            rangeStart: start, rangeLength: Self.pageLength, occurrence: occurrence, lifetimeBest: lifetime ? true : nil)
+            rangeStart: start, rangeLength: Self.pageLength, occurrence: occurrence.map(StoredTime.date), lifetimeBest: lifetime ? true : nil)
         let board = try await leaderboards.page(query, device: session.device(for: game, locale: page.locale.formatting), session: session.session)
         let ids = Array(Set(board.scores.map(\.playerID)))
         let aliases = Dictionary(
@@ -54,7 +54,7 @@ struct LeaderboardPages: Sendable {
         ) { a, _ in a }
         let me = session.session.playerID
         // Links keep the occurrence (or lifetime view) shown unless they name another.
-        let shown = (occurrence: occurrence.map { String(StoredTime.millis($0)) }, lifetime: lifetime)
+        let shown = (occurrence: occurrence.map(String.init), lifetime: lifetime)
         let link = { (start: Int?, time: LeaderboardTimeScope, friends: Bool, view: (occurrence: String?, lifetime: Bool)?) in
             let view = view ?? shown
             return PageLinks.game(
@@ -118,10 +118,12 @@ struct LeaderboardPages: Sendable {
     }
 
     /// An occurrence's start as the page's links give it (milliseconds since 1970).
-    private static func occurrence(_ value: String?) throws -> Date? {
+    private static func occurrence(_ value: String?) throws -> Int64? {
         guard let value else { return nil }
-        guard let millis = Int64(value) else { throw APIError.invalidPageParameter("occurrence", allowed: "an occurrence's start, as the page links give it") }
-        return StoredTime.date(millis)
+        guard let millis = Int64(value), StoredTime.checkedMillis(StoredTime.date(millis)) != nil else {
+            throw APIError.invalidPageParameter("occurrence", allowed: "an occurrence's start, as the page links give it")
+        }
+        return millis
     }
 
     /// When an occurrence runs, in its schedule's zone: "Runs from 2026-11-30 00:00 to 2026-12-01 00:00 (America/New_York)."

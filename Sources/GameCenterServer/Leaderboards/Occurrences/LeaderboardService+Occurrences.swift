@@ -41,7 +41,9 @@ extension LeaderboardService {
             id.occurrence = current.start
             return (id, info)
         }
-        let start = StoredTime.millis(wanted)
+        guard let start = StoredTime.checkedMillis(wanted) else {
+            throw APIError.invalidParameter("occurrence is the start of one of '\(category)''s occurrences, as an answer gave it; that is not a time")
+        }
         guard let found = recurrence.schedule.latest(startingAtOrBefore: start), found.start == start else {
             throw APIError.invalidParameter(
                 "no occurrence of '\(category)' starts at \(OccurrenceTracker.localTime(start, in: TimeZone(identifier: "UTC")!)); ask for a start an answer gave"

@@ -229,4 +229,23 @@ import Testing
             expectError(answer, .badRequest, "request.invalid_parameter", .invalidParameter)
         }
     }
+
+    /// Times from the network can be any number: those that cannot be stored are refused, never a crash (schemathesis
+    /// found the first).
+    @Test(arguments: ["1e300", "-1e300", "9.3e15", "9223372036854775.807"])
+    func timesThatCannotBeStoredAreRefused(_ seconds: String) async throws {
+        try await TestServer.run(admin: true) { client in
+            let player = try await client.signUp(bundleID: Self.game)
+            let clock = try await client.call(
+                .post, "/admin/v1/clock", json: #"{"seconds": 0, "freezeAt": \#(seconds)}"#,
+                extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"])
+            expectError(clock, .badRequest, "request.invalid_parameter", .invalidParameter)
+            let page = try await client.call(
+                .post, "/v1/leaderboards/query",
+                json:
+                    #"{"category": "seasons.daily", "playerScope": "global", "timeScope": "allTime", "rangeStart": 1, "rangeLength": 5, "occurrence": \#(seconds)}"#,
+                token: player.token, bundleID: Self.game)
+            expectError(page, .badRequest, "request.invalid_parameter", .invalidParameter)
+        }
+    }
 }
