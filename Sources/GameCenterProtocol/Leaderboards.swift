@@ -297,6 +297,54 @@ public struct AdminLeaderboardPage: Codable, Sendable, Equatable {
     }
 }
 
+/// Whether an occurrence event records a start or an end.
+public enum LeaderboardOccurrenceEventKind: String, WireEnum, Sendable {
+    case started, ended
+}
+
+/// A recurring leaderboard's occurrence started or ended: recorded once, by whichever node saw it first (or, when
+/// every node was down at the moment, by the first one back).
+public struct LeaderboardOccurrenceEvent: Codable, Sendable, Equatable {
+    /// Orders the events; ask for those after the last one read.
+    public var eventID: Int64
+    public var category: String
+    public var environment: Environment
+    public var kind: LeaderboardOccurrenceEventKind
+    /// The occurrence's start and end.
+    public var start: Date
+    public var end: Date
+    /// When the server recorded it (at or after `start` for a start, `end` for an end).
+    public var recordedAt: Date
+    /// An end's final standings: the top entries (at most ``LeaderboardOccurrenceEvent/standingsLength``), empty for a start.
+    public var standings: [AdminScoreEntry]
+
+    /// Entries in an end's standings.
+    public static let standingsLength = 10
+
+    public init(
+        eventID: Int64, category: String, environment: Environment, kind: LeaderboardOccurrenceEventKind, start: Date, end: Date, recordedAt: Date,
+        standings: [AdminScoreEntry]
+    ) {
+        self.eventID = eventID
+        self.category = category
+        self.environment = environment
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.recordedAt = recordedAt
+        self.standings = standings
+    }
+}
+
+/// `GET /admin/v1/games/{bundleID}/occurrence-events`: events after `after`, oldest first.
+public struct LeaderboardOccurrenceEventList: Codable, Sendable, Equatable {
+    public var events: [LeaderboardOccurrenceEvent]
+
+    public init(events: [LeaderboardOccurrenceEvent]) {
+        self.events = events
+    }
+}
+
 /// The answer to `DELETE /admin/v1/games/{bundleID}/players/{playerID}/scores`.
 public struct RemovedScores: Codable, Sendable, Equatable {
     /// Reports erased.

@@ -475,6 +475,43 @@ enum Migrations {
                 )
                 """
             ]),
+        Migration(
+            version: 22, name: "occurrence events",
+            common: [],
+            // A recurring leaderboard's starts and ends, each once (the unique key) whichever node saw it first, in the
+            // order they were recorded; an end holds the final standings (JSON).
+            sqliteOnly: [
+                """
+                CREATE TABLE occurrence_events (
+                    event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    occurrence BIGINT NOT NULL,
+                    occurrence_end BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    recorded_at BIGINT NOT NULL,
+                    standings TEXT NOT NULL,
+                    UNIQUE (bundle_id, environment, category, occurrence, kind)
+                )
+                """
+            ],
+            postgresOnly: [
+                """
+                CREATE TABLE occurrence_events (
+                    event_id BIGSERIAL PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    occurrence BIGINT NOT NULL,
+                    occurrence_end BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    recorded_at BIGINT NOT NULL,
+                    standings TEXT NOT NULL,
+                    UNIQUE (bundle_id, environment, category, occurrence, kind)
+                )
+                """
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -36,6 +36,8 @@ public enum GameCenterApp {
         public var testClock = false
         /// How often the server's clock looks for turn-based turns and exchanges that timed out.
         public var turnTimeoutCheckInterval: Duration = .seconds(1)
+        /// How often the server's clock records recurring leaderboards' occurrence starts and ends.
+        public var occurrenceCheckInterval: Duration = .seconds(1)
         /// Marks the web app's cookies `Secure` on every response. Without it they are `Secure` only for requests a
         /// reverse proxy on this host (a loopback peer) forwarded with `X-Forwarded-Proto: https`.
         public var secureCookies = false
@@ -265,6 +267,8 @@ public enum GameCenterApp {
             services: [
                 services.nodes, services.matchmaking, services.relay, services.heartbeats,
                 TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
+                OccurrenceClock(
+                    leaderboards: services.leaderboards, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),
             ] + services.topologyServices + extraServices,
             onServerRunning: onServerRunning,
             logger: logger

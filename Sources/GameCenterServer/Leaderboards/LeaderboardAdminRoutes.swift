@@ -18,6 +18,14 @@ struct LeaderboardAdminRoutes {
                 game: game, environment: environment, category: context.parameters.require("category"),
                 timeScope: timeScope, rangeStart: start, rangeLength: length, locale: query["locale"].map(String.init) ?? game.defaultLocale)
         }
+        group.get("games/{bundleID}/occurrence-events") { request, context -> LeaderboardOccurrenceEventList in
+            let game = try game(context)
+            let query = request.uri.queryParameters
+            let after = try Self.integer(query["after"], name: "after", default: 0)
+            let limit = try Self.integer(query["limit"], name: "limit", default: 100)
+            guard (1...1000).contains(limit) else { throw APIError.invalidParameter("limit is 1 to 1000; got \(limit)") }
+            return try await leaderboards.occurrenceEvents(game: game, after: Int64(after), limit: limit)
+        }
         group.delete("games/{bundleID}/players/{playerID}/scores") { _, context -> RemovedScores in
             RemovedScores(removed: try await leaderboards.removeScores(game: game(context), playerID: context.parameters.require("playerID")))
         }
@@ -48,6 +56,7 @@ struct LeaderboardAdminRoutes {
 
 extension AdminLeaderboardPage: ResponseEncodable {}
 extension RemovedScores: ResponseEncodable {}
+extension LeaderboardOccurrenceEventList: ResponseEncodable {}
 
 extension APIError {
     static func unknownGame(_ bundleID: String) -> APIError {

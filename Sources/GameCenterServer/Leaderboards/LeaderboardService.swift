@@ -152,17 +152,19 @@ struct LeaderboardService: Sendable {
             category: category, title: title, scores: scores, localPlayerScore: local, maxRange: ranked.count, occurrence: occurrence)
     }
 
-    /// A page of any board with the players' aliases, for studios (admin key) and the web app.
+    /// A page of any board with the players' aliases, for studios (admin key) and the web app; a recurring board's
+    /// current occurrence, or `occurrence` (its start) while its scores are stored.
     func adminPage(
         game: Game, environment: Environment, category: String, timeScope: LeaderboardTimeScope,
-        rangeStart: Int, rangeLength: Int, locale: String
+        rangeStart: Int, rangeLength: Int, locale: String, occurrence: Date? = nil
     ) async throws -> AdminLeaderboardPage {
         guard rangeStart >= 1, (1...Limits.maximumLeaderboardRange).contains(rangeLength), rangeStart <= Int.max - rangeLength else {
             throw APIError.invalidRange("rangeStart must be 1 or more and rangeLength 1 to \(Limits.maximumLeaderboardRange)")
         }
         let (_, _, spec) = try Self.queryable(category, in: game, locale: locale)
         let now = clock.nowMillis()
-        let (boardID, _) = try boardToRead(category: category, game: game, environment: environment, occurrence: nil, lifetimeBest: nil, now: now)
+        let (boardID, _) = try boardToRead(
+            category: category, game: game, environment: environment, occurrence: occurrence, lifetimeBest: nil, now: now, anyStored: true)
         let board = try await index.board(boardID, spec: spec, now: { [clock] in clock.nowMillis() })
         let (page, count) = board.withIndex(boardID.occurrence != nil ? .allTime : Self.scope(timeScope), now: now) { index in
             (index.entries(in: rangeStart...(rangeStart + rangeLength - 1)), index.count)

@@ -4,6 +4,20 @@ import GameCenterStorage
 
 /// Which board of a recurring leaderboard a query reads, and how its answers show the occurrence.
 extension LeaderboardService {
+    /// A game's recorded occurrence starts and ends after `eventID` (``OccurrenceClock``), oldest first.
+    func occurrenceEvents(game: Game, after eventID: Int64, limit: Int) async throws -> LeaderboardOccurrenceEventList {
+        let records = try await database.read { try await $0.occurrenceEvents(bundleID: game.bundleID, after: eventID, limit: limit) }
+        let decoder = WireCoding.makeDecoder()
+        return LeaderboardOccurrenceEventList(
+            events: try records.map { record in
+                LeaderboardOccurrenceEvent(
+                    eventID: record.eventID, category: record.category, environment: Environment(rawValue: record.environment) ?? .sandbox,
+                    kind: LeaderboardOccurrenceEventKind(rawValue: record.kind) ?? .started, start: StoredTime.date(record.occurrence),
+                    end: StoredTime.date(record.occurrenceEnd), recordedAt: StoredTime.date(record.recordedAt),
+                    standings: try decoder.decode([AdminScoreEntry].self, from: Data(record.standings.utf8)))
+            })
+    }
+
     /// A recurring board's current occurrence (running, else the last, else the first to come) and how answers show it.
     func currentOccurrence(_ recurrence: LeaderboardDefinition.Recurrence, category: String, game: Game, now: Int64)
         -> (occurrence: OccurrenceSchedule.Occurrence, info: LeaderboardOccurrence)?
@@ -16,9 +30,9 @@ extension LeaderboardService {
 
     /// The board a query reads, with the occurrence it shows: a classic board; a recurring board's lifetime bests
     /// (`lifetimeBest`, when its manifest keeps them); or one of its occurrences (`occurrence`'s start; nil: current),
-    /// which must be a start of its schedule and still kept.
+    /// which must be a start of its schedule and, unless `anyStored` (the admin's reads), still kept.
     func boardToRead(
-        category: String, game: Game, environment: Environment, occurrence wanted: Date?, lifetimeBest: Bool?, now: Int64
+        category: String, game: Game, environment: Environment, occurrence wanted: Date?, lifetimeBest: Bool?, now: Int64, anyStored: Bool = false
     ) throws -> (id: LeaderboardIndex.BoardID, occurrence: LeaderboardOccurrence?) {
         var id = LeaderboardIndex.BoardID(bundleID: game.bundleID, environment: environment.rawValue, category: category)
         guard let recurrence = game.leaderboards.first(where: { $0.category == category })?.recurrence else {
@@ -51,7 +65,7 @@ extension LeaderboardService {
         }
         let occurrences = index.occurrences
         let keptFrom = occurrences.keptFrom(recurrence, category: category, bundleID: game.bundleID, at: now)
-        if let keptFrom, start < keptFrom {
+        if let keptFrom, start < keptFrom, !anyStored {
             throw APIError.invalidParameter(
                 "'\(category)' keeps its last \(recurrence.keep ?? 0) occurrences, from \(OccurrenceTracker.localTime(keptFrom, in: recurrence.schedule.timeZone)); the one asked for is older"
             )

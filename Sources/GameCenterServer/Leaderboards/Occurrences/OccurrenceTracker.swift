@@ -24,11 +24,12 @@ final class OccurrenceTracker: Sendable {
     }
 
     private let known = Mutex<[Key: Known]>([:])
-    /// Called once per board and node when a new occurrence starts (the first time this node sees it): old
-    /// occurrences past the manifest's `keep` are forgotten then.
-    private let onNewOccurrence: @Sendable (_ bundleID: String, _ category: String, _ keptFrom: Int64) -> Void
+    /// Called once per board and node when a new occurrence starts (the first time this node sees it) with the start
+    /// before which scores may be erased: the manifest's `keep`, and one occurrence more, whose final standings are
+    /// read once it ends (``OccurrenceClock``).
+    private let onNewOccurrence: @Sendable (_ bundleID: String, _ category: String, _ erasableBefore: Int64) -> Void
 
-    init(onNewOccurrence: @escaping @Sendable (_ bundleID: String, _ category: String, _ keptFrom: Int64) -> Void = { _, _, _ in }) {
+    init(onNewOccurrence: @escaping @Sendable (_ bundleID: String, _ category: String, _ erasableBefore: Int64) -> Void = { _, _, _ in }) {
         self.onNewOccurrence = onNewOccurrence
     }
 
@@ -87,7 +88,7 @@ final class OccurrenceTracker: Sendable {
             return cached
         }
         guard let latest = recurrence.schedule.latest(startingAtOrBefore: now) else { return nil }
-        var keptFrom = Int64.min
+        var (keptFrom, erasableBefore) = (Int64.min, Int64.min)
         if let keep = recurrence.keep {
             var oldest = latest
             for _ in 1..<max(keep, 1) {
@@ -95,6 +96,7 @@ final class OccurrenceTracker: Sendable {
                 oldest = previous
             }
             keptFrom = oldest.start
+            erasableBefore = recurrence.schedule.previous(oldest)?.start ?? oldest.start
         }
         let fresh = Known(
             schedule: recurrence.schedule, keep: recurrence.keep, latest: latest,
@@ -104,7 +106,7 @@ final class OccurrenceTracker: Sendable {
             if isNew { known[key] = fresh }
             return isNew
         }
-        if isNew && recurrence.keep != nil { onNewOccurrence(bundleID, category, keptFrom) }
+        if isNew && recurrence.keep != nil { onNewOccurrence(bundleID, category, erasableBefore) }
         return fresh
     }
 }

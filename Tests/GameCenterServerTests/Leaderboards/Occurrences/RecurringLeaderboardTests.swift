@@ -117,7 +117,7 @@ import Testing
             let player = try await client.signUp(bundleID: Self.game)
             var midnight = Self.nextMidnight()
             var starts: [Int64] = []
-            for day in 0..<4 {
+            for day in 0..<5 {
                 try await Self.freeze(client, at: midnight + 3_600_000)
                 #expect(try await Self.report(client, player.token, Int64(10 + day)).status == .ok)
                 starts.append(midnight)
@@ -125,16 +125,19 @@ import Testing
                 #expect(page.scores.map(\.value) == [Int64(10 + day)])
                 midnight = StoredTime.millis(try #require(page.occurrence?.nextStart))
             }
-            // keep: 3 — the first day is gone, the other three answer.
-            expectError(
-                try await Self.page(client, player.token, occurrence: StoredTime.date(starts[0])), .badRequest, "request.invalid_parameter", .invalidParameter)
-            for (day, start) in starts.enumerated().dropFirst() {
+            // keep: 3 — the first two days are gone, the other three answer.
+            for old in starts.prefix(2) {
+                expectError(
+                    try await Self.page(client, player.token, occurrence: StoredTime.date(old)), .badRequest, "request.invalid_parameter", .invalidParameter)
+            }
+            for (day, start) in starts.enumerated().dropFirst(2) {
                 let page = try await Self.page(client, player.token, occurrence: StoredTime.date(start)).decode(LeaderboardPage.self)
                 #expect(page.scores.map(\.value) == [Int64(10 + day)])
             }
-            let oldest = try await Self.page(client, player.token, occurrence: StoredTime.date(starts[1])).decode(LeaderboardPage.self)
+            let oldest = try await Self.page(client, player.token, occurrence: StoredTime.date(starts[2])).decode(LeaderboardPage.self)
             #expect(oldest.occurrence?.previousStart == nil, "the previous occurrence is no longer kept")
-            // Its scores leave storage (in the background), but for the lifetime best, which stays.
+            // The first day's scores leave storage (in the background; the second day's stay one occurrence more, for
+            // its final standings), but for lifetime bests.
             let services = client.services
             let first = starts[0]
             var left = -1
@@ -145,9 +148,9 @@ import Testing
                 if left == 0 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(left == 0, "the first day's score is no longer the lifetime best (13 is), so it is erased")
+            #expect(left == 0, "the first day's score is no longer the lifetime best (14 is), so it is erased")
             let lifetime = try await Self.page(client, player.token, lifetimeBest: true).decode(LeaderboardPage.self)
-            #expect(lifetime.scores.map(\.value) == [13])
+            #expect(lifetime.scores.map(\.value) == [14])
             // Not a start of the schedule: refused.
             expectError(
                 try await Self.page(client, player.token, occurrence: StoredTime.date(starts[2] + 1)), .badRequest, "request.invalid_parameter",
@@ -202,7 +205,62 @@ import Testing
                 }
                 let lifetime = try await Self.page(b, bob.token, lifetimeBest: true).decode(LeaderboardPage.self)
                 #expect(lifetime.scores.map(\.value) == [60, 40])
+                // Both nodes' clocks record the day's end: it is recorded once, with the final standings.
+                let day = try #require(Self.daily.latest(startingAtOrBefore: midnight - 1)).start
+                try await waitUntil("the day's end is recorded") { try await Self.events(a, occurrence: day).contains { $0.kind == .ended } }
+                try await Task.sleep(for: .milliseconds(2500))
+                for node in [a, b] {
+                    let ended = try await Self.events(node, occurrence: day).filter { $0.kind == .ended }
+                    #expect(ended.count == 1 && ended.first?.standings.map(\.score.value) == [40])
+                }
             }
+        }
+    }
+
+    /// The occurrence events of `seasons.daily` in the sandbox that start at `occurrence`.
+    static func events(_ client: Client, occurrence: Int64) async throws -> [LeaderboardOccurrenceEvent] {
+        let answer = try await client.call(
+            .get, "/admin/v1/games/\(game)/occurrence-events?limit=1000", extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"])
+        #expect(answer.status == .ok, "\(String(decoding: answer.body, as: UTF8.self))")
+        return try answer.decode(LeaderboardOccurrenceEventList.self).events.filter {
+            $0.category == "seasons.daily" && $0.environment == .sandbox && StoredTime.millis($0.start) == occurrence
+        }
+    }
+
+    /// Every node down across a boundary: the occurrence's end is recorded once, with its final standings, by the
+    /// first server back — and never again.
+    @Test func anOccurrencesEndIsRecordedOnceEvenWhenNoServerRanAtTheBoundary() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("occurrence-events-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = "sqlite:\(folder.path)/db.sqlite"
+        let midnight = Self.nextMidnight()
+        let day = try #require(Self.daily.latest(startingAtOrBefore: midnight - 1))
+        try await TestServer.run(admin: true, databaseURL: url) { client in
+            let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
+            let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
+            try await Self.freeze(client, at: midnight - 60_000)
+            #expect(try await Self.report(client, ann.token, 70).status == .ok)
+            #expect(try await Self.report(client, bob.token, 90).status == .ok)
+            try await waitUntil("the running day's start is recorded") {
+                try await Self.events(client, occurrence: day.start).map(\.kind) == [.started]
+            }
+        }
+        // The server is down at midnight; the next one starts after it.
+        try await TestServer.run(admin: true, databaseURL: url) { client in
+            try await Self.freeze(client, at: midnight + 5_000)
+            try await waitUntil("the day's end is recorded by the server that came back") {
+                try await Self.events(client, occurrence: day.start).contains { $0.kind == .ended }
+            }
+            try await Self.freeze(client, at: midnight + 10_000)
+            try await Task.sleep(for: .milliseconds(2500))  // more ticks of the clock: none records it again
+            let events = try await Self.events(client, occurrence: day.start)
+            #expect(events.map(\.kind) == [.started, .ended])
+            let ended = try #require(events.last)
+            #expect(ended.standings.map(\.score.value) == [90, 70] && ended.standings.map(\.alias) == ["Bob", "Ann"])
+            #expect(ended.standings.map(\.score.rank) == [1, 2] && StoredTime.millis(ended.end) == midnight)
+            #expect(StoredTime.millis(ended.recordedAt) == midnight + 5_000)
+            #expect(try await Self.events(client, occurrence: midnight).map(\.kind) == [.started])
         }
     }
 
