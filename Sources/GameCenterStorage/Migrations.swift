@@ -447,71 +447,15 @@ enum Migrations {
             ],
             // Each player's best per occurrence, as `best_scores` holds the all-time (lifetime) best: a new occurrence's
             // board is read from its own key range, which starts empty.
-            sqliteOnly: [
-                """
-                CREATE TABLE occurrence_best_scores (
-                    bundle_id TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    category TEXT NOT NULL,
-                    occurrence BIGINT NOT NULL,
-                    player_id TEXT NOT NULL REFERENCES players (player_id),
-                    score_id BIGINT NOT NULL,
-                    value BIGINT NOT NULL,
-                    PRIMARY KEY (bundle_id, environment, category, occurrence, player_id)
-                ) WITHOUT ROWID
-                """
-            ],
-            postgresOnly: [
-                """
-                CREATE TABLE occurrence_best_scores (
-                    bundle_id TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    category TEXT NOT NULL,
-                    occurrence BIGINT NOT NULL,
-                    player_id TEXT NOT NULL REFERENCES players (player_id),
-                    score_id BIGINT NOT NULL,
-                    value BIGINT NOT NULL,
-                    PRIMARY KEY (bundle_id, environment, category, occurrence, player_id)
-                )
-                """
-            ]),
+            sqliteOnly: [occurrenceBestScores(tableOptions: " WITHOUT ROWID")],
+            postgresOnly: [occurrenceBestScores(tableOptions: "")]),
         Migration(
             version: 22, name: "occurrence events",
             common: [],
             // A recurring leaderboard's starts and ends, each once (the unique key) whichever node saw it first, in the
             // order they were recorded; an end holds the final standings (JSON).
-            sqliteOnly: [
-                """
-                CREATE TABLE occurrence_events (
-                    event_id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    bundle_id TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    category TEXT NOT NULL,
-                    occurrence BIGINT NOT NULL,
-                    occurrence_end BIGINT NOT NULL,
-                    kind TEXT NOT NULL,
-                    recorded_at BIGINT NOT NULL,
-                    standings TEXT NOT NULL,
-                    UNIQUE (bundle_id, environment, category, occurrence, kind)
-                )
-                """
-            ],
-            postgresOnly: [
-                """
-                CREATE TABLE occurrence_events (
-                    event_id BIGSERIAL PRIMARY KEY,
-                    bundle_id TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    category TEXT NOT NULL,
-                    occurrence BIGINT NOT NULL,
-                    occurrence_end BIGINT NOT NULL,
-                    kind TEXT NOT NULL,
-                    recorded_at BIGINT NOT NULL,
-                    standings TEXT NOT NULL,
-                    UNIQUE (bundle_id, environment, category, occurrence, kind)
-                )
-                """
-            ]),
+            sqliteOnly: [occurrenceEvents(eventID: "event_id INTEGER PRIMARY KEY AUTOINCREMENT")],
+            postgresOnly: [occurrenceEvents(eventID: "event_id BIGSERIAL PRIMARY KEY")]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become
@@ -571,6 +515,40 @@ enum Migrations {
         postgresOnly: [
             "ALTER TABLE applied_reports DROP CONSTRAINT applied_reports_pkey, ADD PRIMARY KEY (player_id, kind, report_id)"
         ])
+
+    /// `occurrence_best_scores` (migration 21); SQLite stores it in its key's order (`WITHOUT ROWID`), as `best_scores`.
+    private static func occurrenceBestScores(tableOptions: String) -> String {
+        """
+        CREATE TABLE occurrence_best_scores (
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            category TEXT NOT NULL,
+            occurrence BIGINT NOT NULL,
+            player_id TEXT NOT NULL REFERENCES players (player_id),
+            score_id BIGINT NOT NULL,
+            value BIGINT NOT NULL,
+            PRIMARY KEY (bundle_id, environment, category, occurrence, player_id)
+        )\(tableOptions)
+        """
+    }
+
+    /// `occurrence_events` (migration 22), its id counted by each engine's own column type.
+    private static func occurrenceEvents(eventID: String) -> String {
+        """
+        CREATE TABLE occurrence_events (
+            \(eventID),
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            category TEXT NOT NULL,
+            occurrence BIGINT NOT NULL,
+            occurrence_end BIGINT NOT NULL,
+            kind TEXT NOT NULL,
+            recorded_at BIGINT NOT NULL,
+            standings TEXT NOT NULL,
+            UNIQUE (bundle_id, environment, category, occurrence, kind)
+        )
+        """
+    }
 
     /// Every report is kept (`scores`, whose id orders reports: earlier report, smaller id); `best_scores` holds
     /// each player's all-time best per leaderboard so that a rank index rebuilds from one row per player.

@@ -214,33 +214,16 @@ extension StorageSession {
         _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
     ) async throws {
         guard !categories.isEmpty else { return }
-        if let connection = sqliteConnection {
-            countDirectStatement()
-            // A board of a million players is read at every start: SQLite's rows are taken as they come.
-            try await connection.query(
-                """
+        try await forEachBest(
+            sqlite: """
                 SELECT player_id, score_id, value FROM best_scores
                 WHERE bundle_id = ? AND environment = ? AND category IN (\(Self.placeholders(categories.count)))
-                """, [.text(bundleID), .text(environment)] + categories.map { .text($0) }
-            ) { row in
-                // By position: a lookup by name hashes the name, three times a row.
-                let columns = row.columns
-                guard columns.count == 3, case .text(let player) = columns[0].data,
-                    case .integer(let id) = columns[1].data, case .integer(let value) = columns[2].data
-                else { return }
-                body(player, Int64(id), Int64(value))
-            }
-            return
-        }
-        try await sql.raw(
-            """
-            SELECT player_id, score_id, value FROM best_scores
-            WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category IN (\(binds: categories))
-            """
-        ).run { row in
-            guard let player = try? row.string("player_id"), let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
-            body(player, id, value)
-        }
+                """,
+            [.text(bundleID), .text(environment)] + categories.map { .text($0) },
+            postgres: """
+                SELECT player_id, score_id, value FROM best_scores
+                WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category IN (\(binds: categories))
+                """, body)
     }
 
     /// Calls `body` with every player's best in one occurrence (its start) of a recurring leaderboard.
@@ -248,14 +231,29 @@ extension StorageSession {
         bundleID: String, environment: String, category: String, occurrence: Int64,
         _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
     ) async throws {
-        if let connection = sqliteConnection {
-            countDirectStatement()
-            try await connection.query(
-                """
+        try await forEachBest(
+            sqlite: """
                 SELECT player_id, score_id, value FROM occurrence_best_scores
                 WHERE bundle_id = ? AND environment = ? AND category = ? AND occurrence = ?
-                """, [.text(bundleID), .text(environment), .text(category), .integer(SQLiteInt64(occurrence))]
-            ) { row in
+                """,
+            [.text(bundleID), .text(environment), .text(category), .integer(SQLiteInt64(occurrence))],
+            postgres: """
+                SELECT player_id, score_id, value FROM occurrence_best_scores
+                WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category = \(bind: category)
+                  AND occurrence = \(bind: occurrence)
+                """, body)
+    }
+
+    /// Runs a query of bests — rows of (player, score id, value) — and calls `body` with each. A board of a million
+    /// players is read at every start: SQLite's rows are taken as they come, by position (a lookup by name hashes the
+    /// name, three times a row).
+    private func forEachBest(
+        sqlite: String, _ binds: [SQLiteData], postgres: SQLQueryString,
+        _ body: @escaping @Sendable (_ playerID: String, _ scoreID: Int64, _ value: Int64) -> Void
+    ) async throws {
+        if let connection = sqliteConnection {
+            countDirectStatement()
+            try await connection.query(sqlite, binds) { row in
                 let columns = row.columns
                 guard columns.count == 3, case .text(let player) = columns[0].data,
                     case .integer(let id) = columns[1].data, case .integer(let value) = columns[2].data
@@ -264,13 +262,7 @@ extension StorageSession {
             }
             return
         }
-        try await sql.raw(
-            """
-            SELECT player_id, score_id, value FROM occurrence_best_scores
-            WHERE bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND category = \(bind: category)
-              AND occurrence = \(bind: occurrence)
-            """
-        ).run { row in
+        try await sql.raw(postgres).run { row in
             guard let player = try? row.string("player_id"), let id = try? row.int("score_id"), let value = try? row.int("value") else { return }
             body(player, id, value)
         }
