@@ -2,8 +2,9 @@ import GameCenterStorage
 import Synchronization
 
 /// One leaderboard (or aggregate) of one game environment, in memory: the all-time index and the two rolling
-/// windows; or one occurrence of a recurring leaderboard (its index; the windows stay empty). Storage holds the truth; a board is built from it (``LeaderboardIndex``) and then follows every
-/// accepted report. Safe to use from any task.
+/// windows; or one occurrence of a recurring leaderboard (its index; the windows stay empty). Storage holds the
+/// truth; a board is built from it (``LeaderboardIndex``) and then follows every accepted report. Safe to use from
+/// any task.
 final class Board: Sendable {
     /// The time windows of `LeaderboardTimeScope`, in milliseconds.
     static let dayMillis: Int64 = 24 * 3600 * 1000

@@ -54,13 +54,14 @@ final class LeaderboardIndex: Sendable {
     init(database: Database, logger: Logger) {
         self.database = database
         self.logger = logger
-        self.occurrences = OccurrenceTracker { bundleID, category, keptFrom in
-            Task { await Self.forgetOccurrences(bundleID: bundleID, category: category, before: keptFrom, database: database, logger: logger) }
+        self.occurrences = OccurrenceTracker { bundleID, category, erasableBefore in
+            Task { await Self.forgetOccurrences(bundleID: bundleID, category: category, before: erasableBefore, database: database, logger: logger) }
         }
     }
 
-    /// Erases the scores of a recurring leaderboard's occurrences older than the manifest keeps, a few thousand rows
-    /// per transaction so that reports never wait long behind it. Every node may do it at once: erasing is idempotent.
+    /// Erases the scores of a recurring leaderboard's occurrences that started before `start` (older than the manifest
+    /// keeps, and one more), a few thousand rows per transaction so that reports never wait long behind it. Every node
+    /// may do it at once: erasing is idempotent.
     static func forgetOccurrences(bundleID: String, category: String, before start: Int64, database: Database, logger: Logger) async {
         let batch = 2000
         var erased = 0
