@@ -110,6 +110,10 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case leaderboardNotLocalPlayer = "leaderboard.not_local_player"
     case leaderboardInvalidRange = "leaderboard.invalid_range"
     case leaderboardNoOccurrence = "leaderboard.no_occurrence"
+    case leaderboardNotATournament = "leaderboard.not_a_tournament"
+    case leaderboardNotJoined = "leaderboard.not_joined"
+    case leaderboardTournamentFull = "leaderboard.tournament_full"
+    case leaderboardNoAttemptsLeft = "leaderboard.no_attempts_left"
     // Achievements.
     case achievementInvalidPercent = "achievement.invalid_percent"
     case achievementUnknown = "achievement.unknown"

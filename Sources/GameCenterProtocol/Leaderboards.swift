@@ -53,9 +53,13 @@ public struct ScoreEntry: Codable, Sendable, Equatable {
     /// On a recurring leaderboard, the start of the occurrence the score counts in (the one running when the server
     /// received it); nil on a classic one.
     public var occurrence: Date?
+    /// In a report's answer, on a tournament board with limited attempts: the attempts the player has left in this
+    /// occurrence after this report.
+    public var attemptsLeft: Int?
 
     public init(
-        category: String, playerID: String, value: Int64, context: UInt64, date: Date, formattedValue: String, rank: Int, occurrence: Date? = nil
+        category: String, playerID: String, value: Int64, context: UInt64, date: Date, formattedValue: String, rank: Int, occurrence: Date? = nil,
+        attemptsLeft: Int? = nil
     ) {
         self.category = category
         self.playerID = playerID
@@ -65,6 +69,7 @@ public struct ScoreEntry: Codable, Sendable, Equatable {
         self.formattedValue = formattedValue
         self.rank = rank
         self.occurrence = occurrence
+        self.attemptsLeft = attemptsLeft
     }
 }
 
@@ -294,6 +299,47 @@ public struct AdminLeaderboardPage: Codable, Sendable, Equatable {
         self.timeScope = timeScope
         self.entries = entries
         self.maxRange = maxRange
+    }
+}
+
+/// A player's entry in the running occurrence of a tournament board (`POST` and `GET /v1/leaderboards/{category}/entry`).
+public struct TournamentEntry: Codable, Sendable, Equatable {
+    public var category: String
+    /// The occurrence entered.
+    public var occurrence: LeaderboardOccurrence
+    /// Scores reported to it so far.
+    public var attemptsUsed: Int
+    /// Scores the player may still report to it (the board's attempts and any granted); nil: no limit.
+    public var attemptsLeft: Int?
+    /// Players in the occurrence, and the most it takes (nil: any number).
+    public var entrants: Int
+    public var maxSize: Int?
+    public var joinedAt: Date
+
+    public init(
+        category: String, occurrence: LeaderboardOccurrence, attemptsUsed: Int, attemptsLeft: Int?, entrants: Int, maxSize: Int?, joinedAt: Date
+    ) {
+        self.category = category
+        self.occurrence = occurrence
+        self.attemptsUsed = attemptsUsed
+        self.attemptsLeft = attemptsLeft
+        self.entrants = entrants
+        self.maxSize = maxSize
+        self.joinedAt = joinedAt
+    }
+}
+
+/// `POST /admin/v1/games/{bundleID}/leaderboards/{category}/players/{playerID}/attempts`: attempts granted to a joined
+/// player in the running occurrence, beyond the board's.
+public struct TournamentAttemptGrant: Codable, Sendable, Equatable {
+    /// Environment of the player's entry (default sandbox).
+    public var environment: Environment?
+    /// 1…1000.
+    public var extra: Int
+
+    public init(environment: Environment? = nil, extra: Int) {
+        self.environment = environment
+        self.extra = extra
     }
 }
 

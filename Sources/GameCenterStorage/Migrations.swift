@@ -456,6 +456,36 @@ enum Migrations {
             // order they were recorded; an end holds the final standings (JSON).
             sqliteOnly: [occurrenceEvents(eventID: "event_id INTEGER PRIMARY KEY AUTOINCREMENT")],
             postgresOnly: [occurrenceEvents(eventID: "event_id BIGSERIAL PRIMARY KEY")]),
+        Migration(
+            version: 23, name: "tournaments",
+            common: [
+                // A player's entry in one occurrence of a tournament board: the attempts used and any granted beyond the
+                // board's.
+                """
+                CREATE TABLE tournament_entries (
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    occurrence BIGINT NOT NULL,
+                    player_id TEXT NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+                    attempts_used BIGINT NOT NULL,
+                    extra_attempts BIGINT NOT NULL,
+                    joined_at BIGINT NOT NULL,
+                    PRIMARY KEY (bundle_id, environment, category, occurrence, player_id)
+                )
+                """,
+                // Entrants per occurrence: the row a join locks, so two joins at once cannot pass maxSize.
+                """
+                CREATE TABLE tournament_sizes (
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    occurrence BIGINT NOT NULL,
+                    entrants BIGINT NOT NULL,
+                    PRIMARY KEY (bundle_id, environment, category, occurrence)
+                )
+                """,
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

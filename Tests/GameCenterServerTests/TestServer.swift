@@ -93,7 +93,8 @@ struct TestServer {
         """
 
     /// Recurring leaderboards: `seasons.daily` (every day at midnight in New York, the last 3 kept, lifetime bests),
-    /// `seasons.sprint` (Apple's rule: an hour every two hours from 2026-01-01, ascending) and a hidden board.
+    /// `seasons.sprint` (Apple's rule: an hour every two hours from 2026-01-01, ascending), a hidden board, and
+    /// `seasons.cup`, a daily (UTC) tournament of 2 entrants with 2 attempts each who must join first.
     static let seasonsManifest = """
         bundleID: com.example.seasons
         name: Seasons Game
@@ -121,6 +122,12 @@ struct TestServer {
             title: { en: "Secret" }
             format: integer
             hidden: true
+          - category: seasons.cup
+            title: { en: "Cup" }
+            format: integer
+            recurring:
+              every: day
+              tournament: { maxSize: 2, attempts: 2, joinRequired: true }
         leaderboardSets:
           - identifier: seasons.all
             title: { en: "Every board", de: "Alle Bestenlisten" }

@@ -178,6 +178,18 @@ public struct LeaderboardDefinition: Sendable, Equatable {
         public var keep: Int?
         /// Whether players may also read each player's best over every occurrence (the lifetime best).
         public var lifetimeBest: Bool
+        /// Entry rules when the board is a tournament (manifest `tournament`).
+        public var tournament: TournamentRules? = nil
+    }
+
+    /// A tournament's entry rules, per occurrence.
+    public struct TournamentRules: Sendable, Equatable {
+        /// The first this many players who join are in; nil: any number.
+        public var maxSize: Int?
+        /// Scores one player may report per occurrence (beyond it: only extra attempts an admin granted); nil: any.
+        public var attempts: Int?
+        /// Whether a player must join before reporting; when false, the first score joins.
+        public var joinRequired: Bool
     }
 
     /// The values a leaderboard of `format` takes when its manifest sets no bounds.

@@ -276,7 +276,7 @@ private struct ManifestChecker {
     /// calendar rule (`every` with `at`, `weekday` or `day`; or `cron`) in `timeZone`, and `keep`, `lifetimeBest`.
     private func recurrence(_ node: ManifestNode) throws -> LeaderboardDefinition.Recurrence {
         let fields = try node.mapping(allowed: [
-            "start", "durationSeconds", "intervalSeconds", "every", "at", "weekday", "day", "cron", "timeZone", "keep", "lifetimeBest",
+            "start", "durationSeconds", "intervalSeconds", "every", "at", "weekday", "day", "cron", "timeZone", "keep", "lifetimeBest", "tournament",
         ])
         let kinds = ["durationSeconds", "every", "cron"].filter { fields[$0] != nil }
         guard kinds.count == 1 else {
@@ -297,8 +297,11 @@ private struct ManifestChecker {
             guard keep! >= 1 else { throw keepNode.fail("keep is how many occurrences stay queryable, the running one included: 1 or more") }
         }
         let lifetimeBest = try fields["lifetimeBest"]?.bool() ?? false
+        let tournament = try fields["tournament"].map(tournamentRules)
         func done(_ rule: OccurrenceSchedule.Rule, _ zone: TimeZone, _ name: String) -> LeaderboardDefinition.Recurrence {
-            .init(schedule: OccurrenceSchedule(rule: rule, timeZone: zone, timeZoneName: name), keep: keep, lifetimeBest: lifetimeBest)
+            .init(
+                schedule: OccurrenceSchedule(rule: rule, timeZone: zone, timeZoneName: name), keep: keep, lifetimeBest: lifetimeBest,
+                tournament: tournament)
         }
         if let durationNode = fields["durationSeconds"] {
             for key in ["every", "at", "weekday", "day", "cron", "timeZone"] where fields[key] != nil {
@@ -339,6 +342,18 @@ private struct ManifestChecker {
             cron = try calendarRule(fields)
         }
         return done(.calendar(cron, notBefore: start), zone, zoneName)
+    }
+
+    /// A recurring board's `tournament:` block: `maxSize`, `attempts` (1…1,000,000 each) and `joinRequired`.
+    private func tournamentRules(_ node: ManifestNode) throws -> LeaderboardDefinition.TournamentRules {
+        let fields = try node.mapping(allowed: ["maxSize", "attempts", "joinRequired"])
+        func count(_ key: String) throws -> Int? {
+            guard let field = fields[key] else { return nil }
+            let value = try field.int()
+            guard (1...1_000_000).contains(value) else { throw field.fail("\(key) is 1 to 1000000; got \(value)") }
+            return value
+        }
+        return .init(maxSize: try count("maxSize"), attempts: try count("attempts"), joinRequired: try fields["joinRequired"]?.bool() ?? false)
     }
 
     /// Longest occurrence and interval of Apple's rule: a year.

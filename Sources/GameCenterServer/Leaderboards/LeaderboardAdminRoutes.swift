@@ -26,6 +26,12 @@ struct LeaderboardAdminRoutes {
             guard (1...1000).contains(limit) else { throw APIError.invalidParameter("limit is 1 to 1000; got \(limit)") }
             return try await leaderboards.occurrenceEvents(game: game, after: Int64(after), limit: limit)
         }
+        group.post("games/{bundleID}/leaderboards/{category}/players/{playerID}/attempts") { request, context -> TournamentEntry in
+            let grant = try await request.decode(as: TournamentAttemptGrant.self, context: context)
+            return try await leaderboards.grantAttempts(
+                game: game(context), environment: grant.environment ?? .sandbox, category: context.parameters.require("category"),
+                playerID: context.parameters.require("playerID"), extra: grant.extra)
+        }
         group.delete("games/{bundleID}/players/{playerID}/scores") { _, context -> RemovedScores in
             RemovedScores(removed: try await leaderboards.removeScores(game: game(context), playerID: context.parameters.require("playerID")))
         }

@@ -12,6 +12,14 @@ struct LeaderboardRoutes {
         group.get("leaderboard-sets") { _, context -> LeaderboardSetList in
             leaderboards.sets(device: try context.requireDevice())
         }
+        group.post("leaderboards/{category}/entry") { _, context -> TournamentEntry in
+            try await leaderboards.joinTournament(
+                context.parameters.require("category"), device: context.requireDevice(), session: context.requireSession())
+        }
+        group.get("leaderboards/{category}/entry") { _, context -> TournamentEntry in
+            try await leaderboards.tournamentEntry(
+                context.parameters.require("category"), device: context.requireDevice(), session: context.requireSession())
+        }
         group.post("leaderboards/query") { request, context -> LeaderboardPage in
             let query = try await request.decode(as: LeaderboardQuery.self, context: context)
             return try await leaderboards.page(query, device: context.requireDevice(), session: context.requireSession())
@@ -26,6 +34,7 @@ struct LeaderboardRoutes {
 
 extension LeaderboardList: ResponseEncodable {}
 extension LeaderboardSetList: ResponseEncodable {}
+extension TournamentEntry: ResponseEncodable {}
 
 // Pages and report answers are sent many times a second: they write their own JSON (see JSONWriter).
 
@@ -116,6 +125,10 @@ extension ScoreEntry: JSONWritable {
             if let occurrence {
                 json.key("occurrence")
                 json.date(occurrence)
+            }
+            if let attemptsLeft {
+                json.key("attemptsLeft")
+                json.integer(attemptsLeft)
             }
         }
     }

@@ -71,6 +71,17 @@ struct LeaderboardService: Sendable {
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
         let environment = device.environment.rawValue
+        if scores.contains(where: { Self.tournament($0.category, in: game) != nil }) {
+            let (records, attemptsLeft) = try await reportToTournaments(
+                batch.reportID, scores, game: game, environment: environment, playerID: session.playerID, now: now)
+            rank(records, bundleID: game.bundleID, environment: environment)
+            return ScoreReportResult(
+                scores: records.map { record in
+                    var entry = entry(record, rank: 0, game: game, locale: device.locale)
+                    entry.attemptsLeft = attemptsLeft[record.category] ?? nil
+                    return entry
+                })
+        }
         let records =
             try await database.reportScores(
                 reportID: batch.reportID, scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now) ?? []

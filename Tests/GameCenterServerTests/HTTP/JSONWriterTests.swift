@@ -29,7 +29,8 @@ import NetworkFaultProxy
         return ScoreEntry(
             category: string(&random), playerID: string(&random), value: values[Int(random.next() % 6)],
             context: contexts[Int(random.next() % 3)], date: date(&random), formattedValue: string(&random),
-            rank: Int(random.next() % 1_000_000), occurrence: random.next() % 2 == 0 ? date(&random) : nil)
+            rank: Int(random.next() % 1_000_000), occurrence: random.next() % 2 == 0 ? date(&random) : nil,
+            attemptsLeft: random.next() % 3 == 0 ? Int(random.next() % 5) : nil)
     }
 
     static func occurrence(_ random: inout SplitMix64) -> LeaderboardOccurrence? {

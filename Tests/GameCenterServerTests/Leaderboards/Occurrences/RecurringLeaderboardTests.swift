@@ -162,7 +162,7 @@ import Testing
         try await TestServer.run(admin: true) { client in
             let player = try await client.signUp(bundleID: Self.game)
             let list = try await client.call(.get, "/v1/leaderboards", token: player.token, bundleID: Self.game).decode(LeaderboardList.self)
-            #expect(list.leaderboards.map(\.category) == ["seasons.daily", "seasons.sprint"])
+            #expect(list.leaderboards.map(\.category) == ["seasons.daily", "seasons.sprint", "seasons.cup"])
             let daily = list.leaderboards[0]
             #expect(daily.kind == .recurring && daily.description == "Best score of the day in New York" && daily.lifetimeBest == true)
             let occurrence = try #require(daily.occurrence)

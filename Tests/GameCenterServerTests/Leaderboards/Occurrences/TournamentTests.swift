@@ -1,0 +1,113 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import HTTPTypes
+import NetworkFaultProxy
+import Testing
+@testable import GameCenterServer
+
+/// Tournaments through the HTTP routes: `seasons.cup` (``TestServer/seasonsManifest``), a daily board in UTC that
+/// takes its first 2 entrants, who must join, and 2 scores from each per day.
+@Suite struct TournamentTests {
+    typealias Client = TestServer.Client
+    static let game = RecurringLeaderboardTests.game
+
+    static func join(_ client: Client, _ token: String) async throws -> Client.Answer {
+        try await client.call(.post, "/v1/leaderboards/seasons.cup/entry", token: token, bundleID: game)
+    }
+
+    static func entry(_ client: Client, _ token: String) async throws -> Client.Answer {
+        try await client.call(.get, "/v1/leaderboards/seasons.cup/entry", token: token, bundleID: game)
+    }
+
+    static func report(_ client: Client, _ token: String, _ value: Int64, reportID: String = UUID().uuidString) async throws -> Client.Answer {
+        try await client.send(
+            .post, "/v1/scores", ScoreReportBatch(reportID: reportID, scores: [ScoreReport(category: "seasons.cup", value: value, context: 0)]),
+            token: token, bundleID: game)
+    }
+
+    @Test func entrantsJoinFirstAndEachHasTheirAttempts() async throws {
+        try await TestServer.run(admin: true) { client in
+            let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
+            let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
+            let cleo = try await client.signUp(alias: "Cleo", bundleID: Self.game)
+            expectError(try await Self.report(client, ann.token, 10), .forbidden, "leaderboard.not_joined", .invalidParameter)
+            expectError(try await Self.entry(client, ann.token), .forbidden, "leaderboard.not_joined", .invalidParameter)
+
+            let joined = try await Self.join(client, ann.token).decode(TournamentEntry.self)
+            #expect(joined.attemptsUsed == 0 && joined.attemptsLeft == 2 && joined.entrants == 1 && joined.maxSize == 2)
+            #expect(joined.occurrence.isRunning && joined.occurrence.timeZone == "UTC")
+            #expect(try await Self.join(client, ann.token).decode(TournamentEntry.self).entrants == 1, "joining again answers the entry")
+            #expect(try await Self.join(client, bob.token).status == .ok)
+            expectError(try await Self.join(client, cleo.token), .conflict, "leaderboard.tournament_full", .invalidParameter)
+
+            let first = try await Self.report(client, ann.token, 10)
+            #expect(try first.decode(ScoreReportResult.self).scores.first?.attemptsLeft == 1)
+            let repeated = try await Self.report(client, ann.token, 30, reportID: "cup-report-2")
+            #expect(try repeated.decode(ScoreReportResult.self).scores.first?.attemptsLeft == 0)
+            // The same report again changes nothing and uses no attempt.
+            #expect(try await Self.report(client, ann.token, 30, reportID: "cup-report-2").decode(ScoreReportResult.self).scores.isEmpty)
+            let refused = try await Self.report(client, ann.token, 99)
+            expectError(refused, .conflict, "leaderboard.no_attempts_left", .invalidParameter)
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("allows you 2 scores; you reported 2"))
+            let page = try await RecurringLeaderboardTests.page(client, bob.token, category: "seasons.cup").decode(LeaderboardPage.self)
+            #expect(page.scores.map(\.value) == [30], "the refused score was not stored")
+
+            // An admin grants one attempt more.
+            let grant = try await client.send(
+                .post, "/admin/v1/games/\(Self.game)/leaderboards/seasons.cup/players/\(ann.player.playerID)/attempts",
+                TournamentAttemptGrant(extra: 1), token: TestServer.adminKey)
+            #expect(try grant.decode(TournamentEntry.self).attemptsLeft == 1)
+            #expect(try await Self.report(client, ann.token, 99).decode(ScoreReportResult.self).scores.first?.attemptsLeft == 0)
+            let mine = try await Self.entry(client, ann.token).decode(TournamentEntry.self)
+            #expect(mine.attemptsUsed == 3 && mine.attemptsLeft == 0 && mine.entrants == 2)
+            expectError(
+                try await client.send(
+                    .post, "/admin/v1/games/\(Self.game)/leaderboards/seasons.cup/players/\(cleo.player.playerID)/attempts",
+                    TournamentAttemptGrant(extra: 1), token: TestServer.adminKey), .forbidden, "leaderboard.not_joined", .invalidParameter)
+
+            // The next day is a new occurrence: nobody is in it yet.
+            let schedule = OccurrenceSchedule(rule: .calendar(try CronExpression("0 0 * * *"), notBefore: nil), timeZone: TimeZone(identifier: "UTC")!)
+            let tomorrow = try #require(schedule.first(startingAfter: Int64(Date().timeIntervalSince1970 * 1000)))
+            try await RecurringLeaderboardTests.freeze(client, at: tomorrow.start)
+            expectError(try await Self.entry(client, ann.token), .forbidden, "leaderboard.not_joined", .invalidParameter)
+            #expect(try await Self.join(client, cleo.token).decode(TournamentEntry.self).entrants == 1)
+            // A classic board is no tournament.
+            expectError(
+                try await client.call(.post, "/v1/leaderboards/seasons.secret/entry", token: ann.token, bundleID: Self.game), .badRequest,
+                "leaderboard.not_a_tournament", .invalidParameter)
+        }
+    }
+
+    @Test func joinsAtOnceNeverPassTheSize() async throws {
+        try await TestServer.run { client in
+            var tokens: [String] = []
+            for index in 0..<8 { tokens.append(try await client.signUp(alias: "P\(index)", bundleID: Self.game).token) }
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for token in tokens { group.addTask { try await Self.join(client, token).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .ok }.count == 2 && statuses.filter { $0 == .conflict }.count == 6)
+        }
+    }
+
+    /// Two nodes on one PostgreSQL database: joins sent to both at once still stop at the size.
+    @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
+    func joinsOnTwoNodesAtOnceNeverPassTheSize() async throws {
+        let url = try SharedDatabaseNodesTests.freshDatabase()
+        try await TestServer.run(databaseURL: url, nodeID: "node-a") { a in
+            try await TestServer.run(databaseURL: url, nodeID: "node-b") { b in
+                var players: [(Client, String)] = []
+                for index in 0..<8 {
+                    let node = index.isMultiple(of: 2) ? a : b
+                    players.append((node, try await node.signUp(alias: "P\(index)", bundleID: Self.game).token))
+                }
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for (node, token) in players { group.addTask { try await Self.join(node, token).status } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .ok }.count == 2 && statuses.filter { $0 == .conflict }.count == 6)
+            }
+        }
+    }
+}
