@@ -16,10 +16,20 @@ extension StorageSession {
     }
 
     /// Enters a player in one occurrence of a tournament board unless `maxSize` players are in already: returns their
-    /// entry (the one they had, when they had joined), or nil when the occurrence is full. The count is a row each
-    /// join updates, so joins at once on any node are counted one after the other.
+    /// entry (the one they had, when they had joined), or nil when the occurrence is full. The entry is inserted
+    /// first (a second join of the same player, even at once, finds it), then the count, a row every join updates,
+    /// so joins at once on any node are counted one after the other; a join past the size takes both back.
     public func joinTournament(_ board: TournamentOccurrence, playerID: String, maxSize: Int?, now: Int64) async throws -> TournamentEntryRecord? {
-        if let entry = try await tournamentEntry(board, playerID: playerID) { return entry }
+        let inserted = try await sql.raw(
+            """
+            INSERT INTO tournament_entries (bundle_id, environment, category, occurrence, player_id, attempts_used, extra_attempts, joined_at)
+            VALUES (\(bind: board.bundleID), \(bind: board.environment), \(bind: board.category), \(bind: board.occurrence), \(bind: playerID), 0, 0,
+                \(bind: now))
+            ON CONFLICT (bundle_id, environment, category, occurrence, player_id) DO NOTHING
+            RETURNING joined_at
+            """
+        ).first()
+        guard inserted != nil else { return try await tournamentEntry(board, playerID: playerID) }
         let entrants =
             try await sql.raw(
                 """
@@ -32,6 +42,13 @@ extension StorageSession {
         if let maxSize, entrants > Int64(maxSize) {
             try await sql.raw(
                 """
+                DELETE FROM tournament_entries
+                WHERE bundle_id = \(bind: board.bundleID) AND environment = \(bind: board.environment) AND category = \(bind: board.category)
+                  AND occurrence = \(bind: board.occurrence) AND player_id = \(bind: playerID)
+                """
+            ).run()
+            try await sql.raw(
+                """
                 UPDATE tournament_sizes SET entrants = entrants - 1
                 WHERE bundle_id = \(bind: board.bundleID) AND environment = \(bind: board.environment) AND category = \(bind: board.category)
                   AND occurrence = \(bind: board.occurrence)
@@ -39,13 +56,6 @@ extension StorageSession {
             ).run()
             return nil
         }
-        try await sql.raw(
-            """
-            INSERT INTO tournament_entries (bundle_id, environment, category, occurrence, player_id, attempts_used, extra_attempts, joined_at)
-            VALUES (\(bind: board.bundleID), \(bind: board.environment), \(bind: board.category), \(bind: board.occurrence), \(bind: playerID), 0, 0,
-                \(bind: now))
-            """
-        ).run()
         return TournamentEntryRecord(attemptsUsed: 0, extraAttempts: 0, joinedAt: now)
     }
 

@@ -110,4 +110,21 @@ import Testing
             }
         }
     }
+
+    /// One player joining several times at once, on two PostgreSQL nodes: one entry, counted once.
+    @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
+    func aPlayerJoiningTwiceAtOnceOnTwoNodesIsOneEntrant() async throws {
+        let url = try SharedDatabaseNodesTests.freshDatabase()
+        try await TestServer.run(databaseURL: url, nodeID: "node-a") { a in
+            try await TestServer.run(databaseURL: url, nodeID: "node-b") { b in
+                let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for index in 0..<6 { group.addTask { try await Self.join(index.isMultiple(of: 2) ? a : b, ann.token).status } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.allSatisfy { $0 == .ok }, "\(statuses)")
+                #expect(try await Self.entry(b, ann.token).decode(TournamentEntry.self).entrants == 1)
+            }
+        }
+    }
 }
