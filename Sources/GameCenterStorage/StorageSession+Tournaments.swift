@@ -9,10 +9,7 @@ extension StorageSession {
             WHERE bundle_id = \(bind: board.bundleID) AND environment = \(bind: board.environment) AND category = \(bind: board.category)
               AND occurrence = \(bind: board.occurrence) AND player_id = \(bind: playerID)
             """
-        ).first().map { row in
-            TournamentEntryRecord(
-                attemptsUsed: try row.int("attempts_used"), extraAttempts: try row.int("extra_attempts"), joinedAt: try row.int("joined_at"))
-        }
+        ).first().map(Self.tournamentEntry)
     }
 
     /// Enters a player in one occurrence of a tournament board unless `maxSize` players are in already: returns their
@@ -83,10 +80,7 @@ extension StorageSession {
               AND occurrence = \(bind: board.occurrence) AND player_id = \(bind: playerID)\(limit)
             RETURNING attempts_used, extra_attempts, joined_at
             """
-        ).first().map { row in
-            TournamentEntryRecord(
-                attemptsUsed: try row.int("attempts_used"), extraAttempts: try row.int("extra_attempts"), joinedAt: try row.int("joined_at"))
-        }
+        ).first().map(Self.tournamentEntry)
     }
 
     /// Grants a joined player `extra` attempts more in one occurrence; returns the entry after, or nil when they have
@@ -99,10 +93,15 @@ extension StorageSession {
               AND occurrence = \(bind: board.occurrence) AND player_id = \(bind: playerID)
             RETURNING attempts_used, extra_attempts, joined_at
             """
-        ).first().map { row in
-            TournamentEntryRecord(
-                attemptsUsed: try row.int("attempts_used"), extraAttempts: try row.int("extra_attempts"), joinedAt: try row.int("joined_at"))
-        }
+        ).first().map(Self.tournamentEntry)
+    }
+}
+
+extension StorageSession {
+    /// A row of `tournament_entries` (attempts used, extra attempts, when joined).
+    fileprivate static func tournamentEntry(_ row: any SQLRow) throws -> TournamentEntryRecord {
+        TournamentEntryRecord(
+            attemptsUsed: try row.int("attempts_used"), extraAttempts: try row.int("extra_attempts"), joinedAt: try row.int("joined_at"))
     }
 }
 

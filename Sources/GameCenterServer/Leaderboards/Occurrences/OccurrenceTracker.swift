@@ -66,17 +66,7 @@ final class OccurrenceTracker: Sendable {
 
     /// `millis` in `zone` as ISO 8601 with the zone's offset then (`2026-11-01T00:00:00-04:00`; `Z` in UTC).
     static func localTime(_ millis: Int64, in zone: TimeZone) -> String {
-        let seconds = ZonedTime.floorDivide(millis, 1000)
-        let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
-        let local = seconds + Int64(offset)
-        let day = CivilDay(daysSince1970: ZonedTime.floorDivide(local, 86_400))
-        let clock = local - day.daysSince1970 * 86_400
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let year = String(day.year).count < 4 ? String(repeating: "0", count: 4 - String(day.year).count) + String(day.year) : String(day.year)
-        let time = "\(year)-\(two(Int64(day.month)))-\(two(Int64(day.day)))T\(two(clock / 3600)):\(two(clock % 3600 / 60)):\(two(clock % 60))"
-        guard offset != 0 else { return time + "Z" }
-        let magnitude = Int64(abs(offset))
-        return time + (offset < 0 ? "-" : "+") + two(magnitude / 3600) + ":" + two(magnitude % 3600 / 60)
+        StoredTime.date(millis).formatted(Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: zone))
     }
 
     /// The latest occurrence started at or before `now`, from the cache while `now` is before the next one's start.
