@@ -114,6 +114,14 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case leaderboardNotJoined = "leaderboard.not_joined"
     case leaderboardTournamentFull = "leaderboard.tournament_full"
     case leaderboardNoAttemptsLeft = "leaderboard.no_attempts_left"
+    // Challenges.
+    case challengeUnknownDefinition = "challenge.unknown_definition"
+    case challengeInvalidRequest = "challenge.invalid_request"
+    case challengeNotFound = "challenge.not_found"
+    case challengeNotInvited = "challenge.not_invited"
+    case challengeFull = "challenge.full"
+    case challengeEnded = "challenge.ended"
+    case challengeNotFriends = "challenge.not_friends"
     // Achievements.
     case achievementInvalidPercent = "achievement.invalid_percent"
     case achievementUnknown = "achievement.unknown"

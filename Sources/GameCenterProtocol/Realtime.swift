@@ -35,6 +35,9 @@ public enum EventKind: String, Codable, Sendable {
     /// Payload: ``SavedGameEventInfo``; sent to the player when one of their saves changed (another device saved,
     /// or the save came into conflict).
     case savedGame
+    /// Payload: ``ChallengeEventInfo``; sent to the participants of a challenge when someone is invited, joins,
+    /// leaves or scores, when one hour is left and when it ends.
+    case challenge
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

@@ -486,6 +486,48 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 24, name: "challenges",
+            common: [
+                // A challenge on one board: until `ends_at` (on a recurring board, in one occurrence). The clock sets
+                // `ending_soon_at` and `ended_at` once each (a conditional update), whichever node sees it first.
+                """
+                CREATE TABLE challenges (
+                    challenge_id TEXT PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    definition TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    occurrence BIGINT,
+                    creator_id TEXT NOT NULL,
+                    code TEXT NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL,
+                    ends_at BIGINT NOT NULL,
+                    rematch_of TEXT,
+                    ending_soon_at BIGINT,
+                    ended_at BIGINT
+                )
+                """,
+                "CREATE INDEX challenges_running ON challenges (ends_at) WHERE ended_at IS NULL",
+                // Its players: invited, joined or left. `after_score` is the last score id stored when they joined
+                // (later scores are theirs to count); `final_value` and `final_attempts` freeze their standing at the end.
+                """
+                CREATE TABLE challenge_participants (
+                    challenge_id TEXT NOT NULL REFERENCES challenges (challenge_id) ON DELETE CASCADE,
+                    player_id TEXT NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+                    status TEXT NOT NULL,
+                    invited_at BIGINT NOT NULL,
+                    joined_at BIGINT,
+                    after_score BIGINT NOT NULL,
+                    final_value BIGINT,
+                    final_attempts BIGINT,
+                    PRIMARY KEY (challenge_id, player_id)
+                )
+                """,
+                "CREATE INDEX challenge_participants_by_player ON challenge_participants (player_id)",
+                // Each node follows the joins of every node by time (which players' scores may count in a challenge).
+                "CREATE INDEX challenge_participants_by_join ON challenge_participants (joined_at)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

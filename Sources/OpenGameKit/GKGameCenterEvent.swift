@@ -21,6 +21,9 @@ public enum GKGameCenterEvent: Sendable {
     case turnBased(GKTurnBasedMatchEvent)
     /// A save of the local player changed elsewhere: `versions` are its current versions (several: a conflict).
     case savedGame(name: String, versions: [GKSavedGame])
+    /// Something happened in one of the local player's challenges in this game: an invitation, a player joining,
+    /// leaving or scoring, being overtaken, an hour left, the end.
+    case challenge(GKChallengeEvent)
     /// The realtime channel is connected (again); events missed while it was down have been replayed before this.
     case connected
     /// The session ended (signed out here or elsewhere, revoked, or expired).

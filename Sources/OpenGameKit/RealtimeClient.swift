@@ -151,6 +151,10 @@ struct RealtimeClient: Sendable {
             if let info = try? decoder.decode(SavedGameEventInfo.self, from: payload), info.bundleID == device.bundleID {
                 device.savedGameListeners.deliver(info, playerID: device.localPlayer.playerID, device: device)
             }
+        case .challenge:
+            if let info = try? decoder.decode(ChallengeEventInfo.self, from: payload), info.bundleID == device.bundleID {
+                device.eventHub.publish(.challenge(GKChallengeEvent(info, in: device)))
+            }
         case .screenPresentation:
             if let presentation = try? decoder.decode(ScreenPresentation.self, from: payload) {
                 device.presentedScreens.handle(presentation)

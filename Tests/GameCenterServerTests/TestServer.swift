@@ -94,7 +94,9 @@ struct TestServer {
 
     /// Recurring leaderboards: `seasons.daily` (every day at midnight in New York, the last 3 kept, lifetime bests),
     /// `seasons.sprint` (Apple's rule: an hour every two hours from 2026-01-01, ascending), a hidden board, and
-    /// `seasons.cup`, a daily (UTC) tournament of 2 entrants with 2 attempts each who must join first.
+    /// `seasons.cup`, a daily (UTC) tournament of 2 entrants with 2 attempts each who must join first; challenges
+    /// `seasons.beat` (on the hidden classic board, 2 hours or a day, 2 attempts, 3 players) and `seasons.duel`
+    /// (repeatable, on the daily board).
     static let seasonsManifest = """
         bundleID: com.example.seasons
         name: Seasons Game
@@ -136,6 +138,18 @@ struct TestServer {
           - identifier: seasons.quick
             title: { en: "Quick" }
             leaderboards: [seasons.sprint]
+        challenges:
+          - identifier: seasons.beat
+            title: { en: "Beat my best" }
+            details: { en: "The best secret score wins" }
+            leaderboard: seasons.secret
+            durations: [2h, 1d]
+            attempts: 2
+            maxParticipants: 3
+          - identifier: seasons.duel
+            title: { en: "Today's duel" }
+            leaderboard: seasons.daily
+            repeatable: true
         """
 
     /// The admin key of servers started with `admin: true`.

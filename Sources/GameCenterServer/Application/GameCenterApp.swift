@@ -96,6 +96,7 @@ public enum GameCenterApp {
         /// Turn-based matches.
         let turns: TurnBasedService
         let saves: SavedGameService
+        let challenges: ChallengeService
         let relay: RelayService
         package let clock: ServerClock
         let metrics: ServerMetrics
@@ -150,9 +151,13 @@ public enum GameCenterApp {
             self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock, limiter: limiter)
             self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics, limiter: limiter)
             let index = LeaderboardIndex(database: database, logger: logger)
+            let challenges = ChallengeService(
+                database: database, bus: bus, clock: serverClock, occurrences: index.occurrences, standings: ChallengeStandings(formatter: .shared),
+                logger: logger)
+            self.challenges = challenges
             self.leaderboards = LeaderboardService(
                 database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
-                limiter: limiter, bus: bus)
+                limiter: limiter, bus: bus, challenges: challenges)
             // The boards follow the reports other nodes store from before they are built.
             self.topologyServices = topology.services + (try await topology.followScores(into: index))
             let recorder = MatchRecorder(database: database, bus: bus)
@@ -211,6 +216,7 @@ public enum GameCenterApp {
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
         TurnBasedRoutes(turns: services.turns).addAuthenticated(to: signedIn)
         SavedGameRoutes(saves: services.saves).addAuthenticated(to: signedIn)
+        ChallengeRoutes(challenges: services.challenges).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
         AppTicketRoutes(tickets: services.appTickets).addAuthenticated(to: signedIn)
@@ -269,6 +275,8 @@ public enum GameCenterApp {
                 TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
                 OccurrenceClock(
                     leaderboards: services.leaderboards, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),
+                ChallengeClock(
+                    challenges: services.challenges, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),
             ] + services.topologyServices + extraServices,
             onServerRunning: onServerRunning,
             logger: logger

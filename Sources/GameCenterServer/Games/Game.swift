@@ -18,6 +18,8 @@ public struct Game: Sendable, Equatable {
     public var leaderboardSets: [LeaderboardSetDefinition] = []
     /// Achievements, in manifest order.
     public var achievements: [AchievementDefinition]
+    /// Challenges, in manifest order.
+    public var challenges: [ChallengeDefinition] = []
     /// How the matchmaker treats this game's requests.
     public var matchmaking = MatchmakingSettings()
     /// The limits of this game's turn-based matches.

@@ -67,7 +67,7 @@ private struct ManifestChecker {
     func game() throws -> Game {
         let fields = try root.mapping(allowed: [
             "bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "leaderboardSets", "achievements", "matchmaking",
-            "turnBased", "savedGames",
+            "turnBased", "savedGames", "challenges",
         ])
         let bundleID = try required(fields, "bundleID", in: root).string()
         guard bundleID.count <= 155, bundleID.wholeMatch(of: Self.bundleIDPattern) != nil else {
@@ -97,7 +97,70 @@ private struct ManifestChecker {
         if let node = fields["matchmaking"] { game.matchmaking = try matchmaking(node) }
         if let node = fields["turnBased"] { game.turnBased = try turnBased(node) }
         if let node = fields["savedGames"] { game.savedGames = try savedGames(node) }
+        if let node = fields["challenges"] { game.challenges = try challenges(node, leaderboards: leaderboards, defaultLocale: defaultLocale) }
         return game
+    }
+
+    private func challenges(_ node: ManifestNode, leaderboards: [LeaderboardDefinition], defaultLocale: String) throws -> [ChallengeDefinition] {
+        let items = try node.sequence()
+        guard items.count <= ChallengeDefinition.maximumPerGame else {
+            throw node.fail("\(items.count) challenges; at most \(ChallengeDefinition.maximumPerGame) are allowed")
+        }
+        var seen = Set<String>()
+        return try items.map { item in
+            let definition = try challenge(item, leaderboards: leaderboards, defaultLocale: defaultLocale)
+            guard seen.insert(definition.identifier).inserted else { throw item.fail("identifier '\(definition.identifier)' is used twice") }
+            return definition
+        }
+    }
+
+    private func challenge(_ node: ManifestNode, leaderboards: [LeaderboardDefinition], defaultLocale: String) throws -> ChallengeDefinition {
+        let fields = try node.mapping(allowed: ["identifier", "title", "details", "leaderboard", "repeatable", "durations", "attempts", "maxParticipants"])
+        let boardNode = try required(fields, "leaderboard", in: node)
+        let category = try boardNode.string()
+        guard let board = leaderboards.first(where: { $0.category == category }) else {
+            throw boardNode.fail("'\(category)' is not a leaderboard of this game (aggregates cannot be challenged)")
+        }
+        let repeatable = try fields["repeatable"]?.bool() ?? false
+        if repeatable, board.recurrence == nil {
+            throw fields["repeatable"]!.fail("a repeatable challenge needs a recurring leaderboard; '\(category)' is classic")
+        }
+        var durations = board.recurrence == nil ? ChallengeDefinition.defaultDurations : []
+        if let durationsNode = fields["durations"] {
+            guard board.recurrence == nil else {
+                throw durationsNode.fail("a challenge on a recurring leaderboard lasts the rest of the occurrence; leave durations out")
+            }
+            durations = try durationsNode.sequence().map { try challengeDuration($0) }
+            guard (1...10).contains(durations.count), Set(durations).count == durations.count else {
+                throw durationsNode.fail("lists 1 to 10 different lengths, such as [1d, 3d, 1w]")
+            }
+        }
+        func number(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+            guard let field = fields[key] else { return nil }
+            let value = try field.int()
+            guard range.contains(value) else { throw field.fail("must be a whole number from \(range.lowerBound) to \(range.upperBound)") }
+            return value
+        }
+        return ChallengeDefinition(
+            identifier: try identifier(required(fields, "identifier", in: node)),
+            title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
+            details: try fields["details"].map { try localizedText($0, defaultLocale: defaultLocale, maxLength: 500) },
+            leaderboard: category, isRepeatable: repeatable, durations: durations,
+            attempts: try number("attempts", in: ChallengeDefinition.attemptsRange),
+            maxParticipants: try number("maxParticipants", in: ChallengeDefinition.maxParticipantsRange) ?? 16)
+    }
+
+    /// A challenge length such as `30m`, `12h`, `3d` or `1w`, in seconds.
+    private func challengeDuration(_ node: ManifestNode) throws -> Int64 {
+        let text = try node.string()
+        let units: [Character: Int64] = ["m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400]
+        let range = ChallengeDefinition.durationRange
+        guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count > 0,
+            range.contains(count.multipliedReportingOverflow(by: unit).partialValue), !count.multipliedReportingOverflow(by: unit).overflow
+        else {
+            throw node.fail("'\(text)' is not a length from 5m to 90d: a number and m, h, d or w (such as 3d)")
+        }
+        return count * unit
     }
 
     private func savedGames(_ node: ManifestNode) throws -> SavedGameSettings {

@@ -19,6 +19,8 @@ struct LeaderboardService: Sendable {
     let limiter: RateLimiter
     /// Tells the other nodes of stored reports, so that their boards follow (``ScoreFollower``).
     let bus: any EventBus
+    /// Tells the players of challenges about the scores that count in them.
+    let challenges: ChallengeService
 
     /// The game's leaderboards but hidden ones, titles and descriptions in the device's locale, recurring ones with
     /// their current occurrence.
@@ -75,6 +77,7 @@ struct LeaderboardService: Sendable {
             let (records, attemptsLeft) = try await reportToTournaments(
                 batch.reportID, scores, game: game, environment: environment, playerID: session.playerID, now: now)
             rank(records, bundleID: game.bundleID, environment: environment)
+            await challenges.scoresStored(records, game: game, environment: environment, playerID: session.playerID)
             return ScoreReportResult(
                 scores: records.map { record in
                     var entry = entry(record, rank: 0, game: game, locale: device.locale)
@@ -86,6 +89,7 @@ struct LeaderboardService: Sendable {
             try await database.reportScores(
                 reportID: batch.reportID, scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now) ?? []
         rank(records, bundleID: game.bundleID, environment: environment)
+        await challenges.scoresStored(records, game: game, environment: environment, playerID: session.playerID)
         return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
     }
 

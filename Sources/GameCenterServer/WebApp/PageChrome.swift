@@ -12,13 +12,13 @@ struct PageChrome: Sendable, MustacheParent {
     /// The CSRF token of the forms in the chrome.
     let csrf: String
     /// Which navigation item is current, if any.
-    let isHome: Bool, isFriends: Bool, isInvitations: Bool, isTurns: Bool, isSaves: Bool, isAccount: Bool
+    let isHome: Bool, isFriends: Bool, isInvitations: Bool, isTurns: Bool, isChallenges: Bool, isSaves: Bool, isAccount: Bool
     /// Whether the page is part of a screen a game presented (``ScreenPresentations``): it shows a Done button.
     var presented: Bool
 
     /// The navigation's items.
     enum Section {
-        case home, friends, invitations, turns, saves, account
+        case home, friends, invitations, turns, challenges, saves, account
     }
 
     func child(named name: String) -> Any? {
@@ -31,6 +31,7 @@ struct PageChrome: Sendable, MustacheParent {
         case "isFriends": isFriends
         case "isInvitations": isInvitations
         case "isTurns": isTurns
+        case "isChallenges": isChallenges
         case "isSaves": isSaves
         case "isAccount": isAccount
         case "presented": presented
@@ -50,6 +51,7 @@ extension PageChrome {
         self.isFriends = section == .friends
         self.isInvitations = section == .invitations
         self.isTurns = section == .turns
+        self.isChallenges = section == .challenges
         self.isSaves = section == .saves
         self.isAccount = section == .account
         self.presented = request.session != nil && ScreenPresentations.presentationID(of: request.request) != nil

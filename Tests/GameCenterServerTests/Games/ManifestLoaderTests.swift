@@ -331,7 +331,45 @@ import Testing
             yaml: recurring("{ every: day }")
                 + "\n  - { category: b, title: { en: B }, format: integer }\naggregates:\n  - { category: ab, title: { en: AB }, members: [a, b] }",
             field: "aggregates[0].members", rule: "is a recurring leaderboard"),
+        Case(
+            name: "a challenge is played on a board of the game", yaml: challenge("leaderboard: zz"),
+            field: "challenges[0].leaderboard", rule: "'zz' is not a leaderboard"),
+        Case(
+            name: "a repeatable challenge needs a recurring board", yaml: challenge("leaderboard: b, repeatable: true"),
+            field: "challenges[0].repeatable", rule: "needs a recurring leaderboard"),
+        Case(
+            name: "a challenge on a recurring board has no lengths", yaml: challenge("leaderboard: a, durations: [1d]"),
+            field: "challenges[0].durations", rule: "rest of the occurrence"),
+        Case(
+            name: "challenge lengths are a number and a unit", yaml: challenge("leaderboard: b, durations: [3 days]"),
+            field: "challenges[0].durations[0]", rule: "not a length from 5m to 90d"),
+        Case(
+            name: "challenge lengths are 5 minutes to 90 days", yaml: challenge("leaderboard: b, durations: [91d]"),
+            field: "challenges[0].durations[0]", rule: "not a length from 5m to 90d"),
+        Case(
+            name: "a challenge takes 2 to 100 players", yaml: challenge("leaderboard: b, maxParticipants: 1"),
+            field: "challenges[0].maxParticipants", rule: "from 2 to 100"),
+        Case(
+            name: "challenge identifiers are unique", yaml: challenge("leaderboard: b") + "\n  - { identifier: c, title: { en: C }, leaderboard: a }",
+            field: "challenges[1]", rule: "'c' is used twice"),
     ]
+
+    /// A game with a recurring board `a` and a classic board `b`, and one challenge `c` with `fields` (YAML flow).
+    static func challenge(_ fields: String) -> String {
+        recurring("{ every: day }") + "\n  - { category: b, title: { en: B }, format: integer }\nchallenges:\n"
+            + "  - { identifier: c, title: { en: C }, \(fields) }"
+    }
+
+    @Test func challengesLoadWithApplesDefaults() throws {
+        let game = try Self.load(
+            Self.challenge("leaderboard: b, attempts: 3") + "\n  - { identifier: d, title: { en: D }, leaderboard: a, repeatable: true }"
+                + "\n  - { identifier: e, title: { en: E }, details: { en: Go }, leaderboard: b, durations: [30m, 12h, 2w], maxParticipants: 100 }")
+        #expect(game.challenges.map(\.identifier) == ["c", "d", "e"])
+        #expect(game.challenges[0].durations == [86_400, 259_200, 604_800] && game.challenges[0].attempts == 3)
+        #expect(!game.challenges[0].isRepeatable && game.challenges[0].maxParticipants == 16)
+        #expect(game.challenges[1].isRepeatable && game.challenges[1].durations.isEmpty && game.challenges[1].attempts == nil)
+        #expect(game.challenges[2].durations == [1800, 43_200, 1_209_600] && game.challenges[2].details == ["en": "Go"])
+    }
 
     /// A game whose default board `a` is recurring by `rule` (a YAML flow mapping).
     static func recurring(_ rule: String) -> String {

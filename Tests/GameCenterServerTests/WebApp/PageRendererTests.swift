@@ -40,7 +40,7 @@ struct PageRendererTests {
         let view = LeaderboardView(
             chrome: PageChrome(
                 title: "Tapper: Taps", signedIn: true, sandbox: true, csrf: "token", isHome: false, isFriends: true, isInvitations: false,
-                isTurns: false, isSaves: false, isAccount: false, presented: true),
+                isTurns: false, isChallenges: false, isSaves: false, isAccount: false, presented: true),
             bundleID: "com.example.tapper", gameName: "Tapper", hasBoards: true,
             categories: [.init(category: "taps", title: "Taps", selected: true)], time: "allTime", players: "everyone",
             timeTabs: [.init(label: "Today", link: "/today", current: false)], playerTabs: [.init(label: "Friends", link: "/f", current: true)],
