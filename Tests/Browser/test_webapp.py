@@ -775,3 +775,45 @@ def test_a_recurring_board_says_when_its_occurrence_runs_and_shows_lifetime_best
     pages.open(f"/games/{GAME}/leaderboards?category=tapper.taps")
     tabs = [tab.text for tab in browser.find_elements(By.CSS_SELECTOR, "nav[aria-label='Time'] a")]
     assert tabs == ["Today", "This week", "All time"], tabs
+
+
+def test_the_challenges_page_lists_a_players_challenges_and_joins_by_invitation_or_code(server, browser):
+    pages = Pages(browser, server)
+    (ann, ann_id, ann_token), (bob, bob_id, bob_token), (_, _, dan_token) = new_players(server, "Ann", "Bob", "Dan")
+    api(server, "POST", "/v1/friend-requests", {"playerIDs": [bob_id]}, token=ann_token)
+    request = api(server, "GET", "/v1/friend-requests", token=bob_token)["requests"][0]
+    api(server, "POST", f"/v1/friend-requests/{request['requestID']}/accept", token=bob_token)
+    api(server, "POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [
+        {"category": "tapper.taps", "value": 40, "context": 0}]}, token=ann_token)
+    invited = api(server, "POST", "/v1/challenges", {"definition": "tapper.beat-my-taps", "durationSeconds": 86400,
+                                                   "invite": [bob_id]}, token=ann_token)
+    shared = api(server, "POST", "/v1/challenges", {"definition": "tapper.daily-duel"}, token=dan_token)
+
+    sign_in(pages, bob)
+    pages.open("/challenges")
+    invitation = browser.find_element(By.CSS_SELECTOR, "li.challenge.invitation")
+    assert "Beat my taps" in invitation.text and "Ann" in invitation.text and "40 taps" in invitation.text, invitation.text
+    pages.check("challenges-invited")
+    pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "li.challenge.invitation form[action='/challenges/join'] button"))
+    assert "You joined the challenge." in pages.main_text()
+    running = browser.find_element(By.CSS_SELECTOR, "li.challenge:not(.invitation)")
+    assert invited["code"] in running.text and "no score yet" in running.text, running.text
+
+    # Dan shared his duel's code: typed in lower case, it joins Bob to it.
+    pages.fill({"code": shared["code"].lower()})
+    pages.submit("/challenges/join", "Join challenge")
+    titles = [item.text.split("\n")[0] for item in browser.find_elements(By.CSS_SELECTOR, "li.challenge h3")]
+    assert any("Today's duel" in title for title in titles) and any("Beat my taps" in title for title in titles), titles
+
+    # Bob's score counts at once: he leads the challenge Ann started.
+    api(server, "POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [
+        {"category": "tapper.taps", "value": 60, "context": 0}]}, token=bob_token)
+    pages.open("/challenges")
+    me = [row for row in browser.find_elements(By.CSS_SELECTOR, "table.board tr.me") if "60 taps" in row.text]
+    assert me and me[0].text.startswith("1 You"), [row.text for row in browser.find_elements(By.CSS_SELECTOR, "table.board tr")]
+    pages.check("challenges")
+
+    # A code nobody has is an error on the page, not a crash.
+    pages.fill({"code": "ZZZZ-ZZZZ"})
+    pages.submit("/challenges/join", "Join challenge")
+    assert "no challenge of this game has this id or code" in browser.find_element(By.CSS_SELECTOR, "p.error").text

@@ -81,6 +81,7 @@ struct ChallengePages: Sendable {
     static func item(_ challenge: ChallengeInfo, game: String, me: String, now: Date) -> ChallengesView.Challenge {
         let mine = challenge.participants.first { $0.playerID == me }
         let winners = challenge.participants.filter { challenge.winners.contains($0.playerID) }.map { $0.playerID == me ? "you" : $0.alias }
+        let invitees = challenge.participants.filter { $0.status == .invited }.map { $0.playerID == me ? "you" : $0.alias }
         return ChallengesView.Challenge(
             id: challenge.challengeID, title: challenge.title, game: game, code: challenge.code,
             ends: PageDates.minute(challenge.endsAt), endsMachine: PageDates.machine(challenge.endsAt),
@@ -92,7 +93,7 @@ struct ChallengePages: Sendable {
                     score: participant.formattedValue ?? "no score yet",
                     attempts: participant.attemptsLeft.map { $0 == 1 ? "1 try left" : "\($0) tries left" }, isMe: participant.playerID == me)
             },
-            invitees: ListFormat.and(challenge.participants.filter { $0.status == .invited }.map { $0.playerID == me ? "you" : $0.alias }))
+            invitees: invitees.isEmpty ? nil : ListFormat.and(invitees))
     }
 }
 
@@ -121,8 +122,8 @@ struct ChallengesView {
         let invited: Bool
         let joined: Bool
         let players: [Player]
-        /// The invited who have not joined, in words ("" when none).
-        let invitees: String
+        /// The invited who have not joined, in words (nil when none).
+        let invitees: String?
     }
 
     let chrome: PageChrome
