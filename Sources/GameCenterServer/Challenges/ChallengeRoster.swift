@@ -5,9 +5,10 @@ import Synchronization
 /// the reporter's challenges only when the roster says they may have one, so the reports of players in no challenge
 /// (nearly all) cost no statement more.
 ///
-/// Joins on this node enter at once; the clock (``ChallengeClock``) reads every node's recent joins each tick (with a
-/// minute of overlap, for clocks that differ), so a join on another node is known within a tick. Entries leave when
-/// their challenge's end passes. A player who left stays until then: storage answers that they count in nothing.
+/// Joins on this node enter at once; the clock (``ChallengeClock``) reads every node's recent joins each tick (with
+/// ten seconds of overlap, for clocks that differ and commits that lag), so a join on another node is known within a
+/// tick. Entries leave when their challenge's end passes. A player who left stays until then: storage answers that
+/// they count in nothing.
 final class ChallengeRoster: Sendable {
     private struct Key: Hashable {
         var playerID: String
@@ -23,8 +24,8 @@ final class ChallengeRoster: Sendable {
         var readSince: Int64 = 0
     }
 
-    /// How far back each read reaches before the last one: nodes' clocks differ by less.
-    static let overlapMillis: Int64 = 60_000
+    /// How far back each read reaches before the last one: nodes' clocks and commits differ by less.
+    static let overlapMillis: Int64 = 10_000
 
     private let state = Mutex(State())
 

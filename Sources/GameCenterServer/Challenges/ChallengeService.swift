@@ -195,7 +195,9 @@ struct ChallengeService: Sendable {
             let maximum = definition?.maxParticipants ?? 16
             let seats = participants.filter { $0.status != ChallengeParticipantStatus.left.rawValue && $0.playerID != player }.count
             guard seats < maximum else { throw APIError.challengeFull(maximum) }
-            guard try await storage.runningChallengeCount(of: player) < Self.runningPerPlayer + (mine == nil ? 0 : 1) else {
+            // An invitation counts already among the player's running challenges.
+            let invited = mine?.status == ChallengeParticipantStatus.invited.rawValue
+            guard try await storage.runningChallengeCount(of: player) < Self.runningPerPlayer + (invited ? 1 : 0) else {
                 throw APIError.challengeInvalidRequest("you are in \(Self.runningPerPlayer) running challenges, the most allowed; leave one first")
             }
             try await storage.joinChallenge(challengeID: challenge.challengeID, playerID: player, afterScore: try await storage.lastScoreID(), now: now)
