@@ -114,6 +114,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case leaderboardNotJoined = "leaderboard.not_joined"
     case leaderboardTournamentFull = "leaderboard.tournament_full"
     case leaderboardNoAttemptsLeft = "leaderboard.no_attempts_left"
+    case leaderboardTournamentEnded = "leaderboard.tournament_ended"
     // Challenges.
     case challengeUnknownDefinition = "challenge.unknown_definition"
     case challengeInvalidRequest = "challenge.invalid_request"

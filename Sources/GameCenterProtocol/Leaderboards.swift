@@ -343,6 +343,16 @@ public struct TournamentAttemptGrant: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /admin/v1/games/{bundleID}/leaderboards/{category}/end`: ends the running occurrence of a tournament now.
+public struct TournamentEndBody: Codable, Sendable, Equatable {
+    /// The environment whose occurrence ends (default sandbox).
+    public var environment: Environment?
+
+    public init(environment: Environment? = nil) {
+        self.environment = environment
+    }
+}
+
 /// Whether an occurrence event records a start or an end.
 public enum LeaderboardOccurrenceEventKind: String, WireEnum, Sendable {
     case started, ended
@@ -356,7 +366,7 @@ public struct LeaderboardOccurrenceEvent: Codable, Sendable, Equatable {
     public var category: String
     public var environment: Environment
     public var kind: LeaderboardOccurrenceEventKind
-    /// The occurrence's start and end.
+    /// The occurrence's start and end (for a tournament an admin ended early, when it was ended).
     public var start: Date
     public var end: Date
     /// When the server recorded it (at or after `start` for a start, `end` for an end).

@@ -528,6 +528,13 @@ enum Migrations {
                 // Each node follows the joins of every node by time (which players' scores may count in a challenge).
                 "CREATE INDEX challenge_participants_by_join ON challenge_participants (joined_at)",
             ]),
+        Migration(
+            version: 25, name: "tournaments ended early",
+            common: [
+                // When an admin ended the occurrence before its end (NULL: it runs to its end). Reports read it with a
+                // shared lock on PostgreSQL, so none is stored after the end is.
+                "ALTER TABLE tournament_sizes ADD COLUMN closed_at BIGINT"
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

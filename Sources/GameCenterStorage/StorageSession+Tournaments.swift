@@ -56,6 +56,33 @@ extension StorageSession {
         return TournamentEntryRecord(attemptsUsed: 0, extraAttempts: 0, joinedAt: now)
     }
 
+    /// Ends one occurrence of a tournament board now; false when it had been ended before.
+    public func closeTournament(_ board: TournamentOccurrence, now: Int64) async throws -> Bool {
+        try await sql.raw(
+            """
+            INSERT INTO tournament_sizes (bundle_id, environment, category, occurrence, entrants, closed_at)
+            VALUES (\(bind: board.bundleID), \(bind: board.environment), \(bind: board.category), \(bind: board.occurrence), 0, \(bind: now))
+            ON CONFLICT (bundle_id, environment, category, occurrence) DO UPDATE SET closed_at = \(bind: now)
+            WHERE tournament_sizes.closed_at IS NULL
+            RETURNING closed_at
+            """
+        ).first() != nil
+    }
+
+    /// When one occurrence of a tournament board was ended early, or nil while it runs. On PostgreSQL the row is read
+    /// with a shared lock held to the end of the transaction: a report checking it commits before an end that waits
+    /// for it, or waits for the end and sees it.
+    public func tournamentClosedAt(_ board: TournamentOccurrence) async throws -> Int64? {
+        let lock: SQLQueryString = engine == .postgres ? "FOR SHARE" : ""
+        return try await sql.raw(
+            """
+            SELECT closed_at FROM tournament_sizes
+            WHERE bundle_id = \(bind: board.bundleID) AND environment = \(bind: board.environment) AND category = \(bind: board.category)
+              AND occurrence = \(bind: board.occurrence) \(lock)
+            """
+        ).first().flatMap { try $0.optionalInt("closed_at") }
+    }
+
     /// How many players are in one occurrence of a tournament board.
     public func tournamentEntrants(_ board: TournamentOccurrence) async throws -> Int64 {
         try await sql.raw(

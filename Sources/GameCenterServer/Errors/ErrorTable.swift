@@ -64,6 +64,7 @@ extension WireErrorCode {
         case .leaderboardNotJoined: (.forbidden, .invalidParameter)
         case .leaderboardTournamentFull: (.conflict, .invalidParameter)
         case .leaderboardNoAttemptsLeft: (.conflict, .invalidParameter)
+        case .leaderboardTournamentEnded: (.conflict, .invalidParameter)
         case .challengeUnknownDefinition: (.notFound, .invalidParameter)
         case .challengeInvalidRequest: (.badRequest, .invalidParameter)
         case .challengeNotFound: (.notFound, .challengeInvalid)

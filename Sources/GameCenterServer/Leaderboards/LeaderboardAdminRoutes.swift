@@ -1,7 +1,8 @@
 import GameCenterProtocol
 import Hummingbird
 
-/// Admin HTTP for leaderboards (behind ``AdminMiddleware``): read any board, erase a cheater's scores.
+/// Admin HTTP for leaderboards (behind ``AdminMiddleware``): read any board and its occurrence events, grant a
+/// tournament's attempts or end its running occurrence early, erase a cheater's scores.
 struct LeaderboardAdminRoutes {
     let leaderboards: LeaderboardService
     let registry: GameRegistry
@@ -31,6 +32,11 @@ struct LeaderboardAdminRoutes {
             return try await leaderboards.grantAttempts(
                 game: game(context), environment: grant.environment ?? .sandbox, category: context.parameters.require("category"),
                 playerID: context.parameters.require("playerID"), extra: grant.extra)
+        }
+        group.post("games/{bundleID}/leaderboards/{category}/end") { request, context -> LeaderboardOccurrenceEvent in
+            let body = try await request.decode(as: TournamentEndBody.self, context: context)
+            return try await leaderboards.endTournament(
+                game: game(context), environment: body.environment ?? .sandbox, category: context.parameters.require("category"))
         }
         group.delete("games/{bundleID}/players/{playerID}/scores") { _, context -> RemovedScores in
             RemovedScores(removed: try await leaderboards.removeScores(game: game(context), playerID: context.parameters.require("playerID")))
@@ -63,6 +69,7 @@ struct LeaderboardAdminRoutes {
 extension AdminLeaderboardPage: ResponseEncodable {}
 extension RemovedScores: ResponseEncodable {}
 extension LeaderboardOccurrenceEventList: ResponseEncodable {}
+extension LeaderboardOccurrenceEvent: ResponseEncodable {}
 
 extension APIError {
     static func unknownGame(_ bundleID: String) -> APIError {

@@ -28,6 +28,7 @@ extension LeaderboardService {
             for (category, reported) in counts.sorted(by: { $0.key < $1.key }) {
                 guard let rules = Self.tournament(category, in: game), let occurrence = reported.first?.occurrence else { continue }
                 let board = TournamentOccurrence(bundleID: game.bundleID, environment: environment, category: category, occurrence: occurrence)
+                guard try await storage.tournamentClosedAt(board) == nil else { throw APIError.tournamentEnded(category) }
                 if try await storage.tournamentEntry(board, playerID: playerID) == nil {
                     guard !rules.joinRequired else { throw APIError.notJoined(category) }
                     guard try await storage.joinTournament(board, playerID: playerID, maxSize: rules.maxSize, now: now) != nil else {
@@ -53,6 +54,7 @@ extension LeaderboardService {
         let (rules, recurrence, occurrence, board) = try runningTournament(category, game: game, environment: device.environment)
         let now = clock.nowMillis()
         let entry = try await database.write { storage in
+            guard try await storage.tournamentClosedAt(board) == nil else { throw APIError.tournamentEnded(category) }
             guard let entry = try await storage.joinTournament(board, playerID: session.playerID, maxSize: rules.maxSize, now: now) else {
                 throw APIError.tournamentFull(category, maxSize: rules.maxSize ?? 0)
             }
@@ -83,6 +85,26 @@ extension LeaderboardService {
         guard let entry else { throw APIError.notJoined(category) }
         return tournamentEntry(
             category, entry, entrants: entrants, rules: rules, recurrence: recurrence, occurrence: occurrence, game: game, now: clock.nowMillis())
+    }
+
+    /// Ends the running occurrence of a tournament board now (admin): it takes no more entrants or scores, and its end
+    /// is recorded at once with the standings (the clock finds it recorded at the scheduled end).
+    func endTournament(game: Game, environment: Environment, category: String) async throws -> LeaderboardOccurrenceEvent {
+        let (_, _, occurrence, board) = try runningTournament(category, game: game, environment: environment)
+        let now = clock.nowMillis()
+        guard try await database.write({ try await $0.closeTournament(board, now: now) }) else { throw APIError.tournamentEnded(category) }
+        let standings = try await adminPage(
+            game: game, environment: environment, category: category, timeScope: .allTime, rangeStart: 1,
+            rangeLength: LeaderboardOccurrenceEvent.standingsLength, locale: game.defaultLocale, occurrence: StoredTime.date(occurrence.start)
+        ).entries
+        let event = NewOccurrenceEvent(
+            bundleID: game.bundleID, environment: environment.rawValue, category: category, occurrence: occurrence.start, occurrenceEnd: now,
+            kind: LeaderboardOccurrenceEventKind.ended.rawValue, recordedAt: now,
+            standings: String(decoding: try WireCoding.makeEncoder().encode(standings), as: UTF8.self))
+        let eventID = try await database.write { try await $0.recordOccurrenceEvent(event) } ?? 0
+        return LeaderboardOccurrenceEvent(
+            eventID: eventID, category: category, environment: environment, kind: .ended, start: StoredTime.date(occurrence.start),
+            end: StoredTime.date(now), recordedAt: StoredTime.date(now), standings: standings)
     }
 
     private func runningTournament(_ category: String, game: Game, environment: Environment) throws -> (
@@ -126,6 +148,9 @@ extension APIError {
     }
     static func tournamentFull(_ category: String, maxSize: Int) -> APIError {
         APIError(.leaderboardTournamentFull, "this occurrence of '\(category)' is full: it takes the first \(maxSize) players who join")
+    }
+    static func tournamentEnded(_ category: String) -> APIError {
+        APIError(.leaderboardTournamentEnded, "this occurrence of '\(category)' was ended early: it takes no more players or scores")
     }
     static func noAttemptsLeft(_ category: String, allowed: Int, used: Int, asked: Int) -> APIError {
         APIError(

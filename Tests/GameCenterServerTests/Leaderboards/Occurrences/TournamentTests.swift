@@ -79,6 +79,72 @@ import Testing
         }
     }
 
+    static func end(_ client: Client) async throws -> Client.Answer {
+        try await client.send(.post, "/admin/v1/games/\(game)/leaderboards/seasons.cup/end", TournamentEndBody(), token: TestServer.adminKey)
+    }
+
+    /// The ends recorded for `seasons.cup`'s occurrence that starts at `occurrence`, in the sandbox.
+    static func ends(_ client: Client, occurrence: Int64) async throws -> [LeaderboardOccurrenceEvent] {
+        let answer = try await client.call(
+            .get, "/admin/v1/games/\(game)/occurrence-events?limit=1000", extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"])
+        return try answer.decode(LeaderboardOccurrenceEventList.self).events.filter {
+            $0.category == "seasons.cup" && $0.environment == .sandbox && $0.kind == .ended && StoredTime.millis($0.start) == occurrence
+        }
+    }
+
+    /// Nakama's missing "end now": an admin ends the running occurrence early, once; it takes no more entrants or scores,
+    /// its end is recorded at once with the standings, and the scheduled end records nothing more.
+    @Test func anAdminEndsTheRunningOccurrenceEarlyOnce() async throws {
+        try await TestServer.run(admin: true) { client in
+            let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
+            let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
+            let cleo = try await client.signUp(alias: "Cleo", bundleID: Self.game)
+            let schedule = OccurrenceSchedule(rule: .calendar(try CronExpression("0 0 * * *"), notBefore: nil), timeZone: TimeZone(identifier: "UTC")!)
+            let day = try #require(schedule.first(startingAfter: Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000))
+            try await RecurringLeaderboardTests.freeze(client, at: day.start + 3_600_000)
+            for player in [ann, bob] { #expect(try await Self.join(client, player.token).status == .ok) }
+            #expect(try await Self.report(client, ann.token, 10).status == .ok)
+            #expect(try await Self.report(client, bob.token, 20).status == .ok)
+
+            let ended = try await Self.end(client)
+            #expect(ended.status == .ok, "\(String(decoding: ended.body, as: UTF8.self))")
+            let event = try ended.decode(LeaderboardOccurrenceEvent.self)
+            #expect(event.kind == .ended && StoredTime.millis(event.start) == day.start && StoredTime.millis(event.end) == day.start + 3_600_000)
+            #expect(event.standings.map(\.score.value) == [20, 10] && event.standings.map(\.alias) == ["Bob", "Ann"])
+            expectError(try await Self.end(client), .conflict, "leaderboard.tournament_ended", .invalidParameter)
+            expectError(try await Self.report(client, ann.token, 99), .conflict, "leaderboard.tournament_ended", .invalidParameter)
+            expectError(try await Self.join(client, cleo.token), .conflict, "leaderboard.tournament_ended", .invalidParameter)
+            let page = try await RecurringLeaderboardTests.page(client, bob.token, category: "seasons.cup").decode(LeaderboardPage.self)
+            #expect(page.scores.map(\.value) == [20, 10], "the refused score was not stored")
+
+            // The scheduled end finds the end recorded; the next occurrence runs as usual.
+            try await RecurringLeaderboardTests.freeze(client, at: day.end + 1000)
+            try await Task.sleep(for: .milliseconds(2500))
+            let recorded = try await Self.ends(client, occurrence: day.start)
+            #expect(recorded.count == 1, "\(recorded)")
+            #expect(try await Self.join(client, cleo.token).status == .ok)
+            expectError(
+                try await client.send(
+                    .post, "/admin/v1/games/\(Self.game)/leaderboards/seasons.daily/end", TournamentEndBody(), token: TestServer.adminKey),
+                .badRequest, "leaderboard.not_a_tournament", .invalidParameter)
+        }
+    }
+
+    /// Two nodes on one PostgreSQL database: an occurrence ended on one node refuses scores on the other at once.
+    @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
+    func anOccurrenceEndedOnOneNodeRefusesScoresOnTheOther() async throws {
+        let url = try SharedDatabaseNodesTests.freshDatabase()
+        try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-a") { a in
+            try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-b") { b in
+                let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)
+                #expect(try await Self.join(b, ann.token).status == .ok)
+                #expect(try await Self.report(b, ann.token, 10).status == .ok)
+                #expect(try await Self.end(a).status == .ok)
+                expectError(try await Self.report(b, ann.token, 20), .conflict, "leaderboard.tournament_ended", .invalidParameter)
+            }
+        }
+    }
+
     @Test func joinsAtOnceNeverPassTheSize() async throws {
         try await TestServer.run { client in
             var tokens: [String] = []
