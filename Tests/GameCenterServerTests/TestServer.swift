@@ -158,11 +158,12 @@ struct TestServer {
     /// Runs `body` against a fresh server; `admin` turns on the admin routes (``adminKey``) and the movable clock.
     /// With `databaseURL` the server is a node (`nodeID`) on that database instead of its own SQLite file, so two
     /// servers in one test can share a PostgreSQL database as two nodes do (hearing each other by `LISTEN/NOTIFY`, or by
-    /// reading each other's notices every `nodePollInterval`). `monotonic` times the matchmaking queue.
+    /// reading each other's notices every `nodePollInterval`). `monotonic` times the matchmaking queue; `clockInterval`
+    /// is how often the server's clocks (turn timeouts, occurrences, challenges) act.
     static func run(
         policy: AccountPolicy = TestServer.fastPolicy, rateLimits: RateLimits = RateLimits(), admin: Bool = false,
         databaseURL: String? = nil, nodeID: String? = nil, nodePollInterval: Duration? = nil, monotonic: MonotonicClock = .system(),
-        _ body: @Sendable @escaping (Client) async throws -> Void
+        clockInterval: Duration = .seconds(1), _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -172,6 +173,8 @@ struct TestServer {
             configuration.nodePollInterval = nodePollInterval
             configuration.accounts = policy
             configuration.rateLimits = rateLimits
+            configuration.occurrenceCheckInterval = clockInterval
+            configuration.turnTimeoutCheckInterval = clockInterval
             if admin {
                 configuration.adminKey = adminKey
                 configuration.testClock = true

@@ -36,7 +36,8 @@ public enum GameCenterApp {
         public var testClock = false
         /// How often the server's clock looks for turn-based turns and exchanges that timed out.
         public var turnTimeoutCheckInterval: Duration = .seconds(1)
-        /// How often the server's clock records recurring leaderboards' occurrence starts and ends.
+        /// How often the server's clock records recurring leaderboards' occurrence starts and ends, and follows and ends
+        /// challenges.
         public var occurrenceCheckInterval: Duration = .seconds(1)
         /// Marks the web app's cookies `Secure` on every response. Without it they are `Secure` only for requests a
         /// reverse proxy on this host (a loopback peer) forwarded with `X-Forwarded-Proto: https`.

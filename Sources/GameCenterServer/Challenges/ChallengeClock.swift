@@ -24,7 +24,8 @@ struct ChallengeClock: Service {
             } catch {
                 logger.warning("challenge notices and ends could not be recorded now; trying again", metadata: [LogKey.error: "\(error)"])
             }
-            try? await Task.sleep(for: interval)
+            // A graceful shutdown ends the wait, not only the next loop.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 

@@ -17,7 +17,8 @@ struct TurnBasedClock: Service {
             } catch {
                 logger.warning("turn-based timeouts could not be applied now; trying again", metadata: [LogKey.error: "\(error)"])
             }
-            try? await Task.sleep(for: interval)
+            // A graceful shutdown ends the wait, not only the next loop.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }

@@ -40,7 +40,8 @@ final class OccurrenceClock: Service {
             } catch {
                 logger.warning("occurrence starts and ends could not be recorded now; trying again", metadata: [LogKey.error: "\(error)"])
             }
-            try? await Task.sleep(for: interval)
+            // A graceful shutdown ends the wait, not only the next loop.
+            try? await cancelWhenGracefulShutdown { [interval] in try await Task.sleep(for: interval) }
         }
     }
 
