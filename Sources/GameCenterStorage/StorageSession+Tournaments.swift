@@ -69,11 +69,11 @@ extension StorageSession {
         ).first() != nil
     }
 
-    /// When one occurrence of a tournament board was ended early, or nil while it runs. On PostgreSQL the row is read
-    /// with a shared lock held to the end of the transaction: a report checking it commits before an end that waits
-    /// for it, or waits for the end and sees it.
-    public func tournamentClosedAt(_ board: TournamentOccurrence) async throws -> Int64? {
-        let lock: SQLQueryString = engine == .postgres ? "FOR SHARE" : ""
+    /// When one occurrence of a tournament board was ended early, or nil while it runs. With `locking`, on PostgreSQL
+    /// the row is read with a shared lock held to the end of the transaction: a report checking it commits before an
+    /// end that waits for it, or waits for the end and sees it.
+    public func tournamentClosedAt(_ board: TournamentOccurrence, locking: Bool = true) async throws -> Int64? {
+        let lock: SQLQueryString = locking && engine == .postgres ? "FOR SHARE" : ""
         return try await sql.raw(
             """
             SELECT closed_at FROM tournament_sizes

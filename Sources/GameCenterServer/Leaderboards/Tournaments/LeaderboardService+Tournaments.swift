@@ -28,13 +28,15 @@ extension LeaderboardService {
             for (category, reported) in counts.sorted(by: { $0.key < $1.key }) {
                 guard let rules = Self.tournament(category, in: game), let occurrence = reported.first?.occurrence else { continue }
                 let board = TournamentOccurrence(bundleID: game.bundleID, environment: environment, category: category, occurrence: occurrence)
-                guard try await storage.tournamentClosedAt(board) == nil else { throw APIError.tournamentEnded(category) }
                 if try await storage.tournamentEntry(board, playerID: playerID) == nil {
                     guard !rules.joinRequired else { throw APIError.notJoined(category) }
                     guard try await storage.joinTournament(board, playerID: playerID, maxSize: rules.maxSize, now: now) != nil else {
                         throw APIError.tournamentFull(category, maxSize: rules.maxSize ?? 0)
                     }
                 }
+                // After the join, which locks the occurrence's row for writing: a shared lock taken first and then
+                // raised by two reports at once would deadlock on PostgreSQL.
+                guard try await storage.tournamentClosedAt(board) == nil else { throw APIError.tournamentEnded(category) }
                 guard let entry = try await storage.useTournamentAttempts(board, playerID: playerID, count: reported.count, attempts: rules.attempts)
                 else {
                     let entry = try await storage.tournamentEntry(board, playerID: playerID)
@@ -54,10 +56,13 @@ extension LeaderboardService {
         let (rules, recurrence, occurrence, board) = try runningTournament(category, game: game, environment: device.environment)
         let now = clock.nowMillis()
         let entry = try await database.write { storage in
-            guard try await storage.tournamentClosedAt(board) == nil else { throw APIError.tournamentEnded(category) }
+            // An ended occurrence says so before it says it is full.
+            guard try await storage.tournamentClosedAt(board, locking: false) == nil else { throw APIError.tournamentEnded(category) }
             guard let entry = try await storage.joinTournament(board, playerID: session.playerID, maxSize: rules.maxSize, now: now) else {
                 throw APIError.tournamentFull(category, maxSize: rules.maxSize ?? 0)
             }
+            // Checked after the join (see reportToTournaments); an ended occurrence takes the join back.
+            guard try await storage.tournamentClosedAt(board) == nil else { throw APIError.tournamentEnded(category) }
             return (entry, try await storage.tournamentEntrants(board))
         }
         return tournamentEntry(category, entry.0, entrants: entry.1, rules: rules, recurrence: recurrence, occurrence: occurrence, game: game, now: now)
