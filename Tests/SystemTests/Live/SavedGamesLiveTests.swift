@@ -135,8 +135,10 @@ import Testing
         #expect(current.map(\.versionID) == [saved.versionID], "based on the old version: no conflict")
         #expect(try await current[0].loadData() == large)
 
-        // Killed while the phone uploads a new version: the tablet's stays current, whole.
-        let upload = Task { try await phone.localPlayer.saveGameData(Data(count: 24 << 20), withName: "slot") }
+        // Killed while the tablet uploads a new version, each chunk's round trip slowed so that the upload is still
+        // going when the server dies: the version before stays current, whole.
+        proxy.setDelay(.milliseconds(40)...(.milliseconds(60)))
+        let upload = Task { try await tablet.localPlayer.saveGameData(Data(count: 24 << 20), withName: "slot") }
         try await Task.sleep(for: .milliseconds(400))
         try await server.crash()
         let failed = await #expect(throws: GKError.self) { try await upload.value }

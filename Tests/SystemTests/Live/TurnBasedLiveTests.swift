@@ -447,8 +447,10 @@ import Testing
 
         // Ann and Cat take twenty turns while Bob's connection is cut after every 150 to 1,200 bytes.
         proxy.setCutAfterBytes(150...1200)
+        let acceptedBefore = proxy.acceptedConnections
         proxy.cutAllConnections()  // the limit applies to new connections: Bob's channel reconnects under it
         let cutBefore = proxy.cutConnections
+        try await waitUntil("Bob's channel reconnected under the cuts", within: .seconds(30)) { proxy.acceptedConnections > acceptedBefore }
         var players = [a, c]
         for turn in 0..<20 {
             let current = try await GKTurnBasedMatch.load(withID: match.matchID, in: players[0])
