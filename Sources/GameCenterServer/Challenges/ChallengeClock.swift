@@ -62,7 +62,7 @@ struct ChallengeClock: Service {
             ended.endedAt = now
             let frozen = try await storage.challengeParticipants(challengeID: challenge.challengeID)
             let told = ChallengeService.told(frozen)
-            try await challenges.notify(.ended, by: nil, ended, participants: frozen, to: told, game: game, now: now, in: storage)
+            try await challenges.notify(.ended, by: nil, ended, participants: frozen, to: told, standings: final, game: game, now: now, in: storage)
             return told
         }
         challenges.publish(to: told)

@@ -29,7 +29,8 @@ extension ChallengeService {
                     let overtaken = Self.overtaken(by: playerID, before: before, after: after, higherIsBetter: better)
                     let recipients = Self.told(participants)
                     try await notify(
-                        .score, by: playerID, challenge, participants: participants, to: recipients, overtaken: overtaken, game: game, now: now, in: storage)
+                        .score, by: playerID, challenge, participants: participants, to: recipients, overtaken: overtaken, standings: after, game: game,
+                        now: now, in: storage)
                     told.formUnion(recipients)
                 }
                 return told

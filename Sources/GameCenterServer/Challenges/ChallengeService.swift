@@ -319,13 +319,15 @@ struct ChallengeService: Sendable {
     }
 
     /// Stores a ``ChallengeEventInfo`` of `kind` for each of `recipients` (`overtaken` instead for those in
-    /// `overtaken`), in the game's default locale; the caller publishes after the commit.
+    /// `overtaken`), in the game's default locale, with the standings (read again unless the caller has them); the
+    /// caller publishes after the commit.
     func notify(
         _ kind: ChallengeEventKind, by playerID: String?, _ challenge: ChallengeRecord, participants: [ChallengeParticipantRecord], to recipients: [String],
-        overtaken: Set<String> = [], game: Game?, now: Int64, in storage: StorageSession
+        overtaken: Set<String> = [], standings known: [String: ChallengeStanding]? = nil, game: Game?, now: Int64, in storage: StorageSession
     ) async throws {
         guard !recipients.isEmpty else { return }
-        let current = try await ChallengeStandings.standings(challenge, participants: participants, game: game, in: storage)
+        var current = known ?? [:]
+        if known == nil { current = try await ChallengeStandings.standings(challenge, participants: participants, game: game, in: storage) }
         let info = standings.info(challenge, participants: participants, standings: current, game: game, locale: game?.defaultLocale ?? "en")
         let payload = try EventLog.payload(ChallengeEventInfo(bundleID: challenge.bundleID, kind: kind, playerID: playerID, challenge: info))
         let overtakenPayload = try EventLog.payload(ChallengeEventInfo(bundleID: challenge.bundleID, kind: .overtaken, playerID: playerID, challenge: info))
