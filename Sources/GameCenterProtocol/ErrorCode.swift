@@ -123,6 +123,14 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case challengeFull = "challenge.full"
     case challengeEnded = "challenge.ended"
     case challengeNotFriends = "challenge.not_friends"
+    // Activities and party codes.
+    case activityUnknownDefinition = "activity.unknown_definition"
+    case activityInvalidRequest = "activity.invalid_request"
+    case activityNotFound = "activity.not_found"
+    case activityEnded = "activity.ended"
+    case activityPartyNotFound = "activity.party_not_found"
+    case activityPartyFull = "activity.party_full"
+    case activityNotInParty = "activity.not_in_party"
     // Achievements.
     case achievementInvalidPercent = "achievement.invalid_percent"
     case achievementUnknown = "achievement.unknown"

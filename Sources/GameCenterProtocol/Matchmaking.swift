@@ -21,11 +21,15 @@ public struct MatchRequestBody: Codable, Sendable, Equatable {
     public var inviteMessage: String?
     /// Adds players to this running match (the caller must be a member) instead of forming a new one.
     public var matchID: String?
+    /// Matches only players of the party with this code (the caller must be in it, through an activity); its sizes
+    /// are the activity's. The host's match forms first, with the host's friends in the party.
+    public var partyCode: String?
 
     public init(
         requestID: String, minPlayers: Int, maxPlayers: Int, playerGroup: UInt32 = 0, playerAttributes: UInt32 = 0,
-        hosted: Bool = false, playersToInvite: [String] = [], inviteMessage: String? = nil, matchID: String? = nil
+        hosted: Bool = false, playersToInvite: [String] = [], inviteMessage: String? = nil, matchID: String? = nil, partyCode: String? = nil
     ) {
+        self.partyCode = partyCode
         self.requestID = requestID
         self.minPlayers = minPlayers
         self.maxPlayers = maxPlayers

@@ -38,6 +38,9 @@ public enum EventKind: String, Codable, Sendable {
     /// Payload: ``ChallengeEventInfo``; sent to the participants of a challenge when someone is invited, joins,
     /// leaves or scores, when one hour is left and when it ends.
     case challenge
+    /// Payload: ``ActivityEventInfo``; sent to a player who joined a party in the Game Center app (their game starts
+    /// the activity) and to a party's players when someone joins it.
+    case activity
 }
 
 /// A durable event: stored before it is pushed, numbered per player, replayed to a device that missed it.

@@ -535,6 +535,48 @@ enum Migrations {
                 // shared lock on PostgreSQL, so none is stored after the end is.
                 "ALTER TABLE tournament_sizes ADD COLUMN closed_at BIGINT"
             ]),
+        Migration(
+            version: 26, name: "activities and parties",
+            common: [
+                // A party: players of one game who share a code. `live_code` is the code while others may join (NULL
+                // once its host ended their activity), so two live parties of a game never share a code while an
+                // ended party's code may be used again; a party also stops taking players at `expires_at`.
+                """
+                CREATE TABLE parties (
+                    party_id TEXT PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    code TEXT NOT NULL,
+                    live_code TEXT,
+                    definition TEXT NOT NULL,
+                    host_id TEXT NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX parties_live_code ON parties (bundle_id, environment, live_code)",
+                // One player's activity (Apple's GKGameActivity); in a party or not. Active time is `active_millis`
+                // plus the time since `resumed_at` while it runs.
+                """
+                CREATE TABLE activities (
+                    activity_id TEXT PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    player_id TEXT NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+                    definition TEXT NOT NULL,
+                    party_id TEXT REFERENCES parties (party_id) ON DELETE CASCADE,
+                    state TEXT NOT NULL,
+                    properties TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    started_at BIGINT,
+                    resumed_at BIGINT,
+                    active_millis BIGINT NOT NULL,
+                    ended_at BIGINT
+                )
+                """,
+                "CREATE INDEX activities_by_party ON activities (party_id, created_at)",
+                "CREATE INDEX activities_by_player ON activities (player_id, created_at)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

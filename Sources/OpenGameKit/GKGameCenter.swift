@@ -45,6 +45,8 @@ public final class GKGameCenter: Sendable {
     let savedGameBases: DeviceFile<[String: [String: [String]]]>
     /// The standard screens presented in the player's browser, followed until they finish.
     let presentedScreens = PresentedScreens()
+    /// Activities chosen in the Game Center app that the game has not started.
+    let pendingActivities = PendingActivities()
     let outbox: Outbox
 
     /// The player signed in on this device (or not yet).

@@ -24,6 +24,12 @@ public enum GKGameCenterEvent: Sendable {
     /// Something happened in one of the local player's challenges in this game: an invitation, a player joining,
     /// leaving or scoring, being overtaken, an hour left, the end.
     case challenge(GKChallengeEvent)
+    /// The local player joined a party in the Game Center app: start the activity (``GKGameActivity/start()``) to play
+    /// with it (Apple's `player(_:wantsToPlay:)`). Also kept in ``GKGameActivity/pendingGameActivities(in:)`` until
+    /// started.
+    case wantsToPlay(GKGameActivity)
+    /// `playerID` joined the party of the local player's `activity` (which lists them now).
+    case partyPlayerJoined(playerID: String, activity: GKGameActivity)
     /// The realtime channel is connected (again); events missed while it was down have been replayed before this.
     case connected
     /// The session ended (signed out here or elsewhere, revoked, or expired).

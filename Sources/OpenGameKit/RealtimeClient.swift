@@ -155,6 +155,10 @@ struct RealtimeClient: Sendable {
             if let info = try? decoder.decode(ChallengeEventInfo.self, from: payload), info.bundleID == device.bundleID {
                 device.eventHub.publish(.challenge(GKChallengeEvent(info, in: device)))
             }
+        case .activity:
+            if let info = try? decoder.decode(ActivityEventInfo.self, from: payload), info.bundleID == device.bundleID {
+                device.deliverActivity(info)
+            }
         case .screenPresentation:
             if let presentation = try? decoder.decode(ScreenPresentation.self, from: payload) {
                 device.presentedScreens.handle(presentation)

@@ -90,13 +90,19 @@ struct TestServer {
           totalMaximumBytes: 5000
           maximumSaves: 2
           nameMaximumLength: 8
+        activities:
+          - identifier: saves.party
+            title: { en: "Saves party" }
+            minPlayers: 2
+            maxPlayers: 2
+            supportsPartyCode: true
         """
 
     /// Recurring leaderboards: `seasons.daily` (every day at midnight in New York, the last 3 kept, lifetime bests),
     /// `seasons.sprint` (Apple's rule: an hour every two hours from 2026-01-01, ascending), a hidden board, and
     /// `seasons.cup`, a daily (UTC) tournament of 2 entrants with 2 attempts each who must join first; challenges
     /// `seasons.beat` (on the hidden classic board, 2 hours or a day, 2 attempts, 3 players) and `seasons.duel`
-    /// (repeatable, on the daily board).
+    /// (repeatable, on the daily board); activities `seasons.party` (party codes, 2 to 3 players) and `seasons.solo`.
     static let seasonsManifest = """
         bundleID: com.example.seasons
         name: Seasons Game
@@ -150,6 +156,16 @@ struct TestServer {
             title: { en: "Today's duel" }
             leaderboard: seasons.daily
             repeatable: true
+        activities:
+          - identifier: seasons.party
+            title: { en: "Party" }
+            minPlayers: 2
+            maxPlayers: 3
+            playStyle: synchronous
+            supportsPartyCode: true
+            defaultProperties: { map: forest }
+          - identifier: seasons.solo
+            title: { en: "Solo" }
         """
 
     /// The admin key of servers started with `admin: true`.

@@ -98,6 +98,7 @@ public enum GameCenterApp {
         let turns: TurnBasedService
         let saves: SavedGameService
         let challenges: ChallengeService
+        let activities: ActivityService
         let relay: RelayService
         package let clock: ServerClock
         let metrics: ServerMetrics
@@ -162,6 +163,8 @@ public enum GameCenterApp {
             // The boards follow the reports other nodes store from before they are built.
             self.topologyServices = topology.services + (try await topology.followScores(into: index))
             let recorder = MatchRecorder(database: database, bus: bus)
+            let activities = ActivityService(database: database, bus: bus, clock: serverClock, logger: logger)
+            self.activities = activities
             self.relay = RelayService(
                 database: database, recorder: recorder, clock: serverClock,
                 publicAddress: configuration.udpPublicAddress, logger: logger)
@@ -169,7 +172,7 @@ public enum GameCenterApp {
             self.matchmaking = MatchmakingService(
                 database: database, recorder: recorder, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime,
-                queues: topology.queues, monotonic: monotonic, logger: logger)
+                queues: topology.queues, parties: activities, monotonic: monotonic, logger: logger)
             self.turns = TurnBasedService(
                 database: database, bus: bus, clock: serverClock, registry: registry, leaderboards: leaderboards, logger: logger)
             self.saves = SavedGameService(database: database, bus: bus, clock: serverClock, logger: logger)
@@ -218,6 +221,7 @@ public enum GameCenterApp {
         TurnBasedRoutes(turns: services.turns).addAuthenticated(to: signedIn)
         SavedGameRoutes(saves: services.saves).addAuthenticated(to: signedIn)
         ChallengeRoutes(challenges: services.challenges).addAuthenticated(to: signedIn)
+        ActivityRoutes(activities: services.activities).addAuthenticated(to: signedIn)
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
         AppTicketRoutes(tickets: services.appTickets).addAuthenticated(to: signedIn)

@@ -20,6 +20,8 @@ public struct Game: Sendable, Equatable {
     public var achievements: [AchievementDefinition]
     /// Challenges, in manifest order.
     public var challenges: [ChallengeDefinition] = []
+    /// Activities (with party codes), in manifest order.
+    public var activities: [ActivityDefinition] = []
     /// How the matchmaker treats this game's requests.
     public var matchmaking = MatchmakingSettings()
     /// The limits of this game's turn-based matches.

@@ -67,7 +67,7 @@ private struct ManifestChecker {
     func game() throws -> Game {
         let fields = try root.mapping(allowed: [
             "bundleID", "name", "clientKey", "defaultLocale", "leaderboards", "aggregates", "leaderboardSets", "achievements", "matchmaking",
-            "turnBased", "savedGames", "challenges",
+            "turnBased", "savedGames", "challenges", "activities",
         ])
         let bundleID = try required(fields, "bundleID", in: root).string()
         guard bundleID.count <= 155, bundleID.wholeMatch(of: Self.bundleIDPattern) != nil else {
@@ -98,7 +98,73 @@ private struct ManifestChecker {
         if let node = fields["turnBased"] { game.turnBased = try turnBased(node) }
         if let node = fields["savedGames"] { game.savedGames = try savedGames(node) }
         if let node = fields["challenges"] { game.challenges = try challenges(node, leaderboards: leaderboards, defaultLocale: defaultLocale) }
+        if let node = fields["activities"] { game.activities = try activities(node, defaultLocale: defaultLocale) }
         return game
+    }
+
+    private func activities(_ node: ManifestNode, defaultLocale: String) throws -> [ActivityDefinition] {
+        let items = try node.sequence()
+        guard items.count <= ActivityDefinition.maximumPerGame else {
+            throw node.fail("\(items.count) activities; at most \(ActivityDefinition.maximumPerGame) are allowed")
+        }
+        var seen = Set<String>()
+        return try items.map { item in
+            let definition = try activity(item, defaultLocale: defaultLocale)
+            guard seen.insert(definition.identifier).inserted else { throw item.fail("identifier '\(definition.identifier)' is used twice") }
+            return definition
+        }
+    }
+
+    private func activity(_ node: ManifestNode, defaultLocale: String) throws -> ActivityDefinition {
+        let fields = try node.mapping(allowed: [
+            "identifier", "title", "details", "minPlayers", "maxPlayers", "playStyle", "supportsPartyCode", "defaultProperties",
+        ])
+        func players(_ key: String) throws -> Int? {
+            guard let field = fields[key] else { return nil }
+            let value = try field.int()
+            let range = ActivityDefinition.playersRange
+            guard range.contains(value) else { throw field.fail("must be a whole number from \(range.lowerBound) to \(range.upperBound)") }
+            return value
+        }
+        let (minPlayers, maxPlayers) = (try players("minPlayers"), try players("maxPlayers"))
+        guard (minPlayers == nil) == (maxPlayers == nil) else {
+            throw (fields["minPlayers"] ?? fields["maxPlayers"])!.fail("minPlayers and maxPlayers go together: set both or neither")
+        }
+        if let minPlayers, let maxPlayers, minPlayers > maxPlayers {
+            throw fields["minPlayers"]!.fail("minPlayers \(minPlayers) is more than maxPlayers \(maxPlayers)")
+        }
+        var playStyle = ActivityPlayStyle.unspecified
+        if let styleNode = fields["playStyle"] {
+            let name = try styleNode.string()
+            guard let style = ActivityPlayStyle(rawValue: name) else {
+                throw styleNode.fail("'\(name)' is not a play style; allowed: \(ActivityPlayStyle.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            playStyle = style
+        }
+        let supportsPartyCode = try fields["supportsPartyCode"]?.bool() ?? false
+        if supportsPartyCode, (maxPlayers ?? 0) < 2 {
+            throw fields["supportsPartyCode"]!.fail("a party plays matches: set minPlayers and maxPlayers, with maxPlayers 2 or more")
+        }
+        var properties: [String: String] = [:]
+        if let propertiesNode = fields["defaultProperties"] {
+            let pairs = try propertiesNode.anyMapping()
+            guard pairs.count <= ActivityDefinition.maximumProperties else {
+                throw propertiesNode.fail("\(pairs.count) properties; at most \(ActivityDefinition.maximumProperties) are allowed")
+            }
+            for (key, value) in pairs {
+                let text = try value.string()
+                guard ActivityDefinition.propertyKeyLengths.contains(key.count), text.count <= ActivityDefinition.propertyValueMaximumLength else {
+                    throw value.fail("keys are 1 to 64 characters and values at most 256")
+                }
+                properties[key] = text
+            }
+        }
+        return ActivityDefinition(
+            identifier: try identifier(required(fields, "identifier", in: node)),
+            title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
+            details: try fields["details"].map { try localizedText($0, defaultLocale: defaultLocale, maxLength: 500) },
+            minPlayers: minPlayers, maxPlayers: maxPlayers, playStyle: playStyle, supportsPartyCode: supportsPartyCode,
+            defaultProperties: properties)
     }
 
     private func challenges(_ node: ManifestNode, leaderboards: [LeaderboardDefinition], defaultLocale: String) throws -> [ChallengeDefinition] {

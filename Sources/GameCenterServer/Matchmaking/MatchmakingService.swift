@@ -26,7 +26,12 @@ package final class MatchmakingService: Service, ChannelPresence {
     let monotonic: MonotonicClock
     /// Which node owns each game's queue, and how requests reach it.
     let queues: any QueueRouting
+    /// Who is in which party, for requests with a party code.
+    let parties: ActivityService
 
+    /// How long a party member waits for the host's match before playing without the host, and how long the host's
+    /// match holds seats for the host's friends in the party who have not asked yet.
+    static let partyWaitMillis: Int64 = 60_000
     /// How often fill times and invitation expiries are checked.
     static let tickInterval = Duration.milliseconds(25)
     /// Several nodes: how many ticks between two reads of which nodes are alive (when requests depend on others).
@@ -34,8 +39,9 @@ package final class MatchmakingService: Service, ChannelPresence {
 
     init(
         database: Database, recorder: MatchRecorder, clock: ServerClock, relay: RelayService, metrics: ServerMetrics, limiter: RateLimiter,
-        invitationLifetime: Int, queues: any QueueRouting, monotonic: MonotonicClock = .system(), logger: Logger
+        invitationLifetime: Int, queues: any QueueRouting, parties: ActivityService, monotonic: MonotonicClock = .system(), logger: Logger
     ) {
+        self.parties = parties
         self.monotonic = monotonic
         self.queues = queues
         self.state = Mutex(MatchmakerState(nodeID: queues.nodeID))
@@ -159,11 +165,13 @@ package final class MatchmakingService: Service, ChannelPresence {
                 return (alias, try await Self.runningMembers(matchID, adding: checked, device: device, playerID: session.playerID, in: storage))
             }
         }
+        var seat: PartySeat?
+        if let code = body.partyCode { seat = try await partySeat(code, checked, device: device, playerID: session.playerID) }
         let ticket = Ticket(
             id: TicketID(0), playerID: session.playerID,
             key: QueueKey(game: Self.gameKey(device), hosted: checked.hosted, playerGroup: checked.playerGroup),
-            minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, playerAttributes: checked.playerAttributes,
-            fillTime: device.game.matchmaking.fillMilliseconds
+            minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, playerAttributes: seat == nil ? checked.playerAttributes : 0,
+            fillTime: device.game.matchmaking.fillMilliseconds, party: seat
         )
         let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow)
         let now = clock.nowMillis()
@@ -217,6 +225,23 @@ package final class MatchmakingService: Service, ChannelPresence {
         await apply(decisions)
         if let status { return status }
         return try await self.status(requestID: checked.requestID, session: session)
+    }
+
+    /// A party member's place in its party: the request's sizes must be the activity's, and it invites nobody.
+    private func partySeat(_ code: String, _ request: CheckedMatchRequest, device: DeviceIdentity, playerID: String) async throws -> PartySeat {
+        guard request.playersToInvite.isEmpty, request.matchID == nil else {
+            throw APIError.matchRequestInvalid("a party's request invites nobody and adds to no match: its party's players are matched together")
+        }
+        let (party, isFriend, friends) = try await parties.party(code: code, device: device, playerID: playerID)
+        let definition = try ActivityService.definition(party.definition, in: device.game)
+        let sizes = (max(2, definition.minPlayers ?? 2), definition.maxPlayers ?? 2)
+        guard (request.minPlayers, request.maxPlayers) == sizes else {
+            throw APIError.matchRequestInvalid(
+                "the party \(party.code) plays '\(definition.identifier)': minPlayers \(sizes.0) and maxPlayers \(sizes.1), not \(request.minPlayers) and \(request.maxPlayers)"
+            )
+        }
+        let role: PartySeat.Role = party.hostID == playerID ? .host : isFriend ? .hostFriend : .guest
+        return PartySeat(code: party.code, role: role, hostWait: Self.partyWaitMillis, friends: friends)
     }
 
     /// The members of a running match the caller asks to add players to, the caller excluded.
@@ -493,6 +518,6 @@ extension Ticket {
     func withID(_ id: TicketID) -> Ticket {
         Ticket(
             id: id, playerID: playerID, key: key, minPlayers: minPlayers, maxPlayers: maxPlayers,
-            playerAttributes: playerAttributes, fillTime: fillTime)
+            playerAttributes: playerAttributes, fillTime: fillTime, party: party)
     }
 }

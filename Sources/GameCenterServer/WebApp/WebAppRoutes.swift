@@ -13,7 +13,7 @@ struct WebAppRoutes {
         "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play", "GET /app-tickets/{ticket}",
         "GET /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}/decline", "POST /screen/left",
         "POST /screen/done", "GET /turns", "POST /turns/accept", "POST /turns/decline", "GET /saves", "POST /saves/restore", "POST /saves/delete",
-        "GET /challenges", "POST /challenges/join", "POST /challenges/leave",
+        "GET /challenges", "POST /challenges/join", "POST /challenges/leave", "GET /party", "POST /party/join",
     ]
 
     let services: GameCenterApp.Services
@@ -71,6 +71,8 @@ struct WebAppRoutes {
             .add(to: router)
         SavePages(saves: services.saves, registry: services.registry, responder: responder, renderer: renderer).add(to: router)
         ChallengePages(challenges: services.challenges, registry: services.registry, clock: services.clock, responder: responder, renderer: renderer)
+            .add(to: router)
+        PartyPages(activities: services.activities, registry: services.registry, responder: responder, renderer: renderer)
             .add(to: router)
         PlayWithFriendsPages(
             registry: services.registry, matchmaking: services.matchmaking, friends: services.friends, players: services.players,

@@ -17,6 +17,7 @@ public final class GKMatchRequest: Sendable {
         var inviteMessage: String?
         var inviteeResponseHandler: (@Sendable (String, GKInviteeState) -> Void)?
         var relayOnly = false
+        var partyCode: String?
     }
 
     private let state = Mutex(State())
@@ -70,6 +71,13 @@ public final class GKMatchRequest: Sendable {
         set { state.withLock { $0.relayOnly = newValue } }
     }
 
+    /// Matches only players of the party with this code (set by ``GKGameActivity/makeMatchRequest()``; the sizes must
+    /// then be the activity's). Nil: auto-match and invitations as usual.
+    public var partyCode: String? {
+        get { state.withLock { $0.partyCode } }
+        set { state.withLock { $0.partyCode = newValue } }
+    }
+
     /// A request for a two-player match.
     public init() {}
 
@@ -99,6 +107,6 @@ public final class GKMatchRequest: Sendable {
         return MatchRequestBody(
             requestID: requestID, minPlayers: current.minPlayers, maxPlayers: current.maxPlayers,
             playerGroup: current.playerGroup, playerAttributes: current.playerAttributes, hosted: hosted,
-            playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID)
+            playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID, partyCode: current.partyCode)
     }
 }

@@ -81,6 +81,8 @@ struct ErrorTableTests {
             .tournamentEnded("cup"),
             .unknownChallengeDefinition("nope", known: ["beat"]), .challengeInvalidRequest("durationSeconds is one of 7200"), .challengeNotFound,
             .challengeNotInvited, .challengeFull(3), .challengeEnded, .challengeNotFriends("G:2"),
+            .activityInvalidRequest("'seasons.solo' does not support party codes"), .activityNotFound, .activityEnded, .partyNotFound, .partyFull(64),
+            .notInParty("AB-CD"), .unknownActivityDefinition("nope", known: ["seasons.party"]),
             .invalidPercent(101, of: "first"), .unknownAchievement("nope"), .noAchievementImage("first"), .notAFriendsAchievements("G:2"),
             .matchRequestInvalid("minPlayers must be 2 to 16"), .inviteSelf, .inviteNonFriends(["G:2"]), .noSuchMatch, .matchNotRunning,
             .noSuchRequest, .requestIDReused, .alreadyWaiting, .channelClosed, .noSuchInvitation, .invitationClosed,

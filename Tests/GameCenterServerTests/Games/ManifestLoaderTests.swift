@@ -352,7 +352,44 @@ import Testing
         Case(
             name: "challenge identifiers are unique", yaml: challenge("leaderboard: b") + "\n  - { identifier: c, title: { en: C }, leaderboard: a }",
             field: "challenges[1]", rule: "'c' is used twice"),
+        Case(
+            name: "an activity's sizes go together", yaml: activity("minPlayers: 2"),
+            field: "activities[0].minPlayers", rule: "set both or neither"),
+        Case(
+            name: "an activity takes 1 to 16 players", yaml: activity("minPlayers: 2, maxPlayers: 17"),
+            field: "activities[0].maxPlayers", rule: "from 1 to 16"),
+        Case(
+            name: "an activity's minimum is at most its maximum", yaml: activity("minPlayers: 4, maxPlayers: 3"),
+            field: "activities[0].minPlayers", rule: "more than maxPlayers"),
+        Case(
+            name: "a party plays matches", yaml: activity("minPlayers: 1, maxPlayers: 1, supportsPartyCode: true"),
+            field: "activities[0].supportsPartyCode", rule: "maxPlayers 2 or more"),
+        Case(
+            name: "play styles are Apple's", yaml: activity("playStyle: realtime"),
+            field: "activities[0].playStyle", rule: "allowed: unspecified, synchronous, asynchronous"),
+        Case(
+            name: "activity properties are short strings", yaml: activity("defaultProperties: { k: \"\(String(repeating: "v", count: 300))\" }"),
+            field: "activities[0].defaultProperties.k", rule: "values at most 256"),
+        Case(
+            name: "activity identifiers are unique", yaml: activity("playStyle: synchronous") + "\n  - { identifier: p, title: { en: Q } }",
+            field: "activities[1]", rule: "'p' is used twice"),
     ]
+
+    /// A game with one activity `p` with `fields` (YAML flow).
+    static func activity(_ fields: String) -> String {
+        head + "activities:\n  - { identifier: p, title: { en: P }, \(fields) }"
+    }
+
+    @Test func activitiesLoad() throws {
+        let game = try Self.load(
+            Self.activity(
+                "details: { en: Go }, minPlayers: 2, maxPlayers: 4, playStyle: synchronous, supportsPartyCode: true, defaultProperties: { mode: fast }")
+                + "\n  - { identifier: q, title: { en: Q } }")
+        #expect(game.activities.map(\.identifier) == ["p", "q"])
+        #expect(game.activities[0].minPlayers == 2 && game.activities[0].maxPlayers == 4 && game.activities[0].supportsPartyCode)
+        #expect(game.activities[0].playStyle == .synchronous && game.activities[0].defaultProperties == ["mode": "fast"])
+        #expect(game.activities[1].minPlayers == nil && game.activities[1].playStyle == .unspecified && !game.activities[1].supportsPartyCode)
+    }
 
     /// A game with a recurring board `a` and a classic board `b`, and one challenge `c` with `fields` (YAML flow).
     static func challenge(_ fields: String) -> String {

@@ -9,6 +9,8 @@ package struct MatchmakingQueue: Sendable {
     /// Auto-match lobbies holding one lone ticket, by shape, in the ticket's arrival order.
     private var loneTickets = LobbyShapeIndex<ArrivalRank>()
     private var deadlines = DeadlineSchedule()
+    /// Party members' requests, matched only within their party.
+    private var parties = PartyQueue()
     private var activityLog: ActivityLog
     private var nextLobbyID: UInt64 = 1
 
@@ -20,17 +22,17 @@ package struct MatchmakingQueue: Sendable {
     // MARK: Queries
 
     /// Tickets waiting in lobbies.
-    var waitingCount: Int { lobbyOfTicket.count }
+    var waitingCount: Int { lobbyOfTicket.count + parties.waitingCount }
 
-    /// Lobbies waiting to start.
-    var lobbyCount: Int { lobbies.count }
+    /// Lobbies waiting to start (a party with members waiting counts as one).
+    var lobbyCount: Int { lobbies.count + parties.partyCount }
 
     /// The earliest fill deadline: call `tick(now:)` then.
-    var nextDeadline: Int64? { deadlines.next }
+    var nextDeadline: Int64? { [deadlines.next, parties.nextDeadline].compactMap { $0 }.min() }
 
-    func lobby(_ id: LobbyID) -> LobbySnapshot? { lobbies[id]?.snapshot }
+    func lobby(_ id: LobbyID) -> LobbySnapshot? { lobbies[id]?.snapshot ?? parties.lobby(id) }
 
-    func lobby(containing ticket: TicketID) -> LobbySnapshot? { lobbyOfTicket[ticket].flatMap(lobby) }
+    func lobby(containing ticket: TicketID) -> LobbySnapshot? { lobbyOfTicket[ticket].flatMap(lobby) ?? parties.lobby(containing: ticket) }
 
     /// Every waiting lobby, by id.
     func snapshots() -> [LobbySnapshot] { lobbies.values.map(\.snapshot).sorted { $0.id < $1.id } }
@@ -45,11 +47,18 @@ package struct MatchmakingQueue: Sendable {
 
     // MARK: Mutations
 
-    /// Places an auto-match request: it joins the oldest compatible lobby of its key or opens one.
+    /// Places an auto-match request: it joins the oldest compatible lobby of its key or opens one. A party member's
+    /// request waits with its party instead (``PartyQueue``).
     package mutating func enqueue(_ ticket: Ticket, now: Int64) -> MatchmakingOutcome {
-        precondition(lobbyOfTicket[ticket.id] == nil, "ticket \(ticket.id) is already waiting")
+        precondition(lobbyOfTicket[ticket.id] == nil && !parties.contains(ticket.id), "ticket \(ticket.id) is already waiting")
         activityLog.record(game: ticket.key.game, playerID: ticket.playerID, playerGroup: ticket.key.playerGroup, now: now)
         var outcome = MatchmakingOutcome()
+        if ticket.party != nil {
+            let lobby = makeLobbyID()
+            let groups = parties.enqueue(WaitingTicket(ticket: ticket, arrival: now), newLobby: lobby, now: now)
+            startParty(groups, into: &outcome)
+            return outcome
+        }
         place(WaitingTicket(ticket: ticket, arrival: now), now: now, into: &outcome)
         return outcome
     }
@@ -99,8 +108,12 @@ package struct MatchmakingQueue: Sendable {
     /// Removes a waiting ticket (cancelled, or its device dropped). An invitation lobby's creator
     /// leaving dissolves the lobby and re-queues its other tickets with their original arrivals.
     mutating func remove(ticket: TicketID, now: Int64) throws(MatchmakingError) -> MatchmakingOutcome {
-        guard let id = lobbyOfTicket[ticket] else { throw .unknownTicket(ticket) }
         var outcome = MatchmakingOutcome()
+        if let groups = parties.remove(ticket, now: now) {
+            startParty(groups, into: &outcome)
+            return outcome
+        }
+        guard let id = lobbyOfTicket[ticket] else { throw .unknownTicket(ticket) }
         if lobbies[id]!.isInvitationLobby && lobbies[id]!.creator == ticket {
             dissolve(id, now: now, into: &outcome)
         } else {
@@ -137,6 +150,7 @@ package struct MatchmakingQueue: Sendable {
         while let id = deadlines.popDue(now: now) {
             settle(id, now: now, into: &outcome)
         }
+        if let due = parties.nextDeadline, due <= now { startParty(parties.tick(now: now), into: &outcome) }
         return outcome
     }
 
@@ -225,6 +239,16 @@ package struct MatchmakingQueue: Sendable {
                 lobby: id, cancelledInvitations: lobby.invitedPlayers(.pending),
                 releasedInvitees: lobby.invitedPlayers(.accepted), requeued: others.map(\.ticket.id)))
         for waiting in others { place(waiting, now: now, into: &outcome) }
+    }
+
+    /// Reports a party's matches as started, each under a new lobby id.
+    private mutating func startParty(_ groups: [PartyQueue.Group], into outcome: inout MatchmakingOutcome) {
+        for group in groups {
+            outcome.started.append(
+                StartedMatch(
+                    lobby: makeLobbyID(), key: group.key, members: group.members.map { .ticket($0.ticket.id, playerID: $0.ticket.playerID) }, mask: 0,
+                    reason: group.reason))
+        }
     }
 
     /// Takes a lobby out of the queue and all its indexes.

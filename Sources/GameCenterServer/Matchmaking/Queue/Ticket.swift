@@ -34,11 +34,14 @@ package struct Ticket: Hashable, Sendable {
     let playerAttributes: UInt32
     /// How long (ms) a lobby this ticket creates waits for more players once it could start.
     let fillTime: Int64
+    /// A party member's request: matched only with its party (``PartyQueue``).
+    let party: PartySeat?
 
     package init(
         id: TicketID, playerID: String, key: QueueKey,
-        minPlayers: Int, maxPlayers: Int, playerAttributes: UInt32 = 0, fillTime: Int64
+        minPlayers: Int, maxPlayers: Int, playerAttributes: UInt32 = 0, fillTime: Int64, party: PartySeat? = nil
     ) {
+        self.party = party
         precondition(2 <= minPlayers && minPlayers <= maxPlayers && maxPlayers <= 16, "invalid player range")
         precondition(fillTime >= 0, "negative fill time")
         self.id = id
@@ -48,6 +51,32 @@ package struct Ticket: Hashable, Sendable {
         self.maxPlayers = maxPlayers
         self.playerAttributes = playerAttributes
         self.fillTime = fillTime
+    }
+}
+
+/// Where a party member's request stands in its party (a party shares a code; see ``PartyQueue``).
+package struct PartySeat: Hashable, Sendable {
+    /// Who the member is to the party's host.
+    package enum Role: Hashable, Sendable {
+        case host
+        /// A friend of the host: kept in the host's match.
+        case hostFriend
+        case guest
+    }
+
+    let code: String
+    let role: Role
+    /// How long (ms) the member waits for the host's match before playing without the host; for the host, how long
+    /// its match holds seats for ``friends`` who are not waiting yet.
+    let hostWait: Int64
+    /// The host's friends in the party when the host asked (the host's seat only).
+    let friends: Set<String>
+
+    package init(code: String, role: Role, hostWait: Int64, friends: Set<String> = []) {
+        self.code = code
+        self.role = role
+        self.hostWait = hostWait
+        self.friends = friends
     }
 }
 
