@@ -817,3 +817,43 @@ def test_the_challenges_page_lists_a_players_challenges_and_joins_by_invitation_
     pages.fill({"code": "ZZZZ-ZZZZ"})
     pages.submit("/challenges/join", "Join challenge")
     assert "no challenge of this game has this id or code" in browser.find_element(By.CSS_SELECTOR, "p.error").text
+
+
+def test_the_party_page_joins_a_party_by_its_code_and_the_game_hears_it(server, browser):
+    pages = Pages(browser, server)
+    (_, ann_id, ann_token), (bob, bob_id, _) = new_players(server, "Ann", "Bob")
+    party = api(server, "POST", "/v1/activities", {"definition": "tapper.party"}, token=ann_token)
+    code = party["partyCode"]
+    device = GameDevice(server, bob)
+    try:
+        # Bob finds the form from his invitations and types Ann's code as she said it, in lower case.
+        sign_in(pages, bob)
+        pages.open("/invitations")
+        pages.click_and_wait(lambda: browser.find_element(By.LINK_TEXT, "Join a party with a code"))
+        pages.check("party-form")
+        pages.fill({"code": code.lower()})
+        pages.submit("/party/join", "Join party")
+        assert "You joined the party. Open Tapper on your device" in pages.main_text(), pages.main_text()
+        pages.check("party-joined")
+
+        # His game, running on his device, hears that he wants to play, with the party's code.
+        heard = device.wait_for("activity", lambda payload: payload["kind"] == "wantsToPlay")
+        assert heard["activity"]["partyCode"] == code and heard["activity"]["state"] == "initialized", heard
+        assert heard["activity"]["partyPlayerIDs"] == [ann_id, bob_id], heard
+
+        # The link an activity shares shows whose party it is before joining.
+        pages.open(f"/party?code={code}")
+        item = browser.find_element(By.CSS_SELECTOR, "li.party")
+        assert "Tap party" in item.text and "Started by Ann" in item.text and "2 players" in item.text, item.text
+        pages.check("party-link")
+
+        # Codes nobody has, and text that is no code, are errors on the page.
+        pages.fill({"code": "ZZZZ-ZZZZ"})
+        pages.submit("/party/join", "Join party")
+        assert "no party of this game has this code" in browser.find_element(By.CSS_SELECTOR, "p.error").text
+        pages.fill({"code": "hello"})
+        pages.submit("/party/join", "Join party")
+        assert "two parts of the same length" in browser.find_element(By.CSS_SELECTOR, "p.error").text
+        pages.check("party-error")
+    finally:
+        device.close()

@@ -56,6 +56,7 @@ struct PartyPages: Sendable {
                     game: game?.name ?? summary.party.bundleID, bundleID: summary.party.bundleID, activity: title ?? summary.party.definition,
                     host: summary.hostAlias, players: summary.players == 1 ? "1 player" : "\(summary.players) players")
             }
+            view.hasParties = !view.parties.isEmpty
             if view.parties.isEmpty { view.error = APIError.partyNotFound.message }
         }
         if error == nil, let done = page.query("done"), let game = registry.game(bundleID: done) {
@@ -81,6 +82,8 @@ struct PartyView {
     var error: String?
     var done: String?
     var parties: [Party] = []
+    /// Whether `parties` lists any (the renderer reads stored properties only).
+    var hasParties = false
 
     static func chrome(for page: PageRequest) -> PageChrome { PageChrome("Join a party", section: .invitations, for: page) }
 }
