@@ -9,8 +9,8 @@ import NIOCore
 import SQLKit
 
 /// `gamecenter-bench occurrences`: a recurring leaderboard of `players` entries rolled over to its next occurrence
-/// while reports keep coming, and score reports on a recurring board against a classic one (the anchor) in the same
-/// run, alternating.
+/// while reports keep coming, and score reports on a recurring board, and by the players of a challenge, against a
+/// classic board (the anchor) in the same run, alternating.
 ///
 /// The server runs in this process with the movable clock; the rollover is the clock stopped at the next
 /// occurrence's start. Measured: reports/s and p99 on each board; the reports' p99 just before and just after the
@@ -20,7 +20,7 @@ struct OccurrencesBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "occurrences",
         abstract:
-            "A recurring board's rollover under load (reports' p99 before/after, memory, old occurrence still ranked), and reports on recurring vs classic boards."
+            "A recurring board's rollover under load (reports' p99 before/after, memory, old occurrence still ranked), and reports on recurring boards and in challenges vs classic boards."
     )
 
     @Option(help: "Entries on the recurring board's running occurrence (and on the classic board).") var players = 1_000_000
@@ -68,6 +68,9 @@ struct OccurrencesBench: AsyncParsableCommand {
             leaderboards:
               - { category: bench.classic, default: true, title: { en: Classic }, format: integer }
               - { category: bench.weekly, title: { en: Weekly }, format: integer, recurring: { every: week, weekday: monday, lifetimeBest: true } }
+              - { category: bench.duel, title: { en: Duel }, format: integer }
+            challenges:
+              - { identifier: bench.duel, title: { en: Duel }, leaderboard: bench.duel, durations: [1w], maxParticipants: 100 }
             """
         let residentBefore = Self.residentMiB()
         let started = ContinuousClock.now
@@ -121,6 +124,28 @@ struct OccurrencesBench: AsyncParsableCommand {
         let classicRate = classic.map(\.requestsPerSecond).reduce(0, +) / Double(classic.count)
         let weeklyRate = weekly.map(\.requestsPerSecond).reduce(0, +) / Double(weekly.count)
         print(String(format: "recurring vs classic reports/s: %.2fx", weeklyRate / classicRate))
+
+        // Every worker's player joins one challenge on `bench.duel`: each report there counts, so it is pushed to all
+        // of them (one stored event per participant) with the standings.
+        let created = try await BenchPlayers.send(
+            client, "POST", "\(base)/v1/challenges", device + perWorker[0], ChallengeCreateBody(definition: "bench.duel"), as: ChallengeInfo.self)
+        for headers in perWorker.dropFirst() {
+            _ = try await BenchPlayers.send(
+                client, "POST", "\(base)/v1/challenges/join", device + headers, ChallengeJoinBody(code: created.code), as: ChallengeInfo.self)
+        }
+        print("\n## Reports by the \(concurrency) players of one challenge (each pushed to all \(concurrency)) vs the classic board (alternating)")
+        var anchor: [LoadRun.Result] = []
+        var challenged: [LoadRun.Result] = []
+        for _ in 0..<2 {
+            anchor.append(try await reports("bench.classic").measure())
+            challenged.append(try await reports("bench.duel").measure())
+        }
+        for (name, results) in [("classic board (anchor)", anchor), ("board of a running challenge", challenged)] {
+            for result in results { print(result.line(name: name)) }
+        }
+        let anchorRate = anchor.map(\.requestsPerSecond).reduce(0, +) / Double(anchor.count)
+        let challengedRate = challenged.map(\.requestsPerSecond).reduce(0, +) / Double(challenged.count)
+        print(String(format: "challenge vs classic reports/s: %.2fx", challengedRate / anchorRate))
 
         print("\n## Rollover under load")
         let before = try await reports("bench.weekly").measure()

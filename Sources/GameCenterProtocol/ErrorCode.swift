@@ -115,6 +115,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case leaderboardTournamentFull = "leaderboard.tournament_full"
     case leaderboardNoAttemptsLeft = "leaderboard.no_attempts_left"
     case leaderboardTournamentEnded = "leaderboard.tournament_ended"
+    case leaderboardTournamentRunning = "leaderboard.tournament_running"
     // Challenges.
     case challengeUnknownDefinition = "challenge.unknown_definition"
     case challengeInvalidRequest = "challenge.invalid_request"

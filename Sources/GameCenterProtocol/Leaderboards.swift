@@ -353,6 +353,16 @@ public struct TournamentEndBody: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /admin/v1/games/{bundleID}/leaderboards/{category}/start`: starts a tournament's next occurrence now.
+public struct TournamentStartBody: Codable, Sendable, Equatable {
+    /// The environment whose occurrence starts (default sandbox).
+    public var environment: Environment?
+
+    public init(environment: Environment? = nil) {
+        self.environment = environment
+    }
+}
+
 /// Whether an occurrence event records a start or an end.
 public enum LeaderboardOccurrenceEventKind: String, WireEnum, Sendable {
     case started, ended

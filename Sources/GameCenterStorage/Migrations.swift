@@ -536,6 +536,13 @@ enum Migrations {
                 "ALTER TABLE tournament_sizes ADD COLUMN closed_at BIGINT"
             ]),
         Migration(
+            version: 27, name: "tournaments started early",
+            common: [
+                // When an admin started the occurrence before its scheduled start (NULL: it starts on schedule). From
+                // then on scores count in it; every node reads these once a second.
+                "ALTER TABLE tournament_sizes ADD COLUMN opened_at BIGINT"
+            ]),
+        Migration(
             version: 26, name: "activities and parties",
             common: [
                 // A party: players of one game who share a code. `live_code` is the code while others may join (NULL

@@ -56,6 +56,37 @@ extension StorageSession {
         return TournamentEntryRecord(attemptsUsed: 0, extraAttempts: 0, joinedAt: now)
     }
 
+    /// Starts one occurrence of a tournament board now, before its scheduled start; false when it had been started
+    /// early before.
+    public func openTournament(_ board: TournamentOccurrence, now: Int64) async throws -> Bool {
+        try await sql.raw(
+            """
+            INSERT INTO tournament_sizes (bundle_id, environment, category, occurrence, entrants, opened_at)
+            VALUES (\(bind: board.bundleID), \(bind: board.environment), \(bind: board.category), \(bind: board.occurrence), 0, \(bind: now))
+            ON CONFLICT (bundle_id, environment, category, occurrence) DO UPDATE SET opened_at = \(bind: now)
+            WHERE tournament_sizes.opened_at IS NULL
+            RETURNING opened_at
+            """
+        ).first() != nil
+    }
+
+    /// The tournament occurrences started early whose scheduled start is after `now`, with when each was started.
+    public func tournamentsStartedEarly(scheduledAfter now: Int64) async throws -> [(board: TournamentOccurrence, openedAt: Int64)] {
+        try await sql.raw(
+            """
+            SELECT bundle_id, environment, category, occurrence, opened_at FROM tournament_sizes
+            WHERE opened_at IS NOT NULL AND occurrence > \(bind: now)
+            """
+        ).all().map { row in
+            (
+                TournamentOccurrence(
+                    bundleID: try row.string("bundle_id"), environment: try row.string("environment"), category: try row.string("category"),
+                    occurrence: try row.int("occurrence")),
+                try row.int("opened_at")
+            )
+        }
+    }
+
     /// Ends one occurrence of a tournament board now; false when it had been ended before.
     public func closeTournament(_ board: TournamentOccurrence, now: Int64) async throws -> Bool {
         try await sql.raw(

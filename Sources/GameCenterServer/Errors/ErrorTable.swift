@@ -65,6 +65,7 @@ extension WireErrorCode {
         case .leaderboardTournamentFull: (.conflict, .invalidParameter)
         case .leaderboardNoAttemptsLeft: (.conflict, .invalidParameter)
         case .leaderboardTournamentEnded: (.conflict, .invalidParameter)
+        case .leaderboardTournamentRunning: (.conflict, .invalidParameter)
         case .challengeUnknownDefinition: (.notFound, .invalidParameter)
         case .challengeInvalidRequest: (.badRequest, .invalidParameter)
         case .challengeNotFound: (.notFound, .challengeInvalid)

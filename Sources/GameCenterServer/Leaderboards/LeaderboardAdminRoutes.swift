@@ -2,7 +2,7 @@ import GameCenterProtocol
 import Hummingbird
 
 /// Admin HTTP for leaderboards (behind ``AdminMiddleware``): read any board and its occurrence events, grant a
-/// tournament's attempts or end its running occurrence early, erase a cheater's scores.
+/// tournament's attempts, end its running occurrence early or start its next one now, erase a cheater's scores.
 struct LeaderboardAdminRoutes {
     let leaderboards: LeaderboardService
     let registry: GameRegistry
@@ -36,6 +36,11 @@ struct LeaderboardAdminRoutes {
         group.post("games/{bundleID}/leaderboards/{category}/end") { request, context -> LeaderboardOccurrenceEvent in
             let body = try await request.decode(as: TournamentEndBody.self, context: context)
             return try await leaderboards.endTournament(
+                game: game(context), environment: body.environment ?? .sandbox, category: context.parameters.require("category"))
+        }
+        group.post("games/{bundleID}/leaderboards/{category}/start") { request, context -> LeaderboardOccurrenceEvent in
+            let body = try await request.decode(as: TournamentStartBody.self, context: context)
+            return try await leaderboards.startTournament(
                 game: game(context), environment: body.environment ?? .sandbox, category: context.parameters.require("category"))
         }
         group.delete("games/{bundleID}/players/{playerID}/scores") { _, context -> RemovedScores in

@@ -34,7 +34,9 @@ struct LeaderboardService: Sendable {
                     LeaderboardInfo(
                         category: definition.category, title: text(definition.title), isDefault: definition.isDefault, members: [],
                         kind: definition.recurrence == nil ? .classic : .recurring, description: definition.description.map(text),
-                        occurrence: definition.recurrence.flatMap { currentOccurrence($0, category: definition.category, game: game, now: now)?.info },
+                        occurrence: definition.recurrence.flatMap {
+                            currentOccurrence($0, category: definition.category, game: game, environment: device.environment, now: now)?.info
+                        },
                         lifetimeBest: definition.recurrence?.lifetimeBest)
                 }
                 + game.aggregates.map {
@@ -69,7 +71,7 @@ struct LeaderboardService: Sendable {
         }
         let scores = try batch.scores.map { score in
             if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
-            return try Self.newScore(score, game: game, dating: dating, occurrences: index.occurrences)
+            return try Self.newScore(score, game: game, environment: device.environment.rawValue, dating: dating, occurrences: index.occurrences)
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
         let environment = device.environment.rawValue
@@ -94,13 +96,19 @@ struct LeaderboardService: Sendable {
     }
 
     /// A reported score checked against `game`'s leaderboards (`category` reportable, value in range), dated, and on a
-    /// recurring leaderboard placed in the occurrence running when the server received it (none running: refused).
-    static func newScore(_ score: ScoreReport, game: Game, dating: ScoreDating, occurrences: OccurrenceTracker) throws -> NewScore {
+    /// recurring leaderboard placed in the occurrence running when the server received it in `environment` (none
+    /// running: refused).
+    static func newScore(_ score: ScoreReport, game: Game, environment: String, dating: ScoreDating, occurrences: OccurrenceTracker) throws
+        -> NewScore
+    {
         let definition = try reportable(score.category, in: game)
         guard definition.valueRange.contains(score.value) else { throw APIError.valueOutOfRange(score.value, definition) }
         var occurrence: Int64?
         if let recurrence = definition.recurrence {
-            guard let running = occurrences.running(recurrence, category: definition.category, bundleID: game.bundleID, at: dating.now) else {
+            guard
+                let running = occurrences.receiving(
+                    recurrence, category: definition.category, bundleID: game.bundleID, environment: environment, at: dating.now)
+            else {
                 throw APIError.noOccurrence(
                     definition.category,
                     next: recurrence.schedule.first(startingAfter: dating.now).map { OccurrenceTracker.localTime($0.start, in: recurrence.schedule.timeZone) })

@@ -186,7 +186,9 @@ struct TurnBasedService: Sendable {
         let dating = try ScoreDating(now: now, deviceTime: nil)
         var scores: [String: [NewScore]] = [:]
         for score in body.scores {
-            scores[score.playerID ?? player, default: []].append(try LeaderboardService.newScore(score, game: game, dating: dating, occurrences: occurrences))
+            scores[score.playerID ?? player, default: []].append(
+                try LeaderboardService.newScore(
+                    score, game: game, environment: environment, dating: dating, occurrences: occurrences))
         }
         var achievements: [AchievementReportEntry] = []
         if !body.achievements.isEmpty {

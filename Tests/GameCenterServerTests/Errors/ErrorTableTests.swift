@@ -78,7 +78,7 @@ struct ErrorTableTests {
             .valueOutOfRange(-1, board), .unknownCategory("nope", game: game), .reportToAggregate(aggregate),
             .scoreForAnotherPlayer("G:2"), .invalidRange("rangeStart must be 1 or more"), .noOccurrence("daily", next: "2026-12-01T00:00:00Z"),
             .notATournament("daily"), .notJoined("cup"), .tournamentFull("cup", maxSize: 2), .noAttemptsLeft("cup", allowed: 2, used: 2, asked: 1),
-            .tournamentEnded("cup"),
+            .tournamentEnded("cup"), .tournamentRunning("cup"),
             .unknownChallengeDefinition("nope", known: ["beat"]), .challengeInvalidRequest("durationSeconds is one of 7200"), .challengeNotFound,
             .challengeNotInvited, .challengeFull(3), .challengeEnded, .challengeNotFriends("G:2"),
             .activityInvalidRequest("'seasons.solo' does not support party codes"), .activityNotFound, .activityEnded, .partyNotFound, .partyFull(64),

@@ -18,14 +18,16 @@ extension LeaderboardService {
             })
     }
 
-    /// A recurring board's current occurrence (running, else the last, else the first to come) and how answers show it.
-    func currentOccurrence(_ recurrence: LeaderboardDefinition.Recurrence, category: String, game: Game, now: Int64)
+    /// A recurring board's current occurrence in `environment` (a tournament's started early, else the running one,
+    /// else the last, else the first to come) and how answers show it.
+    func currentOccurrence(_ recurrence: LeaderboardDefinition.Recurrence, category: String, game: Game, environment: Environment, now: Int64)
         -> (occurrence: OccurrenceSchedule.Occurrence, info: LeaderboardOccurrence)?
     {
         let occurrences = index.occurrences
-        guard let current = occurrences.current(recurrence, category: category, bundleID: game.bundleID, at: now) else { return nil }
+        let early = occurrences.early(recurrence, category: category, bundleID: game.bundleID, environment: environment.rawValue, at: now)
+        guard let current = early ?? occurrences.current(recurrence, category: category, bundleID: game.bundleID, at: now) else { return nil }
         let keptFrom = occurrences.keptFrom(recurrence, category: category, bundleID: game.bundleID, at: now)
-        return (current, occurrences.describe(current, of: recurrence, keptFrom: keptFrom, now: now))
+        return (current, occurrences.describe(current, of: recurrence, keptFrom: keptFrom, now: now, startedEarly: early != nil))
     }
 
     /// The board a query reads, with the occurrence it shows: a classic board; a recurring board's lifetime bests
@@ -49,7 +51,7 @@ extension LeaderboardService {
             return (id, nil)
         }
         guard let wanted else {
-            guard let (current, info) = currentOccurrence(recurrence, category: category, game: game, now: now) else {
+            guard let (current, info) = currentOccurrence(recurrence, category: category, game: game, environment: environment, now: now) else {
                 throw APIError.noOccurrence(category, next: nil)
             }
             id.occurrence = current.start

@@ -46,7 +46,13 @@ final class OccurrenceClock: Service {
     }
 
     /// Records what is due now: the running occurrence's start and the last occurrence's end, per board and environment.
+    /// With tournament boards, first reads which occurrences other nodes' admins started early.
     func tick() async throws {
+        if registry.all.contains(where: { game in game.leaderboards.contains { $0.recurrence?.tournament != nil } }) {
+            let now = leaderboards.clock.nowMillis()
+            let early = try await leaderboards.database.read { try await $0.tournamentsStartedEarly(scheduledAfter: now) }
+            leaderboards.index.occurrences.followStartedEarly(early, now: now)
+        }
         for game in registry.all {
             for definition in game.leaderboards {
                 guard let recurrence = definition.recurrence else { continue }

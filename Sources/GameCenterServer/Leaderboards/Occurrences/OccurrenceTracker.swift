@@ -24,6 +24,17 @@ final class OccurrenceTracker: Sendable {
     }
 
     private let known = Mutex<[Key: Known]>([:])
+
+    /// A tournament board in one environment.
+    private struct TournamentKey: Hashable {
+        var bundleID: String
+        var environment: String
+        var category: String
+    }
+
+    /// Tournament occurrences an admin started before their scheduled start: the scheduled start and when it was
+    /// started (this node's, and the other nodes' as ``followStartedEarly(_:now:)`` reads them).
+    private let startedEarly = Mutex<[TournamentKey: (start: Int64, openedAt: Int64)]>([:])
     /// Called once per board and node when a new occurrence starts (the first time this node sees it) with the start
     /// before which scores may be erased: the manifest's `keep`, and one occurrence more, whose final standings are
     /// read once it ends (``OccurrenceClock``).
@@ -39,6 +50,43 @@ final class OccurrenceTracker: Sendable {
         return known.latest
     }
 
+    /// The occurrence a score received at `now` belongs to in `environment`: a tournament's occurrence started early
+    /// (from when it was started until its scheduled start), else the running one; nil when none runs.
+    func receiving(
+        _ recurrence: LeaderboardDefinition.Recurrence, category: String, bundleID: String, environment: String, at now: Int64
+    ) -> OccurrenceSchedule.Occurrence? {
+        early(recurrence, category: category, bundleID: bundleID, environment: environment, at: now)
+            ?? running(recurrence, category: category, bundleID: bundleID, at: now)
+    }
+
+    /// The tournament occurrence started early that runs at `now` in `environment`, if any.
+    func early(
+        _ recurrence: LeaderboardDefinition.Recurrence, category: String, bundleID: String, environment: String, at now: Int64
+    ) -> OccurrenceSchedule.Occurrence? {
+        guard recurrence.tournament != nil,
+            let opened = startedEarly.withLock({ $0[TournamentKey(bundleID: bundleID, environment: environment, category: category)] }),
+            opened.openedAt <= now, now < opened.start,
+            let occurrence = recurrence.schedule.latest(startingAtOrBefore: opened.start), occurrence.start == opened.start
+        else { return nil }
+        return occurrence
+    }
+
+    /// An admin started a tournament occurrence (scheduled at `start`) early, at `openedAt`.
+    func noteStartedEarly(bundleID: String, environment: String, category: String, start: Int64, openedAt: Int64) {
+        startedEarly.withLock { $0[TournamentKey(bundleID: bundleID, environment: environment, category: category)] = (start, openedAt) }
+    }
+
+    /// The occurrences started early that storage holds (every node's), added to those known; those whose scheduled
+    /// start has passed are forgotten (they run on schedule now).
+    func followStartedEarly(_ stored: [(board: TournamentOccurrence, openedAt: Int64)], now: Int64) {
+        startedEarly.withLock { known in
+            for (board, openedAt) in stored {
+                known[TournamentKey(bundleID: board.bundleID, environment: board.environment, category: board.category)] = (board.occurrence, openedAt)
+            }
+            known = known.filter { $0.value.start > now }
+        }
+    }
+
     /// The occurrence a query without one reads: the running one, else the last one, else (none has started) the first.
     func current(_ recurrence: LeaderboardDefinition.Recurrence, category: String, bundleID: String, at now: Int64) -> OccurrenceSchedule.Occurrence? {
         latest(recurrence, category: category, bundleID: bundleID, at: now)?.latest ?? recurrence.schedule.first(startingAfter: now)
@@ -50,9 +98,11 @@ final class OccurrenceTracker: Sendable {
     }
 
     /// How an answer shows `occurrence`: its neighbours (the previous one only when kept) and its times in the zone.
-    func describe(_ occurrence: OccurrenceSchedule.Occurrence, of recurrence: LeaderboardDefinition.Recurrence, keptFrom: Int64?, now: Int64)
-        -> LeaderboardOccurrence
-    {
+    /// `startedEarly`: a tournament occurrence an admin started before its scheduled start, running now.
+    func describe(
+        _ occurrence: OccurrenceSchedule.Occurrence, of recurrence: LeaderboardDefinition.Recurrence, keptFrom: Int64?, now: Int64,
+        startedEarly: Bool = false
+    ) -> LeaderboardOccurrence {
         let schedule = recurrence.schedule
         let previous = schedule.previous(occurrence).flatMap { previous in previous.start >= (keptFrom ?? previous.start) ? previous : nil }
         return LeaderboardOccurrence(
@@ -61,7 +111,7 @@ final class OccurrenceTracker: Sendable {
             previousStart: previous.map { StoredTime.date($0.start) },
             timeZone: schedule.timeZoneName,
             localStart: Self.localTime(occurrence.start, in: schedule.timeZone), localEnd: Self.localTime(occurrence.end, in: schedule.timeZone),
-            isRunning: occurrence.start <= now && now < occurrence.end)
+            isRunning: startedEarly || (occurrence.start <= now && now < occurrence.end))
     }
 
     /// `millis` in `zone` as ISO 8601 with the zone's offset then (`2026-11-01T00:00:00-04:00`; `Z` in UTC).

@@ -112,15 +112,51 @@ extension LeaderboardService {
             end: StoredTime.date(now), recordedAt: StoredTime.date(now), standings: standings)
     }
 
-    private func runningTournament(_ category: String, game: Game, environment: Environment) throws -> (
-        LeaderboardDefinition.TournamentRules, LeaderboardDefinition.Recurrence, OccurrenceSchedule.Occurrence, TournamentOccurrence
-    ) {
+    /// Starts the next occurrence of a tournament board now, before its scheduled start (admin): from now on scores and
+    /// entrants count in it (on other nodes within a second). Only while no occurrence takes scores: none runs, or the
+    /// running one was ended early. Its start is recorded at once (the clock finds it recorded at the scheduled start).
+    func startTournament(game: Game, environment: Environment, category: String) async throws -> LeaderboardOccurrenceEvent {
+        let (_, recurrence) = try tournamentRules(category, game: game)
+        let now = clock.nowMillis()
+        let board = { @Sendable (occurrence: OccurrenceSchedule.Occurrence) in
+            TournamentOccurrence(bundleID: game.bundleID, environment: environment.rawValue, category: category, occurrence: occurrence.start)
+        }
+        if let running = index.occurrences.receiving(recurrence, category: category, bundleID: game.bundleID, environment: environment.rawValue, at: now),
+            try await database.read({ try await $0.tournamentClosedAt(board(running), locking: false) }) == nil
+        {
+            throw APIError.tournamentRunning(category)
+        }
+        guard let next = recurrence.schedule.first(startingAfter: now) else { throw APIError.noOccurrence(category, next: nil) }
+        let event = NewOccurrenceEvent(
+            bundleID: game.bundleID, environment: environment.rawValue, category: category, occurrence: next.start, occurrenceEnd: next.end,
+            kind: LeaderboardOccurrenceEventKind.started.rawValue, recordedAt: now, standings: "[]")
+        let eventID = try await database.write { storage -> Int64? in
+            guard try await storage.openTournament(board(next), now: now) else { throw APIError.tournamentRunning(category) }
+            return try await storage.recordOccurrenceEvent(event)
+        }
+        index.occurrences.noteStartedEarly(bundleID: game.bundleID, environment: environment.rawValue, category: category, start: next.start, openedAt: now)
+        return LeaderboardOccurrenceEvent(
+            eventID: eventID ?? 0, category: category, environment: environment, kind: .started, start: StoredTime.date(next.start),
+            end: StoredTime.date(next.end), recordedAt: StoredTime.date(now), standings: [])
+    }
+
+    private func tournamentRules(_ category: String, game: Game) throws -> (LeaderboardDefinition.TournamentRules, LeaderboardDefinition.Recurrence) {
         guard let definition = game.leaderboards.first(where: { $0.category == category }) else {
             throw APIError.unknownCategory(category, game: game)
         }
         guard let recurrence = definition.recurrence, let rules = recurrence.tournament else { throw APIError.notATournament(category) }
+        return (rules, recurrence)
+    }
+
+    private func runningTournament(_ category: String, game: Game, environment: Environment) throws -> (
+        LeaderboardDefinition.TournamentRules, LeaderboardDefinition.Recurrence, OccurrenceSchedule.Occurrence, TournamentOccurrence
+    ) {
+        let (rules, recurrence) = try tournamentRules(category, game: game)
         let now = clock.nowMillis()
-        guard let occurrence = index.occurrences.running(recurrence, category: category, bundleID: game.bundleID, at: now) else {
+        guard
+            let occurrence = index.occurrences.receiving(
+                recurrence, category: category, bundleID: game.bundleID, environment: environment.rawValue, at: now)
+        else {
             throw APIError.noOccurrence(
                 category,
                 next: recurrence.schedule.first(startingAfter: now).map { OccurrenceTracker.localTime($0.start, in: recurrence.schedule.timeZone) })
@@ -137,7 +173,8 @@ extension LeaderboardService {
     ) -> TournamentEntry {
         let keptFrom = index.occurrences.keptFrom(recurrence, category: category, bundleID: game.bundleID, at: now)
         return TournamentEntry(
-            category: category, occurrence: index.occurrences.describe(occurrence, of: recurrence, keptFrom: keptFrom, now: now),
+            category: category,
+            occurrence: index.occurrences.describe(occurrence, of: recurrence, keptFrom: keptFrom, now: now, startedEarly: occurrence.start > now),
             attemptsUsed: Int(entry.attemptsUsed), attemptsLeft: rules.attempts.map { $0 + Int(entry.extraAttempts) - Int(entry.attemptsUsed) },
             entrants: Int(entrants), maxSize: rules.maxSize, joinedAt: StoredTime.date(entry.joinedAt))
     }
@@ -153,6 +190,11 @@ extension APIError {
     }
     static func tournamentFull(_ category: String, maxSize: Int) -> APIError {
         APIError(.leaderboardTournamentFull, "this occurrence of '\(category)' is full: it takes the first \(maxSize) players who join")
+    }
+    static func tournamentRunning(_ category: String) -> APIError {
+        APIError(
+            .leaderboardTournamentRunning,
+            "an occurrence of '\(category)' takes scores now, or the next one was started already; end the running one first (…/end) to start the next now")
     }
     static func tournamentEnded(_ category: String) -> APIError {
         APIError(.leaderboardTournamentEnded, "this occurrence of '\(category)' was ended early: it takes no more players or scores")

@@ -130,6 +130,84 @@ import Testing
         }
     }
 
+    static func start(_ client: Client) async throws -> Client.Answer {
+        try await client.send(.post, "/admin/v1/games/\(game)/leaderboards/seasons.cup/start", TournamentStartBody(), token: TestServer.adminKey)
+    }
+
+    /// The starts recorded for `seasons.cup`'s occurrence that starts at `occurrence`, in the sandbox.
+    static func starts(_ client: Client, occurrence: Int64) async throws -> [LeaderboardOccurrenceEvent] {
+        let answer = try await client.call(
+            .get, "/admin/v1/games/\(game)/occurrence-events?limit=1000", extraHeaders: [.authorization: "Bearer \(TestServer.adminKey)"])
+        return try answer.decode(LeaderboardOccurrenceEventList.self).events.filter {
+            $0.category == "seasons.cup" && $0.environment == .sandbox && $0.kind == .started && StoredTime.millis($0.start) == occurrence
+        }
+    }
+
+    /// Nakama's missing "start now": once the running occurrence was ended, an admin starts the next one at once; it
+    /// takes entrants and scores from then on, answers say it runs, and its start is recorded once, not again at the
+    /// scheduled start.
+    @Test func anAdminStartsTheNextOccurrenceNow() async throws {
+        try await TestServer.run(admin: true) { client in
+            let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
+            let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
+            let schedule = OccurrenceSchedule(rule: .calendar(try CronExpression("0 0 * * *"), notBefore: nil), timeZone: TimeZone(identifier: "UTC")!)
+            let day = try #require(schedule.first(startingAfter: Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000))
+            let now = day.start + 3_600_000
+            try await RecurringLeaderboardTests.freeze(client, at: now)
+            #expect(try await Self.join(client, ann.token).status == .ok)
+            #expect(try await Self.report(client, ann.token, 10).status == .ok)
+
+            // While an occurrence takes scores, the next cannot start.
+            expectError(try await Self.start(client), .conflict, "leaderboard.tournament_running", .invalidParameter)
+            #expect(try await Self.end(client).status == .ok)
+            let started = try await Self.start(client)
+            #expect(started.status == .ok, "\(String(decoding: started.body, as: UTF8.self))")
+            let event = try started.decode(LeaderboardOccurrenceEvent.self)
+            #expect(event.kind == .started && StoredTime.millis(event.start) == day.end && StoredTime.millis(event.recordedAt) == now)
+            expectError(try await Self.start(client), .conflict, "leaderboard.tournament_running", .invalidParameter)
+
+            // The new occurrence takes entrants and scores now; answers show it running.
+            let entry = try await Self.join(client, bob.token).decode(TournamentEntry.self)
+            #expect(StoredTime.millis(entry.occurrence.start) == day.end && entry.occurrence.isRunning && entry.entrants == 1)
+            let reported = try await Self.report(client, bob.token, 5).decode(ScoreReportResult.self)
+            #expect(reported.scores.first.flatMap(\.occurrence).map(StoredTime.millis) == day.end && reported.scores.first?.attemptsLeft == 1)
+            let page = try await RecurringLeaderboardTests.page(client, bob.token, category: "seasons.cup").decode(LeaderboardPage.self)
+            #expect(page.scores.map(\.value) == [5] && page.occurrence.map { StoredTime.millis($0.start) } == day.end && page.occurrence?.isRunning == true)
+            let old = try await RecurringLeaderboardTests.page(client, bob.token, category: "seasons.cup", occurrence: StoredTime.date(day.start))
+                .decode(LeaderboardPage.self)
+            #expect(old.scores.map(\.value) == [10])
+            expectError(try await Self.report(client, ann.token, 7), .forbidden, "leaderboard.not_joined", .invalidParameter)
+
+            // At the scheduled start the clock finds the start recorded; scores go on counting in the same occurrence.
+            try await RecurringLeaderboardTests.freeze(client, at: day.end + 1000)
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(try await Self.starts(client, occurrence: day.end).count == 1)
+            let later = try await Self.report(client, bob.token, 8).decode(ScoreReportResult.self)
+            #expect(later.scores.first.flatMap(\.occurrence).map(StoredTime.millis) == day.end && later.scores.first?.attemptsLeft == 0)
+        }
+    }
+
+    /// Two nodes on one PostgreSQL database: an occurrence started on one node takes scores on the other within a tick
+    /// of its clock.
+    @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
+    func anOccurrenceStartedOnOneNodeTakesScoresOnTheOther() async throws {
+        let url = try SharedDatabaseNodesTests.freshDatabase()
+        try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-a") { a in
+            try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-b") { b in
+                let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)
+                #expect(try await Self.join(b, ann.token).status == .ok)
+                #expect(try await Self.end(a).status == .ok)
+                #expect(try await Self.start(a).status == .ok)
+                try await waitUntil("node b takes entrants of the occurrence started on node a", within: .seconds(10)) {
+                    try await Self.join(b, ann.token).status == .ok
+                }
+                let reported = try await Self.report(b, ann.token, 20)
+                #expect(reported.status == .ok, "\(String(decoding: reported.body, as: UTF8.self))")
+                expectError(try await Self.start(b), .conflict, "leaderboard.tournament_running", .invalidParameter)
+            }
+        }
+    }
+
     /// Two nodes on one PostgreSQL database: an occurrence ended on one node refuses scores on the other at once.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
     func anOccurrenceEndedOnOneNodeRefusesScoresOnTheOther() async throws {
