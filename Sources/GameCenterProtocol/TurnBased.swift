@@ -297,6 +297,9 @@ public struct TurnBasedEventInfo: Codable, Sendable, Equatable {
         case matchEnded
         case reminder
         case removed
+        /// The recipient asked in the Game Center app to leave the match: their game quits it with the outcome it
+        /// chooses (GameKit's `wantsToQuitMatch`); nothing changed yet.
+        case quitRequested
     }
 
     public var kind: Kind

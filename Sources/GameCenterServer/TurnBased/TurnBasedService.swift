@@ -75,6 +75,24 @@ struct TurnBasedService: Sendable {
         try await change(id, in: nil, accept ? .accept(player: playerID) : .decline(player: playerID))
     }
 
+    /// `playerID` asked in the Game Center app to leave match `id`: their game hears `quitRequested` (GameKit's
+    /// `wantsToQuitMatch`) and quits with the outcome it chooses; the match does not change until it does.
+    func requestQuit(id: String, playerID: String) async throws {
+        guard Self.isValidID(id), let record = try await database.read({ try await $0.turnMatch(id: id) }) else { throw APIError.turnNoSuchMatch }
+        let state = try Self.state(record)
+        guard state.isVisible(to: playerID), let seat = state.seatIndex(of: playerID) else { throw APIError.turnNoSuchMatch }
+        guard state.status != .ended, state.seats[seat].status == .active else {
+            throw APIError(.turnInvalidState, "only a player still playing a running match can leave it")
+        }
+        let settings = registry.game(bundleID: state.bundleID)?.turnBased ?? TurnBasedSettings()
+        let event = TurnBasedEventInfo(
+            kind: .quitRequested, match: Self.info(state, settings: settings, exchangeData: false), actorIndex: seat, becameActive: false)
+        let payload = try EventLog.payload(event)
+        let now = clock.nowMillis()
+        _ = try await database.write { try await $0.appendEvents([(playerID, payload)], kind: EventKind.turnBased.rawValue, now: now) }
+        bus.publish(.playerEvents(playerID: playerID))
+    }
+
     // MARK: Finding and starting
 
     /// Puts the caller in the oldest fitting match with an open seat, or starts a match (always, when inviting).

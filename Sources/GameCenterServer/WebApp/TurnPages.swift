@@ -18,6 +18,15 @@ struct TurnPages: Sendable {
         responder.get("turns", on: router, .signedIn) { page in try await turnsPage(page) }
         responder.post("turns/accept", on: router, .signedIn) { page in try await answer(page, accept: true) }
         responder.post("turns/decline", on: router, .signedIn) { page in try await answer(page, accept: false) }
+        responder.post("turns/quit", on: router, .signedIn) { page in
+            let session = try page.requireSession()
+            do {
+                try await turns.requestQuit(id: page.form["match"] ?? "", playerID: session.session.playerID)
+            } catch let error as APIError {
+                return try await turnsPage(page, error: error)
+            }
+            return PageRequest.redirect(to: "/turns?done=quit")
+        }
     }
 
     private func answer(_ page: PageRequest, accept: Bool) async throws -> Response {
@@ -55,6 +64,7 @@ struct TurnPages: Sendable {
                 switch page.query("done") {
                 case "accepted": "Invitation accepted. The match is in your list; play your turns from the game."
                 case "declined": "Invitation declined. Your seat goes back to auto-match."
+                case "quit": "Your game was asked to leave the match: it quits, with the result it chooses, when it next runs."
                 default: nil
                 }
         }

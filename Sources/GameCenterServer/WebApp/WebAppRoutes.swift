@@ -12,7 +12,8 @@ struct WebAppRoutes {
         "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",
         "POST /invitations/decline", "GET /games/{bundleID}/play", "POST /games/{bundleID}/play", "GET /app-tickets/{ticket}",
         "GET /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}", "POST /device-sign-in/{requestID}/decline", "POST /screen/left",
-        "POST /screen/done", "GET /turns", "POST /turns/accept", "POST /turns/decline", "GET /saves", "POST /saves/restore", "POST /saves/delete",
+        "POST /screen/done", "GET /turns", "POST /turns/accept", "POST /turns/decline", "POST /turns/quit", "GET /saves", "POST /saves/restore",
+        "POST /saves/delete",
         "GET /challenges", "POST /challenges/join", "POST /challenges/leave", "GET /party", "POST /party/join",
     ]
 

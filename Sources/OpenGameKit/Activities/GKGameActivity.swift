@@ -204,9 +204,9 @@ public final class GKGameActivity: Sendable {
 
     /// A request for a match of the activity: its definition's sizes, and its party (only the party's players are
     /// matched with it). Nil when the activity is not played as a match (its definition has no `maxPlayers` of 2 or
-    /// more).
+    /// more), or when its party no longer takes players (its host ended it).
     public func makeMatchRequest() -> GKMatchRequest? {
-        guard let most = activityDefinition.maxPlayers, most >= 2 else { return nil }
+        guard let most = activityDefinition.maxPlayers, most >= 2, partyHostID == nil || partyCode != nil else { return nil }
         let request = GKMatchRequest(minPlayers: max(2, activityDefinition.minPlayers ?? 2), maxPlayers: most)
         request.partyCode = partyCode
         return request
@@ -214,18 +214,21 @@ public final class GKGameActivity: Sendable {
 
     /// Finds a relayed match of the activity: with a party, among the party's players.
     public func findMatch() async throws -> GKMatch {
-        guard let request = makeMatchRequest() else {
-            throw GKError(.matchRequestInvalid, "'\(activityDefinition.identifier)' is not played as a match (its manifest sets no maxPlayers of 2 or more)")
-        }
-        return try await gameCenter.matchmaker.findMatch(for: request)
+        try await gameCenter.matchmaker.findMatch(for: try matchRequest())
     }
 
     /// Finds players for a hosted match of the activity: with a party, among the party's players.
     public func findPlayersForHostedMatch() async throws -> [String] {
-        guard let request = makeMatchRequest() else {
-            throw GKError(.matchRequestInvalid, "'\(activityDefinition.identifier)' is not played as a match (its manifest sets no maxPlayers of 2 or more)")
+        try await gameCenter.matchmaker.findPlayersForHostedMatch(for: try matchRequest())
+    }
+
+    /// ``makeMatchRequest()``, or why there is none.
+    private func matchRequest() throws -> GKMatchRequest {
+        if let request = makeMatchRequest() { return request }
+        guard partyHostID == nil || partyCode != nil else {
+            throw GKError(.matchRequestInvalid, "the party of this activity takes no more matches: its host ended it (or it is a day old)")
         }
-        return try await gameCenter.matchmaker.findPlayersForHostedMatch(for: request)
+        throw GKError(.matchRequestInvalid, "'\(activityDefinition.identifier)' is not played as a match (its manifest sets no maxPlayers of 2 or more)")
     }
 }
 

@@ -21,7 +21,9 @@ public protocol GKTurnBasedEventListener: AnyObject, Sendable {
         for match: GKTurnBasedMatch)
     /// The player chose friends to play with in the Game Center app.
     func player(_ playerID: String, didRequestMatchWithOtherPlayers playerIDsToInvite: [String])
-    /// The player asked to leave the match outside the game.
+    /// The player asked to leave the match outside the game (the Game Center app's turns page): quit it with
+    /// ``GKTurnBasedMatch/participantQuitInTurn(with:nextParticipants:turnTimeout:match:)`` or
+    /// ``GKTurnBasedMatch/participantQuitOutOfTurn(with:)`` and the outcome the game chooses.
     func player(_ playerID: String, wantsToQuitMatch match: GKTurnBasedMatch)
 }
 
@@ -53,6 +55,8 @@ public struct GKTurnBasedMatchEvent: Sendable {
     public enum Kind: String, Sendable {
         case turnPassed, turnSaved, timedOut, participantQuit, invited, accepted, declined, joined
         case exchangeRequest, exchangeCancelled, exchangeCompleted, exchangesMerged, matchEnded, reminder, removed
+        /// The local player asked in the Game Center app to leave the match (``GKTurnBasedEventListener/player(_:wantsToQuitMatch:)``).
+        case quitRequested
     }
 
     /// What happened.
@@ -118,6 +122,8 @@ final class TurnBasedListeners: Sendable {
                 if let exchange { listener.player(playerID, receivedExchangeReplies: exchange.replies ?? [], forCompletedExchange: exchange, for: match) }
             case .removed:
                 break
+            case .quitRequested:
+                listener.player(playerID, wantsToQuitMatch: match)
             case .turnPassed, .turnSaved, .timedOut, .participantQuit, .invited, .accepted, .declined, .joined, .exchangesMerged, .reminder:
                 listener.player(playerID, receivedTurnEventFor: match, didBecomeActive: info.becameActive)
             }

@@ -64,6 +64,7 @@ import Testing
         ) {
             record("replies \(exchange.exchangeID) \(replies.count)")
         }
+        func player(_ playerID: String, wantsToQuitMatch match: GKTurnBasedMatch) { record("quit \(match.matchID)") }
     }
 
     static func request(_ players: Int) -> GKMatchRequest {
@@ -294,6 +295,36 @@ import Testing
         try await last.endMatchInTurn(withMatch: Data("end".utf8))
         try await last.remove()
         for device in [a, c, d] { #expect(try await GKTurnBasedMatch.loadMatches(in: device).isEmpty) }
+        try await server.stop()
+    }
+
+    /// GameKit's `wantsToQuitMatch`: a player leaves a match on the Game Center app's turns page; their game hears it
+    /// (the listener and a typed event) and quits with its outcome, and the others hear the quit.
+    @Test(arguments: LiveServer.engines)
+    func aPlayerWhoLeavesInTheGameCenterAppIsQuitByTheirGame(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (a, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, bobAccount) = try await Devices.signedUp(server, alias: "Bob")
+        let (logA, logB) = (TurnLog(a), TurnLog(b))
+        let listener = Listener()
+        b.localPlayer.register(listener)
+        let match = try await Self.matched([a, b])
+
+        var browser = try await WebAppBrowser.signedIn(to: server.url, account: bobAccount, password: "password-Bob")
+        #expect(try await browser.get("/turns").html.contains("Leave the match of Tapper"))
+        let left = try await browser.submit("/turns/quit", on: "/turns", [("match", match.matchID)])
+        #expect(left.status == 303 && left.location == "/turns?done=quit", "\(left.html)")
+        let asked = try await logB.next(.quitRequested, match.matchID)
+        #expect(asked.actor?.playerID == b.localPlayer.playerID)
+        try await waitUntil("Bob's listener hears wantsToQuitMatch") { listener.log.contains("quit \(match.matchID)") }
+        #expect(try await GKTurnBasedMatch.load(withID: match.matchID, in: a).participants.map(\.status) == [.active, .active], "nothing changed yet")
+
+        // Bob's game quits with the outcome it chooses; Ann hears it. Leaving again is refused on the page.
+        try await asked.match.participantQuitOutOfTurn(with: .quit)
+        try await logA.next(.participantQuit, match.matchID)
+        let again = try await browser.submit("/turns/quit", on: "/turns", [("match", match.matchID)])
+        #expect(again.status == 409 && again.html.contains("only a player still playing"))
         try await server.stop()
     }
 
