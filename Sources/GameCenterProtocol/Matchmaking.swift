@@ -255,10 +255,13 @@ public struct MatchPlayerLeft: Codable, Sendable, Equatable {
 public struct PlayWithFriends: Codable, Sendable, Equatable {
     public var bundleID: String
     public var playerIDs: [String]
+    /// The friends were chosen for a turn-based match (GameKit's `didRequestMatchWithOtherPlayers`); absent: real-time.
+    public var turnBased: Bool?
 
-    public init(bundleID: String, playerIDs: [String]) {
+    public init(bundleID: String, playerIDs: [String], turnBased: Bool? = nil) {
         self.bundleID = bundleID
         self.playerIDs = playerIDs
+        self.turnBased = turnBased
     }
 }
 

@@ -543,6 +543,12 @@ enum Migrations {
                 "ALTER TABLE tournament_sizes ADD COLUMN opened_at BIGINT"
             ]),
         Migration(
+            version: 28, name: "friends chosen for a turn-based match",
+            common: [
+                // 1: the player chose the friends for a turn-based match (the game's turn-based listener hears them).
+                "ALTER TABLE play_with_friends ADD COLUMN turn_based BIGINT NOT NULL DEFAULT 0"
+            ]),
+        Migration(
             version: 26, name: "activities and parties",
             common: [
                 // A party: players of one game who share a code. `live_code` is the code while others may join (NULL

@@ -14,9 +14,12 @@ public struct PlayWithFriendsRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// When the choice lapses unclaimed, in milliseconds since 1970.
     public var expiresAt: Int64
+    /// The friends were chosen for a turn-based match, not a real-time one.
+    public var turnBased: Bool
 
     /// A choice as stored.
-    public init(playerID: String, bundleID: String, friends: [String], createdAt: Int64, expiresAt: Int64) {
+    public init(playerID: String, bundleID: String, friends: [String], createdAt: Int64, expiresAt: Int64, turnBased: Bool = false) {
+        self.turnBased = turnBased
         self.playerID = playerID
         self.bundleID = bundleID
         self.friends = friends
@@ -31,10 +34,11 @@ extension StorageSession {
         let friends = String(decoding: try JSONEncoder().encode(choice.friends), as: UTF8.self)
         try await sql.raw(
             """
-            INSERT INTO play_with_friends (player_id, bundle_id, friends, created_at, expires_at)
-            VALUES (\(bind: choice.playerID), \(bind: choice.bundleID), \(bind: friends), \(bind: choice.createdAt), \(bind: choice.expiresAt))
+            INSERT INTO play_with_friends (player_id, bundle_id, friends, created_at, expires_at, turn_based)
+            VALUES (\(bind: choice.playerID), \(bind: choice.bundleID), \(bind: friends), \(bind: choice.createdAt), \(bind: choice.expiresAt),
+                \(bind: choice.turnBased ? 1 : 0))
             ON CONFLICT (player_id, bundle_id) DO UPDATE
-            SET friends = excluded.friends, created_at = excluded.created_at, expires_at = excluded.expires_at
+            SET friends = excluded.friends, created_at = excluded.created_at, expires_at = excluded.expires_at, turn_based = excluded.turn_based
             """
         ).run()
     }
@@ -64,6 +68,6 @@ extension StorageSession {
         PlayWithFriendsRecord(
             playerID: try row.string("player_id"), bundleID: try row.string("bundle_id"),
             friends: try JSONDecoder().decode([String].self, from: Data(try row.string("friends").utf8)),
-            createdAt: try row.int("created_at"), expiresAt: try row.int("expires_at"))
+            createdAt: try row.int("created_at"), expiresAt: try row.int("expires_at"), turnBased: try row.int("turn_based") != 0)
     }
 }

@@ -156,13 +156,16 @@ struct MatchRecorder: Sendable {
 
     /// Keeps friends chosen in the Game Center app for the player's game until `expiresAt` (replacing an earlier
     /// choice) and tells the player's running devices, one of which claims them and invites them.
-    func playWithFriends(_ friends: [String], bundleID: String, environment: String, playerID: String, now: Int64, expiresAt: Int64) async throws {
+    func playWithFriends(
+        _ friends: [String], bundleID: String, environment: String, playerID: String, now: Int64, expiresAt: Int64, turnBased: Bool = false
+    ) async throws {
         try await database.write { storage in
             try await MatchRequestRules.checkInvitees(friends, of: playerID, environment: environment, in: storage)
             try await storage.savePlayWithFriends(
-                PlayWithFriendsRecord(playerID: playerID, bundleID: bundleID, friends: friends, createdAt: now, expiresAt: expiresAt))
+                PlayWithFriendsRecord(
+                    playerID: playerID, bundleID: bundleID, friends: friends, createdAt: now, expiresAt: expiresAt, turnBased: turnBased))
             _ = try await EventLog.append(
-                .playWithFriends, PlayWithFriends(bundleID: bundleID, playerIDs: friends),
+                .playWithFriends, PlayWithFriends(bundleID: bundleID, playerIDs: friends, turnBased: turnBased ? true : nil),
                 to: playerID, now: now, in: storage)
         }
         publish([playerID])

@@ -40,8 +40,11 @@ extension MatchmakingService {
     }
 
     /// Keeps friends `playerID` chose to play `game` with until a device of the game claims them (its invitation
-    /// handler then gets them), at most as long as an invitation lasts; a new choice replaces the last one.
-    func playWithFriends(_ playerIDs: [String], game: Game, environment: GameCenterProtocol.Environment, playerID: String) async throws {
+    /// handler gets them; for a turn-based match, its turn-based listener), at most as long as an invitation lasts; a new
+    /// choice replaces the last one.
+    func playWithFriends(
+        _ playerIDs: [String], game: Game, environment: GameCenterProtocol.Environment, playerID: String, turnBased: Bool = false
+    ) async throws {
         let friends = try PlayerIDRules.list(playerIDs)
         guard !friends.contains(playerID) else { throw APIError.inviteSelf }
         guard friends.count < Limits.matchPlayers.upperBound else {
@@ -50,7 +53,7 @@ extension MatchmakingService {
         let now = clock.nowMillis()
         try await recorder.playWithFriends(
             friends, bundleID: game.bundleID, environment: environment.rawValue, playerID: playerID, now: now,
-            expiresAt: now + Int64(invitationSeconds(for: game)) * 1000)
+            expiresAt: now + Int64(invitationSeconds(for: game)) * 1000, turnBased: turnBased)
     }
 
     /// `POST /v1/matchmaking/play-with-friends`: ``playWithFriends(_:game:environment:playerID:)`` for the caller's game.
@@ -73,7 +76,7 @@ extension MatchmakingService {
             else { return [] }
             let stillFriends = try await storage.friends(of: session.playerID, among: choice.friends)
             let friends = choice.friends.filter(stillFriends.contains)
-            return friends.isEmpty ? [] : [PlayWithFriends(bundleID: choice.bundleID, playerIDs: friends)]
+            return friends.isEmpty ? [] : [PlayWithFriends(bundleID: choice.bundleID, playerIDs: friends, turnBased: choice.turnBased ? true : nil)]
         }
     }
 }

@@ -25,7 +25,9 @@ struct PlayWithFriendsPages: Sendable {
                 let chosen = page.form.values("friend")
                 guard !chosen.isEmpty else { throw APIError.noFriendChosen }
                 do {
-                    try await matchmaking.playWithFriends(chosen, game: game, environment: session.environment, playerID: session.session.playerID)
+                    try await matchmaking.playWithFriends(
+                        chosen, game: game, environment: session.environment, playerID: session.session.playerID,
+                        turnBased: page.form["kind"] == "turnBased")
                 } catch let error as APIError {
                     throw Self.told(error)
                 }

@@ -384,7 +384,13 @@ public final class GKMatchmaker: Sendable {
     private func claimPlayWithFriends(device: GKGameCenter) async {
         do {
             let list: PlayWithFriendsList = try await device.authenticated(.post, "/v1/matchmaking/play-with-friends/claim")
-            for choice in list.choices { deliver(nil, choice.playerIDs) }
+            for choice in list.choices {
+                if choice.turnBased == true {
+                    device.turnBasedListeners.requestMatch(with: choice.playerIDs, playerID: device.localPlayer.playerID)
+                } else {
+                    deliver(nil, choice.playerIDs)
+                }
+            }
         } catch {
             device.logger.debug("claiming friends to play with failed", metadata: [LogKey.error: "\(error)"])
         }

@@ -19,7 +19,8 @@ public protocol GKTurnBasedEventListener: AnyObject, Sendable {
     func player(
         _ playerID: String, receivedExchangeReplies replies: [GKTurnBasedExchangeReply], forCompletedExchange exchange: GKTurnBasedExchange,
         for match: GKTurnBasedMatch)
-    /// The player chose friends to play with in the Game Center app.
+    /// The player chose friends in the Game Center app to start a turn-based match with: find one that invites them
+    /// (``GKMatchRequest/playersToInvite``). A choice made before any listener is registered reaches the first one.
     func player(_ playerID: String, didRequestMatchWithOtherPlayers playerIDsToInvite: [String])
     /// The player asked to leave the match outside the game (the Game Center app's turns page): quit it with
     /// ``GKTurnBasedMatch/participantQuitInTurn(with:nextParticipants:turnTimeout:match:)`` or
@@ -82,12 +83,30 @@ final class TurnBasedListeners: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
+    /// Friends the player chose for a turn-based match before any listener was registered: handed to the first one.
+    private let waitingChoices = Mutex<[(playerID: String, friends: [String])]>([])
 
     func register(_ listener: any GKTurnBasedEventListener) {
         entries.withLock { entries in
             entries.removeAll { $0.listener == nil || $0.listener === listener }
             entries.append(Entry(listener: listener))
         }
+        let waiting = waitingChoices.withLock { waiting in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for choice in waiting { listener.player(choice.playerID, didRequestMatchWithOtherPlayers: choice.friends) }
+    }
+
+    /// The player chose friends for a turn-based match in the Game Center app: every listener hears it, or the first
+    /// one registered when there is none yet.
+    func requestMatch(with friends: [String], playerID: String) {
+        let listeners = entries.withLock { $0.compactMap(\.listener) }
+        guard !listeners.isEmpty else {
+            waitingChoices.withLock { $0.append((playerID, friends)) }
+            return
+        }
+        for listener in listeners { listener.player(playerID, didRequestMatchWithOtherPlayers: friends) }
     }
 
     func unregister(_ listener: any GKTurnBasedEventListener) {

@@ -65,6 +65,9 @@ import Testing
             record("replies \(exchange.exchangeID) \(replies.count)")
         }
         func player(_ playerID: String, wantsToQuitMatch match: GKTurnBasedMatch) { record("quit \(match.matchID)") }
+        func player(_ playerID: String, didRequestMatchWithOtherPlayers playerIDsToInvite: [String]) {
+            record("requested \(playerIDsToInvite.joined(separator: ","))")
+        }
     }
 
     static func request(_ players: Int) -> GKMatchRequest {
@@ -325,6 +328,39 @@ import Testing
         try await logA.next(.participantQuit, match.matchID)
         let again = try await browser.submit("/turns/quit", on: "/turns", [("match", match.matchID)])
         #expect(again.status == 409 && again.html.contains("only a player still playing"))
+        try await server.stop()
+    }
+
+    /// GameKit's `didRequestMatchWithOtherPlayers`: friends chosen on the Game Center app's play page for a turn-based
+    /// match reach the game's turn-based listener once (kept until one is registered), and the game invites them.
+    @Test(arguments: LiveServer.engines)
+    func friendsChosenForATurnBasedMatchReachTheTurnBasedListener(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (a, annAccount) = try await Devices.signedUp(server, alias: "Ann")
+        let (b, _) = try await Devices.signedUp(server, alias: "Bob")
+        try await MatchmakingLiveTests.befriend(a, b)
+        let logB = TurnLog(b)
+
+        var browser = try await WebAppBrowser.signedIn(to: server.url, account: annAccount, password: "password-Ann")
+        let play = "/games/com.example.tapper/play"
+        #expect(try await browser.get(play).html.contains("Start a turn-based match with them"))
+        let chosen = try await browser.submit(play, on: play, [("friend", b.localPlayer.playerID), ("kind", "turnBased")])
+        #expect(chosen.status == 303, "\(chosen.html)")
+        // Ann's game has no listener yet: the choice waits for the first one.
+        try await waitUntil("the choice is claimed by Ann's game") { !(try await browser.get(play).html.contains("Waiting for Tapper to start")) }
+        let listener = Listener()
+        a.localPlayer.register(listener)
+        #expect(listener.log == ["requested \(b.localPlayer.playerID)"])
+
+        let request = Self.request(2)
+        request.playersToInvite = [b.localPlayer.playerID]
+        let match = try await GKTurnBasedMatch.find(for: request, in: a)
+        try await match.endTurn(withNextParticipants: [match.participants[1]], turnTimeout: 0, match: Data("A".utf8))
+        try await logB.next(.invited, match.matchID)
+        let second = Listener()
+        a.localPlayer.register(second)
+        #expect(second.log.isEmpty, "a choice is handed out once")
         try await server.stop()
     }
 
