@@ -549,6 +549,15 @@ enum Migrations {
                 "ALTER TABLE play_with_friends ADD COLUMN turn_based BIGINT NOT NULL DEFAULT 0"
             ]),
         Migration(
+            version: 29, name: "a player's scores by board",
+            common: [
+                // A challenge's standings read each participant's scores on one board, by id (those after they joined,
+                // their best before): a range of this index, value included, instead of every score the player has in
+                // the game. Its first columns serve what the index it replaces served (a player's scores in a game).
+                "CREATE INDEX scores_by_player_board ON scores (player_id, bundle_id, environment, category, score_id, value)",
+                "DROP INDEX scores_by_player",
+            ]),
+        Migration(
             version: 26, name: "activities and parties",
             common: [
                 // A party: players of one game who share a code. `live_code` is the code while others may join (NULL
