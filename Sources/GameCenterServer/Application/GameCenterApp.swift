@@ -218,7 +218,7 @@ public enum GameCenterApp {
         AchievementRoutes(achievements: services.achievements).addAuthenticated(to: signedIn)
         LeaderboardRoutes(leaderboards: services.leaderboards).addAuthenticated(to: signedIn)
         MatchmakingRoutes(matchmaking: services.matchmaking).addAuthenticated(to: signedIn)
-        TurnBasedRoutes(turns: services.turns).addAuthenticated(to: signedIn)
+        TurnBasedRoutes(turns: services.turns, limiter: services.limiter).addAuthenticated(to: signedIn)
         SavedGameRoutes(saves: services.saves).addAuthenticated(to: signedIn)
         ChallengeRoutes(challenges: services.challenges).addAuthenticated(to: signedIn)
         ActivityRoutes(activities: services.activities).addAuthenticated(to: signedIn)

@@ -62,6 +62,9 @@ public struct RateLimits: Sendable, Equatable {
         case reports = "reports"
         /// Realtime channels one session opens.
         case realtimeChannels = "realtime-channels"
+        /// Turn-based writes one player makes: new matches, turns, saves, quits, ends, exchanges and their replies,
+        /// rematches (each one is a stored change pushed to every participant).
+        case turnWrites = "turn-writes"
 
         /// What the limit counts, for messages.
         var counted: String {
@@ -74,6 +77,7 @@ public struct RateLimits: Sendable, Equatable {
             case .invitationsToOnePlayer: "match invitations to this player"
             case .reports: "scores and achievement reports"
             case .realtimeChannels: "realtime channels opened by this session"
+            case .turnWrites: "turn-based moves"
             }
         }
     }
@@ -94,6 +98,7 @@ public struct RateLimits: Sendable, Equatable {
             .invitationsToOnePlayer: Limit(count: 12, period: .seconds(3600)),
             .reports: Limit(count: 600, period: .seconds(60)),
             .realtimeChannels: Limit(count: 30, period: .seconds(60)),
+            .turnWrites: Limit(count: 300, period: .seconds(60)),
         ]
     }
 

@@ -7,12 +7,20 @@ import NIOCore
 /// HTTP for turn-based matches: find, list and load, the turn's writes, acts out of turn, exchanges, rematch.
 struct TurnBasedRoutes {
     let turns: TurnBasedService
+    /// Counts each player's writes (`turn-writes`), before their body is read.
+    let limiter: RateLimiter
+
+    /// Charges one turn-based write to the signed-in player.
+    private func charge(_ context: AppRequestContext) throws {
+        try limiter.take(.turnWrites, for: context.requireSession().playerID)
+    }
 
     func addAuthenticated(to group: RouterGroup<AppRequestContext>) {
         group.get("turn-matches") { _, context -> TurnBasedMatchList in
             TurnBasedMatchList(matches: try await turns.matches(device: context.requireDevice(), session: context.requireSession()))
         }
         group.post("turn-matches") { request, context -> TurnBasedMatchInfo in
+            try charge(context)
             let body = try await request.decode(as: TurnBasedFindBody.self, context: context)
             return try await turns.find(body, device: context.requireDevice(), session: context.requireSession())
         }
@@ -27,20 +35,24 @@ struct TurnBasedRoutes {
                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         group.post("turn-matches/{matchID}/turn") { request, context -> TurnBasedMatchInfo in
+            try charge(context)
             let device = try context.requireDevice()
             let body = try await Self.decode(
                 TurnBasedTurnBody.self, from: request, carrying: device.game.turnBased.matchDataBytes, what: "match data", context: context)
             return try await turns.turn(id: context.parameters.require("matchID"), body, device: device, session: context.requireSession())
         }
         group.post("turn-matches/{matchID}/participant") { request, context -> TurnBasedMatchInfo in
+            try charge(context)
             let body = try await request.decode(as: TurnBasedParticipantBody.self, context: context)
             return try await turns.participant(
                 id: context.parameters.require("matchID"), body, device: context.requireDevice(), session: context.requireSession())
         }
         group.post("turn-matches/{matchID}/rematch") { _, context -> TurnBasedMatchInfo in
-            try await turns.rematch(id: context.parameters.require("matchID"), device: context.requireDevice(), session: context.requireSession())
+            try charge(context)
+            return try await turns.rematch(id: context.parameters.require("matchID"), device: context.requireDevice(), session: context.requireSession())
         }
         group.post("turn-matches/{matchID}/exchanges") { request, context -> TurnBasedExchangeSent in
+            try charge(context)
             let device = try context.requireDevice()
             let body = try await Self.decode(
                 TurnBasedExchangeBody.self, from: request, carrying: device.game.turnBased.exchangeDataBytes, what: "exchange data",
@@ -48,6 +60,7 @@ struct TurnBasedRoutes {
             return try await turns.sendExchange(id: context.parameters.require("matchID"), body, device: device, session: context.requireSession())
         }
         group.post("turn-matches/{matchID}/exchanges/{exchangeID}") { request, context -> TurnBasedMatchInfo in
+            try charge(context)
             let device = try context.requireDevice()
             let body = try await Self.decode(
                 TurnBasedExchangeAnswerBody.self, from: request, carrying: device.game.turnBased.exchangeDataBytes, what: "a reply",

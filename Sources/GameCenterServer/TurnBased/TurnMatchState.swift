@@ -162,6 +162,15 @@ enum TurnCommand: Sendable {
     case cancel(player: String, exchangeID: String, message: String?)
     /// The server's clock: turns and exchanges whose time ran out move on.
     case expire
+
+    /// Whether the command stores the match's data: a change even when nothing else in the match changes (a save of
+    /// data the same size as before).
+    var storesMatchData: Bool {
+        switch self {
+        case .endTurn, .saveTurn, .quitInTurn, .endMatch, .saveMerged: true
+        default: false
+        }
+    }
 }
 
 /// Who must be told what after a change.
@@ -183,11 +192,12 @@ extension TurnMatchState {
     static let outcomeQuit = 1
 
     /// Applies `command` at `now`; throws (changing nothing) when the rules refuse it. Returns who must be told what;
-    /// an empty list with an unchanged ``version`` means nothing happened (``TurnCommand/expire`` with nothing due).
+    /// an empty list with an unchanged ``version`` means nothing happened (``TurnCommand/expire`` with nothing due). A
+    /// command that stores match data always changes the match, so the data is written.
     mutating func apply(_ command: TurnCommand, now: Int64, limits: TurnBasedSettings) throws(APIError) -> [TurnNotice] {
         var next = self
         var notices = try next.applying(command, now: now, limits: limits)
-        guard next != self else { return [] }
+        guard next != self || command.storesMatchData else { return [] }
         if next.status != .ended, !next.seats.contains(where: \.isPlaying) {
             // Nobody is left who could take a turn: the match ends rather than wait forever.
             next.finish()

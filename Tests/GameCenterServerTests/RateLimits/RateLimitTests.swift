@@ -131,6 +131,29 @@ import Testing
         }
     }
 
+    @Test func aPlayersTurnBasedWritesAreLimitedAndARefusedOneChangesNothing() async throws {
+        try await TestServer.run(rateLimits: try Self.limits("turn-writes=3/60")) { client in
+            let ann = try await client.signUp()
+            let match = try await client.send(.post, "/v1/turn-matches", TurnBasedFindBody(minPlayers: 2, maxPlayers: 2), token: ann.token)
+                .decode(TurnBasedMatchInfo.self)
+            func save(_ version: Int64, _ byte: UInt8) async throws -> TestServer.Client.Answer {
+                try await client.send(
+                    .post, "/v1/turn-matches/\(match.matchID)/turn",
+                    TurnBasedTurnBody(action: .saveTurn, version: version, matchData: Data([byte])), token: ann.token)
+            }
+            let first = try await save(match.version, 1).decode(TurnBasedMatchInfo.self)
+            let second = try await save(first.version, 2).decode(TurnBasedMatchInfo.self)
+            Self.expectLimited(try await save(second.version, 3))
+            let stored = try await client.call(.get, "/v1/turn-matches/\(match.matchID)/data", token: ann.token)
+            #expect(stored.body == Data([2]), "\(stored.status) \(Array(stored.body))")
+            #expect(try Self.refused(client, "turn-writes") == 1)
+            // Reading is not a write; another player has their own allowance.
+            #expect(try await client.call(.get, "/v1/turn-matches/\(match.matchID)", token: ann.token).status == .ok)
+            let bob = try await client.signUp()
+            #expect(try await client.send(.post, "/v1/turn-matches", TurnBasedFindBody(minPlayers: 2, maxPlayers: 2), token: bob.token).status == .ok)
+        }
+    }
+
     @Test func settingsAreReadAndRefusedWithClearMessages() throws {
         var limits = RateLimits()
         try limits.set("reports=100/10")

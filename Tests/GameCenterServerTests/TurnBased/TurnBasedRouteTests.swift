@@ -12,6 +12,25 @@ import Testing
             .decode(TurnBasedMatchInfo.self)
     }
 
+    /// A save whose data is the same size as the last changes nothing else in the match: it is stored all the same, a
+    /// new version, told to the participants (it was once taken for no change and dropped).
+    @Test func aSaveOfDataTheSameSizeIsStored() async throws {
+        try await TestServer.run { client in
+            let ann = try await client.signUp()
+            let match = try await find(client, ann.token)
+            var version = match.version
+            for byte in [UInt8(1), 2, 2] {
+                let saved = try await client.send(
+                    .post, "/v1/turn-matches/\(match.matchID)/turn", TurnBasedTurnBody(action: .saveTurn, version: version, matchData: Data([byte])),
+                    token: ann.token
+                ).decode(TurnBasedMatchInfo.self)
+                #expect(saved.version == version + 1)
+                version = saved.version
+                #expect(try await client.call(.get, "/v1/turn-matches/\(match.matchID)/data", token: ann.token).body == Data([byte]))
+            }
+        }
+    }
+
     @Test func matchDataAboveTheGamesLimitIsRefusedAndExactlyTheLimitIsStored() async throws {
         try await TestServer.run { client in
             let ann = try await client.signUp()
