@@ -13,24 +13,36 @@ extension ChallengeService {
         let categories = Array(Set(records.map(\.category))).sorted()
         guard roster.mayCount(playerID: playerID, bundleID: game.bundleID, environment: environment, categories: categories, now: now) else { return }
         do {
-            let running = try await database.read { storage in
-                try await storage.runningChallenges(of: playerID, bundleID: game.bundleID, environment: environment, categories: categories, now: now)
-            }
-            guard !running.isEmpty else { return }
-            let told = try await database.write { storage in
-                var told = Set<String>()
-                for challenge in running {
+            // The standings are read outside the writing transaction (SQLite has one writer); only the notices are written.
+            let counted = try await database.read { storage -> [CountedScore] in
+                var counted: [CountedScore] = []
+                for challenge in try await storage.runningChallenges(
+                    of: playerID, bundleID: game.bundleID, environment: environment, categories: categories, now: now)
+                {
                     let participants = try await storage.challengeParticipants(challengeID: challenge.challengeID)
-                    let before = try await ChallengeStandings.standings(challenge, participants: participants, game: game, below: first, in: storage)
+                    guard let mine = participants.first(where: { $0.playerID == playerID && $0.status == ChallengeParticipantStatus.joined.rawValue })
+                    else { continue }
                     let after = try await ChallengeStandings.standings(challenge, participants: participants, game: game, in: storage)
+                    // Only the reporter's standing moved: the others' were the same before.
+                    var before = after
+                    before[playerID] = try await storage.challengeStanding(
+                        ChallengeStandings.scoring(challenge, game: game), playerID: playerID, afterScore: mine.afterScore, below: first)
                     // Nothing counted: the attempts were used up, or the score is in another occurrence.
                     guard before[playerID] != after[playerID] else { continue }
-                    let better = ChallengeStandings.scoring(challenge, game: game).higherIsBetter
-                    let overtaken = Self.overtaken(by: playerID, before: before, after: after, higherIsBetter: better)
-                    let recipients = Self.told(participants)
+                    counted.append(CountedScore(challenge: challenge, participants: participants, before: before, after: after))
+                }
+                return counted
+            }
+            guard !counted.isEmpty else { return }
+            let told = try await database.write { storage in
+                var told = Set<String>()
+                for score in counted {
+                    let better = ChallengeStandings.scoring(score.challenge, game: game).higherIsBetter
+                    let overtaken = Self.overtaken(by: playerID, before: score.before, after: score.after, higherIsBetter: better)
+                    let recipients = Self.told(score.participants)
                     try await notify(
-                        .score, by: playerID, challenge, participants: participants, to: recipients, overtaken: overtaken, standings: after, game: game,
-                        now: now, in: storage)
+                        .score, by: playerID, score.challenge, participants: score.participants, to: recipients, overtaken: overtaken,
+                        standings: score.after, game: game, now: now, in: storage)
                     told.formUnion(recipients)
                 }
                 return told
@@ -41,6 +53,14 @@ extension ChallengeService {
                 "a score's challenges could not be told; their standings count it all the same",
                 metadata: [LogKey.playerID: "\(playerID)", LogKey.error: "\(error)"])
         }
+    }
+
+    /// A score that counted in a running challenge: its participants and the standings before and after it.
+    struct CountedScore: Sendable {
+        var challenge: ChallengeRecord
+        var participants: [ChallengeParticipantRecord]
+        var before: [String: ChallengeStanding]
+        var after: [String: ChallengeStanding]
     }
 
     /// The participants `playerID` passed: not behind them before, strictly behind them after.
