@@ -35,7 +35,7 @@ enum MatchRequestRules {
         guard body.minPlayers <= body.maxPlayers else {
             throw APIError.matchRequestInvalid("minPlayers \(body.minPlayers) is more than maxPlayers \(body.maxPlayers)")
         }
-        if game.matchmaking.rolesRequired, body.playerAttributes == 0, body.matchID == nil {
+        if game.matchmaking.rolesRequired, body.playerAttributes == 0, body.matchID == nil, body.partyCode == nil {
             throw APIError.matchRequestInvalid(
                 "\(game.bundleID) forms matches from roles: set playerAttributes to the mask of the role this player wants (not 0)"
             )
