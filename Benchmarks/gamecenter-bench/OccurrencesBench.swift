@@ -27,6 +27,8 @@ struct OccurrencesBench: AsyncParsableCommand {
     @Option(help: "Seconds to measure each run.") var seconds = 3.0
     @Option(help: "Requests in flight at once (one player each).") var concurrency = 16
     @Option(help: "Database (default: a new SQLite file in a temporary folder).") var database: String?
+    @Option(help: "Rollovers measured, each a run of reports just before a boundary and one just after.") var rollovers = 3
+    @Flag(help: "Only the rollover (no classic board, no lifetime bests): for boards too large to hold twice in memory.") var rolloverOnly = false
 
     static let adminKey = "bench-admin-key-0123456789"
 
@@ -56,18 +58,25 @@ struct OccurrencesBench: AsyncParsableCommand {
         let filled = ContinuousClock.now
         let players = players
         try await Database.withDatabase(url: databaseURL, logger: logger) { db in
-            try await db.fillLeaderboard(bundleID: bundleID, category: "bench.classic", playerPrefix: "O\(run):", count: players, now: now)
+            if !rolloverOnly {
+                try await db.fillLeaderboard(bundleID: bundleID, category: "bench.classic", playerPrefix: "O\(run):", count: players, now: now)
+            } else {
+                try await db.fillPlayers(prefix: "O\(run):", count: players, now: now)
+            }
             try await db.fillOccurrence(
                 bundleID: bundleID, category: "bench.weekly", playerPrefix: "O\(run):", count: players, occurrence: running.start, now: now)
         }
-        print(String(format: "filled %d players, a classic board and the running occurrence of a weekly board in %.1f s", players, secondsSince(filled)))
+        print(
+            String(
+                format: "filled %d players, %@the running occurrence of a weekly board in %.1f s", players, rolloverOnly ? "" : "a classic board and ",
+                secondsSince(filled)))
 
         let manifest = """
             bundleID: \(bundleID)
             name: Occurrences bench
             leaderboards:
               - { category: bench.classic, default: true, title: { en: Classic }, format: integer }
-              - { category: bench.weekly, title: { en: Weekly }, format: integer, recurring: { every: week, weekday: monday, lifetimeBest: true } }
+              - { category: bench.weekly, title: { en: Weekly }, format: integer, recurring: { every: week, weekday: monday, lifetimeBest: \(!rolloverOnly) } }
               - { category: bench.duel, title: { en: Duel }, format: integer }
             challenges:
               - { identifier: bench.duel, title: { en: Duel }, leaderboard: bench.duel, durations: [1w], maxParticipants: 100 }
@@ -84,7 +93,7 @@ struct OccurrencesBench: AsyncParsableCommand {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let outcome: Result<Void, any Error>
         do {
-            try await measure(client: client, port: server.port, bundleID: bundleID, next: next, running: running)
+            try await measure(client: client, port: server.port, bundleID: bundleID, schedule: schedule, next: next, running: running)
             outcome = .success(())
         } catch {
             outcome = .failure(error)
@@ -95,7 +104,8 @@ struct OccurrencesBench: AsyncParsableCommand {
     }
 
     private func measure(
-        client: HTTPClient, port: Int, bundleID: String, next: OccurrenceSchedule.Occurrence, running: OccurrenceSchedule.Occurrence
+        client: HTTPClient, port: Int, bundleID: String, schedule: OccurrenceSchedule, next: OccurrenceSchedule.Occurrence,
+        running: OccurrenceSchedule.Occurrence
     ) async throws {
         let tokens = try await BenchPlayers.signUpMany(client: client, port: port, count: concurrency, bundleID: bundleID)
         let device = [(DeviceHeader.bundleID, bundleID), (DeviceHeader.environment, "sandbox")]
@@ -111,6 +121,14 @@ struct OccurrencesBench: AsyncParsableCommand {
                 }, concurrency: concurrency, seconds: seconds, perWorkerHeaders: perWorker)
         }
 
+        if !rolloverOnly { try await compare(client: client, base: base, device: device, perWorker: perWorker, reports: reports) }
+        try await rollOver(client: client, base: base, device: device, perWorker: perWorker, schedule: schedule, next: next, running: running, reports: reports)
+    }
+
+    /// Reports on the recurring board, and by the players of a challenge, against the classic board (alternating).
+    private func compare(
+        client: HTTPClient, base: String, device: [(String, String)], perWorker: [[(String, String)]], reports: (String) -> LoadRun
+    ) async throws {
         print("\n## Reports, one score per request, \(concurrency) in flight (alternating)")
         var classic: [LoadRun.Result] = []
         var weekly: [LoadRun.Result] = []
@@ -146,18 +164,36 @@ struct OccurrencesBench: AsyncParsableCommand {
         let anchorRate = anchor.map(\.requestsPerSecond).reduce(0, +) / Double(anchor.count)
         let challengedRate = challenged.map(\.requestsPerSecond).reduce(0, +) / Double(challenged.count)
         print(String(format: "challenge vs classic reports/s: %.2fx", challengedRate / anchorRate))
+    }
 
-        print("\n## Rollover under load")
-        let before = try await reports("bench.weekly").measure()
-        print(before.line(name: "reports before the rollover"))
+    /// Rolls the recurring board over `rollovers` times under load, and reads the new and the first occurrence.
+    private func rollOver(
+        client: HTTPClient, base: String, device: [(String, String)], perWorker: [[(String, String)]], schedule: OccurrenceSchedule,
+        next: OccurrenceSchedule.Occurrence, running: OccurrenceSchedule.Occurrence, reports: (String) -> LoadRun
+    ) async throws {
+        print("\n## Rollover under load: \(rollovers) boundaries, a run of reports just before each and one just after")
         let resident = Self.residentMiB()
-        let rolled = RolloverProbe()
-        // The probe runs after the warm-up, right before the measured run: the clock reaches the next occurrence there.
-        let after = try await reports("bench.weekly").measure {
-            if rolled.take() { try await Self.freeze(client: client, base: base, at: next.start) }
-        }.result
-        print(after.line(name: "reports just after the rollover (the first to reach the new occurrence included)"))
-        print(String(format: "reports' p99 after / before: %.2fx; goal: unchanged", after.p99 / max(before.p99, 0.001)))
+        var ratios: [Double] = []
+        var boundary = next
+        for round in 1...rollovers {
+            // The clock stands a minute before the boundary (the first boundary: the real clock is before it).
+            if round > 1 { try await Self.freeze(client: client, base: base, at: boundary.start - 60_000) }
+            let before = try await reports("bench.weekly").measure()
+            let rolled = RolloverProbe()
+            // The probe runs after the warm-up, right before the measured run: the clock reaches the boundary there.
+            let after = try await reports("bench.weekly").measure {
+                if rolled.take() { try await Self.freeze(client: client, base: base, at: boundary.start) }
+            }.result
+            print(before.line(name: "rollover \(round): reports just before"))
+            print(after.line(name: "rollover \(round): reports just after (the first to reach the new occurrence included)"))
+            ratios.append(after.p99 / max(before.p99, 0.001))
+            guard let following = schedule.next(boundary) else { break }
+            boundary = following
+        }
+        print(
+            String(
+                format: "reports' p99 after / before each rollover: %@; median %.2fx; goal: unchanged",
+                ratios.map { String(format: "%.2fx", $0) }.joined(separator: ", "), ratios.sorted()[ratios.count / 2]))
 
         let query = { (occurrence: Int64?) in
             LeaderboardQuery(
