@@ -172,6 +172,13 @@ struct OccurrencesBench: AsyncParsableCommand {
         next: OccurrenceSchedule.Occurrence, running: OccurrenceSchedule.Occurrence, reports: (String) -> LoadRun
     ) async throws {
         print("\n## Rollover under load: \(rollovers) boundaries, a run of reports just before each and one just after")
+        // The control: two runs one after the other with no boundary between them, for what a second run costs anyway
+        // (the database's log growing, a checkpoint).
+        let first = try await reports("bench.weekly").measure()
+        let second = try await reports("bench.weekly").measure()
+        print(first.line(name: "control: a run of reports"))
+        print(second.line(name: "control: the next run, no boundary crossed"))
+        print(String(format: "control: p99 second / first: %.2fx", second.p99 / max(first.p99, 0.001)))
         let resident = Self.residentMiB()
         var ratios: [Double] = []
         var boundary = next
