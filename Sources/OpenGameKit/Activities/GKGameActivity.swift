@@ -28,6 +28,7 @@ public final class GKGameActivity: Sendable {
         var achievements: [String: Double] = [:]
     }
 
+    /// The definition this activity plays.
     public let activityDefinition: GKGameActivityDefinition
     private let pending: Mutex<Pending>
     private let gameCenter: GKGameCenter
@@ -81,6 +82,7 @@ public final class GKGameActivity: Sendable {
 
     /// The activity's id on the server.
     public var identifier: String { pending.withLock { $0.info.activityID } }
+    /// Where the activity is, as last loaded or changed here.
     public var state: State {
         switch pending.withLock({ $0.info.state }) {
         case .initialized: .initialized
@@ -106,10 +108,13 @@ public final class GKGameActivity: Sendable {
     public var partyPlayerIDs: [String] { pending.withLock { $0.info.partyPlayerIDs } }
     /// The definition's default properties with those set for this activity.
     public var properties: [String: String] { pending.withLock { $0.info.properties } }
+    /// When it was made (started on a device, or chosen in the Game Center app).
     public var creationDate: Date { pending.withLock { $0.info.createdAt } }
+    /// When it was first started (nil while ``State/initialized``).
     public var startDate: Date? { pending.withLock { $0.info.startedAt } }
     /// The last time it was started or resumed (nil while paused or ended).
     public var lastResumeDate: Date? { pending.withLock { $0.info.resumedAt } }
+    /// When it ended (nil until then).
     public var endDate: Date? { pending.withLock { $0.info.endedAt } }
     /// How long it has been active, pauses left out.
     public var duration: TimeInterval {

@@ -29,6 +29,7 @@ public final class GKGameActivityDefinition: Sendable {
     /// The players one match of the activity takes (nil: the activity is not played as a match).
     public let minPlayers: Int?
     public let maxPlayers: Int?
+    /// How it is played: together at once, or apart.
     public let playStyle: GKGameActivityPlayStyle
     /// Whether players join each other with a party code.
     public let supportsPartyCode: Bool
