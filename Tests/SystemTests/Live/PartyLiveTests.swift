@@ -33,10 +33,12 @@ import Testing
         var activities: [String: GKGameActivity] = ["Ann": hosted]
         for alias in ["Dan", "Eve", "Fay", "Bob", "Cleo"] { activities[alias] = try await Self.start(devices[alias]!, code: code.lowercased()) }
         #expect(activities["Cleo"]!.partyPlayerIDs.count == 6 && activities["Cleo"]!.partyHostID == ann.localPlayer.playerID)
-        let joined = try await nextEvent(annEvents) { event -> String? in
-            if case .partyPlayerJoined(let player, _) = event { player } else { nil }
+        // Each join is told with the activity as it then was (the device delivers these events in no fixed order).
+        let dan = devices["Dan"]!.localPlayer.playerID
+        let joined = try await nextEvent(annEvents) { event -> GKGameActivity? in
+            if case .partyPlayerJoined(let player, let activity) = event, player == dan { activity } else { nil }
         }
-        #expect(joined == devices["Dan"]!.localPlayer.playerID)
+        #expect(joined.partyPlayerIDs.contains(dan) && joined.partyHostID == ann.localPlayer.playerID)
 
         // Six players, four seats: the guests ask first, then Ann's friends, then Ann. Ann's match takes both friends
         // and the first guest; the two other guests play together.
