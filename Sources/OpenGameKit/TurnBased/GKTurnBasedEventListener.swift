@@ -82,18 +82,23 @@ final class TurnBasedListeners: Sendable {
         weak var listener: (any GKTurnBasedEventListener)?
     }
 
-    private let entries = Mutex<[Entry]>([])
-    /// Friends the player chose for a turn-based match before any listener was registered: handed to the first one.
-    private let waitingChoices = Mutex<[(playerID: String, friends: [String])]>([])
+    private struct State {
+        var entries: [Entry] = []
+        /// Friends the player chose for a turn-based match before any listener was registered: handed to the first one.
+        var waitingChoices: [(playerID: String, friends: [String])] = []
+    }
+
+    /// One lock for both lists, so a choice arriving while the first listener registers is neither lost nor heard twice.
+    private let state = Mutex(State())
+
+    private var listeners: [any GKTurnBasedEventListener] { state.withLock { $0.entries.compactMap(\.listener) } }
 
     func register(_ listener: any GKTurnBasedEventListener) {
-        entries.withLock { entries in
-            entries.removeAll { $0.listener == nil || $0.listener === listener }
-            entries.append(Entry(listener: listener))
-        }
-        let waiting = waitingChoices.withLock { waiting in
-            defer { waiting.removeAll() }
-            return waiting
+        let waiting = state.withLock { state in
+            state.entries.removeAll { $0.listener == nil || $0.listener === listener }
+            state.entries.append(Entry(listener: listener))
+            defer { state.waitingChoices.removeAll() }
+            return state.waitingChoices
         }
         for choice in waiting { listener.player(choice.playerID, didRequestMatchWithOtherPlayers: choice.friends) }
     }
@@ -101,20 +106,20 @@ final class TurnBasedListeners: Sendable {
     /// The player chose friends for a turn-based match in the Game Center app: every listener hears it, or the first
     /// one registered when there is none yet.
     func requestMatch(with friends: [String], playerID: String) {
-        let listeners = entries.withLock { $0.compactMap(\.listener) }
-        guard !listeners.isEmpty else {
-            waitingChoices.withLock { $0.append((playerID, friends)) }
-            return
+        let listeners = state.withLock { state in
+            let listeners = state.entries.compactMap(\.listener)
+            if listeners.isEmpty { state.waitingChoices.append((playerID, friends)) }
+            return listeners
         }
         for listener in listeners { listener.player(playerID, didRequestMatchWithOtherPlayers: friends) }
     }
 
     func unregister(_ listener: any GKTurnBasedEventListener) {
-        entries.withLock { $0.removeAll { $0.listener == nil || $0.listener === listener } }
+        state.withLock { $0.entries.removeAll { $0.listener == nil || $0.listener === listener } }
     }
 
     func unregisterAll() {
-        entries.withLock { $0.removeAll() }
+        state.withLock { $0.entries.removeAll() }
     }
 
     /// Hands `info` to the game: the event stream, then each listener's matching callback.
@@ -129,7 +134,7 @@ final class TurnBasedListeners: Sendable {
                 GKTurnBasedMatchEvent(
                     kind: kind, matchID: match.matchID, match: match, didBecomeActive: info.becameActive, actor: actor, exchange: exchange,
                     message: info.message)))
-        for listener in entries.withLock({ $0.compactMap(\.listener) }) {
+        for listener in listeners {
             switch kind {
             case .matchEnded:
                 listener.player(playerID, matchEnded: match)

@@ -349,8 +349,10 @@ import Testing
         #expect(chosen.status == 303, "\(chosen.html)")
         // Ann's game has no listener yet: the choice waits for the first one.
         try await waitUntil("the choice is claimed by Ann's game") { !(try await browser.get(play).html.contains("Waiting for Tapper to start")) }
+        // The server has handed the choice out; the device may still be reading the answer.
         let listener = Listener()
         a.localPlayer.register(listener)
+        try await waitUntil("Ann's listener hears the choice") { !listener.log.isEmpty }
         #expect(listener.log == ["requested \(b.localPlayer.playerID)"])
 
         let request = Self.request(2)
