@@ -59,6 +59,7 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CPulseSimple", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .target(name: "JMESPath", swiftSettings: swiftSettings),
         .target(
             name: "GameCenterProtocol",
             dependencies: [
@@ -85,6 +86,7 @@ let package = Package(
         .target(
             name: "GameCenterServer",
             dependencies: [
+                "JMESPath",
                 "CUDPBatch",
                 "GameCenterProtocol",
                 "GameCenterStorage",
@@ -254,6 +256,7 @@ let package = Package(
             dependencies: ["NetworkFaultProxy", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "JMESPathTests", dependencies: ["JMESPath"], resources: [.copy("Compliance")], swiftSettings: swiftSettings),
         .testTarget(
             name: "GameCenterProtocolTests",
             dependencies: [
@@ -273,6 +276,7 @@ let package = Package(
             name: "GameCenterServerTests",
             dependencies: [
                 "GameCenterServer",
+                "JMESPath",
                 "NetworkFaultProxy",
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: server),

@@ -124,6 +124,12 @@ public struct MatchmakingSettings: Sendable, Equatable {
     /// When true, members of this game's matches never reach each other directly: all their data goes through the
     /// relay, and no player learns another's address (default false: direct paths where they work).
     public var relayOnly = false
+    /// Apple's rule sets, by reference name (`matchmaking.ruleSets`, or imported from App Store Connect).
+    public var ruleSets: [String: MatchmakingRuleSet] = [:]
+    /// Apple's queues, by reference name: a request naming one (`queueName`) is matched by its rule set.
+    public var queues: [String: MatchmakingQueueDefinition] = [:]
+    /// Groups of app versions that play together (`areCompatibleAppVersions`); a version always plays with itself.
+    public var compatibleAppVersions: [[String]] = []
 
     /// The defaults.
     public init() {}

@@ -55,7 +55,7 @@ public enum ManifestLoader {
 }
 
 /// Applies the manifest rules to one parsed file.
-private struct ManifestChecker {
+struct ManifestChecker {
     let root: ManifestNode
     let baseDirectory: URL
 
@@ -277,8 +277,12 @@ private struct ManifestChecker {
     }
 
     private func matchmaking(_ node: ManifestNode) throws -> MatchmakingSettings {
-        let fields = try node.mapping(allowed: ["fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds", "maxRelayedPlayers", "relayOnly"])
+        let fields = try node.mapping(allowed: [
+            "fillSeconds", "rolesRequired", "invitationSeconds", "timeoutSeconds", "maxRelayedPlayers", "relayOnly", "ruleSets", "queues",
+            "appStoreConnect", "compatibleAppVersions",
+        ])
         var settings = MatchmakingSettings()
+        try matchmakingRules(fields, into: &settings)
         if let fillNode = fields["fillSeconds"] {
             let range = MatchmakingSettings.fillSecondsRange
             guard let seconds = Double(try fillNode.string()), range.contains(seconds) else {
@@ -314,14 +318,14 @@ private struct ManifestChecker {
         return settings
     }
 
-    private func required(_ fields: [String: ManifestNode], _ key: String, in parent: ManifestNode) throws -> ManifestNode {
+    func required(_ fields: [String: ManifestNode], _ key: String, in parent: ManifestNode) throws -> ManifestNode {
         guard let node = fields[key] else {
             throw ManifestError(file: parent.file, field: parent.path.isEmpty ? key : "\(parent.path).\(key)", rule: "is required")
         }
         return node
     }
 
-    private func identifier(_ node: ManifestNode) throws -> String {
+    func identifier(_ node: ManifestNode) throws -> String {
         let value = try node.string()
         guard value.wholeMatch(of: Self.identifierPattern) != nil else {
             throw node.fail("'\(value)' is not an identifier: 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit")

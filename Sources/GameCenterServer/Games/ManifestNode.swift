@@ -38,6 +38,15 @@ struct ManifestNode {
         }
     }
 
+    /// Whether the value is YAML's (or JSON's) null.
+    var isNull: Bool { node.tag.description == "tag:yaml.org,2002:null" }
+
+    /// A number, whole or not.
+    func double() throws -> Double {
+        guard let scalar = node.scalar, !isNull, let value = Double(scalar.string), value.isFinite else { throw fail("must be a number") }
+        return value
+    }
+
     func sequence() throws -> [ManifestNode] {
         guard let sequence = node.sequence else { throw fail("must be a list") }
         return sequence.enumerated().map { ManifestNode(node: $1, path: "\(path)[\($0)]", file: file) }

@@ -1,0 +1,301 @@
+import JMESPath
+
+/// A match a pass formed: its requests, oldest first, and with teams each player's team.
+struct RuleMatch: Sendable, Equatable {
+    var tickets: [TicketID]
+    /// Team name by player id; empty when the rule set has no teams.
+    var teams: [String: String]
+}
+
+/// What one rule answered during a pass.
+struct RuleTally: Sendable, Equatable {
+    var trueCount = 0
+    var falseCount = 0
+    /// Evaluations that failed, or gave a value of the wrong type (taken as false, or as distance 1).
+    var errors = 0
+    var numberCount = 0
+    var numberSum = 0.0
+}
+
+/// What a pass did: the matches it formed and what each rule answered.
+struct RulePassResult: Sendable {
+    var matches: [RuleMatch] = []
+    /// By rule reference name.
+    var tallies: [String: RuleTally] = [:]
+    /// Expressions evaluated.
+    var evaluations = 0
+}
+
+/// Apple's rule-based matching over the requests of one queue, as a pure function of the requests and the time.
+///
+/// Requests are taken oldest first; each one not yet matched anchors a match of younger requests:
+/// 1. COMPATIBLE rules keep the requests that may play with it (rules of the form `requests[0].x == requests[1].x`
+///    are answered by grouping requests on `x`, without evaluating them pair by pair);
+/// 2. DISTANCE rules rank those by the weighted sum of their distances to it (then by age);
+/// 3. from the most players its range allows down to the fewest, candidates are added in rank order while every pair
+///    of members is compatible; a full candidate match must pass every MATCH rule that returns a Boolean (a MATCH rule
+///    returning a number adds, times its weight, to the match's cost: the cheapest of the first valid candidates wins);
+/// 4. with teams, the players are assigned to them in the first way (in players' and teams' order) that fills every
+///    team to its minimum and passes every TEAM rule.
+/// The same requests at the same time always give the same matches.
+struct RuleMatcher: Sendable {
+    let ruleSet: MatchmakingRuleSet
+    /// COMPATIBLE rules evaluated pair by pair.
+    private let compatible: [MatchmakingRule]
+    /// COMPATIBLE rules answered by grouping: the rule, and the expression that reads its key from one request.
+    private let groupings: [(rule: MatchmakingRule, key: JMESPathExpression)]
+    private let distance: [MatchmakingRule]
+    private let matchRules: [MatchmakingRule]
+    private let teamRules: [MatchmakingRule]
+
+    /// Most team assignments tried for one candidate match.
+    static let maximumTeamAssignments = 4096
+    /// With numeric MATCH rules, how many valid candidate matches are compared before the cheapest is taken.
+    static let validCandidatesCompared = 16
+
+    init(ruleSet: MatchmakingRuleSet) {
+        self.ruleSet = ruleSet
+        var compatible: [MatchmakingRule] = []
+        var groupings: [(MatchmakingRule, JMESPathExpression)] = []
+        for rule in ruleSet.rules(.compatible) {
+            if let path = Self.equalityPath(rule.expression.source), let key = try? JMESPathExpression(compiling: "requests[0].\(path)") {
+                groupings.append((rule, key))
+            } else {
+                compatible.append(rule)
+            }
+        }
+        self.compatible = compatible
+        self.groupings = groupings
+        distance = ruleSet.rules(.distance)
+        matchRules = ruleSet.rules(.match)
+        teamRules = ruleSet.rules(.team)
+    }
+
+    /// `p` when `source` is exactly `requests[0].p == requests[1].p` (or the reverse) for a dotted path `p`.
+    static func equalityPath(_ source: String) -> String? {
+        let pattern =
+            /^\s*requests\[([01])\]\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*==\s*requests\[([01])\]\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*$/
+        guard let match = source.wholeMatch(of: pattern), match.1 != match.3, match.2 == match.4 else { return nil }
+        return String(match.2)
+    }
+
+    /// Runs one pass over `requests` at `now` (monotonic ms).
+    func pass(_ requests: [RuleRequest], now: Int64) -> RulePassResult {
+        var context = PassContext(matcher: self, requests: requests, now: now)
+        context.run()
+        return context.result
+    }
+
+    /// One pass's working state.
+    private struct PassContext {
+        let matcher: RuleMatcher
+        /// Oldest first.
+        let requests: [RuleRequest]
+        let documents: [JSONValue]
+        var matched: [Bool]
+        var result = RulePassResult()
+        /// Pairwise verdicts of the pair-by-pair COMPATIBLE rules, by (older, younger) index.
+        var compatibility: [Pair: Bool] = [:]
+
+        struct Pair: Hashable {
+            var older: Int
+            var younger: Int
+        }
+
+        init(matcher: RuleMatcher, requests: [RuleRequest], now: Int64) {
+            self.matcher = matcher
+            self.requests = requests.sorted { ($0.arrival, $0.ticket) < ($1.arrival, $1.ticket) }
+            documents = self.requests.map { $0.json(now: now) }
+            matched = Array(repeating: false, count: requests.count)
+        }
+
+        mutating func run() {
+            var groups: [[JSONValue]: [Int]] = [:]
+            var keyOf: [[JSONValue]] = []
+            for index in requests.indices {
+                let key = matcher.groupings.map { grouping in
+                    (try? grouping.key.evaluate(.object(["requests": .array([documents[index]])]))) ?? .null
+                }
+                keyOf.append(key)
+                groups[key, default: []].append(index)
+            }
+            for anchor in requests.indices where !matched[anchor] {
+                guard let range = requests[anchor].playerRange else { continue }
+                let group = groups[keyOf[anchor]] ?? []
+                let younger = group[(group.firstIndex(of: anchor).map { $0 + 1 } ?? group.endIndex)...].filter { !matched[$0] }
+                let candidates = ranked(younger, anchor: anchor)
+                for size in range.reversed() {
+                    if let match = form(anchor: anchor, size: size, candidates: candidates) {
+                        for member in match.members { matched[member] = true }
+                        result.matches.append(RuleMatch(tickets: match.members.map { requests[$0].ticket }, teams: match.teams))
+                        break
+                    }
+                }
+            }
+        }
+
+        /// The younger requests compatible with `anchor`, best first: by weighted distance, then age. Without DISTANCE
+        /// rules the compatibility of each is left to be found when it is tried.
+        mutating func ranked(_ younger: [Int], anchor: Int) -> [Int] {
+            guard !matcher.distance.isEmpty else { return younger }
+            var scored: [(index: Int, distance: Double)] = []
+            for candidate in younger where compatible(anchor, candidate) {
+                let input = JSONValue.object(["requests": .array([documents[anchor], documents[candidate]]), "players": players([anchor, candidate])])
+                var total = 0.0
+                for rule in matcher.distance {
+                    total += rule.effectiveWeight * (number(rule, input) ?? 1)
+                }
+                scored.append((candidate, total))
+            }
+            return scored.sorted { ($0.distance, $0.index) < ($1.distance, $1.index) }.map(\.index)
+        }
+
+        /// The best valid match of `size` players anchored by `anchor`, if any.
+        mutating func form(anchor: Int, size: Int, candidates: [Int]) -> (members: [Int], teams: [String: String])? {
+            var members = [anchor]
+            var count = requests[anchor].playerCount
+            var best: (members: [Int], teams: [String: String], cost: Double)?
+            var valid = 0
+            for candidate in candidates {
+                let request = requests[candidate]
+                guard request.playerRange?.contains(size) == true, count + request.playerCount <= size else { continue }
+                guard members.allSatisfy({ compatible($0, candidate) }) else { continue }
+                members.append(candidate)
+                count += request.playerCount
+                if count == size {
+                    if let (teams, cost, scored) = evaluate(members) {
+                        guard scored else { return (members, teams) }
+                        if best.map({ cost < $0.cost }) ?? true { best = (members, teams, cost) }
+                        valid += 1
+                        if valid >= RuleMatcher.validCandidatesCompared { break }
+                    }
+                    members.removeLast()
+                    count -= request.playerCount
+                }
+            }
+            return best.map { ($0.members, $0.teams) }
+        }
+
+        /// Whether requests `a` and `b` pass every pair-by-pair COMPATIBLE rule.
+        mutating func compatible(_ a: Int, _ b: Int) -> Bool {
+            if a == b { return true }
+            let pair = Pair(older: min(a, b), younger: max(a, b))
+            if let known = compatibility[pair] { return known }
+            let input = JSONValue.object(
+                ["requests": .array([documents[pair.older], documents[pair.younger]]), "players": players([pair.older, pair.younger])])
+            var verdict = true
+            for rule in matcher.compatible where !boolean(rule, input) {
+                verdict = false
+                break
+            }
+            compatibility[pair] = verdict
+            return verdict
+        }
+
+        /// A full candidate match's MATCH rules and team assignment: its teams, its cost and whether any MATCH rule gave
+        /// a number; nil when it is not valid.
+        mutating func evaluate(_ members: [Int]) -> (teams: [String: String], cost: Double, scored: Bool)? {
+            let ordered = members.sorted()
+            let requestsJSON = JSONValue.array(ordered.map { documents[$0] })
+            let playersJSON = players(ordered)
+            let input = JSONValue.object(["requests": requestsJSON, "players": playersJSON])
+            var cost = 0.0
+            var scored = false
+            for rule in matcher.matchRules {
+                result.evaluations += 1
+                switch try? rule.expression.evaluate(input) {
+                case .bool(true)?:
+                    result.tallies[rule.referenceName, default: RuleTally()].trueCount += 1
+                case .bool(false)?:
+                    result.tallies[rule.referenceName, default: RuleTally()].falseCount += 1
+                    return nil
+                case .number(let value)? where value.isFinite:
+                    result.tallies[rule.referenceName, default: RuleTally()].numberCount += 1
+                    result.tallies[rule.referenceName, default: RuleTally()].numberSum += value
+                    cost += rule.effectiveWeight * value
+                    scored = true
+                default:
+                    result.tallies[rule.referenceName, default: RuleTally()].errors += 1
+                    return nil
+                }
+            }
+            guard !matcher.ruleSet.teams.isEmpty else { return ([:], cost, scored) }
+            guard let teams = assignTeams(ordered, requestsJSON: requestsJSON, playersJSON: playersJSON) else { return nil }
+            return (teams, cost, scored)
+        }
+
+        /// The first assignment of the members' players to teams that fills every team to its minimum and passes every
+        /// TEAM rule.
+        mutating func assignTeams(_ members: [Int], requestsJSON: JSONValue, playersJSON: JSONValue) -> [String: String]? {
+            let teams = matcher.ruleSet.teams
+            let players = members.flatMap { member in zip(requests[member].players, requests[member].playerDocuments).map { ($0.playerID, $1) } }
+            var assignment = [Int](repeating: 0, count: players.count)
+            var sizes = [Int](repeating: 0, count: teams.count)
+            var tried = 0
+            var found: [Int]?
+
+            func deficit() -> Int { zip(sizes, teams).map { max(0, $1.minPlayers - $0) }.reduce(0, +) }
+            func search(_ position: Int, _ context: inout PassContext) {
+                guard found == nil, tried < RuleMatcher.maximumTeamAssignments else { return }
+                if position == players.count {
+                    tried += 1
+                    let teamsJSON = JSONValue.array(
+                        teams.indices.map { team in
+                            .object([
+                                "name": .string(teams[team].name), "minPlayers": .number(Double(teams[team].minPlayers)),
+                                "maxPlayers": .number(Double(teams[team].maxPlayers)),
+                                "players": .array(players.indices.filter { assignment[$0] == team }.map { players[$0].1 }),
+                            ])
+                        })
+                    let input = JSONValue.object(["requests": requestsJSON, "players": playersJSON, "teams": teamsJSON])
+                    if context.matcher.teamRules.allSatisfy({ context.boolean($0, input) }) { found = assignment }
+                    return
+                }
+                for team in teams.indices where sizes[team] < teams[team].maxPlayers {
+                    assignment[position] = team
+                    sizes[team] += 1
+                    if deficit() <= players.count - position - 1 { search(position + 1, &context) }
+                    sizes[team] -= 1
+                    if found != nil { return }
+                }
+            }
+            search(0, &self)
+            guard let found else { return nil }
+            return Dictionary(uniqueKeysWithValues: players.indices.map { (players[$0].0, teams[found[$0]].name) })
+        }
+
+        /// The players of the given requests, as expressions see them.
+        func players(_ members: [Int]) -> JSONValue {
+            .array(members.flatMap { requests[$0].playerDocuments })
+        }
+
+        /// A rule that must answer true or false; anything else (or an error) counts as an error and as false.
+        mutating func boolean(_ rule: MatchmakingRule, _ input: JSONValue) -> Bool {
+            result.evaluations += 1
+            switch try? rule.expression.evaluate(input) {
+            case .bool(let verdict)?:
+                if verdict {
+                    result.tallies[rule.referenceName, default: RuleTally()].trueCount += 1
+                } else {
+                    result.tallies[rule.referenceName, default: RuleTally()].falseCount += 1
+                }
+                return verdict
+            default:
+                result.tallies[rule.referenceName, default: RuleTally()].errors += 1
+                return false
+            }
+        }
+
+        /// A rule that must answer a number; anything else (or an error) counts as an error and gives nil.
+        mutating func number(_ rule: MatchmakingRule, _ input: JSONValue) -> Double? {
+            result.evaluations += 1
+            guard case .number(let value)? = try? rule.expression.evaluate(input), value.isFinite else {
+                result.tallies[rule.referenceName, default: RuleTally()].errors += 1
+                return nil
+            }
+            result.tallies[rule.referenceName, default: RuleTally()].numberCount += 1
+            result.tallies[rule.referenceName, default: RuleTally()].numberSum += value
+            return value
+        }
+    }
+}
