@@ -168,6 +168,7 @@ let package = Package(
             name: "gamecenter",
             dependencies: [
                 "GameCenterServer",
+                "JMESPath",
                 "GameCenterStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
                 .product(name: "Logging", package: "swift-log"),
@@ -323,6 +324,7 @@ let package = Package(
         .testTarget(
             name: "SystemTests",
             dependencies: [
+                "JMESPath",
                 "OpenGameKit",
                 "OpenGameKitVoice",
                 "VoiceTestSupport",

@@ -17,6 +17,17 @@ struct RuleTally: Sendable, Equatable {
     var numberSum = 0.0
 }
 
+/// One evaluation of one rule, kept when a pass is traced (`gamecenter matchmaking test`).
+struct RuleVerdict: Sendable, Equatable {
+    var rule: String
+    /// The requests the rule saw, oldest first.
+    var tickets: [TicketID]
+    /// What it returned, or nil when it failed.
+    var result: JSONValue?
+    /// Why it failed.
+    var error: String?
+}
+
 /// What a pass did: the matches it formed and what each rule answered.
 struct RulePassResult: Sendable {
     var matches: [RuleMatch] = []
@@ -24,6 +35,8 @@ struct RulePassResult: Sendable {
     var tallies: [String: RuleTally] = [:]
     /// Expressions evaluated.
     var evaluations = 0
+    /// Every evaluation, in order, when the pass was traced; nil otherwise.
+    var trace: [RuleVerdict]?
 }
 
 /// Apple's rule-based matching over the requests of one queue, as a pure function of the requests and the time.
@@ -79,9 +92,10 @@ struct RuleMatcher: Sendable {
         return String(match.2)
     }
 
-    /// Runs one pass over `requests` at `now` (monotonic ms).
-    func pass(_ requests: [RuleRequest], now: Int64) -> RulePassResult {
+    /// Runs one pass over `requests` at `now` (monotonic ms); `traced` keeps every evaluation (slower).
+    func pass(_ requests: [RuleRequest], now: Int64, traced: Bool = false) -> RulePassResult {
         var context = PassContext(matcher: self, requests: requests, now: now)
+        if traced { context.result.trace = [] }
         context.run()
         return context.result
     }
@@ -143,7 +157,7 @@ struct RuleMatcher: Sendable {
                 let input = JSONValue.object(["requests": .array([documents[anchor], documents[candidate]]), "players": players([anchor, candidate])])
                 var total = 0.0
                 for rule in matcher.distance {
-                    total += rule.effectiveWeight * (number(rule, input) ?? 1)
+                    total += rule.effectiveWeight * (number(rule, input, [anchor, candidate]) ?? 1)
                 }
                 scored.append((candidate, total))
             }
@@ -184,7 +198,7 @@ struct RuleMatcher: Sendable {
             let input = JSONValue.object(
                 ["requests": .array([documents[pair.older], documents[pair.younger]]), "players": players([pair.older, pair.younger])])
             var verdict = true
-            for rule in matcher.compatible where !boolean(rule, input) {
+            for rule in matcher.compatible where !boolean(rule, input, [pair.older, pair.younger]) {
                 verdict = false
                 break
             }
@@ -202,8 +216,7 @@ struct RuleMatcher: Sendable {
             var cost = 0.0
             var scored = false
             for rule in matcher.matchRules {
-                result.evaluations += 1
-                switch try? rule.expression.evaluate(input) {
+                switch evaluate(rule, input, ordered) {
                 case .bool(true)?:
                     result.tallies[rule.referenceName, default: RuleTally()].trueCount += 1
                 case .bool(false)?:
@@ -248,7 +261,7 @@ struct RuleMatcher: Sendable {
                             ])
                         })
                     let input = JSONValue.object(["requests": requestsJSON, "players": playersJSON, "teams": teamsJSON])
-                    if context.matcher.teamRules.allSatisfy({ context.boolean($0, input) }) { found = assignment }
+                    if context.matcher.teamRules.allSatisfy({ context.boolean($0, input, members) }) { found = assignment }
                     return
                 }
                 for team in teams.indices where sizes[team] < teams[team].maxPlayers {
@@ -269,10 +282,24 @@ struct RuleMatcher: Sendable {
             .array(members.flatMap { requests[$0].playerDocuments })
         }
 
-        /// A rule that must answer true or false; anything else (or an error) counts as an error and as false.
-        mutating func boolean(_ rule: MatchmakingRule, _ input: JSONValue) -> Bool {
+        /// Evaluates `rule` on `input`, about the requests `subject`: its value, or nil when it failed.
+        mutating func evaluate(_ rule: MatchmakingRule, _ input: JSONValue, _ subject: [Int]) -> JSONValue? {
             result.evaluations += 1
-            switch try? rule.expression.evaluate(input) {
+            guard result.trace != nil else { return try? rule.expression.evaluate(input) }
+            let tickets = subject.sorted().map { requests[$0].ticket }
+            do {
+                let value = try rule.expression.evaluate(input)
+                result.trace?.append(RuleVerdict(rule: rule.referenceName, tickets: tickets, result: value))
+                return value
+            } catch {
+                result.trace?.append(RuleVerdict(rule: rule.referenceName, tickets: tickets, error: error.description))
+                return nil
+            }
+        }
+
+        /// A rule that must answer true or false; anything else (or an error) counts as an error and as false.
+        mutating func boolean(_ rule: MatchmakingRule, _ input: JSONValue, _ subject: [Int]) -> Bool {
+            switch evaluate(rule, input, subject) {
             case .bool(let verdict)?:
                 if verdict {
                     result.tallies[rule.referenceName, default: RuleTally()].trueCount += 1
@@ -287,9 +314,8 @@ struct RuleMatcher: Sendable {
         }
 
         /// A rule that must answer a number; anything else (or an error) counts as an error and gives nil.
-        mutating func number(_ rule: MatchmakingRule, _ input: JSONValue) -> Double? {
-            result.evaluations += 1
-            guard case .number(let value)? = try? rule.expression.evaluate(input), value.isFinite else {
+        mutating func number(_ rule: MatchmakingRule, _ input: JSONValue, _ subject: [Int]) -> Double? {
+            guard case .number(let value)? = evaluate(rule, input, subject), value.isFinite else {
                 result.tallies[rule.referenceName, default: RuleTally()].errors += 1
                 return nil
             }
