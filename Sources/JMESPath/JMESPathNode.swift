@@ -12,7 +12,7 @@ struct JMESPathNode: Sendable {
         /// `left | right`: like a subexpression, and also ends any projection on its left.
         case pipe(JMESPathNode, JMESPathNode)
         case index(Int)
-        /// A slice; the parser has checked that the step is not 0.
+        /// A slice; the parser refuses expressions with a step of 0.
         case slice(start: Int?, stop: Int?, step: Int?)
         /// `right` evaluated against each element of the array `left` gives, nulls left out.
         case projection(JMESPathNode, JMESPathNode)

@@ -9,6 +9,9 @@ struct JMESPathParser {
     private let functions: JMESPathFunctions
     private var index = 0
     private var depth = 0
+    /// The first error that is not a syntax error (unknown function, wrong arity…): reported only once the whole
+    /// expression has parsed, so that a syntax error anywhere takes precedence, as it does in the reference.
+    private var semanticError: JMESPathError?
 
     /// Tokens whose binding power is below this end a projection's right-hand side.
     private static let projectionStop = 10
@@ -28,6 +31,7 @@ struct JMESPathParser {
         guard current.kind == .end else {
             throw error(expected: "an operator or the end of the expression", after: "the expression", at: current)
         }
+        if let semanticError { throw semanticError }
         return root
     }
 
@@ -116,10 +120,9 @@ struct JMESPathParser {
                 return try multiSelectList()
             }
         case .expressionReference:
-            // Parsed first so that a malformed reference is reported as the syntax error it is.
-            _ = try expression(0)
-            throw JMESPathError(
-                .invalidType, "an expression reference ('&') can only be a function argument, as in sort_by(@, &name)", offset: token.start)
+            let referenced = try expression(0)
+            report(JMESPathError(.invalidType, "an expression reference ('&') can only be a function argument, as in sort_by(@, &name)", offset: token.start))
+            return referenced
         case .end:
             throw JMESPathError(.syntax, "the expression ends too soon; expected an expression", offset: token.start)
         default:
@@ -212,7 +215,7 @@ struct JMESPathParser {
             advance()
         }
         if let stepZero {
-            throw JMESPathError(.invalidValue, "a slice step cannot be 0; expected a positive or negative step", offset: stepZero.start)
+            report(JMESPathError(.invalidValue, "a slice step cannot be 0; expected a positive or negative step", offset: stepZero.start))
         }
         advance()
         let slice = JMESPathNode(.slice(start: parts[0], stop: parts[1], step: parts[2]))
@@ -287,9 +290,6 @@ struct JMESPathParser {
         guard case .field(let name) = left.kind, case .identifier = nameToken.kind else {
             throw error(expected: "an operator or the end of the expression", after: "the expression", at: parenthesis)
         }
-        guard let function = functions[name] else {
-            throw JMESPathError(.unknownFunction, "unknown function \(name)()", offset: nameToken.start)
-        }
         var arguments: [JMESPathNode] = []
         if current.kind != .rightParenthesis {
             while true {
@@ -299,7 +299,15 @@ struct JMESPathParser {
             }
         }
         advance()
-        try function.check(argumentNodes: arguments, offset: nameToken.start)
+        guard let function = functions[name] else {
+            report(JMESPathError(.unknownFunction, "unknown function \(name)()", offset: nameToken.start))
+            return JMESPathNode(.multiSelectList(arguments))
+        }
+        do {
+            try function.check(argumentNodes: arguments, offset: nameToken.start)
+        } catch {
+            report(error)
+        }
         return JMESPathNode(.function(function, arguments, offset: nameToken.start))
     }
 
@@ -318,6 +326,10 @@ struct JMESPathParser {
     }
 
     // MARK: Errors
+
+    private mutating func report(_ error: JMESPathError) {
+        if semanticError == nil { semanticError = error }
+    }
 
     private func error(expected: String, after context: String? = nil, at token: JMESPathToken) -> JMESPathError {
         let found = token.kind == .end ? "the end of the expression" : "'\(text(of: token))'"
