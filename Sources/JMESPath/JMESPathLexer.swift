@@ -191,7 +191,10 @@ struct JMESPathLexer {
     private mutating func consumeJSONLiteral() throws(JMESPathError) -> JSONValue {
         let start = position
         let text = try consumeDelimited("`", what: "the JSON literal starting here", unescaping: true)
-        if let value = JMESPathLexer.parseJSON(text) { return value }
+        if let depth = JMESPathLexer.nestingDepth(ofJSON: text), depth > JMESPathParser.maximumDepth {
+            throw JMESPathError(.syntax, "the JSON literal nests deeper than \(JMESPathParser.maximumDepth) levels", offset: start)
+        }
+        if JMESPathLexer.nestingDepth(ofJSON: text) != nil, let value = JMESPathLexer.parseJSON(text) { return value }
         // The compliance suite keeps the deprecated form where backticks around non-JSON text make a string.
         let trimmed = String(String.UnicodeScalarView(text.unicodeScalars.drop(while: { $0.properties.isWhitespace })))
         if let value = JMESPathLexer.parseJSON("\"" + trimmed + "\"") { return value }
@@ -200,6 +203,43 @@ struct JMESPathLexer {
 
     private static func parseJSON(_ text: String) -> JSONValue? {
         try? JSONValue(json: text)
+    }
+
+    /// How deeply arrays and objects nest in `text`, or nil when it has what JSON forbids but Foundation's parser
+    /// accepts: a comma before a closing bracket or brace, or a byte order mark.
+    static func nestingDepth(ofJSON text: String) -> Int? {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        var previous: Unicode.Scalar = " "
+        for scalar in text.unicodeScalars {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if scalar == "\\" {
+                    escaped = true
+                } else if scalar == "\"" {
+                    inString = false
+                }
+                previous = scalar
+                continue
+            }
+            switch scalar {
+            case "\"": inString = true
+            case "[", "{":
+                depth += 1
+                deepest = max(deepest, depth)
+            case "]", "}":
+                if previous == "," { return nil }
+                depth -= 1
+            case "\u{FEFF}": return nil
+            case " ", "\t", "\n", "\r": continue
+            default: break
+            }
+            previous = scalar
+        }
+        return deepest
     }
 
     /// A scalar for an error message: quoted when printable, as `U+XXXX` otherwise.
