@@ -17,8 +17,9 @@ public struct JMESPathExpression: Sendable, CustomStringConvertible {
     ///
     /// Throws a ``JMESPathError`` with the offset of the problem when `source` is not a valid expression, calls a
     /// function `functions` does not have or with a wrong number of arguments, passes an expression reference where a
-    /// function does not take one (or a value where it takes only one), has a slice step of 0, or nests deeper than 256
-    /// levels.
+    /// function does not take one (or a value where it takes only one), has a slice step of 0, or nests deeper than 128
+    /// levels (which keeps compiling and evaluating, in a release build, within the 512 KiB stack Apple platforms give
+    /// secondary threads and Swift concurrency's).
     public init(compiling source: String, functions: JMESPathFunctions = .builtIn) throws(JMESPathError) {
         var parser = try JMESPathParser(source: source, functions: functions)
         root = try parser.parse()

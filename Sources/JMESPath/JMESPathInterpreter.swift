@@ -1,5 +1,8 @@
 /// Evaluates a compiled syntax tree against a JSON value, as the JMESPath specification defines each kind of node.
 enum JMESPathInterpreter {
+    // Each case with more than a line of work has its own function: a debug build gives a function one stack frame
+    // as large as all its locals together, and evaluation recurses as deep as the tree.
+
     static func evaluate(_ node: JMESPathNode, _ value: JSONValue) throws(JMESPathError) -> JSONValue {
         switch node.kind {
         case .current:
@@ -12,9 +15,7 @@ enum JMESPathInterpreter {
         case .subexpression(let left, let right), .pipe(let left, let right):
             return try evaluate(right, evaluate(left, value))
         case .index(let index):
-            guard case .array(let elements) = value else { return .null }
-            let position = index < 0 ? elements.count + index : index
-            return elements.indices.contains(position) ? elements[position] : .null
+            return element(at: index, of: value)
         case .slice(let start, let stop, let step):
             guard case .array(let elements) = value else { return .null }
             return .array(slice(elements, start: start, stop: stop, step: step ?? 1))
@@ -23,41 +24,19 @@ enum JMESPathInterpreter {
             return .array(try project(elements, right))
         case .valueProjection(let left, let right):
             guard case .object(let members) = try evaluate(left, value) else { return .null }
-            let values = members.sorted { JSONValue.scalarsPrecede($0.key, $1.key) }.map(\.value)
-            return .array(try project(values, right))
+            return .array(try project(members.sorted { JSONValue.scalarsPrecede($0.key, $1.key) }.map(\.value), right))
         case .filterProjection(let left, let condition, let right):
             guard case .array(let elements) = try evaluate(left, value) else { return .null }
-            var results: [JSONValue] = []
-            for element in elements where try evaluate(condition, element).isTruthy {
-                let result = try evaluate(right, element)
-                if case .null = result { continue }
-                results.append(result)
-            }
-            return .array(results)
+            return .array(try filter(elements, condition, right))
         case .flatten(let operand):
             guard case .array(let elements) = try evaluate(operand, value) else { return .null }
-            var results: [JSONValue] = []
-            results.reserveCapacity(elements.count)
-            for element in elements {
-                if case .array(let inner) = element {
-                    results.append(contentsOf: inner)
-                } else {
-                    results.append(element)
-                }
-            }
-            return .array(results)
+            return .array(flatten(elements))
         case .multiSelectList(let nodes):
             if case .null = value { return .null }
-            var results: [JSONValue] = []
-            results.reserveCapacity(nodes.count)
-            for node in nodes { results.append(try evaluate(node, value)) }
-            return .array(results)
+            return .array(try nodes.map { node throws(JMESPathError) in try evaluate(node, value) })
         case .multiSelectHash(let pairs):
             if case .null = value { return .null }
-            var members: [String: JSONValue] = [:]
-            members.reserveCapacity(pairs.count)
-            for pair in pairs { members[pair.key] = try evaluate(pair.value, value) }
-            return .object(members)
+            return .object(try multiSelectHash(pairs, value))
         case .or(let left, let right):
             let first = try evaluate(left, value)
             return first.isTruthy ? first : try evaluate(right, value)
@@ -68,26 +47,68 @@ enum JMESPathInterpreter {
             return .bool(!(try evaluate(operand, value).isTruthy))
         case .comparison(let comparator, let left, let right):
             return compare(comparator, try evaluate(left, value), try evaluate(right, value))
-        case .function(let function, let argumentNodes, let offset):
-            var arguments: [JMESPathArgument] = []
-            arguments.reserveCapacity(argumentNodes.count)
-            for argument in argumentNodes {
-                if case .expressionReference(let expression) = argument.kind {
-                    arguments.append(.expression(expression))
-                } else {
-                    arguments.append(.value(try evaluate(argument, value)))
-                }
-            }
-            do {
-                return try function.call(arguments)
-            } catch {
-                var located = error
-                if located.offset == nil { located.offset = offset }
-                throw located
-            }
+        case .function(let function, let arguments, let offset):
+            return try call(function, arguments, offset: offset, value)
         case .expressionReference(let expression):
-            // The parser only puts references in argument positions, which the function case above handles.
+            // The parser only puts references in argument positions, which `call` handles.
             throw JMESPathError(.invalidType, "the expression reference &\(expression.source) is not a value")
+        }
+    }
+
+    private static func element(at index: Int, of value: JSONValue) -> JSONValue {
+        guard case .array(let elements) = value else { return .null }
+        let position = index < 0 ? elements.count + index : index
+        return elements.indices.contains(position) ? elements[position] : .null
+    }
+
+    private static func filter(_ elements: [JSONValue], _ condition: JMESPathNode, _ right: JMESPathNode) throws(JMESPathError) -> [JSONValue] {
+        var results: [JSONValue] = []
+        for element in elements where try evaluate(condition, element).isTruthy {
+            let result = try evaluate(right, element)
+            if case .null = result { continue }
+            results.append(result)
+        }
+        return results
+    }
+
+    private static func flatten(_ elements: [JSONValue]) -> [JSONValue] {
+        var results: [JSONValue] = []
+        results.reserveCapacity(elements.count)
+        for element in elements {
+            if case .array(let inner) = element {
+                results.append(contentsOf: inner)
+            } else {
+                results.append(element)
+            }
+        }
+        return results
+    }
+
+    private static func multiSelectHash(_ pairs: [(key: String, value: JMESPathNode)], _ value: JSONValue) throws(JMESPathError) -> [String: JSONValue] {
+        var members: [String: JSONValue] = [:]
+        members.reserveCapacity(pairs.count)
+        for pair in pairs { members[pair.key] = try evaluate(pair.value, value) }
+        return members
+    }
+
+    /// Calls `function` with the arguments evaluated against `value` (references passed as they are); an error
+    /// without a place gets the call's.
+    private static func call(_ function: JMESPathFunction, _ argumentNodes: [JMESPathNode], offset: Int, _ value: JSONValue) throws(JMESPathError) -> JSONValue {
+        var arguments: [JMESPathArgument] = []
+        arguments.reserveCapacity(argumentNodes.count)
+        for argument in argumentNodes {
+            if case .expressionReference(let expression) = argument.kind {
+                arguments.append(.expression(expression))
+            } else {
+                arguments.append(.value(try evaluate(argument, value)))
+            }
+        }
+        do {
+            return try function.call(arguments)
+        } catch {
+            var located = error
+            if located.offset == nil { located.offset = offset }
+            throw located
         }
     }
 

@@ -30,13 +30,13 @@ struct JMESPathLexer {
     private let scalars: [Unicode.Scalar]
     private var position = 0
 
-    init(_ source: String) {
-        scalars = Array(source.unicodeScalars)
+    private init(_ scalars: [Unicode.Scalar]) {
+        self.scalars = scalars
     }
 
     /// All the tokens of the expression, ending with one `.end` token.
-    static func tokenize(_ source: String) throws(JMESPathError) -> [JMESPathToken] {
-        var lexer = JMESPathLexer(source)
+    static func tokenize(_ scalars: [Unicode.Scalar]) throws(JMESPathError) -> [JMESPathToken] {
+        var lexer = JMESPathLexer(scalars)
         var tokens: [JMESPathToken] = []
         while true {
             let token = try lexer.next()
@@ -154,12 +154,12 @@ struct JMESPathLexer {
         position += 1
         while true {
             guard var scalar = current else {
-                throw JMESPathError(.syntax, "\(what) is never closed; expected a closing \(delimiter)", offset: start)
+                throw JMESPathError(.syntax, "\(what) is never closed; expected a \(delimiter) to end it", offset: start)
             }
             if scalar == "\\" {
                 position += 1
                 guard let escaped = current else {
-                    throw JMESPathError(.syntax, "\(what) is never closed; expected a closing \(delimiter)", offset: start)
+                    throw JMESPathError(.syntax, "\(what) is never closed; expected a \(delimiter) to end it", offset: start)
                 }
                 if !(unescaping && escaped == delimiter) { text.append(scalar) }
                 scalar = escaped
