@@ -93,7 +93,9 @@ enum JMESPathInterpreter {
 
     /// Calls `function` with the arguments evaluated against `value` (references passed as they are); an error
     /// without a place gets the call's.
-    private static func call(_ function: JMESPathFunction, _ argumentNodes: [JMESPathNode], offset: Int, _ value: JSONValue) throws(JMESPathError) -> JSONValue {
+    private static func call(
+        _ function: JMESPathFunction, _ argumentNodes: [JMESPathNode], offset: Int, _ value: JSONValue
+    ) throws(JMESPathError) -> JSONValue {
         var arguments: [JMESPathArgument] = []
         arguments.reserveCapacity(argumentNodes.count)
         for argument in argumentNodes {

@@ -120,7 +120,7 @@ struct JMESPathLexer {
         return String(name)
     }
 
-    static func isIdentifierScalar(_ scalar: Unicode.Scalar) -> Bool {
+    private static func isIdentifierScalar(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {
         case "a"..."z", "A"..."Z", "0"..."9", "_": true
         default: false
@@ -191,10 +191,11 @@ struct JMESPathLexer {
     private mutating func consumeJSONLiteral() throws(JMESPathError) -> JSONValue {
         let start = position
         let text = try consumeDelimited("`", what: "the JSON literal starting here", unescaping: true)
-        if let depth = JMESPathLexer.nestingDepth(ofJSON: text), depth > JMESPathParser.maximumDepth {
+        let depth = JMESPathLexer.nestingDepth(ofJSON: text)
+        if let depth, depth > JMESPathParser.maximumDepth {
             throw JMESPathError(.syntax, "the JSON literal nests deeper than \(JMESPathParser.maximumDepth) levels", offset: start)
         }
-        if JMESPathLexer.nestingDepth(ofJSON: text) != nil, let value = JMESPathLexer.parseJSON(text) { return value }
+        if depth != nil, let value = JMESPathLexer.parseJSON(text) { return value }
         // The compliance suite keeps the deprecated form where backticks around non-JSON text make a string.
         let trimmed = String(String.UnicodeScalarView(text.unicodeScalars.drop(while: { $0.properties.isWhitespace })))
         if let value = JMESPathLexer.parseJSON("\"" + trimmed + "\"") { return value }
@@ -207,7 +208,7 @@ struct JMESPathLexer {
 
     /// How deeply arrays and objects nest in `text`, or nil when it has what JSON forbids but Foundation's parser
     /// accepts: a comma before a closing bracket or brace, or a byte order mark.
-    static func nestingDepth(ofJSON text: String) -> Int? {
+    private static func nestingDepth(ofJSON text: String) -> Int? {
         var depth = 0
         var deepest = 0
         var inString = false
@@ -242,13 +243,18 @@ struct JMESPathLexer {
         return deepest
     }
 
-    /// A scalar for an error message: quoted when printable, as `U+XXXX` otherwise.
-    static func describe(_ scalar: Unicode.Scalar) -> String {
-        if scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.properties.generalCategory == .control
-            || scalar.properties.generalCategory == .format
-        {
-            return String(format: "U+%04X", scalar.value)
+    /// A scalar for an error message: `'#'` for printable ASCII, `'é' (U+00E9)` for other visible scalars, and
+    /// `U+0000` for the rest (controls, spaces, marks, format and private-use scalars).
+    private static func describe(_ scalar: Unicode.Scalar) -> String {
+        let code = String(format: "U+%04X", scalar.value)
+        if scalar.isASCII { return (0x21..<0x7F).contains(scalar.value) ? "'\(scalar)'" : code }
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber, .letterNumber,
+            .otherNumber, .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            return "'\(scalar)' (\(code))"
+        default:
+            return code
         }
-        return "'\(scalar)'"
     }
 }

@@ -23,7 +23,7 @@ import Testing
         }
 
     static let players: JSONValue = [
-        "players": [["name": "Ann", "skill": 30], ["name": "Ben", "skill": 12], ["name": "Cy", "skill": 7]],
+        "players": [["name": "Ann", "skill": 30], ["name": "Ben", "skill": 12], ["name": "Cy", "skill": 7]]
     ]
 
     @Test func customFunctionsAreCalled() throws {

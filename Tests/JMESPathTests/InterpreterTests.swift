@@ -48,8 +48,9 @@ import Testing
     @Test func numbersPrintAndParseAsJSON() throws {
         #expect(try Self.evaluate("to_string(`1.0`)", nil) == "1")
         #expect(try Self.evaluate("to_string(`[1.5, -0.0, 1e300]`)", nil) == "[1.5,0,1e+300]")
-        #expect(try Self.evaluate("[to_number('1e3'), to_number('-0.5'), to_number('+1'), to_number(' 1'), to_number('1.'), to_number('1e400')]", [:])
-            == [1000, -0.5, nil, nil, nil, nil])
+        #expect(
+            try Self.evaluate("[to_number('1e3'), to_number('-0.5'), to_number('+1'), to_number(' 1'), to_number('1.'), to_number('1e400')]", [:])
+                == [1000, -0.5, nil, nil, nil, nil])
     }
 
     /// Random strings of awkward scalars (combining marks, emoji, NUL, byte order marks, right-to-left marks, private

@@ -26,12 +26,16 @@ import Testing
         Shape(name: "or") { String(repeating: "`false` || ", count: $0) + "a" },
         Shape(name: "comparisons") { String(repeating: "a == ", count: $0) + "a" },
         Shape(name: "flattens") { "a" + String(repeating: "[]", count: $0) },
-        Shape(name: "subexpressions", expression: { "a" + String(repeating: ".a", count: $0) }, data: { depth in
-            (0...depth).reduce(JSONValue.number(1)) { inner, _ in ["a": inner] }
-        }),
-        Shape(name: "projections", expression: { "a" + String(repeating: "[*].a", count: $0) }, data: { depth in
-            (0...depth).reduce(JSONValue.number(1)) { inner, _ in ["a": [inner]] }
-        }),
+        Shape(
+            name: "subexpressions", expression: { "a" + String(repeating: ".a", count: $0) },
+            data: { depth in
+                (0...depth).reduce(JSONValue.number(1)) { inner, _ in ["a": inner] }
+            }),
+        Shape(
+            name: "projections", expression: { "a" + String(repeating: "[*].a", count: $0) },
+            data: { depth in
+                (0...depth).reduce(JSONValue.number(1)) { inner, _ in ["a": [inner]] }
+            }),
         Shape(name: "JSON literal") { "`" + String(repeating: "[", count: $0) + String(repeating: "]", count: $0) + "`" },
     ]
 
@@ -57,9 +61,9 @@ import Testing
     }
 
     #if DEBUG
-        static let smallStack = 2 << 20
+    static let smallStack = 2 << 20
     #else
-        static let smallStack = 512 << 10
+    static let smallStack = 512 << 10
     #endif
 
     /// Runs `body` on a new thread with ``smallStack`` bytes of stack.
