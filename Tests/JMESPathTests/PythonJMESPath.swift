@@ -31,7 +31,10 @@ enum PythonJMESPath {
     /// The version of the `jmespath` package `python` imports.
     static func version(of python: String) throws -> String {
         let (status, output) = try run(python, ["-c", "import jmespath; print(jmespath.__version__)"])
-        guard status == 0 else { throw Failure.noPackage(python: python, output: output) }
+        guard status == 0 else {
+            let lastLine = output.split(separator: "\n").last.map(String.init) ?? output
+            throw Failure.noPackage(python: python, output: lastLine)
+        }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
