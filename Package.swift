@@ -63,6 +63,7 @@ let package = Package(
         .target(
             name: "GameCenterProtocol",
             dependencies: [
+                "JMESPath",
                 "CRelayAEAD",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -116,6 +117,7 @@ let package = Package(
             name: "OpenGameKit",
             dependencies: [
                 "GameCenterProtocol",
+                "JMESPath",
                 "OpenGameKitLAN",
                 "OpenGameKitSessionWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

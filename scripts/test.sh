@@ -10,7 +10,9 @@ source scripts/postgres.sh
 # The layout check first: it needs nothing installed and fails in seconds.
 bash scripts/format.sh --check
 
-for module in schemathesis zeroconf; do
+# schemathesis checks the OpenAPI document, zeroconf is the LAN tests' independent mDNS peer, jmespath the rule
+# evaluator's (the matchmaking rules' JMESPath is checked against it).
+for module in schemathesis zeroconf jmespath; do
   if ! python3 -c "import $module" 2>/dev/null; then
     echo "installing $module from PyPI…"
     python3 -m pip install -q "$module"

@@ -152,6 +152,8 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case matchmakingNotHost = "matchmaking.not_host"
     case matchmakingAlreadyInMatch = "matchmaking.already_in_match"
     case matchmakingNoOpenSeats = "matchmaking.no_open_seats"
+    case matchmakingUnknownQueue = "matchmaking.unknown_queue"
+    case matchmakingInvalidProperties = "matchmaking.invalid_properties"
     // Turn-based matches.
     case turnNoSuchMatch = "turn.no_such_match"
     case turnInvalidRequest = "turn.invalid_request"

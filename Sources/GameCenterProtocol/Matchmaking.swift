@@ -1,3 +1,4 @@
+import JMESPath
 import Foundation
 
 /// `POST /v1/matchmaking/requests`: ask to be put into a match (auto-match, invitations, or both).
@@ -24,11 +25,29 @@ public struct MatchRequestBody: Codable, Sendable, Equatable {
     /// Matches only players of the party with this code (the caller must be in it, through an activity); its sizes
     /// are the activity's. The host's match forms first, with the host's friends in the party.
     public var partyCode: String?
+    /// Apple's rule-based matchmaking: the queue (of the game's manifest) whose rule set matches this request; nil is
+    /// classic matchmaking. With a queue, `playerGroup` and `playerAttributes` are ignored.
+    public var queueName: String?
+    /// What the queue's rules see of the requesting player (`requests[].properties`); the key `gc` is reserved.
+    public var properties: [String: JSONValue]?
+    /// What the rules see of each invited player, by player id (each must be in `playersToInvite`).
+    public var recipientProperties: [String: [String: JSONValue]]?
+    /// The game's version, for `areCompatibleAppVersions` (nil: the rules see `"1.0"`).
+    public var appVersion: String?
+    /// The device's platform as rules see it (`platform`), such as `LINUX`, `MAC_OS` or `IOS`.
+    public var platform: String?
 
     public init(
         requestID: String, minPlayers: Int, maxPlayers: Int, playerGroup: UInt32 = 0, playerAttributes: UInt32 = 0,
-        hosted: Bool = false, playersToInvite: [String] = [], inviteMessage: String? = nil, matchID: String? = nil, partyCode: String? = nil
+        hosted: Bool = false, playersToInvite: [String] = [], inviteMessage: String? = nil, matchID: String? = nil, partyCode: String? = nil,
+        queueName: String? = nil, properties: [String: JSONValue]? = nil, recipientProperties: [String: [String: JSONValue]]? = nil,
+        appVersion: String? = nil, platform: String? = nil
     ) {
+        self.queueName = queueName
+        self.properties = properties
+        self.recipientProperties = recipientProperties
+        self.appVersion = appVersion
+        self.platform = platform
         self.partyCode = partyCode
         self.requestID = requestID
         self.minPlayers = minPlayers
@@ -211,14 +230,35 @@ public struct MatchInfo: Codable, Sendable, Equatable {
     /// The base URL of the server whose relay carries the match (several nodes: the node that formed it, when its
     /// members came through different nodes); nil: the server the device uses.
     public var relayURL: String?
+    /// A rule-based match: each member's properties as the rules saw them, with Game Center's own under `gc` (`gc.team`
+    /// when the rule set has teams), by player id. Nil for classic matches.
+    public var playerProperties: [String: [String: JSONValue]]?
 
-    public init(matchID: String, bundleID: String, hosted: Bool, players: [String], requestID: String?, relayURL: String? = nil) {
+    public init(
+        matchID: String, bundleID: String, hosted: Bool, players: [String], requestID: String?, relayURL: String? = nil,
+        playerProperties: [String: [String: JSONValue]]? = nil
+    ) {
+        self.playerProperties = playerProperties
         self.matchID = matchID
         self.bundleID = bundleID
         self.hosted = hosted
         self.players = players
         self.requestID = requestID
         self.relayURL = relayURL
+    }
+}
+
+/// `GET /v1/matchmaking/queues/{queueName}/activity`: how busy a rule-based queue is (Apple's `queryQueueActivity`).
+public struct QueueActivity: Codable, Sendable, Equatable {
+    public var queueName: String
+    /// Requests that entered the queue in the last `windowSeconds`.
+    public var requests: Int
+    public var windowSeconds: Int
+
+    public init(queueName: String, requests: Int, windowSeconds: Int) {
+        self.queueName = queueName
+        self.requests = requests
+        self.windowSeconds = windowSeconds
     }
 }
 

@@ -98,6 +98,8 @@ extension WireErrorCode {
         case .matchmakingNotHost: (.forbidden, .invalidParameter)
         case .matchmakingAlreadyInMatch: (.conflict, .invalidPlayer)
         case .matchmakingNoOpenSeats: (.conflict, .matchRequestInvalid)
+        case .matchmakingUnknownQueue: (.badRequest, .matchRequestInvalid)
+        case .matchmakingInvalidProperties: (.badRequest, .matchRequestInvalid)
         case .turnNoSuchMatch: (.notFound, .invalidParameter)
         case .turnInvalidRequest: (.badRequest, .invalidParameter)
         case .turnInvalidParticipant: (.badRequest, .turnBasedInvalidParticipant)

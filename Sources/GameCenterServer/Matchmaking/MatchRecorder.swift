@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import JMESPath
 import GameCenterStorage
 
 /// Someone in a forming match, as the recorder stores them.
@@ -38,6 +39,8 @@ struct ClosedLobby: Sendable {
     var nodeID: String
     /// The base URL of the relay every member connects to; nil: each member's own server.
     var relayURL: String?
+    /// A rule-based match: each member's properties, by player id.
+    var playerProperties: [String: [String: JSONValue]]? = nil
 }
 
 /// Stores the matchmaker's outcomes and the events they cause, one transaction each, and announces the events
@@ -108,7 +111,7 @@ struct MatchRecorder: Sendable {
             for participant in lobby.participants {
                 let info = MatchInfo(
                     matchID: lobby.matchID, bundleID: lobby.bundleID, hosted: lobby.hosted, players: players,
-                    requestID: participant.requestID, relayURL: lobby.relayURL)
+                    requestID: participant.requestID, relayURL: lobby.relayURL, playerProperties: lobby.playerProperties)
                 _ = try await EventLog.append(.matchFound, info, to: participant.playerID, now: now, in: storage)
             }
         }

@@ -1,5 +1,7 @@
+import Foundation
 import GameCenterProtocol
 import GameCenterStorage
+import JMESPath
 
 /// A match request that passed every rule that needs no storage.
 struct CheckedMatchRequest: Sendable {
@@ -12,6 +14,17 @@ struct CheckedMatchRequest: Sendable {
     var playersToInvite: [String]
     var inviteMessage: String?
     var matchID: String?
+    /// Set when the request names a queue: its rules match it.
+    var rules: CheckedRuleFields?
+}
+
+/// What a rule-based request brings beyond a classic one, checked.
+struct CheckedRuleFields: Sendable {
+    var queue: MatchmakingQueueDefinition
+    var ruleSet: MatchmakingRuleSet
+    var properties: [String: JSONValue]
+    var appVersion: String
+    var platform: String
 }
 
 /// The rules of a match request (`matchRequestInvalid` for sizes and roles, `invalidParameter` for the rest).
@@ -60,8 +73,59 @@ enum MatchRequestRules {
         return CheckedMatchRequest(
             requestID: requestID, minPlayers: body.minPlayers, maxPlayers: body.maxPlayers, playerGroup: body.playerGroup,
             playerAttributes: body.playerAttributes, hosted: body.hosted, playersToInvite: invitees, inviteMessage: message,
-            matchID: body.matchID
+            matchID: body.matchID, rules: try ruleFields(body, game: game)
         )
+    }
+
+    /// The queue and properties of a rule-based request (nil for a classic one, whose properties are ignored).
+    static func ruleFields(_ body: MatchRequestBody, game: Game) throws -> CheckedRuleFields? {
+        guard let name = body.queueName else { return nil }
+        let settings = game.matchmaking
+        guard let queue = settings.queues[name], let ruleSet = settings.ruleSets[queue.ruleSet] else {
+            throw APIError.unknownQueue(name, known: settings.queues.keys.sorted())
+        }
+        guard body.playersToInvite.isEmpty, body.matchID == nil else {
+            throw APIError.matchRequestInvalid(
+                "a request with a queueName invites nobody and adds to no running match: the queue's rules find its players (invite friends with a request without queueName)"
+            )
+        }
+        if let recipients = body.recipientProperties, !recipients.isEmpty {
+            throw APIError.invalidProperties(
+                "recipientProperties name players who are not invited: \(recipients.keys.sorted().prefix(5).joined(separator: ", "))")
+        }
+        let properties = body.properties ?? [:]
+        try checkProperties(properties)
+        let appVersion = body.appVersion ?? "1.0"
+        guard (1...64).contains(appVersion.count) else { throw APIError.invalidParameter("appVersion must be 1 to 64 characters") }
+        let platform = body.platform ?? "UNKNOWN"
+        guard (1...32).contains(platform.count), platform.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }) else {
+            throw APIError.invalidParameter("platform must be 1 to 32 capital letters, digits or '_', such as LINUX or MAC_OS")
+        }
+        return CheckedRuleFields(queue: queue, ruleSet: ruleSet, properties: properties, appVersion: appVersion, platform: platform)
+    }
+
+    /// Largest properties of one player, as compact JSON.
+    static let maximumPropertyBytes = 4096
+    /// Deepest nesting of arrays and objects in one player's properties.
+    static let maximumPropertyDepth = 8
+
+    /// One player's match properties: JSON values under keys other than `gc`, small and shallow enough.
+    static func checkProperties(_ properties: [String: JSONValue]) throws {
+        guard properties["gc"] == nil else { throw APIError.invalidProperties("the key 'gc' is reserved for Game Center's own properties") }
+        func depth(_ value: JSONValue) -> Int {
+            switch value {
+            case .array(let elements): 1 + (elements.map(depth).max() ?? 0)
+            case .object(let members): 1 + (members.values.map(depth).max() ?? 0)
+            default: 0
+            }
+        }
+        guard depth(.object(properties)) <= maximumPropertyDepth else {
+            throw APIError.invalidProperties("properties nest arrays and objects more than \(maximumPropertyDepth) deep")
+        }
+        let size = (try? JSONEncoder().encode(JSONValue.object(properties)).count) ?? .max
+        guard size <= maximumPropertyBytes else {
+            throw APIError.invalidProperties("properties are \(size) bytes as JSON; at most \(maximumPropertyBytes) are allowed")
+        }
     }
 
     /// A device-chosen request id: 1…64 letters, digits, `-`, `_` or `.`.
@@ -91,6 +155,14 @@ extension APIError {
     static let inviteSelf = APIError(.matchmakingInviteSelf, "you cannot invite yourself to a match")
     static func inviteNonFriends(_ ids: [String]) -> APIError {
         APIError(.matchmakingNotFriends, "only friends can be invited; not your friend: \(ids.prefix(5).joined(separator: ", ")); nothing was sent")
+    }
+    static func unknownQueue(_ name: String, known: [String]) -> APIError {
+        APIError(
+            .matchmakingUnknownQueue,
+            "no queue is named '\(name)' (names are case sensitive); this game's queues: \(known.isEmpty ? "none" : known.prefix(10).joined(separator: ", "))")
+    }
+    static func invalidProperties(_ message: String) -> APIError {
+        APIError(.matchmakingInvalidProperties, message)
     }
     static let noSuchMatch = APIError(.matchmakingNoSuchMatch, "no match with this id has you as a member")
     static let matchNotRunning = APIError(.matchmakingMatchNotRunning, "players can be added only to a started match you are still in")

@@ -7,6 +7,7 @@ extension MatchmakerState {
     /// Takes a waiting request out of the queue.
     mutating func remove(_ ticket: TicketID, now: Int64) throws(APIError) -> MatchmakingDecisions {
         removeRequest(ticket)
+        if ruleQueues.remove(ticket) { return MatchmakingDecisions() }
         do {
             return record(try queue.remove(ticket: ticket, now: now), now: now)
         } catch {
@@ -116,7 +117,7 @@ extension MatchmakerState {
                 matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
                 hosted: started.hosted, participants: participants,
                 creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [],
-                nodeID: nodeID, relayURL: relayURL)
+                nodeID: nodeID, relayURL: relayURL, playerProperties: started.playerProperties)
             decisions.started.append(StartDecision(lobby: lobby, creatorRequestID: forming?.creatorRequestID))
         }
         for failed in outcome.failed {

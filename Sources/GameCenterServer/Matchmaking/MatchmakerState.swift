@@ -44,6 +44,8 @@ struct MatchmakerState: Sendable {
     /// members came through other nodes.
     var relayURL: String?
     var queue = MatchmakingQueue(activityWindow: Int64(Limits.matchmakingActivityWindowSeconds) * 1000)
+    /// Requests that name a queue of Apple's rules.
+    var ruleQueues = RuleQueues()
     private var nextTicket: UInt64 = 1
     var requests: [TicketID: WaitingRequest] = [:]
     var ticketOfRequest: [RequestKey: TicketID] = [:]

@@ -37,6 +37,10 @@ struct MatchmakingRoutes {
             _ = try context.requireSession()
             return matchmaking.activity(device: try context.requireDevice(), playerGroup: group)
         }
+        group.get("matchmaking/queues/{queueName}/activity") { _, context -> QueueActivity in
+            _ = try context.requireSession()
+            return try matchmaking.queueActivity(context.parameters.require("queueName"), device: context.requireDevice())
+        }
         signedIn.post("matchmaking/play-with-friends") { request, context -> HTTPResponse.Status in
             let body = try await request.decode(as: FriendList.self, context: context)
             try await matchmaking.playWithFriends(body.playerIDs, device: context.requireDevice(), session: context.requireSession())
@@ -72,6 +76,7 @@ struct MatchmakingRoutes {
 
 extension MatchRequestStatus: ResponseEncodable {}
 extension MatchmakingActivity: ResponseEncodable {}
+extension QueueActivity: ResponseEncodable {}
 extension InvitationList: ResponseEncodable {}
 extension PlayWithFriendsList: ResponseEncodable {}
 extension MatchInfo: ResponseEncodable {}

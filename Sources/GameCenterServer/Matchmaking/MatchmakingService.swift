@@ -1,6 +1,7 @@
 import Foundation
 import GameCenterProtocol
 import GameCenterStorage
+import JMESPath
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -151,6 +152,9 @@ package final class MatchmakingService: Service, ChannelPresence {
             guard status.state == .waiting else { throw APIError.requestIDReused }
             return status
         }
+        if let rules = checked.rules {
+            return try await ruleRequest(checked, rules, partyCode: body.partyCode, key: key, device: device, session: session)
+        }
         let opensLobby = !checked.playersToInvite.isEmpty || checked.matchID != nil
         // Each invitee counts against the inviter's limits, so inviting and cancelling cannot flood a friend.
         try limiter.take(
@@ -227,6 +231,70 @@ package final class MatchmakingService: Service, ChannelPresence {
         return try await self.status(requestID: checked.requestID, session: session)
     }
 
+    /// Puts a request naming a queue into that queue: its rule set's passes match it.
+    private func ruleRequest(
+        _ checked: CheckedMatchRequest, _ rules: CheckedRuleFields, partyCode: String?, key: RequestKey, device: DeviceIdentity,
+        session: AuthenticatedSession
+    ) async throws -> MatchRequestStatus {
+        var properties = rules.properties
+        if let partyCode {
+            // A party code through a queue is one more property its rules compare (Apple's party-code rule).
+            let (party, _, _) = try await parties.party(code: partyCode, device: device, playerID: session.playerID)
+            properties["partyCode"] = properties["partyCode"] ?? .string(party.code)
+        }
+        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow)
+        let game = device.game
+        let queueKey = RuleQueues.Key(game: Self.gameKey(device), queue: rules.queue.referenceName, hosted: checked.hosted)
+        let attributes: [String: JSONValue] = [
+            "appVersion": .string(rules.appVersion), "bundleId": .string(game.bundleID), "platform": .string(rules.platform),
+            "locale": .string(device.locale),
+        ]
+        try state.withLock { state in
+            guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
+            guard !state.isWaiting(session.playerID) else { throw APIError.alreadyWaiting }
+            let id = state.makeTicketID()
+            state.addRequest(waiting, ticket: id)
+            metrics.matchmakingRequests.increment()
+            let now = queueNow
+            // Ages (`secondsInQueue`) follow the server's clock, which `--test-clock` lets tests move.
+            let request = RuleRequest(
+                ticket: id, requestName: "\(id)", players: [RulePlayer(playerID: session.playerID, properties: properties)],
+                minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, ruleSet: rules.ruleSet, attributes: attributes,
+                arrival: clock.nowMillis())
+            state.ruleQueues.enqueue(
+                request, playerID: session.playerID, key: queueKey, ruleSet: rules.ruleSet,
+                experiment: rules.queue.experimentRuleSet.flatMap { game.matchmaking.ruleSets[$0] }, now: now)
+        }
+        if let status = memoryStatus(key) { return status }
+        return try await status(requestID: checked.requestID, session: session)
+    }
+
+    /// Runs the passes of the rule-based queues that are due, outside the lock, and starts their matches.
+    private func runRulePasses() async {
+        let due = state.withLock { [queueNow] in $0.ruleQueues.takeDuePasses(now: queueNow) }
+        let now = clock.nowMillis()
+        for pass in due {
+            let started = ContinuousClock.now
+            let result = pass.matcher.pass(pass.requests, now: now)
+            metrics.rulePassSeconds.record(duration: started.duration(to: .now))
+            metrics.ruleEvaluations.increment(by: result.evaluations)
+            if let experiment = pass.experiment {
+                metrics.experimentRuleMatches.increment(by: experiment.pass(pass.requests, now: now).matches.count)
+            }
+            await apply(state.withLock { [queueNow] state in state.record(state.ruleQueues.apply(result.matches, key: pass.key), now: queueNow) })
+        }
+    }
+
+    /// Requests that entered the device's game's queue `queueName` in the last 60 s (Apple's `queryQueueActivity`).
+    func queueActivity(_ queueName: String, device: DeviceIdentity) throws -> QueueActivity {
+        guard device.game.matchmaking.queues[queueName] != nil else {
+            throw APIError.unknownQueue(queueName, known: device.game.matchmaking.queues.keys.sorted())
+        }
+        let now = queueNow
+        let requests = state.withLock { $0.ruleQueues.activity(game: Self.gameKey(device), queue: queueName, now: now) }
+        return QueueActivity(queueName: queueName, requests: requests, windowSeconds: Int(RuleQueues.activityWindowMillis / 1000))
+    }
+
     /// A party member's place in its party: the request's sizes must be the activity's, and it invites nobody.
     private func partySeat(_ code: String, _ request: CheckedMatchRequest, device: DeviceIdentity, playerID: String) async throws -> PartySeat {
         guard request.playersToInvite.isEmpty, request.matchID == nil else {
@@ -283,6 +351,11 @@ package final class MatchmakingService: Service, ChannelPresence {
         state.withLock { state -> MatchRequestStatus? in
             if let matchID = state.startedNotStored[key] {
                 return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
+            }
+            if let ticket = state.ticketOfRequest[key], let request = state.ruleQueues.request(ticket) {
+                return MatchRequestStatus(
+                    requestID: key.requestID, state: .waiting, matchID: nil, players: request.playerCount,
+                    maxPlayers: request.playerRange?.upperBound ?? 0, invitees: [])
             }
             let lobbyID =
                 state.ticketOfRequest[key].flatMap { state.queue.lobby(containing: $0)?.id }
@@ -500,6 +573,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             if ticks % Self.ticksBetweenNodeChecks == 0 { await followNodes() }
             let now = queueNow
             await apply(state.withLock { state in state.record(state.queue.tick(now: now), now: now) })
+            await runRulePasses()
             let wallNow = clock.nowMillis()
             let expired = state.withLock { state in
                 state.forming.values.flatMap { forming in forming.invitations.values.filter { $0.expiresAt <= wallNow }.map(\.invitationID) }

@@ -22,6 +22,12 @@ final class ServerMetrics: Sendable {
     let matchmakingRequests: CoreMetrics.Counter
     /// Seconds a request waited in the queue before its match started.
     let matchmakingWait: CoreMetrics.Timer
+    /// Seconds one pass of a rule-based queue took (``RuleMatcher``).
+    let rulePassSeconds: CoreMetrics.Timer
+    /// Rule expressions evaluated by rule-based passes.
+    let ruleEvaluations: CoreMetrics.Counter
+    /// Matches an experiment rule set would have made, run in shadow on its queue's requests.
+    let experimentRuleMatches: CoreMetrics.Counter
     /// Several nodes: devices' matchmaking requests this node forwarded to the owner of their game's queue, by
     /// outcome (`answered`, or `unreachable` when the owner did not answer).
     let matchmakingForwarded: (answered: CoreMetrics.Counter, unreachable: CoreMetrics.Counter)
@@ -44,6 +50,9 @@ final class ServerMetrics: Sendable {
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.nameAndLabelSanitizer = { name, labels in (name.replacingOccurrences(of: ".", with: "_"), labels) }
+        factory.durationHistogramBuckets["matchmaking.rule_pass_seconds"] = [
+            .microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(50), .milliseconds(200), .seconds(1),
+        ]
         factory.durationHistogramBuckets["matchmaking.wait_seconds"] = [
             .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
         ]
@@ -53,6 +62,9 @@ final class ServerMetrics: Sendable {
         achievementReports = CoreMetrics.Counter(label: "achievement.reports", factory: factory)
         matchmakingRequests = CoreMetrics.Counter(label: "matchmaking.requests", factory: factory)
         matchmakingWait = CoreMetrics.Timer(label: "matchmaking.wait_seconds", factory: factory)
+        rulePassSeconds = CoreMetrics.Timer(label: "matchmaking.rule_pass_seconds", factory: factory)
+        ruleEvaluations = CoreMetrics.Counter(label: "matchmaking.rule_evaluations", factory: factory)
+        experimentRuleMatches = CoreMetrics.Counter(label: "matchmaking.experiment_matches", factory: factory)
         matchmakingForwarded = (
             CoreMetrics.Counter(label: "matchmaking.forwarded", dimensions: [("outcome", "answered")], factory: factory),
             CoreMetrics.Counter(label: "matchmaking.forwarded", dimensions: [("outcome", "unreachable")], factory: factory)

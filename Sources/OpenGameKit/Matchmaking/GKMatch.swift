@@ -44,6 +44,12 @@ public enum GKMatchSendDataMode: Sendable {
 public final class GKMatch: Sendable {
     /// The server's id for the match.
     public let matchID: String
+    /// A rule-based match: the local player's properties as the queue's rules saw them, with Game Center's own under
+    /// `gc` (`gc.team`: the player's team, when the rule set has teams). Nil for classic matches.
+    public let properties: [String: GKMatchProperty]?
+    /// A rule-based match: every other member's properties, by player id, with Game Center's own under `gc`. Nil for
+    /// classic matches.
+    public let playerProperties: [String: [String: GKMatchProperty]]?
     /// The other members connected to the relay now, in the order they joined the match.
     public var playerIDs: [String] {
         state.withLock { state in state.members.filter { $0 != localPlayerID && state.connected.contains($0) && !state.left.contains($0) } }
@@ -125,6 +131,8 @@ public final class GKMatch: Sendable {
 
     init(info: MatchInfo, localPlayerID: String, relayOnly: Bool = false, device: GKGameCenter) {
         self.matchID = info.matchID
+        self.properties = info.playerProperties?[localPlayerID]
+        self.playerProperties = info.playerProperties?.filter { $0.key != localPlayerID }
         self.localPlayerID = localPlayerID
         self.device = device
         self.state = Mutex(MatchState(members: info.players))

@@ -1,3 +1,4 @@
+import Foundation
 import GameCenterProtocol
 import Synchronization
 
@@ -18,6 +19,9 @@ public final class GKMatchRequest: Sendable {
         var inviteeResponseHandler: (@Sendable (String, GKInviteeState) -> Void)?
         var relayOnly = false
         var partyCode: String?
+        var queueName: String?
+        var properties: [String: GKMatchProperty]?
+        var recipientProperties: [String: [String: GKMatchProperty]]?
     }
 
     private let state = Mutex(State())
@@ -78,6 +82,28 @@ public final class GKMatchRequest: Sendable {
         set { state.withLock { $0.partyCode = newValue } }
     }
 
+    /// Apple's rule-based matchmaking: the queue (a reverse-DNS name from the game's manifest, case sensitive) whose
+    /// rule set finds this request's players. Nil (the default) is classic matchmaking. With a queue, ``playerGroup``
+    /// and ``playerAttributes`` are ignored, and a name the game does not have fails with `matchRequestInvalid`.
+    public var queueName: String? {
+        get { state.withLock { $0.queueName } }
+        set { state.withLock { $0.queueName = newValue } }
+    }
+
+    /// What the queue's rules see of the local player (`properties` in rule expressions): JSON values under any key but
+    /// `gc`, which Game Center reserves; at most 4 KB as JSON and 8 levels deep. Ignored without a ``queueName``.
+    public var properties: [String: GKMatchProperty]? {
+        get { state.withLock { $0.properties } }
+        set { state.withLock { $0.properties = newValue } }
+    }
+
+    /// What the rules see of each invited player, by player id; every player named must also be in
+    /// ``playersToInvite``. Nil: the rules see the local player's properties for them.
+    public var recipientProperties: [String: [String: GKMatchProperty]]? {
+        get { state.withLock { $0.recipientProperties } }
+        set { state.withLock { $0.recipientProperties = newValue } }
+    }
+
     /// A request for a two-player match.
     public init() {}
 
@@ -100,6 +126,42 @@ public final class GKMatchRequest: Sendable {
         guard minPlayers <= maxPlayers else {
             throw GKError(.matchRequestInvalid, "minPlayers \(minPlayers) is more than maxPlayers \(maxPlayers)")
         }
+        let current = state.withLock { $0 }
+        guard let queueName = current.queueName else { return }
+        guard (1...255).contains(queueName.count), queueName.wholeMatch(of: /[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*/) != nil else {
+            throw GKError(.matchRequestInvalid, "queueName '\(queueName)' must be letters, digits, '-' and '.' in reverse-DNS form")
+        }
+        for properties in [current.properties ?? [:]] + (current.recipientProperties ?? [:]).values where properties["gc"] != nil {
+            throw GKError(.matchRequestInvalid, "the property key 'gc' is reserved for Game Center")
+        }
+        let invited = Set(current.playersToInvite ?? [])
+        if let stranger = current.recipientProperties?.keys.sorted().first(where: { !invited.contains($0) }) {
+            throw GKError(.matchRequestInvalid, "recipientProperties names \(stranger), who is not in playersToInvite")
+        }
+    }
+
+    /// The platform rule expressions see (`platform`).
+    static var platform: String {
+        #if os(Linux)
+        "LINUX"
+        #elseif os(macOS)
+        "MAC_OS"
+        #elseif os(iOS)
+        "IOS"
+        #elseif os(tvOS)
+        "TV_OS"
+        #elseif os(visionOS)
+        "VISION_OS"
+        #else
+        "UNKNOWN"
+        #endif
+    }
+
+    /// The game's version as rules see it (`appVersion`, for `areCompatibleAppVersions`): `GAMECENTER_APP_VERSION`, else
+    /// the app bundle's short version, else `1.0`.
+    var appVersion: String {
+        ProcessInfo.processInfo.environment["GAMECENTER_APP_VERSION"]
+            ?? Bundle.main.infoDictionary?["CFBundleShortVersionString"] as? String ?? "1.0"
     }
 
     func body(requestID: String, hosted: Bool, matchID: String? = nil) -> MatchRequestBody {
@@ -107,6 +169,9 @@ public final class GKMatchRequest: Sendable {
         return MatchRequestBody(
             requestID: requestID, minPlayers: current.minPlayers, maxPlayers: current.maxPlayers,
             playerGroup: current.playerGroup, playerAttributes: current.playerAttributes, hosted: hosted,
-            playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID, partyCode: current.partyCode)
+            playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID, partyCode: current.partyCode,
+            queueName: current.queueName, properties: current.queueName == nil ? nil : current.properties,
+            recipientProperties: current.queueName == nil ? nil : current.recipientProperties,
+            appVersion: current.queueName == nil ? nil : appVersion, platform: current.queueName == nil ? nil : Self.platform)
     }
 }

@@ -96,6 +96,25 @@ public final class GKMatchmaker: Sendable {
         CompletionHandler.run(completionHandler) { try await self.findPlayersForHostedMatch(for: request) }
     }
 
+    /// Finds players for a hosted match through the request's rule-based queue (``GKMatchRequest/queueName``): the
+    /// players, and the properties the queue's rules saw (with each player's team when the rule set has teams).
+    public func findMatchedPlayers(_ request: GKMatchRequest) async throws -> GKMatchedPlayers {
+        guard request.queueName != nil else {
+            throw GKError(.matchRequestInvalid, "findMatchedPlayers needs a queueName: use findPlayersForHostedMatch(for:) for classic matchmaking")
+        }
+        let info = try await submit(request, hosted: true, matchID: nil)
+        let device = try self.device
+        guard let playerID = device.state.withLock({ $0.session?.player.playerID }) else {
+            throw GKError(.notAuthenticated, "the player signed out while the match formed")
+        }
+        return GKMatchedPlayers(info: info, localPlayerID: playerID)
+    }
+
+    /// Completion-handler form of ``findMatchedPlayers(_:)``.
+    public func findMatchedPlayers(_ request: GKMatchRequest, completionHandler: @escaping @Sendable (GKMatchedPlayers?, (any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.findMatchedPlayers(request) }
+    }
+
     /// Joins the match of an invitation the local player received; returns it once it starts.
     public func match(for invite: GKInvite) async throws -> GKMatch {
         guard !invite.isHosted else {
@@ -207,6 +226,20 @@ public final class GKMatchmaker: Sendable {
         CompletionHandler.run({ players, error in completionHandler(players ?? 0, error) }) {
             try await self.queryPlayerGroupActivity(playerGroup)
         }
+    }
+
+    /// Match requests that entered the rule-based queue `queueName` in the last 60 seconds.
+    public func queryQueueActivity(_ queueName: String) async throws -> Int {
+        guard let path = queueName.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-."))) else {
+            throw GKError(.invalidParameter, "queueName cannot be sent")
+        }
+        let activity: QueueActivity = try await device.authenticated(.get, "/v1/matchmaking/queues/\(path)/activity")
+        return activity.requests
+    }
+
+    /// Completion-handler form of ``queryQueueActivity(_:)``: the count, or 0 and the error.
+    public func queryQueueActivity(_ queueName: String, completionHandler: @escaping @Sendable (Int, (any Error)?) -> Void) {
+        CompletionHandler.run({ requests, error in completionHandler(requests ?? 0, error) }) { try await self.queryQueueActivity(queueName) }
     }
 
     // MARK: Requests

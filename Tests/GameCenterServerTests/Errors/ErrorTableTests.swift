@@ -87,6 +87,7 @@ struct ErrorTableTests {
             .matchRequestInvalid("minPlayers must be 2 to 16"), .inviteSelf, .inviteNonFriends(["G:2"]), .noSuchMatch, .matchNotRunning,
             .noSuchRequest, .requestIDReused, .alreadyWaiting, .channelClosed, .noSuchInvitation, .invitationClosed,
             .notHost, APIError(.alreadyInLobby(playerID: "G:2"), inviting: 1), APIError(.noOpenSeats(open: 1), inviting: 2),
+            .unknownQueue("com.example.Nope", known: ["com.example.Ranked"]), .invalidProperties("the key 'gc' is reserved for Game Center"),
             .turnNoSuchMatch, .turnInvalidRequest("a timeout must be 0 (none) to 90 days"), .turnInvalidParticipant("participant 5 does not exist"),
             .turnNotYourTurn, .turnStaleVersion(read: 3, stored: 4), .turnMatchEnded, .turnExchangesNotMerged("ex1"),
             .turnDataTooLarge(2_000_000, limit: 1_048_576, what: "match data"), .turnTooManyMatches(100), .turnTooManyExchanges(4),

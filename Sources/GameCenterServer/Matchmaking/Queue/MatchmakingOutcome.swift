@@ -1,3 +1,5 @@
+import JMESPath
+
 /// Identifies a lobby; assigned by the queue in creation order (lower id = created earlier).
 struct LobbyID: Hashable, Comparable, Sendable, CustomStringConvertible {
     let rawValue: UInt64
@@ -72,6 +74,8 @@ package struct StartedMatch: Hashable, Sendable {
     let members: [LobbyMember]
     let mask: UInt32
     let reason: StartReason
+    /// A rule-based match: each member's properties as the rules saw them, with Game Center's under `gc`.
+    var playerProperties: [String: [String: JSONValue]]? = nil
 
     var hosted: Bool { key.hosted }
 }

@@ -1,0 +1,144 @@
+import DequeModule
+import JMESPath
+
+/// The rule-based queues of the games whose matchmaking this node owns: the requests waiting in each, and when each
+/// is due a pass. Pure: passes (``RuleMatcher``) run on a snapshot outside the matchmaker's lock, and their matches
+/// come back through ``apply(_:key:)``.
+struct RuleQueues: Sendable {
+    /// A queue of one game and environment; hosted and relayed requests never mix.
+    struct Key: Hashable, Sendable {
+        var game: String
+        var queue: String
+        var hosted: Bool
+    }
+
+    /// What one due queue's pass needs.
+    struct DuePass: Sendable {
+        var key: Key
+        var matcher: RuleMatcher
+        /// The experiment rule set, run on the same requests: its matches are counted, never made.
+        var experiment: RuleMatcher?
+        var requests: [RuleRequest]
+    }
+
+    private struct Queue: Sendable {
+        var matcher: RuleMatcher
+        var experiment: RuleMatcher?
+        var waiting: [TicketID: (request: RuleRequest, playerID: String)] = [:]
+        /// Requests arrived or left, or a match could not be made, since the last pass.
+        var changed = true
+        /// When the last pass began (nil: none yet).
+        var lastPass: Int64?
+        /// When requests arrived, for the activity count (trimmed to ``RuleQueues/activityWindowMillis``).
+        var arrivals = Deque<Int64>()
+
+        /// The rules read `secondsInQueue`: waiting alone may make a match, so the queue runs a pass every second.
+        var ageSensitive: Bool {
+            (matcher.ruleSet.rules + (experiment?.ruleSet.rules ?? [])).contains { $0.expression.source.contains("secondsInQueue") }
+        }
+    }
+
+    private var queues: [Key: Queue] = [:]
+    private var keyOfTicket: [TicketID: Key] = [:]
+    private var matchesMade: UInt64 = 0
+
+    /// How long after a change a queue's pass runs, so that requests arriving together are matched together.
+    static let passDelayMillis: Int64 = 20
+    /// How often a queue whose rules depend on time runs a pass while requests wait.
+    static let agedPassMillis: Int64 = 1000
+    /// How far back ``activity(game:queue:now:)`` counts arrivals (Apple's `queryQueueActivity`: the last 60 s).
+    static let activityWindowMillis: Int64 = 60_000
+
+    /// Requests waiting in all queues.
+    var waitingCount: Int { keyOfTicket.count }
+
+    /// Whether `ticket` waits in a rule-based queue.
+    func contains(_ ticket: TicketID) -> Bool { keyOfTicket[ticket] != nil }
+
+    /// The waiting request `ticket`.
+    func request(_ ticket: TicketID) -> RuleRequest? {
+        keyOfTicket[ticket].flatMap { queues[$0]?.waiting[ticket]?.request }
+    }
+
+    /// Puts a request in its queue; the queue takes the rule sets given (a reloaded manifest changes them).
+    mutating func enqueue(
+        _ request: RuleRequest, playerID: String, key: Key, ruleSet: MatchmakingRuleSet, experiment: MatchmakingRuleSet?, now: Int64
+    ) {
+        precondition(keyOfTicket[request.ticket] == nil, "ticket \(request.ticket) already waits")
+        var queue = queues[key] ?? Queue(matcher: RuleMatcher(ruleSet: ruleSet), experiment: experiment.map(RuleMatcher.init))
+        if queue.matcher.ruleSet != ruleSet { queue.matcher = RuleMatcher(ruleSet: ruleSet) }
+        if queue.experiment?.ruleSet != experiment { queue.experiment = experiment.map(RuleMatcher.init) }
+        queue.waiting[request.ticket] = (request, playerID)
+        queue.changed = true
+        queue.arrivals.append(now)
+        while let first = queue.arrivals.first, first <= now - Self.activityWindowMillis { queue.arrivals.removeFirst() }
+        queues[key] = queue
+        keyOfTicket[request.ticket] = key
+    }
+
+    /// Takes a request out of its queue; false when it was not waiting in one.
+    mutating func remove(_ ticket: TicketID) -> Bool {
+        guard let key = keyOfTicket.removeValue(forKey: ticket) else { return false }
+        queues[key]?.waiting[ticket] = nil
+        queues[key]?.changed = true
+        return true
+    }
+
+    /// The queues due a pass at `now`, each with a snapshot of its requests; they are marked as passed.
+    mutating func takeDuePasses(now: Int64) -> [DuePass] {
+        var due: [DuePass] = []
+        for (key, queue) in queues {
+            guard !queue.waiting.isEmpty else {
+                if queue.arrivals.last.map({ $0 <= now - Self.activityWindowMillis }) ?? true { queues[key] = nil }
+                continue
+            }
+            let sinceLast = queue.lastPass.map { now - $0 } ?? .max
+            let changedAndSettled = queue.changed && sinceLast >= Self.passDelayMillis
+            let aged = queue.ageSensitive && sinceLast >= Self.agedPassMillis
+            guard changedAndSettled || aged else { continue }
+            due.append(DuePass(key: key, matcher: queue.matcher, experiment: queue.experiment, requests: queue.waiting.values.map(\.request)))
+            queues[key]?.changed = false
+            queues[key]?.lastPass = now
+        }
+        return due.sorted { ($0.key.game, $0.key.queue, $0.key.hosted ? 1 : 0) < ($1.key.game, $1.key.queue, $1.key.hosted ? 1 : 0) }
+    }
+
+    /// Starts a pass's matches whose requests all still wait (a request may have left while the pass ran; its match is
+    /// dropped and the queue runs again).
+    mutating func apply(_ matches: [RuleMatch], key: Key) -> MatchmakingOutcome {
+        var outcome = MatchmakingOutcome()
+        guard var queue = queues[key] else { return outcome }
+        for match in matches {
+            guard match.tickets.allSatisfy({ queue.waiting[$0] != nil }) else {
+                queue.changed = true
+                continue
+            }
+            var members: [LobbyMember] = []
+            var properties: [String: [String: JSONValue]] = [:]
+            for ticket in match.tickets {
+                let (request, playerID) = queue.waiting.removeValue(forKey: ticket)!
+                keyOfTicket[ticket] = nil
+                members.append(.ticket(ticket, playerID: playerID))
+                for player in request.players {
+                    var own = player.properties
+                    own["gc"] = match.teams[player.playerID].map { ["team": .string($0)] } ?? [:]
+                    properties[player.playerID] = own
+                }
+            }
+            matchesMade += 1
+            outcome.started.append(
+                StartedMatch(
+                    lobby: LobbyID(1 << 62 | matchesMade), key: QueueKey(game: key.game, hosted: key.hosted, playerGroup: 0), members: members,
+                    mask: 0, reason: .full, playerProperties: properties))
+        }
+        queues[key] = queue
+        return outcome
+    }
+
+    /// Requests that entered queue `queue` of `game` in the last 60 s (Apple's `queryQueueActivity`).
+    func activity(game: String, queue: String, now: Int64) -> Int {
+        queues.filter { $0.key.game == game && $0.key.queue == queue }.values
+            .map { $0.arrivals.reversed().prefix { $0 > now - Self.activityWindowMillis }.count }
+            .reduce(0, +)
+    }
+}

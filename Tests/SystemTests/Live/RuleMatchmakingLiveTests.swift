@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import OpenGameKit
+import Testing
+
+/// Apple's rule-based matchmaking through the SDK against real server processes, on every engine: the example game's
+/// queues (`games/tapper.yaml`) match by region and skill, widen their skill window as the server's clock moves, and
+/// assign hosted players to balanced teams; the properties come back on the match.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RuleMatchmakingLiveTests {
+    static let adminKey = "live-admin-key-0123456789"
+
+    static func request(_ queue: String, _ properties: [String: GKMatchProperty], min: Int = 2, max: Int = 2) -> GKMatchRequest {
+        let request = GKMatchRequest(minPlayers: min, maxPlayers: max)
+        request.queueName = queue
+        request.properties = properties
+        return request
+    }
+
+    /// Moves the server's clock (servers started with `--test-clock`).
+    static func advanceClock(_ server: LiveServer, seconds: Double) async throws {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/clock"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"seconds": \#(seconds)}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func theRankedQueueMatchesByRegionAndSkillAndWidensAsTheClockMoves(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        let (ann, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
+        let (cid, _) = try await Devices.signedUp(server, alias: "Cid")
+        let (dan, _) = try await Devices.signedUp(server, alias: "Dan")
+        let ranked = "com.example.tapper.Ranked"
+
+        // Bob and Dan (us) are 48 apart: too far until both have waited 20 s. Ann and Cid (eu) are 15 apart.
+        let bobFinds = Task { try await bob.matchmaker.findMatch(for: Self.request(ranked, ["region": "us", "skill": 12])) }
+        let danFinds = Task { try await dan.matchmaker.findMatch(for: Self.request(ranked, ["region": "us", "skill": 60])) }
+        let annFinds = Task { try await ann.matchmaker.findMatch(for: Self.request(ranked, ["region": "eu", "skill": 10])) }
+        let cidMatch = try await cid.matchmaker.findMatch(for: Self.request(ranked, ["region": "eu", "skill": 25]))
+        let annMatch = try await annFinds.value
+        #expect(annMatch.matchID == cidMatch.matchID)
+        #expect(annMatch.properties == ["region": "eu", "skill": 10, "gc": [:]])
+        #expect(annMatch.playerProperties == [cid.localPlayer.playerID: ["region": "eu", "skill": 25, "gc": [:]]])
+        #expect(try await ann.matchmaker.queryQueueActivity(ranked) == 4)
+
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await bob.matchmaker.queryQueueActivity(ranked) == 4, "Bob and Dan still wait")
+        try await Self.advanceClock(server, seconds: 20)
+        let bobMatch = try await bobFinds.value
+        let danMatch = try await danFinds.value
+        #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
+        #expect(danMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
+
+        // A queue the game does not have, and a property the SDK keeps for Game Center.
+        let unknown = await #expect(throws: GKError.self) {
+            try await ann.matchmaker.findMatch(for: Self.request("com.example.tapper.ranked", ["skill": 1]))
+        }
+        #expect(unknown?.serverCode == "matchmaking.unknown_queue" && unknown?.code == .matchRequestInvalid)
+        #expect(unknown?.message.contains("com.example.tapper.Ranked") == true, "the error lists the game's queues")
+        let reserved = await #expect(throws: GKError.self) { try await ann.matchmaker.findMatch(for: Self.request(ranked, ["gc": 1])) }
+        #expect(reserved?.code == .matchRequestInvalid)
+        for match in [annMatch, cidMatch, bobMatch, danMatch] { match.disconnect() }
+        try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func hostedPlayersOfTheTeamsQueueGetBalancedTeams(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        var devices: [(device: GKGameCenter, skill: Int)] = []
+        for (index, skill) in [1, 2, 3, 4].enumerated() {
+            devices.append((try await Devices.signedUp(server, alias: "Team\(index)").0, skill))
+        }
+        let found = devices.map { device, skill in
+            Task { try await device.matchmaker.findMatchedPlayers(Self.request("com.example.tapper.Teams", ["skill": .number(Double(skill))], min: 4, max: 4)) }
+        }
+        var teams: [String: String] = [:]
+        var skillOfTeam: [String: Double] = [:]
+        for (index, task) in found.enumerated() {
+            let players = try await task.value
+            #expect(players.playerIDs.count == 4)
+            #expect(players.playerProperties?.count == 3)
+            guard case .object(let gc)? = players.properties?["gc"], case .string(let team)? = gc["team"] else {
+                Issue.record("player \(index) has no team: \(String(describing: players.properties))")
+                continue
+            }
+            teams[devices[index].device.localPlayer.playerID] = team
+            skillOfTeam[team, default: 0] += Double(devices[index].skill)
+            // Every device sees the same assignment.
+            for (other, properties) in players.playerProperties ?? [:] {
+                if let known = teams[other], case .object(let gc)? = properties["gc"] { #expect(gc["team"] == .string(known)) }
+            }
+        }
+        #expect(Set(teams.values) == ["blue", "red"] && teams.values.filter { $0 == "blue" }.count == 2)
+        #expect(abs((skillOfTeam["blue"] ?? 0) - (skillOfTeam["red"] ?? 0)) <= 2)
+        try await server.stop()
+    }
+}
