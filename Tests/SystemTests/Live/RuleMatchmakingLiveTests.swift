@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import OpenGameKit
 import Testing
 
@@ -9,8 +6,6 @@ import Testing
 /// queues (`games/tapper.yaml`) match by region and skill, widen their skill window as the server's clock moves, and
 /// assign hosted players to balanced teams; the properties come back on the match.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RuleMatchmakingLiveTests {
-    static let adminKey = "live-admin-key-0123456789"
-
     static func request(_ queue: String, _ properties: [String: GKMatchProperty], min: Int = 2, max: Int = 2) -> GKMatchRequest {
         let request = GKMatchRequest(minPlayers: min, maxPlayers: max)
         request.queueName = queue
@@ -18,21 +13,10 @@ import Testing
         return request
     }
 
-    /// Moves the server's clock (servers started with `--test-clock`).
-    static func advanceClock(_ server: LiveServer, seconds: Double) async throws {
-        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/clock"))
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"seconds": \#(seconds)}"#.utf8)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-    }
-
     @Test(arguments: LiveServer.engines)
     func theRankedQueueMatchesByRegionAndSkillAndWidensAsTheClockMoves(engine: String) async throws {
         let server = try LiveServer(engine: engine)
-        try await server.start(extraArguments: ["--admin-key", Self.adminKey, "--test-clock"])
+        try await server.start(extraArguments: ["--admin-key", LeaderboardsLiveTests.adminKey, "--test-clock"])
         let (ann, _) = try await Devices.signedUp(server, alias: "Ann")
         let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
         let (cid, _) = try await Devices.signedUp(server, alias: "Cid")
@@ -52,7 +36,7 @@ import Testing
 
         try await Task.sleep(for: .seconds(1.5))
         #expect(try await bob.matchmaker.queryQueueActivity(ranked) == 4, "Bob and Dan still wait")
-        try await Self.advanceClock(server, seconds: 20)
+        try await LeaderboardsLiveTests.advanceClock(server, hours: 20.0 / 3600)
         let bobMatch = try await bobFinds.value
         let danMatch = try await danFinds.value
         #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
