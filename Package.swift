@@ -183,6 +183,7 @@ let package = Package(
                 "GameCenterServer",
                 "GameCenterStorage",
                 "GameCenterProtocol",
+                "JMESPath",
                 "OpenGameKit",
                 "OpenGameKitLAN",
                 "OpenGameKitVoice",

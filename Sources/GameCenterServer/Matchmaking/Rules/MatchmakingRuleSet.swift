@@ -29,6 +29,15 @@ public struct MatchmakingRule: Sendable, Equatable {
     /// The weight numbers count with.
     var effectiveWeight: Double { weight ?? 1 }
 
+    /// A rule with its expression compiled.
+    package init(referenceName: String, description: String, type: MatchmakingRuleType, expression: JMESPathExpression, weight: Double? = nil) {
+        self.referenceName = referenceName
+        self.description = description
+        self.type = type
+        self.expression = expression
+        self.weight = weight
+    }
+
     /// Rules are equal when they read the same: names, type, expression text and weight.
     public static func == (lhs: MatchmakingRule, rhs: MatchmakingRule) -> Bool {
         lhs.referenceName == rhs.referenceName && lhs.description == rhs.description && lhs.type == rhs.type
@@ -60,6 +69,19 @@ public struct MatchmakingRuleSet: Sendable, Equatable {
     public var teams: [MatchmakingTeam]
     /// The rules, in the order the manifest gives them.
     public var rules: [MatchmakingRule]
+
+    /// A rule set; the manifest's loader checks what it may hold.
+    package init(
+        referenceName: String, ruleLanguageVersion: Int = 1, minPlayers: Int, maxPlayers: Int, teams: [MatchmakingTeam] = [],
+        rules: [MatchmakingRule]
+    ) {
+        self.referenceName = referenceName
+        self.ruleLanguageVersion = ruleLanguageVersion
+        self.minPlayers = minPlayers
+        self.maxPlayers = maxPlayers
+        self.teams = teams
+        self.rules = rules
+    }
 
     /// The rules of one type, in manifest order.
     func rules(_ type: MatchmakingRuleType) -> [MatchmakingRule] { rules.filter { $0.type == type } }

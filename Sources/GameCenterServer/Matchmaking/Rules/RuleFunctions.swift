@@ -4,10 +4,10 @@ import JMESPath
 /// Game Center's additions to JMESPath, as Apple documents them for matchmaking rule expressions: `areCompatibleAppVersions`,
 /// `geoLatency`, `agedAsSteppedValue` (also under the name `agedValueLinear` that one of Apple's examples uses),
 /// `agedValues`, `hasInvitedPlayersOnSameTeam`, `if`, `div`, `sub`, `asSet`, `diff` and `intersection`.
-enum RuleFunctions {
+package enum RuleFunctions {
     /// The built-in JMESPath functions plus Game Center's. `compatibleAppVersions` lists groups of app versions that
     /// play together (a version is always compatible with itself).
-    static func table(compatibleAppVersions: [[String]] = []) -> JMESPathFunctions {
+    package static func table(compatibleAppVersions: [[String]] = []) -> JMESPathFunctions {
         let groups = compatibleAppVersions.map(Set.init)
         let aged = JMESPathFunction(name: "agedAsSteppedValue", parameters: [.number, .number, .number, .number, .number]) {
             arguments throws(JMESPathError) in

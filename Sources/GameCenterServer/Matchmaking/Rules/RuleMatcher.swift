@@ -1,8 +1,8 @@
 import JMESPath
 
 /// A match a pass formed: its requests, oldest first, and with teams each player's team.
-struct RuleMatch: Sendable, Equatable {
-    var tickets: [TicketID]
+package struct RuleMatch: Sendable, Equatable {
+    package var tickets: [TicketID]
     /// Team name by player id; empty when the rule set has no teams.
     var teams: [String: String]
 }
@@ -29,12 +29,12 @@ struct RuleVerdict: Sendable, Equatable {
 }
 
 /// What a pass did: the matches it formed and what each rule answered.
-struct RulePassResult: Sendable {
-    var matches: [RuleMatch] = []
+package struct RulePassResult: Sendable {
+    package var matches: [RuleMatch] = []
     /// By rule reference name.
     var tallies: [String: RuleTally] = [:]
     /// Expressions evaluated.
-    var evaluations = 0
+    package var evaluations = 0
     /// Every evaluation, in order, when the pass was traced; nil otherwise.
     var trace: [RuleVerdict]?
 }
@@ -51,7 +51,7 @@ struct RulePassResult: Sendable {
 /// 4. with teams, the players are assigned to them in the first way (in players' and teams' order) that fills every
 ///    team to its minimum and passes every TEAM rule.
 /// The same requests at the same time always give the same matches.
-struct RuleMatcher: Sendable {
+package struct RuleMatcher: Sendable {
     let ruleSet: MatchmakingRuleSet
     /// COMPATIBLE rules evaluated pair by pair.
     private let compatible: [MatchmakingRule]
@@ -66,7 +66,7 @@ struct RuleMatcher: Sendable {
     /// With numeric MATCH rules, how many valid candidate matches are compared before the cheapest is taken.
     static let validCandidatesCompared = 16
 
-    init(ruleSet: MatchmakingRuleSet) {
+    package init(ruleSet: MatchmakingRuleSet) {
         self.ruleSet = ruleSet
         var compatible: [MatchmakingRule] = []
         var groupings: [(MatchmakingRule, JMESPathExpression)] = []
@@ -93,7 +93,7 @@ struct RuleMatcher: Sendable {
     }
 
     /// Runs one pass over `requests` at `now` (monotonic ms); `traced` keeps every evaluation (slower).
-    func pass(_ requests: [RuleRequest], now: Int64, traced: Bool = false) -> RulePassResult {
+    package func pass(_ requests: [RuleRequest], now: Int64, traced: Bool = false) -> RulePassResult {
         var context = PassContext(matcher: self, requests: requests, now: now)
         if traced { context.result.trace = [] }
         context.run()

@@ -2,15 +2,20 @@ import JMESPath
 
 /// A player of a rule-based request and the properties rules see for them (an invitee's come from the inviter's
 /// `recipientProperties`).
-struct RulePlayer: Sendable, Equatable {
+package struct RulePlayer: Sendable, Equatable {
     var playerID: String
     var properties: [String: JSONValue]
+
+    package init(playerID: String, properties: [String: JSONValue]) {
+        self.playerID = playerID
+        self.properties = properties
+    }
 }
 
 /// A match request waiting in a rule-based queue: what Apple's `Request` object shows rule expressions, and when it
 /// arrived.
-struct RuleRequest: Sendable {
-    let ticket: TicketID
+package struct RuleRequest: Sendable {
+    package let ticket: TicketID
     /// The requester first, then the players it brings.
     let players: [RulePlayer]
     /// The players this request is matched with (its own range narrowed to the rule set's); nil: never matched.
@@ -24,7 +29,7 @@ struct RuleRequest: Sendable {
 
     /// `attributes`: `appVersion`, `bundleId`, `platform`, `locale` and, when the device sent a location, `latitude` and
     /// `longitude`.
-    init(
+    package init(
         ticket: TicketID, requestName: String, players: [RulePlayer], minPlayers: Int, maxPlayers: Int, ruleSet: MatchmakingRuleSet,
         attributes: [String: JSONValue], arrival: Int64
     ) {
