@@ -126,18 +126,21 @@ package struct RuleMatcher: Sendable {
         mutating func run() {
             var groups: [[JSONValue]: [Int]] = [:]
             var keyOf: [[JSONValue]] = []
+            /// Where each request stands in its group (groups list requests oldest first).
+            var position: [Int] = []
             for index in requests.indices {
                 let key = matcher.groupings.map { grouping in
                     (try? grouping.key.evaluate(.object(["requests": .array([documents[index]])]))) ?? .null
                 }
                 keyOf.append(key)
+                position.append(groups[key]?.count ?? 0)
                 groups[key, default: []].append(index)
             }
             for anchor in requests.indices where !matched[anchor] {
-                guard let range = requests[anchor].playerRange else { continue }
-                let group = groups[keyOf[anchor]] ?? []
-                let younger = group[(group.firstIndex(of: anchor).map { $0 + 1 } ?? group.endIndex)...].filter { !matched[$0] }
-                let candidates = ranked(younger, anchor: anchor)
+                guard let range = requests[anchor].playerRange, let group = groups[keyOf[anchor]] else { continue }
+                // The younger requests of its group, uncopied: `form` skips those matched meanwhile.
+                let younger = group[(position[anchor] + 1)...]
+                let candidates = matcher.distance.isEmpty ? younger : ArraySlice(ranked(younger, anchor: anchor))
                 for size in range.reversed() {
                     if let match = form(anchor: anchor, size: size, candidates: candidates) {
                         for member in match.members { matched[member] = true }
@@ -148,12 +151,11 @@ package struct RuleMatcher: Sendable {
             }
         }
 
-        /// The younger requests compatible with `anchor`, best first: by weighted distance, then age. Without DISTANCE
-        /// rules the compatibility of each is left to be found when it is tried.
-        mutating func ranked(_ younger: [Int], anchor: Int) -> [Int] {
-            guard !matcher.distance.isEmpty else { return younger }
+        /// The younger unmatched requests compatible with `anchor`, best first: by weighted distance, then age (for rule
+        /// sets with DISTANCE rules; without, candidates come by age and their compatibility is found when tried).
+        mutating func ranked(_ younger: ArraySlice<Int>, anchor: Int) -> [Int] {
             var scored: [(index: Int, distance: Double)] = []
-            for candidate in younger where compatible(anchor, candidate) {
+            for candidate in younger where !matched[candidate] && compatible(anchor, candidate) {
                 let input = JSONValue.object(["requests": .array([documents[anchor], documents[candidate]]), "players": players([anchor, candidate])])
                 var total = 0.0
                 for rule in matcher.distance {
@@ -165,12 +167,12 @@ package struct RuleMatcher: Sendable {
         }
 
         /// The best valid match of `size` players anchored by `anchor`, if any.
-        mutating func form(anchor: Int, size: Int, candidates: [Int]) -> (members: [Int], teams: [String: String])? {
+        mutating func form(anchor: Int, size: Int, candidates: ArraySlice<Int>) -> (members: [Int], teams: [String: String])? {
             var members = [anchor]
             var count = requests[anchor].playerCount
             var best: (members: [Int], teams: [String: String], cost: Double)?
             var valid = 0
-            for candidate in candidates {
+            for candidate in candidates where !matched[candidate] {
                 let request = requests[candidate]
                 guard request.playerRange?.contains(size) == true, count + request.playerCount <= size else { continue }
                 guard members.allSatisfy({ compatible($0, candidate) }) else { continue }
