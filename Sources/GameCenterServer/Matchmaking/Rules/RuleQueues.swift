@@ -22,8 +22,12 @@ struct RuleQueues: Sendable {
     }
 
     private struct Queue: Sendable {
-        var matcher: RuleMatcher
-        var experiment: RuleMatcher?
+        var matcher: RuleMatcher {
+            didSet { ageSensitive = Self.readsAge(matcher, experiment) }
+        }
+        var experiment: RuleMatcher? {
+            didSet { ageSensitive = Self.readsAge(matcher, experiment) }
+        }
         var waiting: [TicketID: (request: RuleRequest, playerID: String)] = [:]
         /// Requests arrived or left, or a match could not be made, since the last pass.
         var changed = true
@@ -33,7 +37,16 @@ struct RuleQueues: Sendable {
         var arrivals = Deque<Int64>()
 
         /// The rules read `secondsInQueue`: waiting alone may make a match, so the queue runs a pass every second.
-        var ageSensitive: Bool {
+        /// Kept with the rule sets, not found again on every tick.
+        private(set) var ageSensitive: Bool
+
+        init(matcher: RuleMatcher, experiment: RuleMatcher?) {
+            self.matcher = matcher
+            self.experiment = experiment
+            ageSensitive = Self.readsAge(matcher, experiment)
+        }
+
+        static func readsAge(_ matcher: RuleMatcher, _ experiment: RuleMatcher?) -> Bool {
             (matcher.ruleSet.rules + (experiment?.ruleSet.rules ?? [])).contains { $0.expression.source.contains("secondsInQueue") }
         }
     }

@@ -86,10 +86,11 @@ public struct RuleTest: Sendable {
     public func report() -> JSONValue {
         let result = RuleMatcher(ruleSet: ruleSet).pass(requests, now: now, traced: true)
         let matched = Set(result.matches.flatMap(\.tickets))
+        let requestOf = Dictionary(uniqueKeysWithValues: requests.map { ($0.ticket, $0) })
         let matches = result.matches.map { match -> JSONValue in
             .array(
                 match.tickets.map { ticket in
-                    let request = requests.first { $0.ticket == ticket }!
+                    let request = requestOf[ticket]!
                     let assignments: JSONValue =
                         match.teams.isEmpty
                         ? .null
