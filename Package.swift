@@ -170,9 +170,11 @@ let package = Package(
             name: "gamecenter",
             dependencies: [
                 "GameCenterServer",
+                "GameCenterProtocol",
                 "JMESPath",
                 "GameCenterStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

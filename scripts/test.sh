@@ -61,7 +61,8 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null
 fi
-for package in selenium:selenium axe-selenium-python:axe_selenium_python pytest:pytest; do
+# The game-server API's tests make their tokens with PyJWT (ES256 through cryptography), as a studio's server would.
+for package in selenium:selenium axe-selenium-python:axe_selenium_python pytest:pytest pyjwt:jwt cryptography:cryptography; do
   if ! python3 -c "import ${package#*:}" 2>/dev/null; then
     echo "installing ${package%%:*} from PyPI…"
     python3 -m pip install -q "${package%%:*}"
@@ -110,6 +111,8 @@ schema_status=$?
 # The web app in headless Chromium against the real binary; screenshots and axe reports in Tests/Browser/artifacts.
 python3 -m pytest -q Tests/Browser
 browser_status=$?
+# The studio's game-server API (server keys, App Store Connect's submissions) against the real binary, on both engines.
+python3 -m pytest -q Tests/ServerAPI || browser_status=1
 # The coverage-guided fuzzers of the wire decoders (libFuzzer + AddressSanitizer, built in .build-fuzzing), 30 s each.
 bash scripts/fuzz.sh
 fuzz_status=$?
@@ -117,7 +120,7 @@ set -e
 
 if [ "$swift_status" -ne 0 ] || [ "$docs_status" -ne 0 ] || [ "$sdk_status" -ne 0 ] || [ "$schema_status" -ne 0 ] \
   || [ "$browser_status" -ne 0 ] || [ "$fuzz_status" -ne 0 ]; then
-  echo "tests failed (swift test: $swift_status, docs: $docs_status, sdk-only: $sdk_status, schemathesis: $schema_status, browser: $browser_status, fuzz: $fuzz_status)"
+  echo "tests failed (swift test: $swift_status, docs: $docs_status, sdk-only: $sdk_status, schemathesis: $schema_status, browser and server API: $browser_status, fuzz: $fuzz_status)"
   exit 1
 fi
 echo "all tests passed"

@@ -116,6 +116,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case leaderboardNoAttemptsLeft = "leaderboard.no_attempts_left"
     case leaderboardTournamentEnded = "leaderboard.tournament_ended"
     case leaderboardTournamentRunning = "leaderboard.tournament_running"
+    case leaderboardServerOnly = "leaderboard.server_only"
     // Challenges.
     case challengeUnknownDefinition = "challenge.unknown_definition"
     case challengeInvalidRequest = "challenge.invalid_request"
@@ -183,6 +184,12 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case adminKeyRequired = "admin.key_required"
     case adminUnknownGame = "admin.unknown_game"
     case adminClockFixed = "admin.clock_fixed"
+    // The studio's game servers (server keys).
+    case keyRequired = "key.required"
+    case keyInvalid = "key.invalid"
+    case keyForbidden = "key.forbidden"
+    case keyUnknown = "key.unknown"
+    case keyIdempotencyKeyReused = "key.idempotency_key_reused"
     // The web app's pages.
     case webFormRejected = "web.form_rejected"
     case webLinkExpired = "web.link_expired"

@@ -599,6 +599,44 @@ enum Migrations {
                 "CREATE INDEX activities_by_party ON activities (party_id, created_at)",
                 "CREATE INDEX activities_by_player ON activities (player_id, created_at)",
             ]),
+        Migration(
+            version: 30, name: "server keys and idempotent server writes",
+            common: [
+                // A studio's game-server key: an ES256 key pair whose private half only the studio holds (the server keeps
+                // the public key, which is no secret), scoped to one game, one environment and a set of permissions.
+                // `expires_at`: a rotated key keeps working until then; `revoked_at`: refused from then on.
+                """
+                CREATE TABLE server_keys (
+                    key_id TEXT PRIMARY KEY,
+                    issuer_id TEXT NOT NULL,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    permissions TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT,
+                    revoked_at BIGINT,
+                    replaced_by TEXT
+                )
+                """,
+                "CREATE INDEX server_keys_by_game ON server_keys (bundle_id, created_at)",
+                // The answer a server write gave under an `Idempotency-Key` (per game and environment, so a retry after a
+                // key rotation still finds it), with a hash of the request it answered; kept a day.
+                """
+                CREATE TABLE server_idempotency (
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    idempotency_key TEXT NOT NULL,
+                    request_hash TEXT NOT NULL,
+                    status BIGINT NOT NULL,
+                    body TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (bundle_id, environment, idempotency_key)
+                )
+                """,
+                "CREATE INDEX server_idempotency_by_age ON server_idempotency (created_at)",
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

@@ -72,7 +72,17 @@ struct AchievementService: Sendable {
     func report(_ batch: AchievementReportBatch, device: DeviceIdentity, session: AuthenticatedSession) async throws -> AchievementReportResult {
         try Self.validate(batch, game: device.game)
         try limiter.take(.reports, for: session.playerID, cost: batch.achievements.count)
-        let game = device.game
+        return try await store(batch, game: device.game, playerID: session.playerID)
+    }
+
+    /// Applies progress a studio's game server reported for `playerID`, as a device's report is applied (once per
+    /// `reportID`).
+    func serverReport(_ batch: AchievementReportBatch, game: Game, playerID: String) async throws -> AchievementReportResult {
+        try Self.validate(batch, game: game)
+        return try await store(batch, game: game, playerID: playerID)
+    }
+
+    private func store(_ batch: AchievementReportBatch, game: Game, playerID: String) async throws -> AchievementReportResult {
         let now = clock.nowMillis()
         let completion = { (identifier: String) in AchievementCompleted(bundleID: game.bundleID, identifier: identifier, completedAt: StoredTime.date(now)) }
         let entries = try batch.achievements.map { entry in
@@ -81,10 +91,10 @@ struct AchievementService: Sendable {
                 completionEvent: entry.percentComplete >= 100 ? try EventLog.payload(completion(entry.identifier)) : "")
         }
         let outcome = try await database.reportAchievements(
-            reportID: batch.reportID, entries, bundleID: game.bundleID, playerID: session.playerID,
+            reportID: batch.reportID, entries, bundleID: game.bundleID, playerID: playerID,
             eventKind: EventKind.achievementCompleted.rawValue, now: now)
         if outcome.applied { metrics.achievementReports.increment(by: batch.achievements.count) }
-        if !outcome.newlyCompleted.isEmpty { bus.publish(.playerEvents(playerID: session.playerID)) }
+        if !outcome.newlyCompleted.isEmpty { bus.publish(.playerEvents(playerID: playerID)) }
         return AchievementReportResult(achievements: outcome.progress.map(Self.progress))
     }
 

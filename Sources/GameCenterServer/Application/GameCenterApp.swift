@@ -100,6 +100,10 @@ public enum GameCenterApp {
         let challenges: ChallengeService
         let activities: ActivityService
         let relay: RelayService
+        /// The studio's game-server keys.
+        let serverKeys: ServerKeyService
+        /// Game-server writes once in effect per `Idempotency-Key`.
+        let idempotentWrites: IdempotentWrites
         package let clock: ServerClock
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
@@ -152,6 +156,8 @@ public enum GameCenterApp {
             self.players = PlayerService(database: database, registry: registry, cache: playerCache, clock: clock)
             self.friends = FriendService(database: database, bus: bus, players: playerCache, clock: clock, limiter: limiter)
             self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics, limiter: limiter)
+            self.serverKeys = ServerKeyService(database: database, registry: registry, clock: clock)
+            self.idempotentWrites = IdempotentWrites(database: database, clock: clock)
             let index = LeaderboardIndex(database: database, logger: logger)
             let challenges = ChallengeService(
                 database: database, bus: bus, clock: serverClock, occurrences: index.occurrences, standings: ChallengeStandings(formatter: .shared),
@@ -226,7 +232,17 @@ public enum GameCenterApp {
         RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
         AppTicketRoutes(tickets: services.appTickets).addAuthenticated(to: signedIn)
 
+        // The studio's game servers: App Store Connect's submission routes (answering errors as Apple does) and our own.
+        let apple = router.group().add(middleware: AppleErrorMiddleware())
+            .add(middleware: ServerKeyMiddleware(keys: services.serverKeys, limiter: services.limiter))
+        AppleSubmissionRoutes(
+            leaderboards: services.leaderboards, achievements: services.achievements, database: services.database, writes: services.idempotentWrites
+        ).add(to: apple)
+        let gameServers = router.group("server/v1").add(middleware: ServerKeyMiddleware(keys: services.serverKeys, limiter: services.limiter))
+        ServerReadRoutes(leaderboards: services.leaderboards, achievements: services.achievements, database: services.database).add(to: gameServers)
+
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
+        ServerKeyAdminRoutes(keys: services.serverKeys).add(to: admin)
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)

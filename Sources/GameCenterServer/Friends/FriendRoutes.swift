@@ -10,7 +10,7 @@ struct FriendRoutes {
             FriendList(playerIDs: try await friends.friends(of: context.requireSession()))
         }
         group.delete("friends/{playerID}") { _, context -> HTTPResponse.Status in
-            try await friends.remove(friend: context.parameters.require("playerID"), by: context.requireSession())
+            try await friends.remove(friend: context.parameters.requirePlayerID(), by: context.requireSession())
             return .noContent
         }
         group.post("friend-requests") { request, context -> HTTPResponse.Status in

@@ -180,6 +180,16 @@ public struct LeaderboardDefinition: Sendable, Equatable {
     public var description: LocalizedText? = nil
     /// When its occurrences run (manifest `recurring`); nil for a classic leaderboard.
     public var recurrence: Recurrence? = nil
+    /// Who may report scores to it (manifest `writePolicy`).
+    public var writePolicy: WritePolicy = .open
+
+    /// Who may report scores to a leaderboard.
+    public enum WritePolicy: String, Sendable, Equatable, CaseIterable {
+        /// Players' devices and the studio's game servers (server keys with `scores:write`).
+        case open
+        /// Only the studio's game servers: a device's report is refused with `leaderboard.server_only`.
+        case serverOnly
+    }
 
     /// A recurring leaderboard's schedule and what it keeps.
     public struct Recurrence: Sendable, Equatable {

@@ -356,6 +356,7 @@ struct ManifestChecker {
     private func leaderboard(_ node: ManifestNode, defaultLocale: String) throws -> LeaderboardDefinition {
         let fields = try node.mapping(allowed: [
             "category", "default", "title", "format", "suffix", "order", "currency", "minValue", "maxValue", "hidden", "description", "recurring",
+            "writePolicy",
         ])
         let category = try identifier(required(fields, "category", in: node))
         let formatNode = try required(fields, "format", in: node)
@@ -395,13 +396,22 @@ struct ManifestChecker {
         let maxValue = try fields["maxValue"].map { Int64(try $0.int()) } ?? defaults.upperBound
         guard minValue > Int64.min else { throw (fields["minValue"] ?? node).fail("minValue must be above \(Int64.min)") }
         guard minValue <= maxValue else { throw (fields["maxValue"] ?? node).fail("maxValue \(maxValue) is below minValue \(minValue)") }
+        var writePolicy = LeaderboardDefinition.WritePolicy.open
+        if let policyNode = fields["writePolicy"] {
+            let name = try policyNode.string()
+            guard let policy = LeaderboardDefinition.WritePolicy(rawValue: name) else {
+                throw policyNode.fail(
+                    "'\(name)' is not a write policy; allowed: \(LeaderboardDefinition.WritePolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            writePolicy = policy
+        }
         return LeaderboardDefinition(
             category: category, isDefault: try fields["default"]?.bool() ?? false,
             title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
             format: format, suffix: suffix, order: order, currency: currency, valueRange: minValue...maxValue,
             isHidden: try fields["hidden"]?.bool() ?? false,
             description: try fields["description"].map { try localizedText($0, defaultLocale: defaultLocale, maxLength: 500) },
-            recurrence: try fields["recurring"].map(recurrence)
+            recurrence: try fields["recurring"].map(recurrence), writePolicy: writePolicy
         )
     }
 

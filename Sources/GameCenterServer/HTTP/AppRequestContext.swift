@@ -14,6 +14,8 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, We
     var device: DeviceIdentity?
     /// The signed-in session; set by ``AuthenticationMiddleware``.
     var session: AuthenticatedSession?
+    /// The studio's game server a server-key token proved; set by ``ServerKeyMiddleware``.
+    var serverCaller: ServerCaller?
 
     /// The connection the request came on (its peer is read only when asked for).
     private let channel: any Channel
@@ -57,9 +59,23 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, We
         return device
     }
 
+    /// The game server behind a game-server route, or `key.required`.
+    func requireServerCaller() throws -> ServerCaller {
+        guard let serverCaller else { throw APIError.keyRequired }
+        return serverCaller
+    }
+
     /// The authenticated session, or `notAuthenticated`.
     func requireSession() throws -> AuthenticatedSession {
         guard let session else { throw APIError.notAuthenticated }
         return session
+    }
+}
+
+extension Parameters {
+    /// The `{playerID}` of a route's path, percent-decoded: a client may send `G%3A…` for `G:…`.
+    func requirePlayerID() throws -> String {
+        let text = try require("playerID")
+        return text.removingPercentEncoding ?? text
     }
 }

@@ -31,7 +31,7 @@ struct LeaderboardAdminRoutes {
             let grant = try await request.decode(as: TournamentAttemptGrant.self, context: context)
             return try await leaderboards.grantAttempts(
                 game: game(context), environment: grant.environment ?? .sandbox, category: context.parameters.require("category"),
-                playerID: context.parameters.require("playerID"), extra: grant.extra)
+                playerID: context.parameters.requirePlayerID(), extra: grant.extra)
         }
         group.post("games/{bundleID}/leaderboards/{category}/end") { request, context -> LeaderboardOccurrenceEvent in
             let body = try await request.decode(as: TournamentEndBody.self, context: context)
@@ -44,7 +44,7 @@ struct LeaderboardAdminRoutes {
                 game: game(context), environment: body.environment ?? .sandbox, category: context.parameters.require("category"))
         }
         group.delete("games/{bundleID}/players/{playerID}/scores") { _, context -> RemovedScores in
-            RemovedScores(removed: try await leaderboards.removeScores(game: game(context), playerID: context.parameters.require("playerID")))
+            RemovedScores(removed: try await leaderboards.removeScores(game: game(context), playerID: context.parameters.requirePlayerID()))
         }
     }
 

@@ -71,28 +71,50 @@ struct LeaderboardService: Sendable {
         }
         let scores = try batch.scores.map { score in
             if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
-            return try Self.newScore(score, game: game, environment: device.environment.rawValue, dating: dating, occurrences: index.occurrences)
+            let new = try Self.newScore(score, game: game, environment: device.environment.rawValue, dating: dating, occurrences: index.occurrences)
+            if try Self.reportable(new.category, in: game).writePolicy == .serverOnly { throw APIError.serverOnlyLeaderboard(new.category) }
+            return new
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
-        let environment = device.environment.rawValue
+        return try await store(
+            scores, reportID: batch.reportID, game: game, environment: device.environment.rawValue, playerID: session.playerID, now: now,
+            locale: device.locale)
+    }
+
+    /// Stores one score a studio's game server reported for `playerID` (any board, whatever its write policy), dated
+    /// `date` (nil: now; kept in the plausible window as a device's date is), once per `reportID`.
+    func serverReport(
+        _ score: ScoreReport, reportID: String, game: Game, environment: Environment, playerID: String
+    ) async throws -> ScoreReportResult {
+        let now = clock.nowMillis()
+        let new = try Self.newScore(
+            score, game: game, environment: environment.rawValue, dating: ScoreDating(now: now, deviceTime: nil), occurrences: index.occurrences)
+        return try await store(
+            [new], reportID: reportID, game: game, environment: environment.rawValue, playerID: playerID, now: now, locale: game.defaultLocale)
+    }
+
+    /// Stores checked scores of one player (all or none) and ranks them; a tournament's entry rules apply.
+    private func store(
+        _ scores: [NewScore], reportID: String, game: Game, environment: String, playerID: String, now: Int64, locale: String
+    ) async throws -> ScoreReportResult {
         if scores.contains(where: { Self.tournament($0.category, in: game) != nil }) {
             let (records, attemptsLeft) = try await reportToTournaments(
-                batch.reportID, scores, game: game, environment: environment, playerID: session.playerID, now: now)
+                reportID, scores, game: game, environment: environment, playerID: playerID, now: now)
             rank(records, bundleID: game.bundleID, environment: environment)
-            await challenges.scoresStored(records, game: game, environment: environment, playerID: session.playerID)
+            await challenges.scoresStored(records, game: game, environment: environment, playerID: playerID)
             return ScoreReportResult(
                 scores: records.map { record in
-                    var entry = entry(record, rank: 0, game: game, locale: device.locale)
+                    var entry = entry(record, rank: 0, game: game, locale: locale)
                     entry.attemptsLeft = attemptsLeft[record.category] ?? nil
                     return entry
                 })
         }
         let records =
             try await database.reportScores(
-                reportID: batch.reportID, scores, bundleID: game.bundleID, environment: environment, playerID: session.playerID, now: now) ?? []
+                reportID: reportID, scores, bundleID: game.bundleID, environment: environment, playerID: playerID, now: now) ?? []
         rank(records, bundleID: game.bundleID, environment: environment)
-        await challenges.scoresStored(records, game: game, environment: environment, playerID: session.playerID)
-        return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: device.locale) })
+        await challenges.scoresStored(records, game: game, environment: environment, playerID: playerID)
+        return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: locale) })
     }
 
     /// A reported score checked against `game`'s leaderboards (`category` reportable, value in range), dated, and on a
@@ -173,6 +195,29 @@ struct LeaderboardService: Sendable {
         let local = ranked.local.flatMap { item in records[item.key.scoreID].map { entry($0, rank: item.rank, game: game, locale: device.locale) } }
         return LeaderboardPage(
             category: category, title: title, scores: scores, localPlayerScore: local, maxRange: ranked.count, occurrence: occurrence)
+    }
+
+    /// A player's best score on each of `game`'s leaderboards with its all-time rank (a recurring board's running
+    /// occurrence; a recurring board without one, and a board without the player's score, are left out), for the
+    /// studio's game servers.
+    func standings(of playerID: String, game: Game, environment: Environment) async throws -> [ScoreEntry] {
+        guard let number = index.players.existingNumber(for: playerID) else { return [] }
+        let now = clock.nowMillis()
+        var found: [(rank: Int, scoreID: Int64)] = []
+        for definition in game.leaderboards {
+            let (category, _, spec) = try Self.queryable(definition.category, in: game, locale: game.defaultLocale)
+            guard
+                let (boardID, _) = try? boardToRead(
+                    category: category, game: game, environment: environment, occurrence: nil, lifetimeBest: nil, now: now)
+            else { continue }
+            let board = try await index.board(boardID, spec: spec, now: { [clock] in clock.nowMillis() })
+            let standing = board.withIndex(.allTime, now: now) { index in
+                index.rank(of: number).flatMap { rank in index.key(of: number).map { (rank: rank, scoreID: $0.scoreID) } }
+            }
+            if let standing { found.append(standing) }
+        }
+        let records = Dictionary(try await scoreRecords(found.map(\.scoreID)).map { ($0.scoreID, $0) }) { a, _ in a }
+        return found.compactMap { item in records[item.scoreID].map { entry($0, rank: item.rank, game: game, locale: game.defaultLocale) } }
     }
 
     /// A page of any board with the players' aliases, for studios (admin key) and the web app; a recurring board's
@@ -318,6 +363,10 @@ extension APIError {
             .leaderboardAggregate,
             "'\(aggregate.category)' is an aggregate leaderboard; report to one of its members: \(aggregate.members.joined(separator: ", "))")
     }
+    static func serverOnlyLeaderboard(_ category: String) -> APIError {
+        APIError(.leaderboardServerOnly, "\(category) takes scores from the game's servers only (writePolicy serverOnly), not from devices")
+    }
+
     static func scoreForAnotherPlayer(_ playerID: String) -> APIError {
         APIError(.leaderboardNotLocalPlayer, "scores are always reported for the signed-in player; this one names \(playerID.prefix(64))")
     }

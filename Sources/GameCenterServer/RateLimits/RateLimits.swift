@@ -65,6 +65,8 @@ public struct RateLimits: Sendable, Equatable {
         /// Turn-based writes one player makes: new matches, turns, saves, quits, ends, exchanges and their replies,
         /// rematches (each one is a stored change pushed to every participant).
         case turnWrites = "turn-writes"
+        /// Requests one server key makes to the game-server routes.
+        case serverRequests = "server-requests"
 
         /// What the limit counts, for messages.
         var counted: String {
@@ -78,6 +80,7 @@ public struct RateLimits: Sendable, Equatable {
             case .reports: "scores and achievement reports"
             case .realtimeChannels: "realtime channels opened by this session"
             case .turnWrites: "turn-based moves"
+            case .serverRequests: "requests with this server key"
             }
         }
     }
@@ -99,6 +102,7 @@ public struct RateLimits: Sendable, Equatable {
             .reports: Limit(count: 600, period: .seconds(60)),
             .realtimeChannels: Limit(count: 30, period: .seconds(60)),
             .turnWrites: Limit(count: 300, period: .seconds(60)),
+            .serverRequests: Limit(count: 6000, period: .seconds(60)),
         ]
     }
 

@@ -78,7 +78,7 @@ struct ErrorTableTests {
             .valueOutOfRange(-1, board), .unknownCategory("nope", game: game), .reportToAggregate(aggregate),
             .scoreForAnotherPlayer("G:2"), .invalidRange("rangeStart must be 1 or more"), .noOccurrence("daily", next: "2026-12-01T00:00:00Z"),
             .notATournament("daily"), .notJoined("cup"), .tournamentFull("cup", maxSize: 2), .noAttemptsLeft("cup", allowed: 2, used: 2, asked: 1),
-            .tournamentEnded("cup"), .tournamentRunning("cup"),
+            .tournamentEnded("cup"), .tournamentRunning("cup"), .serverOnlyLeaderboard("verified"),
             .unknownChallengeDefinition("nope", known: ["beat"]), .challengeInvalidRequest("durationSeconds is one of 7200"), .challengeNotFound,
             .challengeNotInvited, .challengeFull(3), .challengeEnded, .challengeNotFriends("G:2"),
             .activityInvalidRequest("'seasons.solo' does not support party codes"), .activityNotFound, .activityEnded, .partyNotFound, .partyFull(64),
@@ -98,6 +98,8 @@ struct ErrorTableTests {
             .saveChecksumMismatch(String(repeating: "a", count: 64), announced: String(repeating: "b", count: 64)),
             .hostedMatchHasNoRelay,
             .adminDisabled, .adminKeyRequired, .unknownGame("com.example.nope"), .clockFixed,
+            .keyRequired, .keyInvalid("the token expired 5 s ago (exp)"), .keyForbidden("it needs the permission 'scores:write'"),
+            .keyUnknown("ABCDEFGHIJ"), .idempotencyKeyReused,
             .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInDeclined, .deviceSignInOtherEnvironment("live"),
             .tooManyDeviceSignIns,
         ]

@@ -40,6 +40,13 @@ import Testing
         return try ManifestLoader.loadManifest(file: file.path)
     }
 
+    @Test func aLeaderboardsWritePolicyIsOpenUnlessItSaysServerOnly() throws {
+        let game = try Self.load(
+            Self.head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer }\n"
+                + "  - { category: y, title: { en: Y }, format: integer, writePolicy: serverOnly }\n")
+        #expect(game.leaderboards.map(\.writePolicy) == [.open, .serverOnly])
+    }
+
     @Test func theValidManifestLoads() throws {
         let game = try Self.load(Self.valid)
         #expect(game.bundleID == "com.example.test")
@@ -133,6 +140,10 @@ import Testing
             name: "titles exist for the default locale",
             yaml: head + "defaultLocale: de\nleaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer }",
             field: "leaderboards[0].title", rule: "default locale 'de'"),
+        Case(
+            name: "write policies are known",
+            yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, writePolicy: trusted }",
+            field: "leaderboards[0].writePolicy", rule: "'trusted' is not a write policy; allowed: open, serverOnly"),
         Case(
             name: "maxValue below minValue",
             yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: 10, maxValue: 9 }",
