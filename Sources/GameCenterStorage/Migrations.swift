@@ -637,6 +637,22 @@ enum Migrations {
                 """,
                 "CREATE INDEX server_idempotency_by_age ON server_idempotency (created_at)",
             ]),
+        Migration(
+            version: 31, name: "identity signing keys",
+            common: [
+                // The keys this server signs players' identity with, shared by every node: `kind` is `rsa` (the
+                // GameKit-style signature, with `certificate`: its self-signed X.509 certificate, DER as base64) or
+                // `es256` (identity tokens, published at /.well-known/jwks.json). Made when first needed.
+                """
+                CREATE TABLE identity_keys (
+                    key_id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    private_key TEXT NOT NULL,
+                    certificate TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """
+            ]),
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

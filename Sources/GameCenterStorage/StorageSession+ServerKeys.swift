@@ -140,3 +140,44 @@ extension StorageSession {
             expiresAt: try row.optionalInt("expires_at"), revokedAt: try row.optionalInt("revoked_at"), replacedBy: try row.optionalString("replaced_by"))
     }
 }
+
+/// A key the server signs players' identity with, as stored.
+public struct IdentityKeyRecord: Sendable, Equatable {
+    public var keyID: String
+    /// `rsa` or `es256`.
+    public var kind: String
+    /// PEM.
+    public var privateKey: String
+    /// The `rsa` key's X.509 certificate, DER as base64.
+    public var certificate: String?
+    public var createdAt: Int64
+
+    public init(keyID: String, kind: String, privateKey: String, certificate: String?, createdAt: Int64) {
+        self.keyID = keyID
+        self.kind = kind
+        self.privateKey = privateKey
+        self.certificate = certificate
+        self.createdAt = createdAt
+    }
+}
+
+extension StorageSession {
+    /// Every identity key, oldest first.
+    public func identityKeys() async throws -> [IdentityKeyRecord] {
+        try await sql.raw("SELECT key_id, kind, private_key, certificate, created_at FROM identity_keys ORDER BY created_at, key_id").all().map { row in
+            IdentityKeyRecord(
+                keyID: try row.string("key_id"), kind: try row.string("kind"), privateKey: try row.string("private_key"),
+                certificate: try row.optionalString("certificate"), createdAt: try row.int("created_at"))
+        }
+    }
+
+    /// Stores a new identity key.
+    public func insertIdentityKey(_ key: IdentityKeyRecord) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO identity_keys (key_id, kind, private_key, certificate, created_at)
+            VALUES (\(bind: key.keyID), \(bind: key.kind), \(bind: key.privateKey), \(bind: key.certificate), \(bind: key.createdAt))
+            """
+        ).run()
+    }
+}

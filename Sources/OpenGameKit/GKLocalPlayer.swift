@@ -395,6 +395,41 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         CompletionHandler.run(completionHandler) { try await self.setAlias(alias) }
     }
 
+    /// Items the game sends its own server so that server can check who the local player is, as GameKit's: the
+    /// server downloads the certificate at `publicKeyURL` and checks `signature` (RSA with SHA-256) over the player id
+    /// (UTF-8), the bundle id (UTF-8), `timestamp` (milliseconds since 1970, 8 bytes big-endian) and `salt`.
+    public func fetchItemsForIdentityVerificationSignature() async throws -> (publicKeyURL: URL, signature: Data, salt: Data, timestamp: UInt64) {
+        let items = try await identityVerificationItems()
+        guard let url = URL(string: items.publicKeyURL) else {
+            throw GKError(.communicationsFailure, "the server answered a publicKeyURL that is not a URL: \(items.publicKeyURL.prefix(100))")
+        }
+        return (url, items.signature, items.salt, items.timestamp)
+    }
+
+    /// Fetches the identity verification items and calls `completionHandler` once with them or the error, as
+    /// GameKit's `fetchItems(forIdentityVerificationSignature:)` does.
+    public func fetchItems(forIdentityVerificationSignature completionHandler: @escaping @Sendable (URL?, Data?, Data?, UInt64, (any Error)?) -> Void) {
+        Task {
+            do {
+                let items = try await fetchItemsForIdentityVerificationSignature()
+                completionHandler(items.publicKeyURL, items.signature, items.salt, items.timestamp, nil)
+            } catch {
+                completionHandler(nil, nil, nil, 0, error)
+            }
+        }
+    }
+
+    /// A short-lived JSON Web Token (ES256, 10 minutes) saying who the local player is, for a game server that prefers
+    /// tokens: `sub` is the player id, `aud` the bundle id, `iss` the Game Center server; its keys are at the server's
+    /// `/.well-known/jwks.json`.
+    public func fetchIdentityToken() async throws -> String {
+        try await identityVerificationItems().identityToken
+    }
+
+    private func identityVerificationItems() async throws -> IdentityVerificationItems {
+        try await gameCenter.authenticated(.post, "/v1/identity-verification", as: IdentityVerificationItems.self)
+    }
+
     private func updateProfile(_ request: UpdateProfileRequest) async throws {
         let profile = try await gameCenter.authenticated(.patch, "/v1/me", body: request, as: LocalPlayerProfile.self)
         let saved = gameCenter.state.withLock { state -> SavedSession? in

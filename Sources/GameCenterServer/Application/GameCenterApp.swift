@@ -104,6 +104,8 @@ public enum GameCenterApp {
         let serverKeys: ServerKeyService
         /// Game-server writes once in effect per `Idempotency-Key`.
         let idempotentWrites: IdempotentWrites
+        /// Players' identity, signed for the studio's game servers.
+        let identity: IdentityService
         package let clock: ServerClock
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
@@ -158,6 +160,7 @@ public enum GameCenterApp {
             self.achievements = AchievementService(database: database, bus: bus, clock: clock, metrics: metrics, limiter: limiter)
             self.serverKeys = ServerKeyService(database: database, registry: registry, clock: clock)
             self.idempotentWrites = IdempotentWrites(database: database, clock: clock)
+            self.identity = IdentityService(database: database, clock: clock)
             let index = LeaderboardIndex(database: database, logger: logger)
             let challenges = ChallengeService(
                 database: database, bus: bus, clock: serverClock, occurrences: index.occurrences, standings: ChallengeStandings(formatter: .shared),
@@ -231,6 +234,9 @@ public enum GameCenterApp {
         RelayRoutes(relay: services.relay).addAuthenticated(to: signedIn)
         RealtimeRoutes(realtime: services.realtime).addAuthenticated(to: signedIn)
         AppTicketRoutes(tickets: services.appTickets).addAuthenticated(to: signedIn)
+        let identity = IdentityRoutes(identity: services.identity, publicURL: configuration.publicURL)
+        identity.addAuthenticated(to: signedIn)
+        identity.addPublic(to: router)
 
         // The studio's game servers: App Store Connect's submission routes (answering errors as Apple does) and our own.
         let apple = router.group().add(middleware: AppleErrorMiddleware())
