@@ -190,6 +190,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case keyForbidden = "key.forbidden"
     case keyUnknown = "key.unknown"
     case keyIdempotencyKeyReused = "key.idempotency_key_reused"
+    case webhookUnknown = "webhook.unknown"
     // The web app's pages.
     case webFormRejected = "web.form_rejected"
     case webLinkExpired = "web.link_expired"

@@ -653,6 +653,56 @@ enum Migrations {
                 )
                 """
             ]),
+        Migration(
+            version: 32, name: "webhooks",
+            common: [
+                // Where a game's events are posted. `secret` signs each delivery (HMAC-SHA256), so it is kept as is;
+                // `after_score_id`: the endpoint hears of reports stored after it was made.
+                """
+                CREATE TABLE webhook_endpoints (
+                    endpoint_id TEXT PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    events TEXT NOT NULL,
+                    after_score_id BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                // How far the dispatcher has turned each event source into deliveries (every id up to `position`).
+                "CREATE TABLE webhook_cursors (source TEXT PRIMARY KEY, position BIGINT NOT NULL)",
+                // The node that dispatches, until `expires_at` (it renews while it runs).
+                "CREATE TABLE webhook_lease (name TEXT PRIMARY KEY, node_id TEXT NOT NULL, expires_at BIGINT NOT NULL)",
+            ],
+            sqliteOnly: [Self.webhookDeliveries(id: "delivery_id INTEGER PRIMARY KEY")] + Self.webhookDeliveryIndexes,
+            postgresOnly: [Self.webhookDeliveries(id: "delivery_id BIGSERIAL PRIMARY KEY")] + Self.webhookDeliveryIndexes),
+    ]
+
+    /// One event for one endpoint: `pending` (due at `next_attempt_at`), `delivered` or `dead` (not delivered by
+    /// `expires_at`, a day after it was made or replayed). Delivered in id order per endpoint.
+    private static func webhookDeliveries(id: String) -> String {
+        """
+        CREATE TABLE webhook_deliveries (
+            \(id),
+            endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints (endpoint_id) ON DELETE CASCADE,
+            event_id TEXT NOT NULL,
+            event_type TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            state TEXT NOT NULL,
+            attempts BIGINT NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            last_error TEXT,
+            created_at BIGINT NOT NULL,
+            delivered_at BIGINT
+        )
+        """
+    }
+
+    private static let webhookDeliveryIndexes = [
+        "CREATE UNIQUE INDEX webhook_deliveries_once ON webhook_deliveries (endpoint_id, event_id)",
+        "CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries (endpoint_id, state, delivery_id)",
     ]
 
     /// Starting a server rebuilds every leaderboard from storage, reading a million rows per board: both reads become

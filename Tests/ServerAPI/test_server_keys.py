@@ -75,7 +75,7 @@ def engines():
 class Server:
     """A `gamecenter serve` process on its own database and games folder; can be killed and started again."""
 
-    def __init__(self, engine, extra=()):
+    def __init__(self, engine, extra=(), database=None):
         binary = os.environ.get("GAMECENTER_BIN")
         if not binary:
             pytest.fail("GAMECENTER_BIN must name the gamecenter binary (scripts/test.sh exports it)")
@@ -85,7 +85,9 @@ class Server:
         games.mkdir()
         (games / "arena.yaml").write_text(MANIFEST)
         (games / "other.yaml").write_text(OTHER_MANIFEST)
-        if engine == "postgres":
+        if database:
+            self.database = database
+        elif engine == "postgres":
             base = os.environ["GAMECENTER_TEST_POSTGRES_URL"]
             name = "serverkeys_" + uuid.uuid4().hex[:12]
             subprocess.run(["psql", base, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)

@@ -106,6 +106,10 @@ public enum GameCenterApp {
         let idempotentWrites: IdempotentWrites
         /// Players' identity, signed for the studio's game servers.
         let identity: IdentityService
+        /// Webhook endpoints and deliveries (the admin routes).
+        let webhooks: WebhookService
+        /// Delivers webhooks (on the node that holds its lease).
+        let webhookDispatcher: WebhookDispatcher
         package let clock: ServerClock
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
@@ -161,6 +165,8 @@ public enum GameCenterApp {
             self.serverKeys = ServerKeyService(database: database, registry: registry, clock: clock)
             self.idempotentWrites = IdempotentWrites(database: database, clock: clock)
             self.identity = IdentityService(database: database, clock: clock)
+            self.webhooks = WebhookService(database: database, registry: registry, clock: clock)
+            self.webhookDispatcher = WebhookDispatcher(database: database, clock: clock, nodeID: nodes.nodeID, logger: logger)
             let index = LeaderboardIndex(database: database, logger: logger)
             let challenges = ChallengeService(
                 database: database, bus: bus, clock: serverClock, occurrences: index.occurrences, standings: ChallengeStandings(formatter: .shared),
@@ -249,6 +255,7 @@ public enum GameCenterApp {
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         ServerKeyAdminRoutes(keys: services.serverKeys).add(to: admin)
+        WebhookAdminRoutes(webhooks: services.webhooks).add(to: admin)
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
@@ -298,7 +305,7 @@ public enum GameCenterApp {
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: [
-                services.nodes, services.matchmaking, services.relay, services.heartbeats,
+                services.nodes, services.matchmaking, services.relay, services.heartbeats, services.webhookDispatcher,
                 TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
                 OccurrenceClock(
                     leaderboards: services.leaderboards, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),

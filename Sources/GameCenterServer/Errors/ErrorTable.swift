@@ -131,6 +131,7 @@ extension WireErrorCode {
         case .keyForbidden: (.forbidden, .notAuthenticated)
         case .keyUnknown: (.notFound, .invalidParameter)
         case .keyIdempotencyKeyReused: (.unprocessableContent, .invalidParameter)
+        case .webhookUnknown: (.notFound, .invalidParameter)
         case .webFormRejected: (.forbidden, .notAuthenticated)
         case .webLinkExpired: (.gone, .notAuthenticated)
         case .accountDeviceSignInExpired: (.gone, .notAuthenticated)

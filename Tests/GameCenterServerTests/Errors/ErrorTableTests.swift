@@ -99,7 +99,7 @@ struct ErrorTableTests {
             .hostedMatchHasNoRelay,
             .adminDisabled, .adminKeyRequired, .unknownGame("com.example.nope"), .clockFixed,
             .keyRequired, .keyInvalid("the token expired 5 s ago (exp)"), .keyForbidden("it needs the permission 'scores:write'"),
-            .keyUnknown("ABCDEFGHIJ"), .idempotencyKeyReused,
+            .keyUnknown("ABCDEFGHIJ"), .idempotencyKeyReused, .webhookUnknown("wh_1234"),
             .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInDeclined, .deviceSignInOtherEnvironment("live"),
             .tooManyDeviceSignIns,
         ]

@@ -1,0 +1,243 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Turns stored events into webhook deliveries and delivers them: on one node at a time (the holder of a lease in
+/// storage, renewed while it runs), so each event is delivered by one node, in order per endpoint.
+///
+/// - **Events** are read from where they are stored, never from memory: `score.accepted` from the `scores` table, by
+///   id, after a cursor kept in storage. A transaction can commit a smaller id after a larger one was read, so skipped
+///   ids are looked for again for a while (``FollowedIDs``), and the stored cursor stays below the oldest of them: a
+///   node that takes the lease over reads them again (a delivery already made for an event is not made twice).
+/// - **Deliveries** are stored with the cursor in one transaction, so a restart loses none. Each endpoint's are posted
+///   one at a time, oldest first; a failure (not 2xx, or no answer within 5 s) is tried again after 1 s, 2 s, 4 s …
+///   (at most an hour), and a delivery not made within a day is dead: the admin routes list and replay it.
+/// - **Signatures**: `X-GameCenter-Webhook-Signature: v1=HEX`, the HMAC-SHA256 with the endpoint's secret of
+///   `TIMESTAMP.BODY`, `TIMESTAMP` being `X-GameCenter-Webhook-Timestamp` (seconds since 1970, of this attempt).
+final class WebhookDispatcher: Service, Sendable {
+    let database: Database
+    let clock: ServerClock
+    let nodeID: String
+    let logger: Logger
+
+    /// How often new events are looked for while there are endpoints.
+    static let scanInterval: Duration = .milliseconds(20)
+    /// How long the lease lasts; it is renewed when less than half is left.
+    static let leaseMillis: Int64 = 10_000
+    /// How long an endpoint has to answer.
+    static let timeout: TimeAmount = .seconds(5)
+    /// Events read per scan.
+    static let batchSize = 500
+
+    private struct State {
+        var leaseUntil: Int64 = 0
+        /// The scores seen, once this node holds the lease; nil otherwise.
+        var scores: FollowedIDs?
+        var endpoints: [WebhookEndpointRecord] = []
+        var endpointsReadAt: ContinuousClock.Instant?
+        /// When pending deliveries are looked for next.
+        var nextDeliveryCheck: Int64 = 0
+        /// Endpoints whose deliveries are being posted.
+        var posting: Set<String> = []
+    }
+    private let state = Mutex(State())
+
+    init(database: Database, clock: ServerClock, nodeID: String, logger: Logger) {
+        self.database = database
+        self.clock = clock
+        self.nodeID = nodeID
+        self.logger = logger
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await self.step()
+                } catch {
+                    self.logger.warning("webhook dispatch failed; trying again", metadata: [LogKey.error: "\(error)"])
+                    self.state.withLock { $0.scores = nil }
+                }
+                try? await Task.sleep(for: Self.scanInterval)
+            }
+        }
+        let nodeID = nodeID
+        try? await database.write { try await $0.releaseWebhookLease(nodeID: nodeID) }
+    }
+
+    /// One round: keep the lease, turn new events into deliveries, post what is due.
+    func step() async throws {
+        let endpoints = try await currentEndpoints()
+        guard !endpoints.isEmpty, try await holdLease() else { return }
+        let made = try await ingestScores(endpoints)
+        let now = clock.nowMillis()
+        let check = state.withLock { state in
+            let due = made > 0 || now >= state.nextDeliveryCheck
+            if due { state.nextDeliveryCheck = now + 1000 }
+            return due
+        }
+        guard check else { return }
+        let pending = try await database.read { try await $0.webhookEndpointsWithPendingDeliveries() }
+        for endpoint in endpoints where pending.contains(endpoint.endpointID) {
+            let start = state.withLock { $0.posting.insert(endpoint.endpointID).inserted }
+            guard start else { continue }
+            Task {
+                await self.post(to: endpoint)
+                self.state.withLock { _ = $0.posting.remove(endpoint.endpointID) }
+            }
+        }
+    }
+
+    private func currentEndpoints() async throws -> [WebhookEndpointRecord] {
+        if let (endpoints, readAt) = state.withLock({ state in state.endpointsReadAt.map { (state.endpoints, $0) } }),
+            ContinuousClock.now - readAt < .seconds(1)
+        {
+            return endpoints
+        }
+        let endpoints = try await database.read { try await $0.webhookEndpoints() }
+        state.withLock {
+            $0.endpoints = endpoints
+            $0.endpointsReadAt = .now
+        }
+        return endpoints
+    }
+
+    private func holdLease() async throws -> Bool {
+        let now = clock.nowMillis()
+        if state.withLock({ $0.leaseUntil - now > Self.leaseMillis / 2 }) { return true }
+        let nodeID = nodeID
+        let held = try await database.write { try await $0.takeWebhookLease(nodeID: nodeID, now: now, until: now + Self.leaseMillis) }
+        state.withLock { state in
+            state.leaseUntil = held ? now + Self.leaseMillis : 0
+            if !held { state.scores = nil }
+        }
+        return held
+    }
+
+    /// Stores a delivery of each score stored since the last scan (and of each that filled a hole) for every endpoint
+    /// of its game and environment that hears `score.accepted`; answers how many it stored.
+    private func ingestScores(_ endpoints: [WebhookEndpointRecord]) async throws -> Int {
+        let listening = endpoints.filter { $0.events.contains(WebhookEventType.scoreAccepted.rawValue) }
+        guard !listening.isEmpty else { return 0 }
+        var seen: FollowedIDs
+        if let known = state.withLock({ $0.scores }) {
+            seen = known
+        } else {
+            let start = listening.map(\.afterScoreID).min() ?? 0
+            seen = FollowedIDs(after: try await database.read { try await $0.webhookCursor("scores") } ?? start)
+        }
+        let holes = Array(seen.holes.keys)
+        let cursor = seen.cursor
+        let (filled, new) = try await database.read { storage in
+            (try await storage.boardScores(ids: holes), try await storage.scores(after: cursor, limit: Self.batchSize))
+        }
+        let instant = ContinuousClock.now
+        seen.filled(filled.map(\.record.scoreID))
+        seen.read(new.map(\.record.scoreID), at: instant)
+        seen.expire(at: instant)
+        let deliveries = try (filled + new).flatMap { score in
+            try listening.filter { $0.bundleID == score.bundleID && $0.environment == score.environment && score.record.scoreID > $0.afterScoreID }
+                .map { endpoint in
+                    NewWebhookDelivery(
+                        endpointID: endpoint.endpointID, eventID: "score-\(score.record.scoreID)", eventType: WebhookEventType.scoreAccepted.rawValue,
+                        payload: try Self.payload(score))
+                }
+        }
+        let position = min(seen.cursor, (seen.holes.keys.min() ?? Int64.max) - 1)
+        let now = clock.nowMillis()
+        if !deliveries.isEmpty || position != cursor {
+            try await database.write { storage in
+                try await storage.insertWebhookDeliveries(deliveries, now: now, expiresAt: now + WebhookService.retryForMillis)
+                try await storage.setWebhookCursor("scores", to: position)
+            }
+        }
+        state.withLock { $0.scores = seen }
+        return deliveries.count
+    }
+
+    /// Posts an endpoint's due deliveries in order, until one fails or none is due.
+    private func post(to endpoint: WebhookEndpointRecord) async {
+        do {
+            while true {
+                let pending = try await database.read { try await $0.pendingWebhookDeliveries(endpointID: endpoint.endpointID, limit: 50) }
+                guard !pending.isEmpty else { return }
+                for delivery in pending {
+                    let now = clock.nowMillis()
+                    guard delivery.nextAttemptAt <= now else {
+                        state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, delivery.nextAttemptAt) }
+                        return
+                    }
+                    let attempts = delivery.attempts + 1
+                    if let failure = await attempt(delivery, to: endpoint, attempt: attempts) {
+                        let after = clock.nowMillis()
+                        let delay = min(Int64(1000) << min(attempts - 1, 12), 3_600_000)
+                        let dead = after + delay > delivery.expiresAt
+                        try await database.write { storage in
+                            try await storage.markWebhookFailed(
+                                delivery.deliveryID, attempts: attempts, nextAttemptAt: after + delay, error: failure, dead: dead)
+                        }
+                        if dead {
+                            logger.warning(
+                                "a webhook delivery is dead after a day of failures",
+                                metadata: ["endpoint": "\(endpoint.endpointID)", "event": "\(delivery.eventID)", LogKey.error: "\(failure)"])
+                            continue
+                        }
+                        state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, after + delay) }
+                        return
+                    }
+                    let delivered = clock.nowMillis()
+                    try await database.write { try await $0.markWebhookDelivered(delivery.deliveryID, attempts: attempts, now: delivered) }
+                }
+            }
+        } catch {
+            logger.warning("posting webhooks failed; trying again", metadata: ["endpoint": "\(endpoint.endpointID)", LogKey.error: "\(error)"])
+        }
+    }
+
+    /// Posts one delivery; nil when the endpoint took it, otherwise why not.
+    private func attempt(_ delivery: WebhookDeliveryRecord, to endpoint: WebhookEndpointRecord, attempt: Int64) async -> String? {
+        let timestamp = String(Int64(Date().timeIntervalSince1970))
+        var request = HTTPClientRequest(url: endpoint.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "OpenGameKit-Webhooks/1")
+        request.headers.add(name: "X-GameCenter-Webhook-ID", value: delivery.eventID)
+        request.headers.add(name: "X-GameCenter-Webhook-Type", value: delivery.eventType)
+        request.headers.add(name: "X-GameCenter-Webhook-Attempt", value: String(attempt))
+        request.headers.add(name: "X-GameCenter-Webhook-Timestamp", value: timestamp)
+        request.headers.add(
+            name: "X-GameCenter-Webhook-Signature", value: Self.signature(secret: endpoint.secret, timestamp: timestamp, body: delivery.payload))
+        request.body = .bytes(ByteBuffer(string: delivery.payload))
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            return (200..<300).contains(response.status.code) ? nil : "the endpoint answered \(response.status.code)"
+        } catch {
+            return "no answer: \(error)"
+        }
+    }
+
+    /// `v1=` and the HMAC-SHA256 of `timestamp.body` with `secret`, in lowercase hex.
+    static func signature(secret: String, timestamp: String, body: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(timestamp).\(body)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        return "v1=" + mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func payload(_ score: BoardScore) throws -> String {
+        let event = WebhookEvent(
+            id: "score-\(score.record.scoreID)", type: WebhookEventType.scoreAccepted.rawValue, createdAt: Double(score.record.earnedAt) / 1000,
+            bundleID: score.bundleID, environment: score.environment,
+            data: ScoreAcceptedData(
+                playerID: score.record.playerID, category: score.record.category, value: score.record.value, context: score.record.context,
+                date: Double(score.record.earnedAt) / 1000, occurrence: score.record.occurrence.map { Double($0) / 1000 }))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(event), as: UTF8.self)
+    }
+}
