@@ -657,7 +657,8 @@ enum Migrations {
             version: 32, name: "webhooks",
             common: [
                 // Where a game's events are posted. `secret` signs each delivery (HMAC-SHA256), so it is kept as is;
-                // `after_score_id`: the endpoint hears of reports stored after it was made.
+                // `after_score_id`, `after_event_id`: the endpoint hears of reports and players' events stored after it
+                // was made.
                 """
                 CREATE TABLE webhook_endpoints (
                     endpoint_id TEXT PRIMARY KEY,
@@ -667,6 +668,7 @@ enum Migrations {
                     secret TEXT NOT NULL,
                     events TEXT NOT NULL,
                     after_score_id BIGINT NOT NULL,
+                    after_event_id BIGINT NOT NULL,
                     created_at BIGINT NOT NULL
                 )
                 """,
@@ -676,7 +678,10 @@ enum Migrations {
                 "CREATE TABLE webhook_lease (name TEXT PRIMARY KEY, node_id TEXT NOT NULL, expires_at BIGINT NOT NULL)",
             ],
             sqliteOnly: [Self.webhookDeliveries(id: "delivery_id INTEGER PRIMARY KEY")] + Self.webhookDeliveryIndexes,
-            postgresOnly: [Self.webhookDeliveries(id: "delivery_id BIGSERIAL PRIMARY KEY")] + Self.webhookDeliveryIndexes),
+            postgresOnly: [Self.webhookDeliveries(id: "delivery_id BIGSERIAL PRIMARY KEY")] + Self.webhookDeliveryIndexes
+                // Players' events in the order they were stored, for webhooks (on SQLite, the rowid: events are never
+                // deleted and the database never vacuumed, so it only grows).
+                + ["ALTER TABLE events ADD COLUMN event_id BIGSERIAL", "CREATE INDEX events_by_id ON events (event_id)"]),
     ]
 
     /// One event for one endpoint: `pending` (due at `next_attempt_at`), `delivered` or `dead` (not delivered by

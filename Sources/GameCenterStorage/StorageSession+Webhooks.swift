@@ -12,12 +12,15 @@ public struct WebhookEndpointRecord: Sendable, Equatable {
     public var events: [String]
     /// The endpoint hears of score reports with larger ids only.
     public var afterScoreID: Int64
+    /// The endpoint hears of players' events with larger ids only.
+    public var afterEventID: Int64
     public var createdAt: Int64
 
     public init(
         endpointID: String, bundleID: String, environment: String, url: String, secret: String, events: [String], afterScoreID: Int64,
-        createdAt: Int64
+        afterEventID: Int64, createdAt: Int64
     ) {
+        self.afterEventID = afterEventID
         self.endpointID = endpointID
         self.bundleID = bundleID
         self.environment = environment
@@ -63,21 +66,70 @@ public struct WebhookDeliveryRecord: Sendable, Equatable {
     public var deliveredAt: Int64?
 }
 
+/// A player's event with its place among every player's events, for webhooks.
+public struct OrderedPlayerEvent: Sendable, Equatable {
+    /// Orders all players' events (with holes on PostgreSQL, where transactions commit in any order).
+    public var eventID: Int64
+    public var playerID: String
+    /// The player's environment.
+    public var environment: String
+    public var kind: String
+    public var payload: String
+    public var createdAt: Int64
+}
+
 extension StorageSession {
+    /// Players' events stored after `eventID`, in order, at most `limit`.
+    public func playerEvents(after eventID: Int64, limit: Int) async throws -> [OrderedPlayerEvent] {
+        try await sql.raw(
+            """
+            SELECT e.\(unsafeRaw: eventIDColumn) AS event_id, e.player_id, p.environment, e.kind, e.payload, e.created_at
+            FROM events e JOIN players p ON p.player_id = e.player_id
+            WHERE e.\(unsafeRaw: eventIDColumn) > \(bind: eventID) ORDER BY e.\(unsafeRaw: eventIDColumn) LIMIT \(bind: Int64(limit))
+            """
+        ).all().map(Self.orderedEvent)
+    }
+
+    /// The players' events with these ids (missing ids are skipped), in order.
+    public func playerEvents(ids: [Int64]) async throws -> [OrderedPlayerEvent] {
+        guard !ids.isEmpty else { return [] }
+        return try await sql.raw(
+            """
+            SELECT e.\(unsafeRaw: eventIDColumn) AS event_id, e.player_id, p.environment, e.kind, e.payload, e.created_at
+            FROM events e JOIN players p ON p.player_id = e.player_id
+            WHERE e.\(unsafeRaw: eventIDColumn) IN (\(binds: ids)) ORDER BY e.\(unsafeRaw: eventIDColumn)
+            """
+        ).all().map(Self.orderedEvent)
+    }
+
+    /// The newest event's place; 0 when there is none.
+    public func lastPlayerEventID() async throws -> Int64 {
+        try await sql.raw("SELECT COALESCE(MAX(\(unsafeRaw: eventIDColumn)), 0) AS last FROM events").first().map { try $0.int("last") } ?? 0
+    }
+
+    private var eventIDColumn: String { engine == .sqlite ? "rowid" : "event_id" }
+
+    private static func orderedEvent(_ row: any SQLRow) throws -> OrderedPlayerEvent {
+        OrderedPlayerEvent(
+            eventID: try row.int("event_id"), playerID: try row.string("player_id"), environment: try row.string("environment"),
+            kind: try row.string("kind"), payload: try row.string("payload"), createdAt: try row.int("created_at"))
+    }
+
     /// Stores a new endpoint.
     public func insertWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws {
         try await sql.raw(
             """
-            INSERT INTO webhook_endpoints (endpoint_id, bundle_id, environment, url, secret, events, after_score_id, created_at)
+            INSERT INTO webhook_endpoints (endpoint_id, bundle_id, environment, url, secret, events, after_score_id, after_event_id, created_at)
             VALUES (\(bind: endpoint.endpointID), \(bind: endpoint.bundleID), \(bind: endpoint.environment), \(bind: endpoint.url),
-                \(bind: endpoint.secret), \(bind: endpoint.events.joined(separator: " ")), \(bind: endpoint.afterScoreID), \(bind: endpoint.createdAt))
+                \(bind: endpoint.secret), \(bind: endpoint.events.joined(separator: " ")), \(bind: endpoint.afterScoreID), \(bind: endpoint.afterEventID),
+                \(bind: endpoint.createdAt))
             """
         ).run()
     }
 
     /// Every endpoint, or a game's, oldest first.
     public func webhookEndpoints(bundleID: String? = nil) async throws -> [WebhookEndpointRecord] {
-        let columns = "endpoint_id, bundle_id, environment, url, secret, events, after_score_id, created_at"
+        let columns = "endpoint_id, bundle_id, environment, url, secret, events, after_score_id, after_event_id, created_at"
         let rows =
             if let bundleID {
                 try await sql.raw(
@@ -90,7 +142,7 @@ extension StorageSession {
             WebhookEndpointRecord(
                 endpointID: try row.string("endpoint_id"), bundleID: try row.string("bundle_id"), environment: try row.string("environment"),
                 url: try row.string("url"), secret: try row.string("secret"), events: try row.string("events").split(separator: " ").map(String.init),
-                afterScoreID: try row.int("after_score_id"), createdAt: try row.int("created_at"))
+                afterScoreID: try row.int("after_score_id"), afterEventID: try row.int("after_event_id"), createdAt: try row.int("created_at"))
         }
     }
 

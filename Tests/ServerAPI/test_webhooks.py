@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from test_server_keys import ADMIN_KEY, GAME, Server, bearer, engines, score_body, token, SCORES
+from test_server_keys import ACHIEVEMENTS, ADMIN_KEY, GAME, SCORES, Server, achievement_body, bearer, engines, score_body, token
 
 
 class Receiver:
@@ -137,6 +137,30 @@ def test_score_events_arrive_signed_in_order_for_the_endpoints_game_and_environm
     headers = receiver.received[0][1]
     assert headers["X-GameCenter-Webhook-ID"] == events[0]["id"] and headers["X-GameCenter-Webhook-Attempt"] == "1"
     assert all(d["state"] == "delivered" and d["attempts"] == 1 for d in deliveries(server, endpoint))
+
+
+def test_achievements_completed_by_devices_and_servers_are_events_and_progress_is_not(server):
+    receiver = Receiver()
+    add_endpoint(server, receiver, events=("achievement.completed",))
+    player_id, session = server.player()
+    other_id, _ = server.player()
+    device = {"X-GameCenter-Bundle-ID": GAME, "X-GameCenter-Environment": "sandbox", "Authorization": "Bearer " + session}
+    for percent in (50, 100, 100):
+        status, body, _ = server.call("POST", "/v1/achievements", {"reportID": str(uuid.uuid4()), "achievements": [
+            {"identifier": "arena.first", "percentComplete": percent}]}, device)
+        assert status == 200, body
+    report(server, session, 5)
+    writer = bearer(token(*server.create_key("achievements:write")))
+    status, body, _ = server.call("POST", ACHIEVEMENTS, achievement_body(other_id, 100), writer)
+    assert status == 201, body
+    events = receiver.wait_for(2)
+    time.sleep(0.5)
+    events = receiver.events()
+    assert not receiver.bad_signatures
+    assert [(e["type"], e["data"]["playerID"], e["data"]["identifier"]) for e in events] == [
+        ("achievement.completed", player_id, "arena.first"), ("achievement.completed", other_id, "arena.first")], \
+        "completed once each (progress and a second 100 % are not events, nor are scores for this endpoint)"
+    assert all(abs(e["data"]["completedAt"] - time.time()) < 60 for e in events)
 
 
 def test_a_failing_receiver_gets_every_event_again_in_order(server):

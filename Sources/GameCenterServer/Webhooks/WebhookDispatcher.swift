@@ -37,8 +37,9 @@ final class WebhookDispatcher: Service, Sendable {
 
     private struct State {
         var leaseUntil: Int64 = 0
-        /// The scores seen, once this node holds the lease; nil otherwise.
+        /// The scores and players' events seen, once this node holds the lease; nil otherwise.
         var scores: FollowedIDs?
+        var playerEvents: FollowedIDs?
         var endpoints: [WebhookEndpointRecord] = []
         var endpointsReadAt: ContinuousClock.Instant?
         /// When pending deliveries are looked for next.
@@ -62,7 +63,10 @@ final class WebhookDispatcher: Service, Sendable {
                     try await self.step()
                 } catch {
                     self.logger.warning("webhook dispatch failed; trying again", metadata: [LogKey.error: "\(error)"])
-                    self.state.withLock { $0.scores = nil }
+                    self.state.withLock {
+                        $0.scores = nil
+                        $0.playerEvents = nil
+                    }
                 }
                 try? await Task.sleep(for: Self.scanInterval)
             }
@@ -75,7 +79,7 @@ final class WebhookDispatcher: Service, Sendable {
     func step() async throws {
         let endpoints = try await currentEndpoints()
         guard !endpoints.isEmpty, try await holdLease() else { return }
-        let made = try await ingestScores(endpoints)
+        let made = try await ingestScores(endpoints) + ingestPlayerEvents(endpoints)
         let now = clock.nowMillis()
         let check = state.withLock { state in
             let due = made > 0 || now >= state.nextDeliveryCheck
@@ -115,7 +119,10 @@ final class WebhookDispatcher: Service, Sendable {
         let held = try await database.write { try await $0.takeWebhookLease(nodeID: nodeID, now: now, until: now + Self.leaseMillis) }
         state.withLock { state in
             state.leaseUntil = held ? now + Self.leaseMillis : 0
-            if !held { state.scores = nil }
+            if !held {
+                state.scores = nil
+                state.playerEvents = nil
+            }
         }
         return held
     }
@@ -125,39 +132,74 @@ final class WebhookDispatcher: Service, Sendable {
     private func ingestScores(_ endpoints: [WebhookEndpointRecord]) async throws -> Int {
         let listening = endpoints.filter { $0.events.contains(WebhookEventType.scoreAccepted.rawValue) }
         guard !listening.isEmpty else { return 0 }
+        return try await ingest(
+            source: "scores", start: listening.map(\.afterScoreID).min() ?? 0, keyPath: \.scores,
+            read: { storage, holes, cursor in
+                (try await storage.boardScores(ids: holes), try await storage.scores(after: cursor, limit: Self.batchSize))
+            },
+            id: \.record.scoreID,
+            deliveries: { score in
+                try listening.filter { $0.bundleID == score.bundleID && $0.environment == score.environment && score.record.scoreID > $0.afterScoreID }
+                    .map { endpoint in
+                        NewWebhookDelivery(
+                            endpointID: endpoint.endpointID, eventID: "score-\(score.record.scoreID)",
+                            eventType: WebhookEventType.scoreAccepted.rawValue, payload: try Self.payload(score))
+                    }
+            })
+    }
+
+    /// The same for players' events that webhooks carry (achievements completed).
+    private func ingestPlayerEvents(_ endpoints: [WebhookEndpointRecord]) async throws -> Int {
+        let listening = endpoints.filter { $0.events.contains(WebhookEventType.achievementCompleted.rawValue) }
+        guard !listening.isEmpty else { return 0 }
+        return try await ingest(
+            source: "events", start: listening.map(\.afterEventID).min() ?? 0, keyPath: \.playerEvents,
+            read: { storage, holes, cursor in
+                (try await storage.playerEvents(ids: holes), try await storage.playerEvents(after: cursor, limit: Self.batchSize))
+            },
+            id: \.eventID,
+            deliveries: { event in
+                // An event that cannot be read is skipped, never retried forever.
+                guard let (type, bundleID, payload) = (try? Self.payload(event)) ?? nil else { return [] }
+                return listening.filter {
+                    $0.bundleID == bundleID && $0.environment == event.environment && event.eventID > $0.afterEventID
+                        && $0.events.contains(type.rawValue)
+                }
+                .map { NewWebhookDelivery(endpointID: $0.endpointID, eventID: "event-\(event.eventID)", eventType: type.rawValue, payload: payload) }
+            })
+    }
+
+    /// Reads a source's rows after its cursor and in its holes, stores their deliveries and the new cursor in one
+    /// transaction (the stored cursor stays below the oldest hole), and remembers what was seen; answers how many
+    /// deliveries it stored.
+    private func ingest<Row: Sendable>(
+        source: String, start: Int64, keyPath: WritableKeyPath<State, FollowedIDs?>,
+        read: @escaping @Sendable (StorageSession, [Int64], Int64) async throws -> ([Row], [Row]), id: KeyPath<Row, Int64>,
+        deliveries makeDeliveries: (Row) throws -> [NewWebhookDelivery]
+    ) async throws -> Int {
         var seen: FollowedIDs
-        if let known = state.withLock({ $0.scores }) {
+        if let known = state.withLock({ $0[keyPath: keyPath] }) {
             seen = known
         } else {
-            let start = listening.map(\.afterScoreID).min() ?? 0
-            seen = FollowedIDs(after: try await database.read { try await $0.webhookCursor("scores") } ?? start)
+            seen = FollowedIDs(after: try await database.read { try await $0.webhookCursor(source) } ?? start)
         }
         let holes = Array(seen.holes.keys)
         let cursor = seen.cursor
-        let (filled, new) = try await database.read { storage in
-            (try await storage.boardScores(ids: holes), try await storage.scores(after: cursor, limit: Self.batchSize))
-        }
+        let (filled, new) = try await database.read { try await read($0, holes, cursor) }
         let instant = ContinuousClock.now
-        seen.filled(filled.map(\.record.scoreID))
-        seen.read(new.map(\.record.scoreID), at: instant)
+        seen.filled(filled.map { $0[keyPath: id] })
+        seen.read(new.map { $0[keyPath: id] }, at: instant)
         seen.expire(at: instant)
-        let deliveries = try (filled + new).flatMap { score in
-            try listening.filter { $0.bundleID == score.bundleID && $0.environment == score.environment && score.record.scoreID > $0.afterScoreID }
-                .map { endpoint in
-                    NewWebhookDelivery(
-                        endpointID: endpoint.endpointID, eventID: "score-\(score.record.scoreID)", eventType: WebhookEventType.scoreAccepted.rawValue,
-                        payload: try Self.payload(score))
-                }
-        }
+        let deliveries = try (filled + new).flatMap(makeDeliveries)
         let position = min(seen.cursor, (seen.holes.keys.min() ?? Int64.max) - 1)
         let now = clock.nowMillis()
         if !deliveries.isEmpty || position != cursor {
             try await database.write { storage in
                 try await storage.insertWebhookDeliveries(deliveries, now: now, expiresAt: now + WebhookService.retryForMillis)
-                try await storage.setWebhookCursor("scores", to: position)
+                try await storage.setWebhookCursor(source, to: position)
             }
         }
-        state.withLock { $0.scores = seen }
+        state.withLock { $0[keyPath: keyPath] = seen }
         return deliveries.count
     }
 
@@ -227,6 +269,29 @@ final class WebhookDispatcher: Service, Sendable {
     static func signature(secret: String, timestamp: String, body: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data("\(timestamp).\(body)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
         return "v1=" + mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A player's event as a webhook: its type, game and body; nil for kinds webhooks do not carry.
+    private static func payload(_ event: OrderedPlayerEvent) throws -> (WebhookEventType, String, String)? {
+        let decoder = WireCoding.makeDecoder()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func body<Data: Encodable>(_ type: WebhookEventType, bundleID: String, _ data: Data) throws -> (WebhookEventType, String, String) {
+            let event = WebhookEvent(
+                id: "event-\(event.eventID)", type: type.rawValue, createdAt: Double(event.createdAt) / 1000, bundleID: bundleID,
+                environment: event.environment, data: data)
+            return (type, bundleID, String(decoding: try encoder.encode(event), as: UTF8.self))
+        }
+        switch EventKind(rawValue: event.kind) {
+        case .achievementCompleted:
+            let completed = try decoder.decode(AchievementCompleted.self, from: Data(event.payload.utf8))
+            return try body(
+                .achievementCompleted, bundleID: completed.bundleID,
+                AchievementCompletedData(
+                    playerID: event.playerID, identifier: completed.identifier, completedAt: completed.completedAt.timeIntervalSince1970))
+        default:
+            return nil
+        }
     }
 
     private static func payload(_ score: BoardScore) throws -> String {

@@ -5,6 +5,8 @@ import GameCenterProtocol
 public enum WebhookEventType: String, Codable, Sendable, CaseIterable {
     /// A score was stored on a leaderboard (from a device or a game server).
     case scoreAccepted = "score.accepted"
+    /// A player completed an achievement (reached 100 %), reported by a device or a game server.
+    case achievementCompleted = "achievement.completed"
 }
 
 /// `POST /admin/v1/webhooks`: a new endpoint for a game's events.
@@ -82,6 +84,14 @@ struct WebhookEvent<Data: Encodable>: Encodable {
     var bundleID: String
     var environment: String
     var data: Data
+}
+
+/// `achievement.completed`'s data.
+struct AchievementCompletedData: Encodable {
+    var playerID: String
+    var identifier: String
+    /// In seconds since 1970.
+    var completedAt: Double
 }
 
 /// `score.accepted`'s data.

@@ -30,7 +30,8 @@ struct WebhookService: Sendable {
             let record = WebhookEndpointRecord(
                 endpointID: "wh_" + UUID().uuidString.lowercased().prefix(13).replacingOccurrences(of: "-", with: ""),
                 bundleID: request.bundleID, environment: request.environment.rawValue, url: request.url, secret: secret,
-                events: Set(request.events.map(\.rawValue)).sorted(), afterScoreID: try await storage.lastScoreID(), createdAt: now)
+                events: Set(request.events.map(\.rawValue)).sorted(), afterScoreID: try await storage.lastScoreID(),
+                afterEventID: try await storage.lastPlayerEventID(), createdAt: now)
             try await storage.insertWebhookEndpoint(record)
             return record
         }
