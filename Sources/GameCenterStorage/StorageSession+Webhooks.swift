@@ -232,12 +232,13 @@ extension StorageSession {
         ).all().map(Self.deliveryRecord)
     }
 
-    /// Notes a delivery the endpoint took.
-    public func markWebhookDelivered(_ deliveryID: Int64, attempts: Int64, now: Int64) async throws {
+    /// Notes deliveries the endpoint took (each with one more attempt).
+    public func markWebhooksDelivered(_ deliveryIDs: [Int64], now: Int64) async throws {
+        guard !deliveryIDs.isEmpty else { return }
         try await sql.raw(
             """
-            UPDATE webhook_deliveries SET state = 'delivered', attempts = \(bind: attempts), delivered_at = \(bind: now), last_error = NULL
-            WHERE delivery_id = \(bind: deliveryID)
+            UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = \(bind: now), last_error = NULL
+            WHERE delivery_id IN (\(binds: deliveryIDs))
             """
         ).run()
     }

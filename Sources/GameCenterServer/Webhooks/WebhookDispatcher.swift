@@ -34,6 +34,8 @@ final class WebhookDispatcher: Service, Sendable {
     static let timeout: TimeAmount = .seconds(5)
     /// Events read per scan.
     static let batchSize = 500
+    /// How long deliveries an endpoint took may wait to be noted in storage.
+    static let markEvery: Duration = .milliseconds(50)
 
     private struct State {
         var leaseUntil: Int64 = 0
@@ -46,6 +48,8 @@ final class WebhookDispatcher: Service, Sendable {
         var nextDeliveryCheck: Int64 = 0
         /// Endpoints whose deliveries are being posted.
         var posting: Set<String> = []
+        /// Whether deliveries were stored while some were being posted (the poster may have looked before they were).
+        var storedWhilePosting = false
     }
     private let state = Mutex(State())
 
@@ -82,6 +86,7 @@ final class WebhookDispatcher: Service, Sendable {
         let made = try await ingestScores(endpoints) + ingestPlayerEvents(endpoints)
         let now = clock.nowMillis()
         let check = state.withLock { state in
+            if made > 0, !state.posting.isEmpty { state.storedWhilePosting = true }
             let due = made > 0 || now >= state.nextDeliveryCheck
             if due { state.nextDeliveryCheck = now + 1000 }
             return due
@@ -93,7 +98,13 @@ final class WebhookDispatcher: Service, Sendable {
             guard start else { continue }
             Task {
                 await self.post(to: endpoint)
-                self.state.withLock { _ = $0.posting.remove(endpoint.endpointID) }
+                self.state.withLock { state in
+                    state.posting.remove(endpoint.endpointID)
+                    if state.storedWhilePosting {
+                        state.storedWhilePosting = false
+                        state.nextDeliveryCheck = 0
+                    }
+                }
             }
         }
     }
@@ -203,39 +214,52 @@ final class WebhookDispatcher: Service, Sendable {
         return deliveries.count
     }
 
-    /// Posts an endpoint's due deliveries in order, until one fails or none is due.
+    /// Posts an endpoint's due deliveries in order, until one fails or none is due. Deliveries the endpoint took are
+    /// noted in storage together, at most ``markEvery`` or 100 at a time (one write, not one per post): after a crash,
+    /// those not yet noted are posted again.
     private func post(to endpoint: WebhookEndpointRecord) async {
+        var delivered: [Int64] = []
+        var since = ContinuousClock.now
+        func note() async throws {
+            guard !delivered.isEmpty else { return }
+            let ids = delivered
+            let now = clock.nowMillis()
+            try await database.write { try await $0.markWebhooksDelivered(ids, now: now) }
+            delivered.removeAll(keepingCapacity: true)
+            since = .now
+        }
         do {
             while true {
-                let pending = try await database.read { try await $0.pendingWebhookDeliveries(endpointID: endpoint.endpointID, limit: 50) }
-                guard !pending.isEmpty else { return }
+                let pending = try await database.read { try await $0.pendingWebhookDeliveries(endpointID: endpoint.endpointID, limit: 200) }
+                guard !pending.isEmpty else { return try await note() }
                 for delivery in pending {
                     let now = clock.nowMillis()
                     guard delivery.nextAttemptAt <= now else {
                         state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, delivery.nextAttemptAt) }
-                        return
+                        return try await note()
                     }
                     let attempts = delivery.attempts + 1
-                    if let failure = await attempt(delivery, to: endpoint, attempt: attempts) {
-                        let after = clock.nowMillis()
-                        let delay = min(Int64(1000) << min(attempts - 1, 12), 3_600_000)
-                        let dead = after + delay > delivery.expiresAt
-                        try await database.write { storage in
-                            try await storage.markWebhookFailed(
-                                delivery.deliveryID, attempts: attempts, nextAttemptAt: after + delay, error: failure, dead: dead)
-                        }
-                        if dead {
-                            logger.warning(
-                                "a webhook delivery is dead after a day of failures",
-                                metadata: ["endpoint": "\(endpoint.endpointID)", "event": "\(delivery.eventID)", LogKey.error: "\(failure)"])
-                            continue
-                        }
+                    guard let failure = await attempt(delivery, to: endpoint, attempt: attempts) else {
+                        delivered.append(delivery.deliveryID)
+                        if delivered.count >= 100 || ContinuousClock.now - since > Self.markEvery { try await note() }
+                        continue
+                    }
+                    try await note()
+                    let after = clock.nowMillis()
+                    let delay = min(Int64(1000) << min(attempts - 1, 12), 3_600_000)
+                    let dead = after + delay > delivery.expiresAt
+                    try await database.write { storage in
+                        try await storage.markWebhookFailed(delivery.deliveryID, attempts: attempts, nextAttemptAt: after + delay, error: failure, dead: dead)
+                    }
+                    guard dead else {
                         state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, after + delay) }
                         return
                     }
-                    let delivered = clock.nowMillis()
-                    try await database.write { try await $0.markWebhookDelivered(delivery.deliveryID, attempts: attempts, now: delivered) }
+                    logger.warning(
+                        "a webhook delivery is dead after a day of failures",
+                        metadata: ["endpoint": "\(endpoint.endpointID)", "event": "\(delivery.eventID)", LogKey.error: "\(failure)"])
                 }
+                try await note()
             }
         } catch {
             logger.warning("posting webhooks failed; trying again", metadata: ["endpoint": "\(endpoint.endpointID)", LogKey.error: "\(error)"])
