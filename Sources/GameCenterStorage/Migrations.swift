@@ -682,10 +682,44 @@ enum Migrations {
                 // Players' events in the order they were stored, for webhooks (on SQLite, the rowid: events are never
                 // deleted and the database never vacuumed, so it only grows).
                 + ["ALTER TABLE events ADD COLUMN event_id BIGSERIAL", "CREATE INDEX events_by_id ON events (event_id)"]),
+        Migration(
+            version: 33, name: "moderation",
+            common: [
+                // Players a studio hid from every board of a game (their scores are kept, not ranked, until unhidden).
+                """
+                CREATE TABLE hidden_players (
+                    bundle_id TEXT NOT NULL,
+                    player_id TEXT NOT NULL,
+                    hidden_at BIGINT NOT NULL,
+                    PRIMARY KEY (bundle_id, player_id)
+                )
+                """
+            ],
+            sqliteOnly: [Self.auditLog(id: "entry_id INTEGER PRIMARY KEY"), Self.auditLogIndex],
+            postgresOnly: [Self.auditLog(id: "entry_id BIGSERIAL PRIMARY KEY"), Self.auditLogIndex]),
     ]
 
+    /// What the studio did, append-only (nothing updates or deletes a row): who (`admin` or a server key's id), what
+    /// (`player.hidden`, `scores.erased`, `key.created`, …), to what, and details as JSON.
+    private static func auditLog(id: String) -> String {
+        """
+        CREATE TABLE audit_log (
+            \(id),
+            bundle_id TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        )
+        """
+    }
+
+    private static let auditLogIndex = "CREATE INDEX audit_log_by_game ON audit_log (bundle_id, entry_id)"
+
     /// One event for one endpoint: `pending` (due at `next_attempt_at`), `delivered` or `dead` (not delivered by
-    /// `expires_at`, a day after it was made or replayed). Delivered in id order per endpoint.
+    /// `expires_at`, a day after it was made or replayed). Delivered in id order per endpoint and `order_key` (the
+    /// player the event is about).
     private static func webhookDeliveries(id: String) -> String {
         """
         CREATE TABLE webhook_deliveries (
@@ -693,6 +727,7 @@ enum Migrations {
             endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints (endpoint_id) ON DELETE CASCADE,
             event_id TEXT NOT NULL,
             event_type TEXT NOT NULL,
+            order_key TEXT NOT NULL,
             payload TEXT NOT NULL,
             state TEXT NOT NULL,
             attempts BIGINT NOT NULL,

@@ -38,13 +38,16 @@ public struct NewWebhookDelivery: Sendable, Equatable {
     /// The event's id: the same for every endpoint it goes to, and for every attempt.
     public var eventID: String
     public var eventType: String
+    /// Deliveries with the same key are posted in order, one at a time (those of other keys meanwhile).
+    public var orderKey: String
     /// The JSON body posted.
     public var payload: String
 
-    public init(endpointID: String, eventID: String, eventType: String, payload: String) {
+    public init(endpointID: String, eventID: String, eventType: String, orderKey: String, payload: String) {
         self.endpointID = endpointID
         self.eventID = eventID
         self.eventType = eventType
+        self.orderKey = orderKey
         self.payload = payload
     }
 }
@@ -55,6 +58,7 @@ public struct WebhookDeliveryRecord: Sendable, Equatable {
     public var endpointID: String
     public var eventID: String
     public var eventType: String
+    public var orderKey: String
     public var payload: String
     /// `pending`, `delivered` or `dead`.
     public var state: String
@@ -185,14 +189,21 @@ extension StorageSession {
         ).run()
     }
 
-    /// Stores deliveries due at `now`; an event already stored for an endpoint is skipped.
+    /// Stores deliveries due at `now`, in their order, a hundred to a statement; an event already stored for an
+    /// endpoint is skipped.
     public func insertWebhookDeliveries(_ deliveries: [NewWebhookDelivery], now: Int64, expiresAt: Int64) async throws {
-        for delivery in deliveries {
+        for start in stride(from: 0, to: deliveries.count, by: 100) {
+            let rows = deliveries[start..<min(start + 100, deliveries.count)].map { delivery -> SQLQueryString in
+                """
+                (\(bind: delivery.endpointID), \(bind: delivery.eventID), \(bind: delivery.eventType), \(bind: delivery.orderKey), \(bind: delivery.payload),
+                 'pending', 0, \(bind: now), \(bind: expiresAt), \(bind: now))
+                """
+            }
             try await sql.raw(
                 """
-                INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, state, attempts, next_attempt_at, expires_at, created_at)
-                VALUES (\(bind: delivery.endpointID), \(bind: delivery.eventID), \(bind: delivery.eventType), \(bind: delivery.payload), 'pending', 0,
-                    \(bind: now), \(bind: expiresAt), \(bind: now))
+                INSERT INTO webhook_deliveries
+                    (endpoint_id, event_id, event_type, order_key, payload, state, attempts, next_attempt_at, expires_at, created_at)
+                VALUES \(rows.joined(separator: ", "))
                 ON CONFLICT (endpoint_id, event_id) DO NOTHING
                 """
             ).run()
@@ -266,12 +277,13 @@ extension StorageSession {
     }
 
     private static let deliveryColumns =
-        "delivery_id, endpoint_id, event_id, event_type, payload, state, attempts, next_attempt_at, expires_at, last_error, created_at, delivered_at"
+        "delivery_id, endpoint_id, event_id, event_type, order_key, payload, state, attempts, next_attempt_at, expires_at, last_error, created_at, delivered_at"
 
     private static func deliveryRecord(_ row: any SQLRow) throws -> WebhookDeliveryRecord {
         WebhookDeliveryRecord(
             deliveryID: try row.int("delivery_id"), endpointID: try row.string("endpoint_id"), eventID: try row.string("event_id"),
-            eventType: try row.string("event_type"), payload: try row.string("payload"), state: try row.string("state"),
+            eventType: try row.string("event_type"), orderKey: try row.string("order_key"), payload: try row.string("payload"),
+            state: try row.string("state"),
             attempts: try row.int("attempts"), nextAttemptAt: try row.int("next_attempt_at"), expiresAt: try row.int("expires_at"),
             lastError: try row.optionalString("last_error"), createdAt: try row.int("created_at"), deliveredAt: try row.optionalInt("delivered_at"))
     }

@@ -26,6 +26,7 @@ class Receiver:
     def __init__(self, secret=None):
         self.secret = secret
         self.status = 200
+        self.refuse_player = None
         self.received = []
         self.bad_signatures = []
         self.lock = threading.Lock()
@@ -54,6 +55,8 @@ class Receiver:
                     elif abs(time.time() - int(timestamp)) > 300:
                         receiver.bad_signatures.append(body)
                     status = receiver.status
+                    if receiver.refuse_player and json.loads(body)["data"]["playerID"] == receiver.refuse_player:
+                        status = 503
                     if status == 200:
                         receiver.received.append((json.loads(body), dict(self.headers)))
                 self.send_response(status)
@@ -128,9 +131,10 @@ def test_score_events_arrive_signed_in_order_for_the_endpoints_game_and_environm
     time.sleep(0.5)
     events = receiver.events()
     assert not receiver.bad_signatures
-    assert [(e["type"], e["data"]["playerID"], e["data"]["value"]) for e in events] == [
-        ("score.accepted", player_id, 10), ("score.accepted", player_id, 20), ("score.accepted", player_id, 30),
-        ("score.accepted", other_player, 99)], "the sandbox endpoint hears the sandbox's scores, in order, once each"
+    assert [(e["type"], e["data"]["value"]) for e in events if e["data"]["playerID"] == player_id] == [
+        ("score.accepted", 10), ("score.accepted", 20), ("score.accepted", 30)], "a player's scores in order, once each"
+    assert [(e["type"], e["data"]["playerID"], e["data"]["value"]) for e in events if e["data"]["playerID"] != player_id] == [
+        ("score.accepted", other_player, 99)], "the sandbox endpoint hears the sandbox's scores only"
     assert all(e["bundleID"] == GAME and e["environment"] == "sandbox" and e["data"]["category"] in ("arena.wins", "arena.verified")
                for e in events)
     assert len({e["id"] for e in events}) == 4
@@ -179,7 +183,7 @@ def test_a_failing_receiver_gets_every_event_again_in_order(server):
     assert pending and pending[-1]["lastError"] and "503" in pending[-1]["lastError"], pending
     receiver.status = 200
     events = receiver.wait_for(3, seconds=30)
-    assert [e["data"]["value"] for e in events] == [1, 2, 3]
+    assert [e["data"]["value"] for e in events] == [1, 2, 3], "one player's events stay in order across the retries"
     assert not receiver.bad_signatures
     assert int(receiver.received[0][1]["X-GameCenter-Webhook-Attempt"]) >= 3
 
@@ -266,3 +270,21 @@ def test_two_nodes_deliver_each_event_once():
     finally:
         first.stop()
         second.stop()
+
+
+def test_one_players_failing_delivery_does_not_hold_up_anothers(server):
+    receiver = Receiver()
+    endpoint = add_endpoint(server, receiver)
+    stuck_id, stuck = server.player()
+    free_id, free = server.player()
+    receiver.refuse_player = stuck_id  # the receiver refuses the stuck player's events only
+    report(server, stuck, 1)
+    report(server, free, 2)
+    report(server, free, 3)
+    events = receiver.wait_for(2)
+    assert [e["data"]["value"] for e in events] == [2, 3]
+    pending = deliveries(server, endpoint, "pending")
+    assert [json.loads(d["payload"])["data"]["playerID"] for d in pending] == [stuck_id]
+    receiver.refuse_player = None
+    events = receiver.wait_for(3, seconds=20)
+    assert [e["data"]["value"] for e in events] == [2, 3, 1]

@@ -110,6 +110,12 @@ public enum GameCenterApp {
         let webhooks: WebhookService
         /// Delivers webhooks (on the node that holds its lease).
         let webhookDispatcher: WebhookDispatcher
+        /// Hiding players from boards.
+        let moderation: ModerationService
+        /// Keeps the boards in step with the players hidden on any node.
+        let hiddenPlayerFollower: HiddenPlayerFollower
+        /// The studio's audit log.
+        let audit: AuditLog
         package let clock: ServerClock
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
@@ -167,6 +173,7 @@ public enum GameCenterApp {
             self.identity = IdentityService(database: database, clock: clock)
             self.webhooks = WebhookService(database: database, registry: registry, clock: clock)
             self.webhookDispatcher = WebhookDispatcher(database: database, clock: clock, nodeID: nodes.nodeID, logger: logger)
+            self.audit = AuditLog(database: database, clock: clock)
             let index = LeaderboardIndex(database: database, logger: logger)
             let challenges = ChallengeService(
                 database: database, bus: bus, clock: serverClock, occurrences: index.occurrences, standings: ChallengeStandings(formatter: .shared),
@@ -175,6 +182,8 @@ public enum GameCenterApp {
             self.leaderboards = LeaderboardService(
                 database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
                 limiter: limiter, bus: bus, challenges: challenges)
+            self.moderation = ModerationService(database: database, index: index, clock: serverClock)
+            self.hiddenPlayerFollower = HiddenPlayerFollower(database: database, index: index, logger: logger)
             // The boards follow the reports other nodes store from before they are built.
             self.topologyServices = topology.services + (try await topology.followScores(into: index))
             let recorder = MatchRecorder(database: database, bus: bus)
@@ -254,9 +263,12 @@ public enum GameCenterApp {
         ServerReadRoutes(leaderboards: services.leaderboards, achievements: services.achievements, database: services.database).add(to: gameServers)
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
-        ServerKeyAdminRoutes(keys: services.serverKeys).add(to: admin)
-        WebhookAdminRoutes(webhooks: services.webhooks).add(to: admin)
-        LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry).add(to: admin)
+        ServerKeyAdminRoutes(keys: services.serverKeys, audit: services.audit).add(to: admin)
+        WebhookAdminRoutes(webhooks: services.webhooks, audit: services.audit).add(to: admin)
+        let moderation = ModerationRoutes(moderation: services.moderation, audit: services.audit, registry: services.registry)
+        moderation.addAdmin(to: admin)
+        moderation.addServer(to: gameServers)
+        LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry, audit: services.audit).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
@@ -305,7 +317,7 @@ public enum GameCenterApp {
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: [
-                services.nodes, services.matchmaking, services.relay, services.heartbeats, services.webhookDispatcher,
+                services.nodes, services.matchmaking, services.relay, services.heartbeats, services.webhookDispatcher, services.hiddenPlayerFollower,
                 TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
                 OccurrenceClock(
                     leaderboards: services.leaderboards, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),

@@ -6,6 +6,7 @@ import Hummingbird
 struct LeaderboardAdminRoutes {
     let leaderboards: LeaderboardService
     let registry: GameRegistry
+    let audit: AuditLog
 
     func add(to group: RouterGroup<AppRequestContext>) {
         group.get("games/{bundleID}/leaderboards/{category}") { request, context -> AdminLeaderboardPage in
@@ -44,7 +45,12 @@ struct LeaderboardAdminRoutes {
                 game: game(context), environment: body.environment ?? .sandbox, category: context.parameters.require("category"))
         }
         group.delete("games/{bundleID}/players/{playerID}/scores") { _, context -> RemovedScores in
-            RemovedScores(removed: try await leaderboards.removeScores(game: game(context), playerID: context.parameters.requirePlayerID()))
+            let game = try game(context)
+            let playerID = try context.parameters.requirePlayerID()
+            let removed = try await leaderboards.removeScores(game: game, playerID: playerID)
+            try await audit.record(
+                bundleID: game.bundleID, actor: AuditLog.admin, action: "scores.erased", subject: playerID, detail: ["reports": "\(removed)"])
+            return RemovedScores(removed: removed)
         }
     }
 

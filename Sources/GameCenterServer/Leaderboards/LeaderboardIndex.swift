@@ -47,6 +47,8 @@ final class LeaderboardIndex: Sendable {
     let records = ScoreRecordCache()
     /// Recurring leaderboards' occurrences.
     let occurrences: OccurrenceTracker
+    /// Players hidden from their game's boards: none of their reports is ranked.
+    let hidden = HiddenPlayers()
     private let database: Database
     private let logger: Logger
     private let slots = Mutex<[BoardID: Slot]>([:])
@@ -114,6 +116,9 @@ final class LeaderboardIndex: Sendable {
 
     /// Applies accepted reports to every board (built or being built) they feed.
     func apply(_ records: [ScoreRecord], bundleID: String, environment: String) {
+        // A hidden player's reports are neither ranked nor remembered as applied: shown again, they are read back.
+        let hiddenHere = hidden.players(in: bundleID)
+        let records = hiddenHere.isEmpty ? records : records.filter { !hiddenHere.contains($0.playerID) }
         self.records.store(records)
         let boards = slots.withLock { slots in
             slots.filter { $0.key.bundleID == bundleID && $0.key.environment == environment }.map(\.value.board)
@@ -148,6 +153,23 @@ final class LeaderboardIndex: Sendable {
         applyStored(try await remaining())
     }
 
+    /// Takes a player off every board of a game while they are hidden (``hidden`` already holds them).
+    func hide(playerID: String, bundleID: String) {
+        remove(playerID: playerID, bundleID: bundleID)
+    }
+
+    /// Puts a player shown again back on a game's boards: `stored()` reads their reports from storage.
+    func show(playerID: String, bundleID: String, stored: () async throws -> [BoardScore]) async throws {
+        applyStored(try await stored())
+    }
+
+    /// Takes the game's hidden players off a board just built from storage (which does not know who is hidden).
+    private func removeHidden(from board: Board, bundleID: String) {
+        for playerID in hidden.players(in: bundleID) {
+            if let player = players.existingNumber(for: playerID) { board.remove(player: player) }
+        }
+    }
+
     /// Removes a player from every board of a game (their scores were erased).
     private func remove(playerID: String, bundleID: String) {
         records.remove(playerID: playerID)
@@ -166,6 +188,7 @@ final class LeaderboardIndex: Sendable {
         let (built, recent) = try await (allTime, windows)
         let (entries, playersThisWeek) = (built.value.count, recent.value.week.index.count)
         board.finishBuilding(allTime: built, windows: recent)
+        removeHidden(from: board, bundleID: id.bundleID)
         logger.debug(
             "built leaderboard index",
             metadata: [
@@ -201,6 +224,7 @@ final class LeaderboardIndex: Sendable {
         let index = Handover(RankIndex(entries: zip(numbers, read).map { (player: $0, key: $1.key) }))
         let empty = WindowBoard(length: Board.dayMillis, higherIsBetter: higherIsBetter)
         board.finishBuilding(allTime: index, windows: Handover((today: empty, week: empty)))
+        removeHidden(from: board, bundleID: id.bundleID)
     }
 
     /// The all-time index: each player's best on the board (an aggregate has a row per member leaderboard: the best

@@ -386,6 +386,7 @@ extension LeaderboardService {
     /// Builds every board of `games` from storage (both environments), so that the first queries are fast.
     func warm(games: [Game], logger: Logger) async throws {
         let started = ContinuousClock.now
+        if !games.isEmpty { _ = index.hidden.replace(with: try await database.read { try await $0.hiddenPlayers() }) }
         var boards = 0
         for game in games {
             let categories = game.leaderboards.map(\.category) + game.aggregates.map(\.category)

@@ -4,17 +4,24 @@ import Hummingbird
 /// list), and replaying a dead delivery.
 struct WebhookAdminRoutes {
     let webhooks: WebhookService
+    let audit: AuditLog
 
     func add(to group: RouterGroup<AppRequestContext>) {
         group.post("webhooks") { request, context -> EditedResponse<CreatedWebhookEndpoint> in
             let body = try await request.decode(as: WebhookEndpointCreateRequest.self, context: context)
-            return EditedResponse(status: .created, response: try await webhooks.create(body))
+            let created = try await webhooks.create(body)
+            try await audit.record(
+                bundleID: body.bundleID, actor: AuditLog.admin, action: "webhook.added", subject: created.endpoint.endpointID,
+                detail: ["url": body.url, "events": body.events.map(\.rawValue).joined(separator: " ")])
+            return EditedResponse(status: .created, response: created)
         }
         group.get("webhooks") { request, _ -> WebhookEndpointList in
             try await webhooks.list(bundleID: request.uri.queryParameters["bundleID"].map(String.init))
         }
         group.delete("webhooks/{endpointID}") { _, context -> HTTPResponse.Status in
-            try await webhooks.remove(endpointID: context.parameters.require("endpointID"))
+            let endpointID = try context.parameters.require("endpointID")
+            let removed = try await webhooks.remove(endpointID: endpointID)
+            try await audit.record(bundleID: removed.bundleID, actor: AuditLog.admin, action: "webhook.removed", subject: endpointID)
             return .noContent
         }
         group.get("webhooks/{endpointID}/deliveries") { request, context -> WebhookDeliveryList in
@@ -28,7 +35,10 @@ struct WebhookAdminRoutes {
             guard let deliveryID = Int64(try context.parameters.require("deliveryID")) else {
                 throw APIError.invalidParameter("deliveryID is a whole number")
             }
-            try await webhooks.replay(endpointID: context.parameters.require("endpointID"), deliveryID: deliveryID)
+            let endpointID = try context.parameters.require("endpointID")
+            let endpoint = try await webhooks.replay(endpointID: endpointID, deliveryID: deliveryID)
+            try await audit.record(
+                bundleID: endpoint.bundleID, actor: AuditLog.admin, action: "webhook.replayed", subject: endpointID, detail: ["delivery": "\(deliveryID)"])
             return .accepted
         }
     }

@@ -9,15 +9,16 @@ import ServiceLifecycle
 import Synchronization
 
 /// Turns stored events into webhook deliveries and delivers them: on one node at a time (the holder of a lease in
-/// storage, renewed while it runs), so each event is delivered by one node, in order per endpoint.
+/// storage, renewed while it runs), so each event is delivered by one node, in order per endpoint and player.
 ///
 /// - **Events** are read from where they are stored, never from memory: `score.accepted` from the `scores` table, by
 ///   id, after a cursor kept in storage. A transaction can commit a smaller id after a larger one was read, so skipped
 ///   ids are looked for again for a while (``FollowedIDs``), and the stored cursor stays below the oldest of them: a
 ///   node that takes the lease over reads them again (a delivery already made for an event is not made twice).
-/// - **Deliveries** are stored with the cursor in one transaction, so a restart loses none. Each endpoint's are posted
-///   one at a time, oldest first; a failure (not 2xx, or no answer within 5 s) is tried again after 1 s, 2 s, 4 s …
-///   (at most an hour), and a delivery not made within a day is dead: the admin routes list and replay it.
+/// - **Deliveries** are stored with the cursor in one transaction, so a restart loses none. An endpoint's deliveries
+///   about one player are posted one at a time, oldest first (those about other players meanwhile, up to ``lanes`` at
+///   once); a failure (not 2xx, or no answer within 5 s) is tried again after 1 s, 2 s, 4 s … (at most an hour), and
+///   a delivery not made within a day is dead: the admin routes list and replay it.
 /// - **Signatures**: `X-GameCenter-Webhook-Signature: v1=HEX`, the HMAC-SHA256 with the endpoint's secret of
 ///   `TIMESTAMP.BODY`, `TIMESTAMP` being `X-GameCenter-Webhook-Timestamp` (seconds since 1970, of this attempt).
 final class WebhookDispatcher: Service, Sendable {
@@ -34,8 +35,10 @@ final class WebhookDispatcher: Service, Sendable {
     static let timeout: TimeAmount = .seconds(5)
     /// Events read per scan.
     static let batchSize = 500
-    /// How long deliveries an endpoint took may wait to be noted in storage.
-    static let markEvery: Duration = .milliseconds(50)
+    /// Pending deliveries of an endpoint read per round.
+    static let roundSize = 500
+    /// Order keys posted at once per endpoint.
+    static let lanes = 16
 
     private struct State {
         var leaseUntil: Int64 = 0
@@ -154,7 +157,7 @@ final class WebhookDispatcher: Service, Sendable {
                     .map { endpoint in
                         NewWebhookDelivery(
                             endpointID: endpoint.endpointID, eventID: "score-\(score.record.scoreID)",
-                            eventType: WebhookEventType.scoreAccepted.rawValue, payload: try Self.payload(score))
+                            eventType: WebhookEventType.scoreAccepted.rawValue, orderKey: score.record.playerID, payload: try Self.payload(score))
                     }
             })
     }
@@ -176,7 +179,10 @@ final class WebhookDispatcher: Service, Sendable {
                     $0.bundleID == bundleID && $0.environment == event.environment && event.eventID > $0.afterEventID
                         && $0.events.contains(type.rawValue)
                 }
-                .map { NewWebhookDelivery(endpointID: $0.endpointID, eventID: "event-\(event.eventID)", eventType: type.rawValue, payload: payload) }
+                .map {
+                    NewWebhookDelivery(
+                        endpointID: $0.endpointID, eventID: "event-\(event.eventID)", eventType: type.rawValue, orderKey: event.playerID, payload: payload)
+                }
             })
     }
 
@@ -214,56 +220,79 @@ final class WebhookDispatcher: Service, Sendable {
         return deliveries.count
     }
 
-    /// Posts an endpoint's due deliveries in order, until one fails or none is due. Deliveries the endpoint took are
-    /// noted in storage together, at most ``markEvery`` or 100 at a time (one write, not one per post): after a crash,
-    /// those not yet noted are posted again.
+    /// Posts an endpoint's due deliveries, a round at a time: the oldest pending ones (``roundSize``), in lanes by order
+    /// key (the player an event is about), up to ``lanes`` lanes at once, each posting its deliveries in order and
+    /// stopping at the first that fails; a key whose oldest delivery waits for a retry waits whole. Deliveries the
+    /// endpoint took are noted in storage together at the end of each round (one write): after a crash, those not yet
+    /// noted are posted again.
     private func post(to endpoint: WebhookEndpointRecord) async {
-        var delivered: [Int64] = []
-        var since = ContinuousClock.now
-        func note() async throws {
-            guard !delivered.isEmpty else { return }
-            let ids = delivered
-            let now = clock.nowMillis()
-            try await database.write { try await $0.markWebhooksDelivered(ids, now: now) }
-            delivered.removeAll(keepingCapacity: true)
-            since = .now
-        }
         do {
             while true {
-                let pending = try await database.read { try await $0.pendingWebhookDeliveries(endpointID: endpoint.endpointID, limit: 200) }
-                guard !pending.isEmpty else { return try await note() }
-                for delivery in pending {
-                    let now = clock.nowMillis()
-                    guard delivery.nextAttemptAt <= now else {
-                        state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, delivery.nextAttemptAt) }
-                        return try await note()
-                    }
-                    let attempts = delivery.attempts + 1
-                    guard let failure = await attempt(delivery, to: endpoint, attempt: attempts) else {
-                        delivered.append(delivery.deliveryID)
-                        if delivered.count >= 100 || ContinuousClock.now - since > Self.markEvery { try await note() }
-                        continue
-                    }
-                    try await note()
-                    let after = clock.nowMillis()
-                    let delay = min(Int64(1000) << min(attempts - 1, 12), 3_600_000)
-                    let dead = after + delay > delivery.expiresAt
-                    try await database.write { storage in
-                        try await storage.markWebhookFailed(delivery.deliveryID, attempts: attempts, nextAttemptAt: after + delay, error: failure, dead: dead)
-                    }
-                    guard dead else {
-                        state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, after + delay) }
-                        return
-                    }
-                    logger.warning(
-                        "a webhook delivery is dead after a day of failures",
-                        metadata: ["endpoint": "\(endpoint.endpointID)", "event": "\(delivery.eventID)", LogKey.error: "\(failure)"])
+                let pending = try await database.read {
+                    try await $0.pendingWebhookDeliveries(endpointID: endpoint.endpointID, limit: Self.roundSize)
                 }
-                try await note()
+                guard !pending.isEmpty else { return }
+                let now = clock.nowMillis()
+                var lanes: [(key: String, deliveries: [WebhookDeliveryRecord])] = []
+                var laneOfKey: [String: Int] = [:]
+                var waiting: Set<String> = []
+                for delivery in pending where !waiting.contains(delivery.orderKey) {
+                    if let lane = laneOfKey[delivery.orderKey] {
+                        lanes[lane].deliveries.append(delivery)
+                    } else if delivery.nextAttemptAt > now {
+                        waiting.insert(delivery.orderKey)
+                        state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, delivery.nextAttemptAt) }
+                    } else {
+                        laneOfKey[delivery.orderKey] = lanes.count
+                        lanes.append((delivery.orderKey, [delivery]))
+                    }
+                }
+                guard !lanes.isEmpty else { return }
+                let delivered = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                    var started = 0
+                    var delivered: [Int64] = []
+                    for lane in lanes {
+                        if started >= Self.lanes, let done = try await group.next() { delivered += done }
+                        group.addTask { try await self.post(lane.deliveries, to: endpoint) }
+                        started += 1
+                    }
+                    for try await done in group { delivered += done }
+                    return delivered
+                }
+                let noted = clock.nowMillis()
+                try await database.write { try await $0.markWebhooksDelivered(delivered, now: noted) }
+                // Every lane stopped at a failure: wait for the retries.
+                if delivered.isEmpty { return }
             }
         } catch {
             logger.warning("posting webhooks failed; trying again", metadata: ["endpoint": "\(endpoint.endpointID)", LogKey.error: "\(error)"])
         }
+    }
+
+    /// Posts one key's deliveries in order until one fails (noted, with its retry or its death); answers those taken.
+    private func post(_ deliveries: [WebhookDeliveryRecord], to endpoint: WebhookEndpointRecord) async throws -> [Int64] {
+        var delivered: [Int64] = []
+        for delivery in deliveries {
+            let attempts = delivery.attempts + 1
+            guard let failure = await attempt(delivery, to: endpoint, attempt: attempts) else {
+                delivered.append(delivery.deliveryID)
+                continue
+            }
+            let after = clock.nowMillis()
+            let delay = min(Int64(1000) << min(attempts - 1, 12), 3_600_000)
+            let dead = after + delay > delivery.expiresAt
+            try await database.write { storage in
+                try await storage.markWebhookFailed(delivery.deliveryID, attempts: attempts, nextAttemptAt: after + delay, error: failure, dead: dead)
+            }
+            guard dead else {
+                state.withLock { $0.nextDeliveryCheck = min($0.nextDeliveryCheck, after + delay) }
+                return delivered
+            }
+            logger.warning(
+                "a webhook delivery is dead after a day of failures",
+                metadata: ["endpoint": "\(endpoint.endpointID)", "event": "\(delivery.eventID)", LogKey.error: "\(failure)"])
+        }
+        return delivered
     }
 
     /// Posts one delivery; nil when the endpoint took it, otherwise why not.

@@ -42,8 +42,15 @@ struct WebhookService: Sendable {
         WebhookEndpointList(endpoints: try await database.read { try await $0.webhookEndpoints(bundleID: bundleID) }.map(Self.info))
     }
 
-    func remove(endpointID: String) async throws {
-        guard try await database.write({ try await $0.deleteWebhookEndpoint(id: endpointID) }) else { throw APIError.webhookUnknown(endpointID) }
+    /// Removes an endpoint and its deliveries; answers it as it was.
+    func remove(endpointID: String) async throws -> WebhookEndpointInfo {
+        let removed = try await database.write { storage -> WebhookEndpointRecord? in
+            let endpoint = try await storage.webhookEndpoints().first { $0.endpointID == endpointID }
+            if endpoint != nil { _ = try await storage.deleteWebhookEndpoint(id: endpointID) }
+            return endpoint
+        }
+        guard let removed else { throw APIError.webhookUnknown(endpointID) }
+        return Self.info(removed)
     }
 
     func deliveries(endpointID: String, state: String?, limit: Int) async throws -> WebhookDeliveryList {
@@ -65,14 +72,18 @@ struct WebhookService: Sendable {
             })
     }
 
-    /// Puts a dead delivery back in line: tried at once, in its place among the endpoint's pending deliveries.
-    func replay(endpointID: String, deliveryID: Int64) async throws {
+    /// Puts a dead delivery back in line: tried at once, in its place among the endpoint's pending deliveries. Answers
+    /// the endpoint.
+    func replay(endpointID: String, deliveryID: Int64) async throws -> WebhookEndpointInfo {
         let now = clock.nowMillis()
-        guard
-            try await database.write({
-                try await $0.replayWebhookDelivery(deliveryID, endpointID: endpointID, now: now, expiresAt: now + Self.retryForMillis)
-            })
-        else { throw APIError.webhookUnknown("\(endpointID) delivery \(deliveryID) (only a dead delivery is replayed)") }
+        let endpoint = try await database.write { storage -> WebhookEndpointRecord? in
+            guard try await storage.replayWebhookDelivery(deliveryID, endpointID: endpointID, now: now, expiresAt: now + Self.retryForMillis) else {
+                return nil
+            }
+            return try await storage.webhookEndpoints().first { $0.endpointID == endpointID }
+        }
+        guard let endpoint else { throw APIError.webhookUnknown("\(endpointID) delivery \(deliveryID) (only a dead delivery is replayed)") }
+        return Self.info(endpoint)
     }
 
     static func info(_ record: WebhookEndpointRecord) -> WebhookEndpointInfo {
