@@ -24,9 +24,10 @@ struct WebhooksBench: AsyncParsableCommand {
     @Option(help: "Reports (events) per run.") var events = 3000
     @Option(help: "Reports in flight at once (one player each).") var concurrency = 8
     @Option(help: "Database (default: a new SQLite file in a temporary folder).") var database: String?
+    @Option(help: "Reports per second, spread evenly (default: as fast as they are answered).") var rate: Double?
 
     func validate() throws {
-        guard events > 0, (1...256).contains(concurrency) else { throw ValidationError("--events > 0, --concurrency 1…256") }
+        guard events > 0, (1...256).contains(concurrency), (rate ?? 1) > 0 else { throw ValidationError("--events > 0, --concurrency 1…256, --rate > 0") }
     }
 
     func run() async throws {
@@ -53,7 +54,8 @@ struct WebhooksBench: AsyncParsableCommand {
 
     private func measure(server: BenchServer, receiver: Receiver) async throws {
         print(
-            "gamecenter-bench webhooks — \(events) score reports, \(concurrency) in flight, \(ProcessInfo.processInfo.activeProcessorCount) cores; "
+            "gamecenter-bench webhooks — \(events) score reports, \(concurrency) in flight\(rate.map { ", \(Int($0)) per second" } ?? ""), "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores; "
                 + "storage: \(database ?? "SQLite (temporary file), synchronous=FULL")")
         let client = HTTPClient.shared
         let tokens = try await BenchPlayers.signUpMany(client: client, port: server.port, count: concurrency, bundleID: Self.bundleID)
@@ -90,7 +92,8 @@ struct WebhooksBench: AsyncParsableCommand {
         print(
             String(
                 format: "webhooks: %d events delivered in %.2f s from the first report: %.0f events/s (reports stored %.0f/s meanwhile); "
-                    + "commit to delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms (goal: p99 ≤ 100 ms); %.2fx the anchor's reports/s",
+                    + "commit to delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms (goal: p99 ≤ 100 ms); %.2fx the anchor's reports/s"
+                    + (rate == nil ? "" : " (paced: the anchor is not)"),
                 events, spread, Double(events) / spread, Double(events) / run.elapsed, Double(latency.valueAtPercentile(50)) / 1000,
                 Double(latency.valueAtPercentile(99)) / 1000, Double(latency.max) / 1000, (Double(events) / spread) / (Double(events) / anchor.elapsed)))
     }
@@ -111,6 +114,10 @@ struct WebhooksBench: AsyncParsableCommand {
                             return value
                         }
                         guard let value else { return }
+                        if let rate {
+                            let due = start + .nanoseconds(Int64(Double(value - values.lowerBound) / rate * 1e9))
+                            if due > .now { try await Task.sleep(until: due) }
+                        }
                         let batch = ScoreReportBatch(
                             reportID: UUID().uuidString, scores: [ScoreReport(category: "hooks.score", value: Int64(value), context: 0)])
                         let headers = [(DeviceHeader.bundleID, Self.bundleID), (DeviceHeader.environment, "sandbox"), ("Authorization", "Bearer \(token)")]

@@ -15,8 +15,8 @@ import X509
 actor IdentityService {
     let database: Database
     let clock: ServerClock
-    /// The keys this node signs with, once loaded.
-    private var signing: SigningKeys?
+    /// The keys this node signs with: loaded (or made) once, by the first request that needs them.
+    private var signing: Task<SigningKeys, any Error>?
 
     /// How long an identity token lives.
     static let tokenLifetimeSeconds: Int64 = 600
@@ -71,7 +71,15 @@ actor IdentityService {
     }
 
     private func signingKeys() async throws -> SigningKeys {
-        if let signing { return signing }
+        if let signing, let keys = try? await signing.value { return keys }
+        // One load at a time (the actor lets others in while this one waits): they all wait for it; a failed one is
+        // tried again by the next request.
+        let load = Task { try await loadOrMakeKeys() }
+        signing = load
+        return try await load.value
+    }
+
+    private func loadOrMakeKeys() async throws -> SigningKeys {
         var records = try await database.read { try await $0.identityKeys() }
         if !records.contains(where: { $0.kind == "rsa" }) { try await store(try Self.newRSAKey(now: clock.nowMillis())) }
         if !records.contains(where: { $0.kind == "es256" }) {
@@ -85,11 +93,9 @@ actor IdentityService {
         guard let rsa = records.first(where: { $0.kind == "rsa" }), let es256 = records.first(where: { $0.kind == "es256" }) else {
             throw APIError.internalError
         }
-        let keys = SigningKeys(
+        return SigningKeys(
             rsaKeyID: rsa.keyID, rsa: try _RSA.Signing.PrivateKey(pemRepresentation: rsa.privateKey), es256KeyID: es256.keyID,
             es256: try P256.Signing.PrivateKey(pemRepresentation: es256.privateKey))
-        signing = keys
-        return keys
     }
 
     private func store(_ record: IdentityKeyRecord) async throws {
