@@ -59,7 +59,7 @@ struct WebhooksBench: AsyncParsableCommand {
                 + "storage: \(database ?? "SQLite (temporary file), synchronous=FULL")")
         let client = HTTPClient.shared
         let tokens = try await BenchPlayers.signUpMany(client: client, port: server.port, count: concurrency, bundleID: Self.bundleID)
-        let anchor = try await report(values: 0..<events, tokens: tokens, port: server.port)
+        let anchor = try await report(values: 0..<events, tokens: tokens, port: server.port, rate: nil)
         print(String(format: "anchor: the same reports stored with no webhook endpoint: %.0f reports/s", Double(events) / anchor.elapsed))
 
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/admin/v1/webhooks")
@@ -74,7 +74,7 @@ struct WebhooksBench: AsyncParsableCommand {
         guard created.status == .created else { throw BenchError("adding the endpoint: HTTP \(created.status.code)") }
 
         let values = events..<(2 * events)
-        let run = try await report(values: values, tokens: tokens, port: server.port)
+        let run = try await report(values: values, tokens: tokens, port: server.port, rate: rate)
         let deadline = ContinuousClock.now + .seconds(120)
         while receiver.arrivals().count < events, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
@@ -99,7 +99,7 @@ struct WebhooksBench: AsyncParsableCommand {
     }
 
     /// Reports one score per value, `concurrency` at once; when each was answered.
-    private func report(values: Range<Int>, tokens: [String], port: Int) async throws
+    private func report(values: Range<Int>, tokens: [String], port: Int, rate: Double?) async throws
         -> (start: ContinuousClock.Instant, elapsed: Double, answered: [Int: ContinuousClock.Instant])
     {
         let progress = Progress(next: values.lowerBound)

@@ -4,12 +4,14 @@ import Hummingbird
 /// list), and replaying a dead delivery.
 struct WebhookAdminRoutes {
     let webhooks: WebhookService
+    let dispatcher: WebhookDispatcher
     let audit: AuditLog
 
     func add(to group: RouterGroup<AppRequestContext>) {
         group.post("webhooks") { request, context -> EditedResponse<CreatedWebhookEndpoint> in
             let body = try await request.decode(as: WebhookEndpointCreateRequest.self, context: context)
             let created = try await webhooks.create(body)
+            dispatcher.endpointsChanged()
             try await audit.record(
                 bundleID: body.bundleID, actor: AuditLog.admin, action: "webhook.added", subject: created.endpoint.endpointID,
                 detail: ["url": body.url, "events": body.events.map(\.rawValue).joined(separator: " ")])
@@ -21,6 +23,7 @@ struct WebhookAdminRoutes {
         group.delete("webhooks/{endpointID}") { _, context -> HTTPResponse.Status in
             let endpointID = try context.parameters.require("endpointID")
             let removed = try await webhooks.remove(endpointID: endpointID)
+            dispatcher.endpointsChanged()
             try await audit.record(bundleID: removed.bundleID, actor: AuditLog.admin, action: "webhook.removed", subject: endpointID)
             return .noContent
         }

@@ -112,6 +112,11 @@ final class WebhookDispatcher: Service, Sendable {
         }
     }
 
+    /// An endpoint was added or removed on this node: read them again at the next scan (other nodes do within a second).
+    func endpointsChanged() {
+        state.withLock { $0.endpointsReadAt = nil }
+    }
+
     private func currentEndpoints() async throws -> [WebhookEndpointRecord] {
         if let (endpoints, readAt) = state.withLock({ state in state.endpointsReadAt.map { (state.endpoints, $0) } }),
             ContinuousClock.now - readAt < .seconds(1)
