@@ -62,7 +62,7 @@ schemathesis run "$url/openapi.yaml" --checks not_a_server_error --max-examples 
   --include-path-regex '^/admin/' -H "Authorization: Bearer $admin_key" --report har --report-dir "$work/reports" || status=1
 # The game-server routes with a token of a key holding every permission (made with the command line).
 "$bin" keys create --server "$url" --admin-key "$admin_key" --game com.example.tapper --output "$work/server.p8" \
-  --permission scores:write --permission achievements:write --permission players:read >"$work/key"
+  --permission scores:write --permission achievements:write --permission players:read --permission moderation >"$work/key"
 server_token=$("$bin" keys token --key-id "$(sed -n 's/^key id: *//p' "$work/key")" --issuer "$(sed -n 's/^issuer id: *//p' "$work/key")" \
   --private-key "$work/server.p8")
 echo "schemathesis (game server)"

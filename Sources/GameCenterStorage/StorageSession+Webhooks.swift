@@ -210,9 +210,31 @@ extension StorageSession {
         }
     }
 
-    /// The endpoints with deliveries pending.
-    public func webhookEndpointsWithPendingDeliveries() async throws -> [String] {
-        try await sql.raw("SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE state = 'pending'").all().map { try $0.string("endpoint_id") }
+    /// Which of `endpointIDs` have deliveries pending (one probe of the endpoint's index each).
+    public func webhookEndpointsWithPendingDeliveries(among endpointIDs: [String]) async throws -> Set<String> {
+        var pending: Set<String> = []
+        for endpointID in endpointIDs {
+            let found = try await sql.raw(
+                "SELECT delivery_id FROM webhook_deliveries WHERE endpoint_id = \(bind: endpointID) AND state = 'pending' LIMIT 1"
+            ).first()
+            if found != nil { pending.insert(endpointID) }
+        }
+        return pending
+    }
+
+    /// Forgets deliveries made before `deliveredBefore` and dead ones that died (expired) before `deadBefore`, at most
+    /// `limit` rows; returns how many.
+    @discardableResult
+    public func forgetWebhookDeliveries(deliveredBefore: Int64, deadBefore: Int64, limit: Int) async throws -> Int {
+        try await sql.raw(
+            """
+            DELETE FROM webhook_deliveries WHERE delivery_id IN (
+                SELECT delivery_id FROM webhook_deliveries
+                WHERE (state = 'delivered' AND delivered_at < \(bind: deliveredBefore)) OR (state = 'dead' AND expires_at < \(bind: deadBefore))
+                LIMIT \(bind: Int64(limit)))
+            RETURNING delivery_id
+            """
+        ).all().count
     }
 
     /// An endpoint's oldest pending deliveries, in order, at most `limit`.

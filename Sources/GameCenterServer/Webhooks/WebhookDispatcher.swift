@@ -39,6 +39,10 @@ final class WebhookDispatcher: Service, Sendable {
     static let roundSize = 500
     /// Order keys posted at once per endpoint.
     static let lanes = 16
+    /// Days a delivery made is kept (listed by the admin routes).
+    static let keepDeliveredDays: Int64 = 7
+    /// Days a dead delivery is kept for a replay.
+    static let keepDeadDays: Int64 = 30
 
     private struct State {
         var leaseUntil: Int64 = 0
@@ -53,6 +57,10 @@ final class WebhookDispatcher: Service, Sendable {
         var posting: Set<String> = []
         /// Whether deliveries were stored while some were being posted (the poster may have looked before they were).
         var storedWhilePosting = false
+        /// When a node not holding the lease asks for it again.
+        var nextLeaseTry: Int64 = 0
+        /// When delivered and dead deliveries past their keeping were last forgotten.
+        var forgottenAt: Int64 = 0
     }
     private let state = Mutex(State())
 
@@ -95,7 +103,9 @@ final class WebhookDispatcher: Service, Sendable {
             return due
         }
         guard check else { return }
-        let pending = try await database.read { try await $0.webhookEndpointsWithPendingDeliveries() }
+        let ids = endpoints.map(\.endpointID)
+        let pending = try await database.read { try await $0.webhookEndpointsWithPendingDeliveries(among: ids) }
+        try await forgetOldDeliveries(now: now)
         for endpoint in endpoints where pending.contains(endpoint.endpointID) {
             let start = state.withLock { $0.posting.insert(endpoint.endpointID).inserted }
             guard start else { continue }
@@ -109,6 +119,21 @@ final class WebhookDispatcher: Service, Sendable {
                     }
                 }
             }
+        }
+    }
+
+    /// Forgets, every ten minutes, deliveries made more than a week ago and dead ones that died more than 30 days ago
+    /// (a few thousand rows a round, so that reports never wait long behind it).
+    private func forgetOldDeliveries(now: Int64) async throws {
+        let due = state.withLock { state in
+            guard now - state.forgottenAt > 600_000 else { return false }
+            state.forgottenAt = now
+            return true
+        }
+        guard due else { return }
+        let day: Int64 = 86_400_000
+        _ = try await database.write {
+            try await $0.forgetWebhookDeliveries(deliveredBefore: now - Self.keepDeliveredDays * day, deadBefore: now - Self.keepDeadDays * day, limit: 5000)
         }
     }
 
@@ -133,7 +158,11 @@ final class WebhookDispatcher: Service, Sendable {
 
     private func holdLease() async throws -> Bool {
         let now = clock.nowMillis()
-        if state.withLock({ $0.leaseUntil - now > Self.leaseMillis / 2 }) { return true }
+        let (holding, mayTry) = state.withLock { ($0.leaseUntil - now > Self.leaseMillis / 2, now >= $0.nextLeaseTry) }
+        if holding { return true }
+        // Another node holds it: ask again in a second (it lapses 10 s after its holder stops renewing it).
+        guard mayTry else { return false }
+        state.withLock { $0.nextLeaseTry = now + 1000 }
         let nodeID = nodeID
         let held = try await database.write { try await $0.takeWebhookLease(nodeID: nodeID, now: now, until: now + Self.leaseMillis) }
         state.withLock { state in
