@@ -13,13 +13,21 @@ struct KeysCommand: AsyncParsableCommand {
         commandName: "keys", abstract: "Create, list, rotate and revoke game-server keys, and make a token to try one.",
         subcommands: [Create.self, List.self, Rotate.self, Revoke.self, Token.self])
 
-    /// Where the server is and its admin key.
+    /// Where the server is and its admin key (shared by `gamecenter webhooks`).
     struct Connection: ParsableArguments {
         @Option(help: "The server's base URL.") var server = "http://127.0.0.1:8080"
         @Option(name: .customLong("admin-key"), help: "The server's admin key (or GAMECENTER_ADMIN_KEY).") var adminKey: String?
 
         /// Sends an admin request and decodes its answer; a refusal exits with the server's message.
         func call<Answer: Decodable>(_ method: HTTPMethod, _ path: String, body: (some Encodable)?, as: Answer.Type) async throws -> Answer {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return try decoder.decode(Answer.self, from: try await send(method, path, body: body))
+        }
+
+        /// Sends an admin request; its answer's body. A refusal exits with the server's message.
+        @discardableResult
+        func send(_ method: HTTPMethod, _ path: String, body: (some Encodable)? = nil as String?) async throws -> Data {
             guard let key = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"], !key.isEmpty else {
                 throw ValidationError("give the server's admin key with --admin-key or GAMECENTER_ADMIN_KEY")
             }
@@ -41,9 +49,7 @@ struct KeysCommand: AsyncParsableCommand {
                 let message = (try? JSONDecoder().decode(ServerMessage.self, from: data))?.message ?? String(decoding: data.prefix(500), as: UTF8.self)
                 throw KeysFailure("the server refused (\(response.status.code)): \(message)")
             }
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(Answer.self, from: data)
+            return data
         }
     }
 

@@ -136,7 +136,11 @@ class Server:
 
     def keys(self, *arguments):
         """Runs `gamecenter keys ...` against this server; its output."""
-        result = subprocess.run([self.binary, "keys", *arguments, "--server", self.url, "--admin-key", ADMIN_KEY],
+        return self.run_command("keys", *arguments)
+
+    def run_command(self, *arguments):
+        """Runs `gamecenter VERB ...` against this server's admin routes; its output."""
+        result = subprocess.run([self.binary, *arguments, "--server", self.url, "--admin-key", ADMIN_KEY],
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr + result.stdout
         return result.stdout

@@ -10,6 +10,7 @@ two nodes on one PostgreSQL database delivering each event once.
 import hashlib
 import hmac
 import json
+import re
 import threading
 import time
 import uuid
@@ -288,3 +289,19 @@ def test_one_players_failing_delivery_does_not_hold_up_anothers(server):
     receiver.refuse_player = None
     events = receiver.wait_for(3, seconds=20)
     assert [e["data"]["value"] for e in events] == [2, 3, 1]
+
+
+def test_the_command_line_adds_lists_shows_deliveries_and_removes_endpoints(server):
+    receiver = Receiver()
+    output = server.run_command("webhooks", "add", "--game", GAME, "--url", receiver.url, "--event", "score.accepted",
+                                "--event", "achievement.completed")
+    endpoint = re.search(r"^endpoint id:\s+(\S+)", output, re.MULTILINE).group(1)
+    receiver.secret = re.search(r"^secret:\s+(\S+)", output, re.MULTILINE).group(1)
+    assert re.search(re.escape(endpoint) + r".*achievement.completed,score.accepted", server.run_command("webhooks", "list", "--game", GAME))
+    _, session = server.player()
+    report(server, session, 8)
+    [event] = receiver.wait_for(1)
+    assert event["data"]["value"] == 8 and not receiver.bad_signatures
+    assert re.search(r"score-\d+\s+score.accepted\s+delivered\s+attempts 1", server.run_command("webhooks", "deliveries", endpoint))
+    assert "removed" in server.run_command("webhooks", "remove", endpoint)
+    assert "no webhook endpoints" in server.run_command("webhooks", "list", "--game", GAME)
