@@ -58,26 +58,14 @@ struct KeysCommand: AsyncParsableCommand {
             abstract: "Make a key for a game; prints its key id, issuer id and private key (shown only now).")
         @OptionGroup var connection: Connection
         @Option(help: "The game's bundle id.") var game: String
-        @Option(help: "sandbox or live.") var environment: String = "sandbox"
-        @Option(
-            name: .customLong("permission"),
-            help: "A permission (repeat for several): \(ServerKeyPermission.allCases.map(\.rawValue).joined(separator: ", ")).")
-        var permissions: [String]
+        @Option(help: "The environment the key acts in.") var environment: GameCenterProtocol.Environment = .sandbox
+        @Option(name: .customLong("permission"), help: "A permission (repeat for several).") var permissions: [ServerKeyPermission]
         @Option(help: "What to call the key.") var name: String?
         @Option(help: "Write the private key to this file (mode 0600) instead of printing it.") var output: String?
 
         func run() async throws {
-            let parsed = try permissions.map { name in
-                guard let permission = ServerKeyPermission(rawValue: name) else {
-                    throw ValidationError("'\(name)' is not a permission; allowed: \(ServerKeyPermission.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                return permission
-            }
-            guard let environment = GameCenterProtocol.Environment(rawValue: environment) else {
-                throw ValidationError("--environment is sandbox or live")
-            }
             let created = try await connection.call(
-                .POST, "keys", body: ServerKeyCreateRequest(bundleID: game, environment: environment, permissions: parsed, name: name),
+                .POST, "keys", body: ServerKeyCreateRequest(bundleID: game, environment: environment, permissions: permissions, name: name),
                 as: CreatedServerKey.self)
             try KeysCommand.show(created, output: output)
         }
@@ -165,3 +153,8 @@ struct KeysFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+// The command line takes these by their wire names, and lists them when a value is wrong.
+extension ServerKeyPermission: ExpressibleByArgument {}
+extension WebhookEventType: ExpressibleByArgument {}
+extension GameCenterProtocol.Environment: ExpressibleByArgument {}

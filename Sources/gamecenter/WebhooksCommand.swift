@@ -13,25 +13,13 @@ struct WebhooksCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add an endpoint; prints its id and signing secret (shown only now).")
         @OptionGroup var connection: KeysCommand.Connection
         @Option(help: "The game's bundle id.") var game: String
-        @Option(help: "sandbox or live.") var environment: String = "sandbox"
+        @Option(help: "The environment whose events are posted.") var environment: GameCenterProtocol.Environment = .sandbox
         @Option(help: "Where events are posted (http:// or https://).") var url: String
-        @Option(
-            name: .customLong("event"),
-            help: "An event type (repeat for several): \(WebhookEventType.allCases.map(\.rawValue).joined(separator: ", ")).")
-        var events: [String]
+        @Option(name: .customLong("event"), help: "An event type (repeat for several).") var events: [WebhookEventType]
 
         func run() async throws {
-            let parsed = try events.map { name in
-                guard let type = WebhookEventType(rawValue: name) else {
-                    throw ValidationError("'\(name)' is not an event type; allowed: \(WebhookEventType.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                return type
-            }
-            guard let environment = GameCenterProtocol.Environment(rawValue: environment) else {
-                throw ValidationError("--environment is sandbox or live")
-            }
             let created = try await connection.call(
-                .POST, "webhooks", body: WebhookEndpointCreateRequest(bundleID: game, environment: environment, url: url, events: parsed),
+                .POST, "webhooks", body: WebhookEndpointCreateRequest(bundleID: game, environment: environment, url: url, events: events),
                 as: CreatedWebhookEndpoint.self)
             print(WebhooksCommand.line(created.endpoint))
             print("endpoint id: \(created.endpoint.endpointID)")

@@ -91,9 +91,14 @@ package struct Credentials: Sendable {
         prefix + randomBase64URL(bytes: 15)
     }
 
-    private static func randomBase64URL(bytes count: Int) -> String {
+    /// `count` random bytes in base64url (secrets, salts, ids).
+    static func randomBase64URL(bytes count: Int) -> String {
+        randomBytes(count).base64URLEncoded
+    }
+
+    /// `count` bytes from the system's secure random number generator.
+    static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64URLEncoded
+        return Data((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }

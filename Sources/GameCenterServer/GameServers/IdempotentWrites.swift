@@ -44,12 +44,12 @@ final class IdempotentWrites: Sendable {
         var hasher = SHA256()
         hasher.update(data: Data("\(request.method.rawValue) \(request.uri.path)\n".utf8))
         hasher.update(data: Data(buffer: body, byteTransferStrategy: .noCopy))
-        let requestHash = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let requestHash = Credentials.hex(hasher.finalize())
         if let kept = try await database.read({ try await $0.idempotentAnswer(bundleID: bundleID, environment: environment, key: key) }) {
             guard kept.requestHash == requestHash else { throw APIError.idempotencyKeyReused }
             return Self.response(status: HTTPResponse.Status(code: kept.status), json: Data(kept.body.utf8), replayed: true)
         }
-        let reportID = "srv-" + SHA256.hash(data: Data("\(bundleID)\n\(environment)\n\(key)".utf8)).prefix(28).map { String(format: "%02x", $0) }.joined()
+        let reportID = "srv-" + Credentials.hex(SHA256.hash(data: Data("\(bundleID)\n\(environment)\n\(key)".utf8)).prefix(28))
         let (status, json) = try await write(reportID)
         let now = clock.nowMillis()
         let purge = lastPurge.withLock { last in

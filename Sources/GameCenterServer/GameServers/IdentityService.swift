@@ -37,9 +37,7 @@ actor IdentityService {
     func items(playerID: String, bundleID: String, environment: Environment, baseURL: String) async throws -> IdentityVerificationItems {
         let keys = try await signingKeys()
         let now = clock.nowMillis()
-        var salt = Data(count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in salt.indices { salt[index] = UInt8.random(in: .min ... .max, using: &generator) }
+        let salt = Credentials.randomBytes(32)
         let timestamp = UInt64(now)
         let signed = IdentityVerificationItems.signedBytes(playerID: playerID, bundleID: bundleID, timestamp: timestamp, salt: salt)
         let signature = try keys.rsa.signature(for: signed, padding: .insecurePKCS1v1_5)

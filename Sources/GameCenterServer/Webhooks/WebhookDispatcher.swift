@@ -355,7 +355,7 @@ final class WebhookDispatcher: Service, Sendable {
     /// `v1=` and the HMAC-SHA256 of `timestamp.body` with `secret`, in lowercase hex.
     static func signature(secret: String, timestamp: String, body: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data("\(timestamp).\(body)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return "v1=" + mac.map { String(format: "%02x", $0) }.joined()
+        return "v1=" + Credentials.hex(mac)
     }
 
     /// A player's event as a webhook: its type, game and body; nil for kinds webhooks do not carry.

@@ -21,10 +21,7 @@ struct WebhookService: Sendable {
         guard !request.events.isEmpty else {
             throw APIError.invalidParameter("events names at least one of: \(WebhookEventType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
-        let secret = "whsec_" + Data(bytes).base64URLEncoded
+        let secret = "whsec_" + Credentials.randomBase64URL(bytes: 32)
         let now = clock.nowMillis()
         let record = try await database.write { storage in
             let record = WebhookEndpointRecord(
