@@ -25,35 +25,46 @@ struct AppleSubmissionRoutes {
 
     func add(to group: RouterGroup<AppRequestContext>) {
         group.post(RouterPath(Self.leaderboardPath)) { request, context -> Response in
-            let caller = try context.requireServerCaller()
-            try caller.require(.scoresWrite)
-            let body = try await request.body.collect(upTo: context.maxUploadSize)
-            let document = try Self.decode(AppleDocument<LeaderboardEntrySubmission>.self, from: body, type: "gameCenterLeaderboardEntrySubmissions")
-            let submission = document.data.attributes
-            let score = try submission.scoreReport()
-            let playerID = try await player(submission.scopedPlayerId, bundleID: submission.bundleId, preReleased: submission.preReleased, caller: caller)
-            return try await writes.answer(request, body: body, caller: caller) { reportID in
-                _ = try await leaderboards.serverReport(score, reportID: reportID, game: caller.game, environment: caller.environment, playerID: playerID)
-                return (.created, try Self.created(document, reportID: reportID, path: Self.leaderboardPath))
-            }
+            try await submit(
+                request, context, needs: .scoresWrite, type: "gameCenterLeaderboardEntrySubmissions", path: Self.leaderboardPath,
+                prepare: { (submission: LeaderboardEntrySubmission) in try submission.scoreReport() },
+                store: { score, caller, playerID, reportID in
+                    _ = try await leaderboards.serverReport(score, reportID: reportID, game: caller.game, environment: caller.environment, playerID: playerID)
+                })
         }
         group.post(RouterPath(Self.achievementPath)) { request, context -> Response in
-            let caller = try context.requireServerCaller()
-            try caller.require(.achievementsWrite)
-            let body = try await request.body.collect(upTo: context.maxUploadSize)
-            let document = try Self.decode(AppleDocument<AchievementSubmission>.self, from: body, type: "gameCenterPlayerAchievementSubmissions")
-            let submission = document.data.attributes
-            guard (0...100).contains(submission.percentageAchieved) else {
-                throw APIError.invalidParameter("percentageAchieved is a whole number from 0 to 100; got \(submission.percentageAchieved)")
-            }
-            let playerID = try await player(submission.scopedPlayerId, bundleID: submission.bundleId, preReleased: submission.preReleased, caller: caller)
-            return try await writes.answer(request, body: body, caller: caller) { reportID in
-                let batch = AchievementReportBatch(
-                    reportID: reportID,
-                    achievements: [.init(identifier: submission.vendorIdentifier, percentComplete: Double(submission.percentageAchieved))])
-                _ = try await achievements.serverReport(batch, game: caller.game, playerID: playerID)
-                return (.created, try Self.created(document, reportID: reportID, path: Self.achievementPath))
-            }
+            try await submit(
+                request, context, needs: .achievementsWrite, type: "gameCenterPlayerAchievementSubmissions", path: Self.achievementPath,
+                prepare: { (submission: AchievementSubmission) in
+                    guard (0...100).contains(submission.percentageAchieved) else {
+                        throw APIError.invalidParameter("percentageAchieved is a whole number from 0 to 100; got \(submission.percentageAchieved)")
+                    }
+                    return AchievementReportBatch.Entry(identifier: submission.vendorIdentifier, percentComplete: Double(submission.percentageAchieved))
+                },
+                store: { entry, caller, playerID, reportID in
+                    _ = try await achievements.serverReport(
+                        AchievementReportBatch(reportID: reportID, achievements: [entry]), game: caller.game, playerID: playerID)
+                })
+        }
+    }
+
+    /// One submission: the key's permission, Apple's document of `type`, what `prepare` checks and makes of its
+    /// attributes, the player it names; then `store` under the request's report id, once per `Idempotency-Key`, answered
+    /// `201` with the resource as Apple answers it.
+    private func submit<Attributes: PlayerSubmission, Prepared: Sendable>(
+        _ request: Request, _ context: AppRequestContext, needs permission: ServerKeyPermission, type: String, path: String,
+        prepare: (Attributes) throws -> Prepared, store: @escaping @Sendable (Prepared, ServerCaller, String, String) async throws -> Void
+    ) async throws -> Response {
+        let caller = try context.requireServerCaller()
+        try caller.require(permission)
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let document = try Self.decode(AppleDocument<Attributes>.self, from: body, type: type)
+        let submission = document.data.attributes
+        let prepared = try prepare(submission)
+        let playerID = try await player(submission.scopedPlayerId, bundleID: submission.bundleId, preReleased: submission.preReleased, caller: caller)
+        return try await writes.answer(request, body: body, caller: caller) { reportID in
+            try await store(prepared, caller, playerID, reportID)
+            return (.created, try Self.created(document, reportID: reportID, path: path))
         }
     }
 
@@ -133,8 +144,15 @@ struct AppleCreated<Attributes: Codable & Sendable>: Codable, Sendable {
     var links: Links
 }
 
+/// What both submissions name: the game, the player and the environment.
+protocol PlayerSubmission: Codable, Sendable {
+    var bundleId: String { get }
+    var scopedPlayerId: String { get }
+    var preReleased: Bool? { get }
+}
+
 /// `GameCenterLeaderboardEntrySubmission.Attributes`: numbers travel as strings.
-struct LeaderboardEntrySubmission: Codable, Sendable {
+struct LeaderboardEntrySubmission: PlayerSubmission {
     var bundleId: String
     var scopedPlayerId: String
     var vendorIdentifier: String
@@ -178,7 +196,7 @@ struct LeaderboardEntrySubmission: Codable, Sendable {
 }
 
 /// `GameCenterPlayerAchievementSubmission.Attributes`.
-struct AchievementSubmission: Codable, Sendable {
+struct AchievementSubmission: PlayerSubmission {
     var bundleId: String
     var scopedPlayerId: String
     var vendorIdentifier: String
