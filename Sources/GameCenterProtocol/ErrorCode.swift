@@ -117,6 +117,11 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case leaderboardTournamentEnded = "leaderboard.tournament_ended"
     case leaderboardTournamentRunning = "leaderboard.tournament_running"
     case leaderboardServerOnly = "leaderboard.server_only"
+    case leaderboardSignatureRequired = "leaderboard.signature_required"
+    case leaderboardSignatureInvalid = "leaderboard.signature_invalid"
+    case leaderboardCounterUsed = "leaderboard.counter_used"
+    case leaderboardSubmissionUnknown = "leaderboard.submission_unknown"
+    case leaderboardSubmissionDecided = "leaderboard.submission_decided"
     // Challenges.
     case challengeUnknownDefinition = "challenge.unknown_definition"
     case challengeInvalidRequest = "challenge.invalid_request"

@@ -15,13 +15,24 @@ public struct ScoreReport: Codable, Sendable, Equatable {
     public var playerID: String?
     /// When the score was earned, by the device's clock; nil means when the server receives it.
     public var date: Date?
+    /// Up to ``Limits/maximumScoreDetails`` integers the game attaches (Steam's "details"): sent to the studio's
+    /// verifier and kept with a verified board's submission.
+    public var details: [Int64]?
+    /// An input log or replay for the studio's verifier (base64 on the wire), only on a board that requires
+    /// verification; a report's attachments total at most ``Limits/maximumScoreAttachmentBytes``.
+    public var attachment: Data?
 
-    public init(category: String?, value: Int64, context: UInt64, playerID: String? = nil, date: Date? = nil) {
+    public init(
+        category: String?, value: Int64, context: UInt64, playerID: String? = nil, date: Date? = nil, details: [Int64]? = nil,
+        attachment: Data? = nil
+    ) {
         self.category = category
         self.value = value
         self.context = context
         self.playerID = playerID
         self.date = date
+        self.details = details
+        self.attachment = attachment
     }
 }
 
@@ -75,11 +86,102 @@ public struct ScoreEntry: Codable, Sendable, Equatable {
 
 /// The answer to a score report: the scores as stored, in the order sent.
 public struct ScoreReportResult: Codable, Sendable {
+    /// The scores stored (ranked): those on boards without verification and those the verifier accepted.
     public var scores: [ScoreEntry]
+    /// The report's scores on boards that require verification, each with its state; nil when it has none.
+    public var submissions: [ScoreSubmissionInfo]?
 
-    public init(scores: [ScoreEntry]) {
+    public init(scores: [ScoreEntry], submissions: [ScoreSubmissionInfo]? = nil) {
         self.scores = scores
+        self.submissions = submissions
     }
+}
+
+/// Where a score on a leaderboard that requires verification stands.
+public enum ScoreVerificationState: String, WireEnum, Sendable {
+    /// The studio's verifier is being asked (for at most the board's budget).
+    case verifying
+    /// It counts: the verifier accepted it, or the studio released it from quarantine.
+    case accepted
+    /// The verifier did not answer in time (or could not be reached): it does not count until the studio releases or
+    /// rejects it. Never silently accepted.
+    case quarantined
+    /// The verifier or the studio refused it, with a reason.
+    case rejected
+}
+
+/// A score reported to a leaderboard that requires verification (manifest `verification`), as its player and the
+/// studio see it.
+public struct ScoreSubmissionInfo: Codable, Sendable, Equatable {
+    public var submissionID: String
+    public var category: String
+    public var playerID: String
+    public var value: Int64
+    public var context: UInt64
+    /// When the score was earned.
+    public var date: Date
+    /// Its place (from 0) among the scores of the report it came in.
+    public var position: Int
+    public var state: ScoreVerificationState
+    /// Why it was rejected (the verifier's or the studio's words), or why it was quarantined.
+    public var reason: String?
+    /// When it was reported.
+    public var submittedAt: Date
+    /// When it was accepted or rejected.
+    public var decidedAt: Date?
+    /// On a recurring leaderboard, the start of the occurrence it counts in.
+    public var occurrence: Date?
+
+    public init(
+        submissionID: String, category: String, playerID: String, value: Int64, context: UInt64, date: Date, position: Int,
+        state: ScoreVerificationState, reason: String?, submittedAt: Date, decidedAt: Date?, occurrence: Date?
+    ) {
+        self.submissionID = submissionID
+        self.category = category
+        self.playerID = playerID
+        self.value = value
+        self.context = context
+        self.date = date
+        self.position = position
+        self.state = state
+        self.reason = reason
+        self.submittedAt = submittedAt
+        self.decidedAt = decidedAt
+        self.occurrence = occurrence
+    }
+}
+
+/// `GET /v1/score-submissions`: the signed-in player's submissions in this game, newest first.
+public struct ScoreSubmissionList: Codable, Sendable {
+    public var submissions: [ScoreSubmissionInfo]
+
+    public init(submissions: [ScoreSubmissionInfo]) {
+        self.submissions = submissions
+    }
+}
+
+/// `POST /v1/report-keys`: the key this session signs score reports with (for boards whose `writePolicy` is
+/// `signed`). Each signed report carries `X-GameCenter-Report-Counter` (above every counter this key signed before)
+/// and `X-GameCenter-Report-Signature: v1=HEX`, the HMAC-SHA256 with the key of `COUNTER.BODY`. Asking again replaces
+/// the key (and starts its counter again).
+public struct ReportKey: Codable, Sendable {
+    /// 32 random bytes, base64.
+    public var key: String
+    /// The last counter the key signed (0 for a new key).
+    public var counter: Int64
+
+    public init(key: String, counter: Int64) {
+        self.key = key
+        self.counter = counter
+    }
+}
+
+/// The headers of a signed score report.
+public enum ReportSignature {
+    /// The report's counter: a whole number above every counter the session's key signed before.
+    public static let counterHeader = "X-GameCenter-Report-Counter"
+    /// `v1=` and the lowercase hex HMAC-SHA256, with the session's report key, of `COUNTER.BODY`.
+    public static let signatureHeader = "X-GameCenter-Report-Signature"
 }
 
 /// Which players a leaderboard query ranks.

@@ -29,6 +29,10 @@ public enum Limits {
     public static let maximumLeaderboardsPerSet = 100
     /// Scores in one report request.
     public static let maximumScoresPerReport = 100
+    /// Integers one score may carry for the studio's verifier.
+    public static let maximumScoreDetails = 64
+    /// Bytes of attachments (input logs, replays) one score report may carry in all: 1 MiB.
+    public static let maximumScoreAttachmentBytes = 1024 * 1024
     /// Widest rank range one leaderboard query may ask for.
     public static let maximumLeaderboardRange = 100
     /// Players in a match, relayed or hosted (the seed said 2…4 relayed; Game Center today allows 16).

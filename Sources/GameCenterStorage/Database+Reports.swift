@@ -31,4 +31,14 @@ extension Database {
             PendingAchievementReport(
                 reportID: reportID, entries: StorageSession.merged(entries), bundleID: bundleID, playerID: playerID, eventKind: eventKind, now: now))
     }
+
+    /// Takes `counter` for the session's report key when it is above the last one taken (a signed score report's
+    /// counter): false when it is not (a replayed or out-of-order report) or the session has no key. Durable when this
+    /// returns; the sessions that wait at the same moment share one statement.
+    public func advanceReportCounter(sessionID: String, to counter: Int64) async throws -> Bool {
+        guard let reportBatchers else {
+            return try await writeStatement { try await $0.advanceReportCounters([(sessionID, counter)]).contains(sessionID) }
+        }
+        return try await reportBatchers.reportCounters.submit(ReportCounter(sessionID: sessionID, counter: counter))
+    }
 }

@@ -697,7 +697,60 @@ enum Migrations {
             ],
             sqliteOnly: [Self.auditLog(id: "entry_id INTEGER PRIMARY KEY"), Self.auditLogIndex],
             postgresOnly: [Self.auditLog(id: "entry_id BIGSERIAL PRIMARY KEY"), Self.auditLogIndex]),
+        Migration(
+            version: 35, name: "verified and signed scores",
+            common: [
+                // The key each session signs score reports with (boards whose writePolicy is `signed`), and the last
+                // counter it signed: a report's counter must be above it.
+                """
+                CREATE TABLE report_keys (
+                    session_id TEXT PRIMARY KEY REFERENCES sessions (session_id) ON DELETE CASCADE,
+                    secret TEXT NOT NULL,
+                    counter BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """
+            ],
+            sqliteOnly: [Self.scoreSubmissions(attachment: "BLOB")] + Self.scoreSubmissionIndexes,
+            postgresOnly: [Self.scoreSubmissions(attachment: "BYTEA")] + Self.scoreSubmissionIndexes),
     ]
+
+    /// Devices' scores on boards that require verification: `verifying` (the studio's verifier is being asked),
+    /// `accepted` (stored as `score_id`), `quarantined` (no answer in time: the studio releases or rejects it) or
+    /// `rejected` (with `reason`). One row per score of a report (`report_id`, `position`), so a re-sent report finds
+    /// its rows. `details` is a JSON array of integers; `attachment` the input log or replay, if any.
+    private static let scoreSubmissionIndexes = [
+        "CREATE INDEX score_submissions_by_state ON score_submissions (bundle_id, environment, state, created_at)",
+        "CREATE INDEX score_submissions_by_player ON score_submissions (player_id, bundle_id, environment, created_at)",
+    ]
+
+    private static func scoreSubmissions(attachment: String) -> String {
+        """
+        CREATE TABLE score_submissions (
+            submission_id TEXT PRIMARY KEY,
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            category TEXT NOT NULL,
+            player_id TEXT NOT NULL REFERENCES players (player_id),
+            report_id TEXT NOT NULL,
+            position BIGINT NOT NULL,
+            value BIGINT NOT NULL,
+            context BIGINT NOT NULL,
+            earned_at BIGINT NOT NULL,
+            occurrence BIGINT,
+            higher_is_better BIGINT NOT NULL,
+            details TEXT NOT NULL,
+            attachment \(attachment),
+            state TEXT NOT NULL,
+            reason TEXT,
+            score_id BIGINT,
+            created_at BIGINT NOT NULL,
+            decided_at BIGINT,
+            decided_by TEXT,
+            UNIQUE (player_id, report_id, position)
+        )
+        """
+    }
 
     /// What the studio did, append-only (nothing updates or deletes a row): who (`admin` or a server key's id), what
     /// (`player.hidden`, `scores.erased`, `key.created`, …), to what, and details as JSON.

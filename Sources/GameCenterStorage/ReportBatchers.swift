@@ -13,6 +13,8 @@ struct ReportBatchers: Sendable {
     let scores: StatementBatcher<PendingScoreReport, [ScoreRecord]?>
     /// Achievement reports, one per player in a batch.
     let achievements: StatementBatcher<PendingAchievementReport, AchievementReportOutcome>
+    /// Signed reports' counters, one per session in a batch: whether each was taken.
+    let reportCounters: StatementBatcher<ReportCounter, Bool>
 
     /// Where a batch goes.
     enum Transport: Sendable {
@@ -27,6 +29,12 @@ struct ReportBatchers: Sendable {
             key: \.playerID, failsTheWaiting: Self.meansUnavailable, run: Self.runner(transport) { try await $0.reportScores($1) })
         achievements = StatementBatcher(
             key: \.playerID, failsTheWaiting: Self.meansUnavailable, run: Self.runner(transport) { try await $0.reportAchievements($1) })
+        reportCounters = StatementBatcher(
+            key: \.sessionID, failsTheWaiting: Self.meansUnavailable,
+            run: Self.runner(transport) { storage, counters in
+                let taken = try await storage.advanceReportCounters(counters.map { ($0.sessionID, $0.counter) })
+                return counters.map { taken.contains($0.sessionID) }
+            })
     }
 
     /// Whether `error` says the database cannot be reached now (the outcome of the work is unknown).
@@ -74,4 +82,10 @@ struct ReportBatchers: Sendable {
             }
         }
     }
+}
+
+/// A signed report's counter for its session's key (see ``Database/advanceReportCounter(sessionID:to:)``).
+struct ReportCounter: Sendable {
+    var sessionID: String
+    var counter: Int64
 }

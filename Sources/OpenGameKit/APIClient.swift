@@ -29,11 +29,11 @@ struct APIClient: Sendable {
         try await send(method, path, json: try body.map { try WireCoding.makeEncoder().encode($0) }, token: token, as: Response.self)
     }
 
-    /// Sends an already encoded JSON body.
+    /// Sends an already encoded JSON body, with `headers` besides the device's.
     func send<Response: Decodable>(
-        _ method: HTTPMethod, _ path: String, json: Data?, token: String?, as: Response.Type = Response.self
+        _ method: HTTPMethod, _ path: String, json: Data?, token: String?, headers: [(String, String)] = [], as: Response.Type = Response.self
     ) async throws -> Response {
-        try await send(method, path, body: json.map { ("application/json", $0) }, token: token, as: Response.self)
+        try await send(method, path, body: json.map { ("application/json", $0) }, token: token, headers: headers, as: Response.self)
     }
 
     /// Sends raw bytes (`application/octet-stream`).
@@ -44,9 +44,10 @@ struct APIClient: Sendable {
     }
 
     private func send<Response: Decodable>(
-        _ method: HTTPMethod, _ path: String, body: (contentType: String, bytes: Data)?, token: String?, as: Response.Type
+        _ method: HTTPMethod, _ path: String, body: (contentType: String, bytes: Data)?, token: String?, headers: [(String, String)] = [],
+        as: Response.Type
     ) async throws -> Response {
-        let (response, bytes) = try await exchange(method, path, body: body, token: token)
+        let (response, bytes) = try await exchange(method, path, body: body, token: token, headers: headers)
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(response.status.code) else {
             if let body = try? WireCoding.makeDecoder().decode(ErrorBody.self, from: data) {
@@ -82,9 +83,9 @@ struct APIClient: Sendable {
 
     /// The answer to one request, from the current server, or from the next ones when a server cannot be reached at
     /// all (nothing was sent to it, so any request may go to another).
-    private func exchange(_ method: HTTPMethod, _ path: String, body: (contentType: String, bytes: Data)?, token: String?) async throws -> (
-        HTTPClientResponse, ByteBuffer
-    ) {
+    private func exchange(
+        _ method: HTTPMethod, _ path: String, body: (contentType: String, bytes: Data)?, token: String?, headers: [(String, String)]
+    ) async throws -> (HTTPClientResponse, ByteBuffer) {
         guard hasServer else { throw Self.noServer }
         var attempts = 0
         while true {
@@ -92,6 +93,7 @@ struct APIClient: Sendable {
             var request = HTTPClientRequest(url: server.absoluteString.trimmingSuffix("/") + path)
             request.method = method
             request.headers.add(contentsOf: deviceHeaders(token: token))
+            request.headers.add(contentsOf: headers)
             if let body {
                 request.headers.add(name: "Content-Type", value: body.contentType)
                 request.body = .bytes(ByteBuffer(bytes: body.bytes))

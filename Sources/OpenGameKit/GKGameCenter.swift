@@ -48,6 +48,8 @@ public final class GKGameCenter: Sendable {
     /// Activities chosen in the Game Center app that the game has not started.
     let pendingActivities = PendingActivities()
     let outbox: Outbox
+    /// Signs score reports for boards that take signed ones.
+    let reportSigner = ReportSigner()
 
     /// The player signed in on this device (or not yet).
     public var localPlayer: GKLocalPlayer { _localPlayer }
@@ -186,14 +188,14 @@ public final class GKGameCenter: Sendable {
 
     /// Sends a report through the outbox: stored durably first, then sent. When the network (or the server) fails,
     /// the report stays and is re-sent in the background; the error says so (`queued`).
-    func sendReport<Response: Decodable>(_ path: String, body: some Encodable, reportID: String, as: Response.Type) async throws -> Response {
+    func sendReport<Response: Decodable & Sendable>(_ path: String, body: some Encodable, reportID: String, as: Response.Type) async throws -> Response {
         guard let session = state.withLock({ $0.session }) else {
             throw GKError(.notAuthenticated, "no player is signed in on this device; call GKLocalPlayer.authenticate first")
         }
         let json = try WireCoding.makeEncoder().encode(body)
         try await outbox.add(Outbox.Entry(id: reportID, playerID: session.player.playerID, path: path, body: json, createdAt: Date()))
         do {
-            let response = try await api.send(.POST, path, json: json, token: session.token, as: Response.self)
+            let response = try await Self.post(path, json: json, token: session.token, api: api, signer: reportSigner, as: Response.self)
             await outbox.remove(reportID)
             return response
         } catch var error as GKError where error.isTransient || error.code == .notAuthenticated {
@@ -212,10 +214,18 @@ public final class GKGameCenter: Sendable {
         }
     }
 
+    /// Posts a report: score reports through the signer (signed for boards that take signed reports only).
+    private static func post<Response: Decodable & Sendable>(
+        _ path: String, json: Data, token: String, api: APIClient, signer: ReportSigner, as: Response.Type
+    ) async throws -> Response {
+        guard path == "/v1/scores" else { return try await api.send(.POST, path, json: json, token: token, as: Response.self) }
+        return try await signer.send(path, json: json, token: token, api: api, as: Response.self)
+    }
+
     /// Re-sends the signed-in player's waiting reports in the background.
     func retryOutbox() async {
         guard let session = state.withLock({ $0.session }) else { return }
-        let api = self.api, logger = self.logger, hub = eventHub
+        let api = self.api, logger = self.logger, hub = eventHub, signer = reportSigner
         await outbox.startRetrying(playerID: session.player.playerID) { entry in
             guard Date().timeIntervalSince(entry.createdAt) <= Limits.maximumReportAge else {
                 let days = Int(Limits.maximumReportAge / 86_400)
@@ -226,7 +236,7 @@ public final class GKGameCenter: Sendable {
                 return true
             }
             do {
-                _ = try await api.send(.POST, entry.path, json: entry.body, token: session.token, as: APIClient.Empty.self)
+                _ = try await Self.post(entry.path, json: entry.body, token: session.token, api: api, signer: signer, as: APIClient.Empty.self)
                 return true
             } catch let error as GKError where error.isTransient || error.code == .notAuthenticated {
                 return false

@@ -23,6 +23,9 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         var formattedValue: String?
         var rank = 0
         var category: String?
+        var details: [Int64] = []
+        var attachment: Data?
+        var verification: GKScoreVerification?
     }
 
     /// The player who earned it: the local player when the object was made ("" when nobody was signed in).
@@ -79,6 +82,21 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
     public var formattedValue: String? { state.withLock { $0.formattedValue } }
     /// 1-based position in the query that loaded it; 0 when not ranked.
     public var rank: Int { state.withLock { $0.rank } }
+    /// Up to 64 integers for the studio's score verifier (a leaderboard with verification keeps them with the score).
+    public var details: [Int64] {
+        get { state.withLock { $0.details } }
+        set { state.withLock { $0.details = newValue } }
+    }
+    /// An input log or replay for the studio's verifier, only for a leaderboard with verification; the scores of one
+    /// report carry at most 1 MiB in all.
+    public var attachment: Data? {
+        get { state.withLock { $0.attachment } }
+        set { state.withLock { $0.attachment = newValue } }
+    }
+    /// After ``report()`` to a leaderboard with verification: whether the score counts (accepted), waits for the
+    /// studio (quarantined) or was rejected, with the reason. Nil on other leaderboards. Later decisions:
+    /// ``loadVerifications(in:)``.
+    public var verification: GKScoreVerification? { state.withLock { $0.verification } }
 
     public var description: String {
         let current = state.withLock { $0 }
@@ -107,23 +125,49 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         if let foreign = scores.first(where: { $0.playerID != localPlayer }) {
             throw GKError(.invalidPlayer, "scores are always reported for the local player; this one belongs to '\(foreign.playerID)'")
         }
-        let batch = ScoreReportBatch(
-            reportID: UUID().uuidString,
-            scores: scores.map { score in
-                score.state.withLock {
-                    ScoreReport(category: $0.category, value: $0.value, context: $0.context, playerID: score.playerID, date: $0.date)
-                }
-            })
-        let result = try await device.sendReport("/v1/scores", body: batch, reportID: batch.reportID, as: ScoreReportResult.self)
-        // A re-sent batch the server had applied already answers no scores; the objects keep their own data.
-        for (score, stored) in zip(scores, result.scores) {
+        let reports = scores.map { score in
             score.state.withLock {
-                $0.category = stored.category
-                $0.date = stored.date
-                $0.formattedValue = stored.formattedValue
-                $0.rank = 0
+                ScoreReport(
+                    category: $0.category, value: $0.value, context: $0.context, playerID: score.playerID, date: $0.date,
+                    details: $0.details.isEmpty ? nil : $0.details, attachment: $0.attachment)
             }
         }
+        if let many = reports.first(where: { ($0.details?.count ?? 0) > Limits.maximumScoreDetails }) {
+            throw GKError(.invalidParameter, "a score carries at most \(Limits.maximumScoreDetails) details; one has \(many.details?.count ?? 0)")
+        }
+        let attached = reports.reduce(0) { $0 + ($1.attachment?.count ?? 0) }
+        guard attached <= Limits.maximumScoreAttachmentBytes else {
+            throw GKError(.invalidParameter, "a report's attachments total at most \(Limits.maximumScoreAttachmentBytes) bytes; these total \(attached)")
+        }
+        let batch = ScoreReportBatch(reportID: UUID().uuidString, scores: reports)
+        let result = try await device.sendReport("/v1/scores", body: batch, reportID: batch.reportID, as: ScoreReportResult.self)
+        // Scores on boards with verification are answered as submissions (by their place in the report); the others'
+        // entries come first, in order. A re-sent batch the server had applied already answers no scores; the objects
+        // keep their own data.
+        let submissions = Dictionary((result.submissions ?? []).map { ($0.position, $0) }) { first, _ in first }
+        var stored = result.scores.makeIterator()
+        for (position, score) in scores.enumerated() {
+            if let submission = submissions[position] {
+                score.state.withLock {
+                    $0.category = submission.category
+                    $0.verification = GKScoreVerification(submission)
+                }
+            } else if let entry = stored.next() {
+                score.state.withLock {
+                    $0.category = entry.category
+                    $0.date = entry.date
+                    $0.formattedValue = entry.formattedValue
+                    $0.rank = 0
+                }
+            }
+        }
+    }
+
+    /// The local player's last 100 scores on leaderboards with verification in this game, newest first, each as it
+    /// stands now (a quarantined score the studio released is accepted; one it rejected says why).
+    public static func loadVerifications(in gameCenter: GKGameCenter = .default) async throws -> [GKScoreVerification] {
+        let list = try await gameCenter.authenticated(.get, "/v1/score-submissions", as: ScoreSubmissionList.self)
+        return list.submissions.map(GKScoreVerification.init)
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -155,5 +199,42 @@ public final class GKScore: Codable, Sendable, CustomStringConvertible {
         try container.encode(current.date, forKey: .date)
         try container.encodeIfPresent(current.formattedValue, forKey: .formattedValue)
         try container.encode(current.rank, forKey: .rank)
+    }
+}
+
+/// Where a score on a leaderboard with verification stands: the studio's verifier accepts or rejects each device's
+/// score; one it does not answer in time is quarantined until the studio releases or rejects it.
+public struct GKScoreVerification: Sendable, Equatable {
+    /// The states of a verified score.
+    public enum State: String, Sendable {
+        /// The verifier is being asked.
+        case verifying
+        /// It counts on the leaderboard.
+        case accepted
+        /// No answer came in time: it waits for the studio.
+        case quarantined
+        /// The verifier or the studio refused it (``GKScoreVerification/reason`` says why).
+        case rejected
+    }
+
+    /// The server's id of the submission.
+    public let submissionID: String
+    public let category: String
+    public let value: Int64
+    public let state: State
+    /// Why it was rejected or quarantined.
+    public let reason: String?
+    /// When it was reported, and when it was accepted or rejected.
+    public let submittedAt: Date
+    public let decidedAt: Date?
+
+    init(_ info: ScoreSubmissionInfo) {
+        submissionID = info.submissionID
+        category = info.category
+        value = info.value
+        state = State(rawValue: info.state.rawValue) ?? .quarantined
+        reason = info.reason
+        submittedAt = info.submittedAt
+        decidedAt = info.decidedAt
     }
 }

@@ -44,6 +44,14 @@ leaderboards:
     title: { en: "Verified runs" }
     format: integer
     writePolicy: serverOnly
+  - category: arena.checked
+    title: { en: "Checked runs" }
+    format: integer
+    verification: { timeoutSeconds: 1 }
+  - category: arena.signed
+    title: { en: "Signed runs" }
+    format: integer
+    writePolicy: signed
 achievements:
   - identifier: arena.first
     title: { en: "First win" }

@@ -114,6 +114,8 @@ public enum GameCenterApp {
         let moderation: ModerationService
         /// Keeps the boards in step with the players hidden on any node.
         let hiddenPlayerFollower: HiddenPlayerFollower
+        /// Quarantines score submissions left verifying by a stopped node.
+        let submissionSweeper: SubmissionSweeper
         /// The studio's audit log.
         let audit: AuditLog
         package let clock: ServerClock
@@ -173,7 +175,8 @@ public enum GameCenterApp {
             self.identity = IdentityService(database: database, clock: clock)
             self.webhooks = WebhookService(database: database, registry: registry, clock: clock)
             self.webhookDispatcher = WebhookDispatcher(database: database, clock: clock, nodeID: nodes.nodeID, logger: logger)
-            self.audit = AuditLog(database: database, clock: clock)
+            let audit = AuditLog(database: database, clock: clock)
+            self.audit = audit
             let index = LeaderboardIndex(database: database, logger: logger)
             let challenges = ChallengeService(
                 database: database, bus: bus, clock: serverClock, occurrences: index.occurrences, standings: ChallengeStandings(formatter: .shared),
@@ -181,9 +184,10 @@ public enum GameCenterApp {
             self.challenges = challenges
             self.leaderboards = LeaderboardService(
                 database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
-                limiter: limiter, bus: bus, challenges: challenges)
+                limiter: limiter, bus: bus, challenges: challenges, audit: audit)
             self.moderation = ModerationService(database: database, index: index, clock: serverClock)
             self.hiddenPlayerFollower = HiddenPlayerFollower(database: database, index: index, logger: logger)
+            self.submissionSweeper = SubmissionSweeper(database: database, clock: serverClock, logger: logger)
             // The boards follow the reports other nodes store from before they are built.
             self.topologyServices = topology.services + (try await topology.followScores(into: index))
             let recorder = MatchRecorder(database: database, bus: bus)
@@ -268,6 +272,9 @@ public enum GameCenterApp {
         let moderation = ModerationRoutes(moderation: services.moderation, audit: services.audit, registry: services.registry)
         moderation.addAdmin(to: admin)
         moderation.addServer(to: gameServers)
+        let submissions = ScoreSubmissionRoutes(leaderboards: services.leaderboards, writes: services.idempotentWrites, registry: services.registry)
+        submissions.addServer(to: gameServers)
+        submissions.addAdmin(to: admin)
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry, audit: services.audit).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
@@ -318,6 +325,7 @@ public enum GameCenterApp {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: [
                 services.nodes, services.matchmaking, services.relay, services.heartbeats, services.webhookDispatcher, services.hiddenPlayerFollower,
+                services.submissionSweeper,
                 TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
                 OccurrenceClock(
                     leaderboards: services.leaderboards, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),

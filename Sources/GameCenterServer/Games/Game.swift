@@ -182,6 +182,8 @@ public struct LeaderboardDefinition: Sendable, Equatable {
     public var recurrence: Recurrence? = nil
     /// Who may report scores to it (manifest `writePolicy`).
     public var writePolicy: WritePolicy = .open
+    /// Whether devices' scores must pass the studio's verifier before they count (manifest `verification`).
+    public var verification: Verification? = nil
 
     /// Who may report scores to a leaderboard.
     public enum WritePolicy: String, Sendable, Equatable, CaseIterable {
@@ -189,6 +191,17 @@ public struct LeaderboardDefinition: Sendable, Equatable {
         case open
         /// Only the studio's game servers: a device's report is refused with `leaderboard.server_only`.
         case serverOnly
+        /// Devices' reports must be signed with their session's report key and a counter above the last one
+        /// (`leaderboard.signature_required`, `.signature_invalid`, `.counter_used`); game servers as `open`.
+        case signed
+    }
+
+    /// A board whose devices' scores go to the studio's verifier (the game's webhook endpoint that hears
+    /// `score.verify`) before they count: accepted, rejected with a reason, or quarantined when no answer comes within
+    /// the budget.
+    public struct Verification: Sendable, Equatable {
+        /// How long the verifier has to answer, in milliseconds (manifest `timeoutSeconds`, 0.1 to 30; 5 by default).
+        public var timeoutMillis: Int64 = 5000
     }
 
     /// A recurring leaderboard's schedule and what it keeps.

@@ -356,7 +356,7 @@ struct ManifestChecker {
     private func leaderboard(_ node: ManifestNode, defaultLocale: String) throws -> LeaderboardDefinition {
         let fields = try node.mapping(allowed: [
             "category", "default", "title", "format", "suffix", "order", "currency", "minValue", "maxValue", "hidden", "description", "recurring",
-            "writePolicy",
+            "writePolicy", "verification",
         ])
         let category = try identifier(required(fields, "category", in: node))
         let formatNode = try required(fields, "format", in: node)
@@ -405,14 +405,38 @@ struct ManifestChecker {
             }
             writePolicy = policy
         }
+        let recurrence = try fields["recurring"].map(recurrence)
+        var verification: LeaderboardDefinition.Verification?
+        if let verificationNode = fields["verification"] {
+            verification = try self.verification(verificationNode)
+            if writePolicy == .serverOnly {
+                throw verificationNode.fail("a serverOnly board takes no device's scores, so there is nothing to verify; use open or signed")
+            }
+            if recurrence?.tournament != nil {
+                throw verificationNode.fail(
+                    "a tournament's entries and attempts are counted when a score arrives; verification is not available on tournaments")
+            }
+        }
         return LeaderboardDefinition(
             category: category, isDefault: try fields["default"]?.bool() ?? false,
             title: try localizedText(required(fields, "title", in: node), defaultLocale: defaultLocale, maxLength: 100),
             format: format, suffix: suffix, order: order, currency: currency, valueRange: minValue...maxValue,
             isHidden: try fields["hidden"]?.bool() ?? false,
             description: try fields["description"].map { try localizedText($0, defaultLocale: defaultLocale, maxLength: 500) },
-            recurrence: try fields["recurring"].map(recurrence), writePolicy: writePolicy
+            recurrence: recurrence, writePolicy: writePolicy, verification: verification
         )
+    }
+
+    /// A board's `verification:` block: `timeoutSeconds` (0.1 to 30, default 5).
+    private func verification(_ node: ManifestNode) throws -> LeaderboardDefinition.Verification {
+        let fields = try node.mapping(allowed: ["timeoutSeconds"])
+        var verification = LeaderboardDefinition.Verification()
+        if let timeoutNode = fields["timeoutSeconds"] {
+            let seconds = try timeoutNode.double()
+            guard (0.1...30).contains(seconds) else { throw timeoutNode.fail("must be 0.1 to 30 seconds") }
+            verification.timeoutMillis = Int64((seconds * 1000).rounded())
+        }
+        return verification
     }
 
     /// A recurring leaderboard's `recurring:` block: Apple's rule (`start`, `durationSeconds`, `intervalSeconds`) or a

@@ -12,7 +12,11 @@ public struct WireRequestDecoder: RequestDecoder {
 
     /// Decodes `type` from the request's JSON body.
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        try Self.decode(type, from: try await request.body.collect(upTo: context.maxUploadSize), json: json)
+    }
+
+    /// Decodes `type` from a JSON body already read (wire JSON).
+    static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, json: JSONDecoder = WireCoding.makeDecoder()) throws -> T {
         do {
             return try json.decode(type, from: body)
         } catch let error as DecodingError {

@@ -25,9 +25,21 @@ struct LeaderboardRoutes {
             return try await leaderboards.page(query, device: context.requireDevice(), session: context.requireSession())
         }
         group.post("scores") { request, context -> ScoreReportResult in
-            let batch = try await request.decode(as: ScoreReportBatch.self, context: context)
+            let body = try await request.body(
+                upTo: Limits.maximumRequestBodyBytes + (Limits.maximumScoreAttachmentBytes + 2) / 3 * 4,
+                orThrow: APIError(
+                    .requestBodyTooLarge,
+                    "a score report is at most \(Limits.maximumRequestBodyBytes) bytes besides its attachments, which total at most \(Limits.maximumScoreAttachmentBytes) bytes"
+                ))
+            let batch = try WireRequestDecoder.decode(ScoreReportBatch.self, from: body)
             return try await leaderboards.report(
-                batch, deviceTime: request.headers[.deviceTime], device: context.requireDevice(), session: context.requireSession())
+                batch, body: body, headers: request.headers, device: context.requireDevice(), session: context.requireSession())
+        }
+        group.post("report-keys") { _, context -> ReportKey in
+            try await leaderboards.issueReportKey(session: context.requireSession())
+        }
+        group.get("score-submissions") { _, context -> ScoreSubmissionList in
+            try await leaderboards.ownSubmissions(device: context.requireDevice(), session: context.requireSession())
         }
     }
 }
@@ -35,6 +47,8 @@ struct LeaderboardRoutes {
 extension LeaderboardList: ResponseEncodable {}
 extension LeaderboardSetList: ResponseEncodable {}
 extension TournamentEntry: ResponseEncodable {}
+extension ReportKey: ResponseEncodable {}
+extension ScoreSubmissionList: ResponseEncodable {}
 
 // Pages and report answers are sent many times a second: they write their own JSON (see JSONWriter).
 
@@ -101,6 +115,47 @@ extension ScoreReportResult: ResponseGenerator, JSONWritable {
         json.object { json in
             json.key("scores")
             json.array(scores) { json, score in score.write(to: &json) }
+            if let submissions {
+                json.key("submissions")
+                json.array(submissions) { json, submission in submission.write(to: &json) }
+            }
+        }
+    }
+}
+
+extension ScoreSubmissionInfo: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.key("submissionID")
+            json.string(submissionID)
+            json.key("category")
+            json.string(category)
+            json.key("playerID")
+            json.string(playerID)
+            json.key("value")
+            json.integer(value)
+            json.key("context")
+            json.integer(context)
+            json.key("date")
+            json.date(date)
+            json.key("position")
+            json.integer(position)
+            json.key("state")
+            json.string(state.rawValue)
+            if let reason {
+                json.key("reason")
+                json.string(reason)
+            }
+            json.key("submittedAt")
+            json.date(submittedAt)
+            if let decidedAt {
+                json.key("decidedAt")
+                json.date(decidedAt)
+            }
+            if let occurrence {
+                json.key("occurrence")
+                json.date(occurrence)
+            }
         }
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import GameCenterProtocol
 import GameCenterStorage
+import HTTPTypes
 import Logging
+import NIOCore
 
 /// The leaderboard rules of the seed: scores reported to a game's leaderboards (never to an aggregate, always for
 /// the signed-in player), every report kept with its date, each player's best ranked per leaderboard and rolling
@@ -21,6 +23,12 @@ struct LeaderboardService: Sendable {
     let bus: any EventBus
     /// Tells the players of challenges about the scores that count in them.
     let challenges: ChallengeService
+    /// The studio's decisions on quarantined scores.
+    let audit: AuditLog
+    /// Asks the studio's verifier about scores on boards with `verification`.
+    let verifier = ScoreVerifier()
+    /// Sessions' keys for signed reports.
+    let reportKeys = ReportKeys()
 
     /// The game's leaderboards but hidden ones, titles and descriptions in the device's locale, recurring ones with
     /// their current occurrence.
@@ -58,27 +66,70 @@ struct LeaderboardService: Sendable {
 
     /// Stores a batch of the signed-in player's scores (all or none), dated when they were earned (``ScoreDating``;
     /// `deviceTime` is the device's clock header), and ranks them. A batch whose `reportID` was applied before
-    /// changes nothing and answers an empty list.
+    /// changes nothing and answers an empty list. Scores on boards with `verification` go to the studio's verifier
+    /// (each answered with its state); a batch with a score on a `signed` board must carry a valid signature of `body`.
     func report(
-        _ batch: ScoreReportBatch, deviceTime: String?, device: DeviceIdentity, session: AuthenticatedSession
+        _ batch: ScoreReportBatch, body: ByteBuffer, headers: HTTPFields, device: DeviceIdentity, session: AuthenticatedSession
     ) async throws -> ScoreReportResult {
         let game = device.game
         let now = clock.nowMillis()
-        let dating = try ScoreDating(now: now, deviceTime: deviceTime)
+        let dating = try ScoreDating(now: now, deviceTime: headers[.deviceTime])
         try Self.validateReportID(batch.reportID)
         guard (1...Limits.maximumScoresPerReport).contains(batch.scores.count) else {
             throw APIError.invalidParameter("a report holds 1 to \(Limits.maximumScoresPerReport) scores; this one holds \(batch.scores.count)")
         }
+        var attached = 0
         let scores = try batch.scores.map { score in
             if let playerID = score.playerID, playerID != session.playerID { throw APIError.scoreForAnotherPlayer(playerID) }
             let new = try Self.newScore(score, game: game, environment: device.environment.rawValue, dating: dating, occurrences: index.occurrences)
-            if try Self.reportable(new.category, in: game).writePolicy == .serverOnly { throw APIError.serverOnlyLeaderboard(new.category) }
-            return new
+            let definition = try Self.reportable(new.category, in: game)
+            if definition.writePolicy == .serverOnly { throw APIError.serverOnlyLeaderboard(new.category) }
+            if let details = score.details, details.count > Limits.maximumScoreDetails {
+                throw APIError.invalidParameter("a score carries at most \(Limits.maximumScoreDetails) details; one for \(new.category) has \(details.count)")
+            }
+            if let attachment = score.attachment {
+                guard definition.verification != nil else {
+                    throw APIError.invalidParameter("\(new.category) does not verify scores, so it takes no attachment (only boards with verification do)")
+                }
+                attached += attachment.count
+            }
+            return (new, definition, score)
+        }
+        guard attached <= Limits.maximumScoreAttachmentBytes else {
+            throw APIError.invalidParameter("a report's attachments total at most \(Limits.maximumScoreAttachmentBytes) bytes; this one's total \(attached)")
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
-        return try await store(
-            scores, reportID: batch.reportID, game: game, environment: device.environment.rawValue, playerID: session.playerID, now: now,
-            locale: device.locale)
+        if scores.contains(where: { $0.1.writePolicy == .signed }) {
+            try await reportKeys.check(
+                body: body, counter: headers[values: .reportCounter].first, signature: headers[values: .reportSignature].first, session: session,
+                database: database)
+        }
+        let plain = scores.filter { $0.1.verification == nil }.map(\.0)
+        var result =
+            plain.isEmpty
+            ? ScoreReportResult(scores: [])
+            : try await store(
+                plain, reportID: batch.reportID, game: game, environment: device.environment.rawValue, playerID: session.playerID, now: now,
+                locale: device.locale)
+        let toVerify = scores.enumerated().compactMap { position, score -> ScoreToVerify? in
+            guard let verification = score.1.verification else { return nil }
+            return ScoreToVerify(
+                position: position, score: score.0, details: score.2.details ?? [], attachment: score.2.attachment,
+                timeoutMillis: verification.timeoutMillis)
+        }
+        if !toVerify.isEmpty {
+            let (entries, submissions) = try await verify(
+                toVerify, reportID: batch.reportID, game: game, environment: device.environment.rawValue, playerID: session.playerID, now: now,
+                locale: device.locale)
+            result.scores += entries
+            result.submissions = submissions
+        }
+        return result
+    }
+
+    /// A new key for the session's signed reports.
+    func issueReportKey(session: AuthenticatedSession) async throws -> ReportKey {
+        try await reportKeys.issue(for: session, database: database, now: clock.nowMillis())
     }
 
     /// Stores one score a studio's game server reported for `playerID` (any board, whatever its write policy), dated

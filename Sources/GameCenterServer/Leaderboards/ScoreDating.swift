@@ -43,4 +43,8 @@ struct ScoreDating: Sendable {
 
 extension HTTPField.Name {
     static let deviceTime = HTTPField.Name(DeviceHeader.deviceTime)!
+    /// A signed score report's counter.
+    static let reportCounter = HTTPField.Name(ReportSignature.counterHeader)!
+    /// A signed score report's signature.
+    static let reportSignature = HTTPField.Name(ReportSignature.signatureHeader)!
 }

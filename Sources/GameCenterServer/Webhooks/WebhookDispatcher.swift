@@ -331,18 +331,8 @@ final class WebhookDispatcher: Service, Sendable {
 
     /// Posts one delivery; nil when the endpoint took it, otherwise why not.
     private func attempt(_ delivery: WebhookDeliveryRecord, to endpoint: WebhookEndpointRecord, attempt: Int64) async -> String? {
-        let timestamp = String(Int64(Date().timeIntervalSince1970))
-        var request = HTTPClientRequest(url: endpoint.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "OpenGameKit-Webhooks/1")
-        request.headers.add(name: "X-GameCenter-Webhook-ID", value: delivery.eventID)
-        request.headers.add(name: "X-GameCenter-Webhook-Type", value: delivery.eventType)
-        request.headers.add(name: "X-GameCenter-Webhook-Attempt", value: String(attempt))
-        request.headers.add(name: "X-GameCenter-Webhook-Timestamp", value: timestamp)
-        request.headers.add(
-            name: "X-GameCenter-Webhook-Signature", value: Self.signature(secret: endpoint.secret, timestamp: timestamp, body: delivery.payload))
-        request.body = .bytes(ByteBuffer(string: delivery.payload))
+        let request = Self.request(
+            to: endpoint, eventID: delivery.eventID, type: delivery.eventType, attempt: attempt, body: delivery.payload)
         do {
             let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
             _ = try? await response.body.collect(upTo: 64 * 1024)
@@ -350,6 +340,23 @@ final class WebhookDispatcher: Service, Sendable {
         } catch {
             return "no answer: \(error)"
         }
+    }
+
+    /// A signed POST of `body` (JSON) to an endpoint: the headers every delivery (and every question to a score
+    /// verifier) carries.
+    static func request(to endpoint: WebhookEndpointRecord, eventID: String, type: String, attempt: Int64, body: String) -> HTTPClientRequest {
+        let timestamp = String(Int64(Date().timeIntervalSince1970))
+        var request = HTTPClientRequest(url: endpoint.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "OpenGameKit-Webhooks/1")
+        request.headers.add(name: "X-GameCenter-Webhook-ID", value: eventID)
+        request.headers.add(name: "X-GameCenter-Webhook-Type", value: type)
+        request.headers.add(name: "X-GameCenter-Webhook-Attempt", value: String(attempt))
+        request.headers.add(name: "X-GameCenter-Webhook-Timestamp", value: timestamp)
+        request.headers.add(name: "X-GameCenter-Webhook-Signature", value: signature(secret: endpoint.secret, timestamp: timestamp, body: body))
+        request.body = .bytes(ByteBuffer(string: body))
+        return request
     }
 
     /// `v1=` and the HMAC-SHA256 of `timestamp.body` with `secret`, in lowercase hex.

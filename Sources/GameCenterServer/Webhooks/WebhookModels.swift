@@ -7,6 +7,9 @@ public enum WebhookEventType: String, Codable, Sendable, CaseIterable {
     case scoreAccepted = "score.accepted"
     /// A player completed an achievement (reached 100 %), reported by a device or a game server.
     case achievementCompleted = "achievement.completed"
+    /// Not an event but a question: the endpoint is the game's score verifier, asked about each device's score on a
+    /// board with `verification` and answering `{"decision": "accept"}` or `{"decision": "reject", "reason": …}`.
+    case scoreVerify = "score.verify"
 }
 
 /// `POST /admin/v1/webhooks`: a new endpoint for a game's events.

@@ -79,6 +79,14 @@ struct ErrorTableTests {
             .scoreForAnotherPlayer("G:2"), .invalidRange("rangeStart must be 1 or more"), .noOccurrence("daily", next: "2026-12-01T00:00:00Z"),
             .notATournament("daily"), .notJoined("cup"), .tournamentFull("cup", maxSize: 2), .noAttemptsLeft("cup", allowed: 2, used: 2, asked: 1),
             .tournamentEnded("cup"), .tournamentRunning("cup"), .serverOnlyLeaderboard("verified"),
+            APIError(.leaderboardSignatureRequired, "this leaderboard takes signed reports only"),
+            APIError(.leaderboardSignatureInvalid, "the signature is not the HMAC of this body"),
+            APIError(.leaderboardCounterUsed, "counter 3 was taken"), .submissionUnknown("sub_1"),
+            .submissionDecided(
+                ScoreSubmissionRecord(
+                    submissionID: "sub_1", bundleID: "b", environment: "sandbox", playerID: "G:1", reportID: "r", position: 0,
+                    score: NewScore(category: "c", value: 1, context: 0, higherIsBetter: true, earnedAt: 0), details: [], state: "accepted",
+                    createdAt: 0)),
             .unknownChallengeDefinition("nope", known: ["beat"]), .challengeInvalidRequest("durationSeconds is one of 7200"), .challengeNotFound,
             .challengeNotInvited, .challengeFull(3), .challengeEnded, .challengeNotFriends("G:2"),
             .activityInvalidRequest("'seasons.solo' does not support party codes"), .activityNotFound, .activityEnded, .partyNotFound, .partyFull(64),

@@ -47,6 +47,15 @@ import Testing
         #expect(game.leaderboards.map(\.writePolicy) == [.open, .serverOnly])
     }
 
+    @Test func signedBoardsAndVerificationWithItsBudget() throws {
+        let game = try Self.load(
+            Self.head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, writePolicy: signed }\n"
+                + "  - { category: y, title: { en: Y }, format: integer, verification: {} }\n"
+                + "  - { category: z, title: { en: Z }, format: integer, writePolicy: signed, verification: { timeoutSeconds: 0.25 } }\n")
+        #expect(game.leaderboards.map(\.writePolicy) == [.signed, .open, .signed])
+        #expect(game.leaderboards.map(\.verification?.timeoutMillis) == [nil, 5000, 250])
+    }
+
     @Test func theValidManifestLoads() throws {
         let game = try Self.load(Self.valid)
         #expect(game.bundleID == "com.example.test")
@@ -143,7 +152,16 @@ import Testing
         Case(
             name: "write policies are known",
             yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, writePolicy: trusted }",
-            field: "leaderboards[0].writePolicy", rule: "'trusted' is not a write policy; allowed: open, serverOnly"),
+            field: "leaderboards[0].writePolicy", rule: "'trusted' is not a write policy; allowed: open, serverOnly, signed"),
+        Case(
+            name: "a verifier's budget is 0.1 to 30 seconds",
+            yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, verification: { timeoutSeconds: 60 } }",
+            field: "leaderboards[0].verification.timeoutSeconds", rule: "must be 0.1 to 30 seconds"),
+        Case(
+            name: "serverOnly boards verify nothing",
+            yaml: head
+                + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, writePolicy: serverOnly, verification: {} }",
+            field: "leaderboards[0].verification", rule: "a serverOnly board takes no device's scores"),
         Case(
             name: "maxValue below minValue",
             yaml: head + "leaderboards:\n  - { category: x, default: true, title: { en: X }, format: integer, minValue: 10, maxValue: 9 }",
