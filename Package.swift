@@ -197,6 +197,7 @@ let package = Package(
                 "NetworkFaultProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: server),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: server),

@@ -189,6 +189,8 @@ struct WebhooksBench: AsyncParsableCommand {
 }
 
 extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-    fileprivate var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
+    /// In seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    /// In whole microseconds.
+    var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
 }
