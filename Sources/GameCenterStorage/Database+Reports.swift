@@ -3,16 +3,31 @@ extension Database {
     /// ``StorageSession/reportScores(reportID:_:bundleID:environment:playerID:now:)`` in its own write, durable when
     /// this returns. The reports of other players that wait at the same moment share its statements (group commit, see
     /// ``ReportBatchers``); each caller gets its own answer and its own failure.
+    ///
+    /// A signed report's `counter` (its session and counter) is taken with it: when it is not above the last one the
+    /// session's key signed, nothing is stored and ``ReportCounterTaken`` is thrown.
     public func reportScores(
-        reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64
+        reportID: String, _ scores: [NewScore], bundleID: String, environment: String, playerID: String, now: Int64,
+        counter: (sessionID: String, counter: Int64)? = nil
     ) async throws -> [ScoreRecord]? {
-        guard let reportBatchers, !scores.isEmpty else {
-            return try await writeStatement {
-                try await $0.reportScores(reportID: reportID, scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
+        let report = PendingScoreReport(
+            reportID: reportID, scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now,
+            counter: counter.map { ReportCounter(sessionID: $0.sessionID, counter: $0.counter) })
+        let answer: ScoreReportAnswer
+        if let reportBatchers, !scores.isEmpty {
+            answer = try await reportBatchers.scores.submit(report)
+        } else {
+            answer = try await writeStatement { storage in
+                guard report.counter != nil else {
+                    return .applied(
+                        try await storage.reportScores(
+                            reportID: reportID, scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now))
+                }
+                return try await storage.reportScores([report])[0]
             }
         }
-        return try await reportBatchers.scores.submit(
-            PendingScoreReport(reportID: reportID, scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now))
+        guard case .applied(let records) = answer else { throw ReportCounterTaken() }
+        return records
     }
 
     /// Applies one report of a player's achievement progress once per `reportID`, as

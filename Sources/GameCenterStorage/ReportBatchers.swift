@@ -10,7 +10,7 @@ import PostgresNIO
 /// every caller is told so (`StorageError.unavailable`); a report sent again is applied once (its id).
 struct ReportBatchers: Sendable {
     /// Score reports, one per player in a batch.
-    let scores: StatementBatcher<PendingScoreReport, [ScoreRecord]?>
+    let scores: StatementBatcher<PendingScoreReport, ScoreReportAnswer>
     /// Achievement reports, one per player in a batch.
     let achievements: StatementBatcher<PendingAchievementReport, AchievementReportOutcome>
     /// Signed reports' counters, one per session in a batch: whether each was taken.
@@ -82,10 +82,4 @@ struct ReportBatchers: Sendable {
             }
         }
     }
-}
-
-/// A signed report's counter for its session's key (see ``Database/advanceReportCounter(sessionID:to:)``).
-struct ReportCounter: Sendable {
-    var sessionID: String
-    var counter: Int64
 }

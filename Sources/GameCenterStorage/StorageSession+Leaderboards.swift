@@ -17,17 +17,37 @@ extension StorageSession {
             guard try await markReportsApplied([(reportID, playerID, now)], kind: ReportKind.scores).contains(playerID) else { return nil }
             return []
         }
-        return try await reportScores([
-            PendingScoreReport(reportID: reportID, scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
-        ])[0]
+        guard
+            case .applied(let records) = try await reportScores([
+                PendingScoreReport(reportID: reportID, scores: scores, bundleID: bundleID, environment: environment, playerID: playerID, now: now)
+            ])[0]
+        else { return nil }
+        return records
     }
 
     /// ``reportScores(reportID:_:bundleID:environment:playerID:now:)`` for several reports of distinct players, each
     /// with one score or more: all are applied or none. Answers in the order of `reports`. On PostgreSQL this is one
     /// statement; on SQLite, in the writer's transaction, three or four whatever the number of reports: the report
     /// ids, the scores, and `best_scores` (one statement per direction of ranking present).
-    func reportScores(_ reports: [PendingScoreReport]) async throws -> [[ScoreRecord]?] {
+    func reportScores(_ reports: [PendingScoreReport]) async throws -> [ScoreReportAnswer] {
         precondition(Set(reports.map(\.playerID)).count == reports.count, "one report per player in a batch")
+        // Signed reports take their counters first (one statement); those refused store nothing.
+        let counters = reports.compactMap(\.counter)
+        guard !counters.isEmpty else { return try await storeReports(reports).map { .applied($0) } }
+        let taken = try await advanceReportCounters(counters.map { ($0.sessionID, $0.counter) })
+        let refused = Set(reports.filter { $0.counter.map { !taken.contains($0.sessionID) } ?? false }.map(\.playerID))
+        let stored = try await storeReports(reports.filter { !refused.contains($0.playerID) })
+        var answers: [ScoreReportAnswer] = []
+        var next = stored.makeIterator()
+        for report in reports {
+            answers.append(refused.contains(report.playerID) ? .counterTaken : .applied(next.next() ?? nil))
+        }
+        return answers
+    }
+
+    /// Stores reports of distinct players as ``reportScores(_:)`` does, counters taken.
+    private func storeReports(_ reports: [PendingScoreReport]) async throws -> [[ScoreRecord]?] {
+        guard !reports.isEmpty else { return [] }
         var returned: [String: [StoredScore]] = [:]
         let applied: [PendingScoreReport]
         if engine == .postgres {

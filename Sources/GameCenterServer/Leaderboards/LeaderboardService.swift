@@ -99,18 +99,21 @@ struct LeaderboardService: Sendable {
             throw APIError.invalidParameter("a report's attachments total at most \(Limits.maximumScoreAttachmentBytes) bytes; this one's total \(attached)")
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
+        var counter: Int64?
         if scores.contains(where: { $0.1.writePolicy == .signed }) {
-            try await reportKeys.check(
+            counter = try await reportKeys.verify(
                 body: body, counter: headers[values: .reportCounter].first, signature: headers[values: .reportSignature].first, session: session,
                 database: database)
         }
         let plain = scores.filter { $0.1.verification == nil }.map(\.0)
-        var result =
-            plain.isEmpty
-            ? ScoreReportResult(scores: [])
-            : try await store(
+        var result = ScoreReportResult(scores: [])
+        if plain.isEmpty {
+            if let counter { try await reportKeys.take(counter, session: session, database: database) }
+        } else {
+            result = try await store(
                 plain, reportID: batch.reportID, game: game, environment: device.environment.rawValue, playerID: session.playerID, now: now,
-                locale: device.locale)
+                locale: device.locale, counter: counter.map { (session, $0) })
+        }
         let toVerify = scores.enumerated().compactMap { position, score -> ScoreToVerify? in
             guard let verification = score.1.verification else { return nil }
             return ScoreToVerify(
@@ -144,11 +147,14 @@ struct LeaderboardService: Sendable {
             [new], reportID: reportID, game: game, environment: environment.rawValue, playerID: playerID, now: now, locale: game.defaultLocale)
     }
 
-    /// Stores checked scores of one player (all or none) and ranks them; a tournament's entry rules apply.
+    /// Stores checked scores of one player (all or none) and ranks them; a tournament's entry rules apply. A signed
+    /// report's `counter` is taken in the same write (a tournament's report takes it just before).
     private func store(
-        _ scores: [NewScore], reportID: String, game: Game, environment: String, playerID: String, now: Int64, locale: String
+        _ scores: [NewScore], reportID: String, game: Game, environment: String, playerID: String, now: Int64, locale: String,
+        counter: (session: AuthenticatedSession, counter: Int64)? = nil
     ) async throws -> ScoreReportResult {
         if scores.contains(where: { Self.tournament($0.category, in: game) != nil }) {
+            if let counter { try await reportKeys.take(counter.counter, session: counter.session, database: database) }
             let (records, attemptsLeft) = try await reportToTournaments(
                 reportID, scores, game: game, environment: environment, playerID: playerID, now: now)
             rank(records, bundleID: game.bundleID, environment: environment)
@@ -160,9 +166,15 @@ struct LeaderboardService: Sendable {
                     return entry
                 })
         }
-        let records =
-            try await database.reportScores(
-                reportID: reportID, scores, bundleID: game.bundleID, environment: environment, playerID: playerID, now: now) ?? []
+        let records: [ScoreRecord]
+        do {
+            records =
+                try await database.reportScores(
+                    reportID: reportID, scores, bundleID: game.bundleID, environment: environment, playerID: playerID, now: now,
+                    counter: counter.map { ($0.session.sessionID, $0.counter) }) ?? []
+        } catch is ReportCounterTaken {
+            throw ReportKeys.counterTaken(counter?.counter ?? 0)
+        }
         rank(records, bundleID: game.bundleID, environment: environment)
         await challenges.scoresStored(records, game: game, environment: environment, playerID: playerID)
         return ScoreReportResult(scores: records.map { entry($0, rank: 0, game: game, locale: locale) })

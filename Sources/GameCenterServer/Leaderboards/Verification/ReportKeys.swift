@@ -24,9 +24,11 @@ final class ReportKeys: Sendable {
         return ReportKey(key: secret, counter: 0)
     }
 
-    /// Checks a report's signature headers against `body` and takes its counter; throws the error that says what is
-    /// missing or wrong.
-    func check(body: ByteBuffer, counter counterText: String?, signature: String?, session: AuthenticatedSession, database: Database) async throws {
+    /// Checks a report's signature headers against `body`; answers its counter (which the caller takes with the report,
+    /// or ``take(_:session:database:)``), or throws the error that says what is missing or wrong.
+    func verify(body: ByteBuffer, counter counterText: String?, signature: String?, session: AuthenticatedSession, database: Database) async throws
+        -> Int64
+    {
         guard let counterText, let signature else {
             throw APIError(
                 .leaderboardSignatureRequired,
@@ -52,12 +54,20 @@ final class ReportKeys: Sendable {
             }
             key = fresh
         }
-        guard try await database.advanceReportCounter(sessionID: session.sessionID, to: counter) else {
-            throw APIError(
-                .leaderboardCounterUsed,
-                "counter \(counter) is not above the last one this session's report key signed (a replayed report, or reports signed out of order): sign it again with a higher counter"
-            )
-        }
+        return counter
+    }
+
+    /// Takes a signed report's counter on its own (for reports not stored in one write with it).
+    func take(_ counter: Int64, session: AuthenticatedSession, database: Database) async throws {
+        guard try await database.advanceReportCounter(sessionID: session.sessionID, to: counter) else { throw Self.counterTaken(counter) }
+    }
+
+    /// The error of a counter that was not above the key's last.
+    static func counterTaken(_ counter: Int64) -> APIError {
+        APIError(
+            .leaderboardCounterUsed,
+            "counter \(counter) is not above the last one this session's report key signed (a replayed report, or reports signed out of order): sign it again with a higher counter"
+        )
     }
 
     private func read(_ sessionID: String, _ database: Database) async throws -> SymmetricKey? {
