@@ -44,6 +44,12 @@ leaderboards:
     title: { en: "Verified runs" }
     format: integer
     writePolicy: serverOnly
+  - category: arena.daily
+    title: { en: "Today's wins" }
+    format: integer
+    recurring:
+      every: day
+      tournament: { attempts: 100 }
 achievements:
   - identifier: arena.first
     title: { en: "First win" }

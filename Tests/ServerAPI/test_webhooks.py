@@ -6,7 +6,8 @@ retries across a receiver that fails and one that is down; a kill -9 and restart
 pending (none lost); a delivery dead after a day (the server's test clock) and replayed; the admin routes' refusals;
 two nodes on one PostgreSQL database delivering each event once; an invitation answered and a real-time match that
 ended, in order, and the match read by a game server; a turn-based match's changes, one event each whatever the
-number of participants; a save's changes without its data.
+number of participants; a save's changes without its data; a tournament's end (with its final standings) and next
+start.
 
 Devices open their realtime channel (matchmaking needs it) with websocket-client.
 """
@@ -496,3 +497,29 @@ def test_a_saves_changes_are_events_with_its_versions_and_never_its_data(server)
                                                                     hashlib.sha256(b"level two").hexdigest()}
     assert all(set(v) == {"versionID", "deviceName", "modifiedAt", "size", "sha256"} for e in events for v in e["data"]["versions"])
     assert "level" not in json.dumps(events), "the data is not sent"
+
+
+def test_a_tournaments_end_with_its_final_standings_and_its_next_start_are_events_in_order(server):
+    receiver = Receiver()
+    add_endpoint(server, receiver, events=("occurrence.started", "occurrence.ended"))
+    player_id, session = server.player()
+    report(server, session, 12, board="arena.daily")
+    admin = bearer(ADMIN_KEY)
+    status, ended, _ = server.call("POST", f"/admin/v1/games/{GAME}/leaderboards/arena.daily/end", {"environment": "sandbox"}, admin)
+    assert status in (200, 201), ended
+    status, started, _ = server.call("POST", f"/admin/v1/games/{GAME}/leaderboards/arena.daily/start", {"environment": "sandbox"}, admin)
+    assert status in (200, 201), started
+    deadline = time.time() + 30
+    while time.time() < deadline and [e["type"] for e in receiver.events()][-2:] != ["occurrence.ended", "occurrence.started"]:
+        time.sleep(0.05)
+    # The running occurrence's start may be recorded after the endpoint was made (the server's clock records it): it
+    # comes first, then.
+    end, start = receiver.events()[-2:]
+    assert (end["type"], start["type"]) == ("occurrence.ended", "occurrence.started"), receiver.events()
+    assert end["id"].startswith("occurrence-") and end["data"]["category"] == "arena.daily" and end["environment"] == "sandbox"
+    assert [(s["rank"], s["playerID"], s["alias"], s["value"], s["context"]) for s in end["data"]["standings"]] == [
+        (1, player_id, "Ann", 12, 7)]
+    assert abs(end["data"]["occurrence"] - ended["start"]) < 0.01
+    assert "standings" not in start["data"] and abs(start["data"]["occurrence"] - started["start"]) < 0.01
+    assert start["data"]["occurrence"] < start["data"]["occurrenceEnd"]
+    assert not receiver.bad_signatures
