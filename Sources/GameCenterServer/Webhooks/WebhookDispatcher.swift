@@ -10,18 +10,20 @@ import ServiceLifecycle
 import Synchronization
 
 /// Turns stored events into webhook deliveries and delivers them: on one node at a time (the holder of a lease in
-/// storage, renewed while it runs), so each event is delivered by one node, in order per endpoint and player.
+/// storage, renewed while it runs), so each event is delivered by one node, in order per endpoint and what the event is
+/// about (its order key: a player, a match or a leaderboard).
 ///
 /// - **Events** are read from where they are stored, never from memory, each source by id after a cursor kept in
 ///   storage: `score.accepted` from the `scores` table; `achievement.completed`, `invitation.answered`, `turn.changed`
 ///   and `save.changed` from the players' `events` (the copies of a turn-based change its participants each store are
 ///   one event, their id the change's); `occurrence.started` and `occurrence.ended` from `occurrence_events`;
-///   `match.ended` from the `game_events` outbox. A transaction can commit a smaller id after a larger one was read, so skipped
-///   ids are looked for again for a while (``FollowedIDs``), and the stored cursor stays below the oldest of them: a
-///   node that takes the lease over reads them again (a delivery already made for an event is not made twice).
+///   `match.ended` from the `game_events` outbox. A transaction can commit a smaller id after a larger one was read,
+///   so skipped ids are looked for again for a while (``FollowedIDs``), and the stored cursor stays below the oldest
+///   of them: a node that takes the lease over reads them again (a delivery already made for an event is not made
+///   twice).
 /// - **Deliveries** are stored with the cursor in one transaction, so a restart loses none. An endpoint's deliveries
-///   about one player are posted one at a time, oldest first (those about other players meanwhile, up to ``lanes`` at
-///   once); a failure (not 2xx, or no answer within 5 s) is tried again after 1 s, 2 s, 4 s … (at most an hour), and
+///   about one player (match, leaderboard) are posted one at a time, oldest first (the others meanwhile, up to
+///   ``lanes`` at once); a failure (not 2xx, or no answer within 5 s) is tried again after 1 s, 2 s, 4 s … (at most an hour), and
 ///   a delivery not made within a day is dead: the admin routes list and replay it.
 /// - **Signatures**: `X-GameCenter-Webhook-Signature: v1=HEX`, the HMAC-SHA256 with the endpoint's secret of
 ///   `TIMESTAMP.BODY`, `TIMESTAMP` being `X-GameCenter-Webhook-Timestamp` (seconds since 1970, of this attempt).
@@ -306,8 +308,9 @@ final class WebhookDispatcher: Service, Sendable {
     }
 
     /// Posts an endpoint's due deliveries, a round at a time: the oldest pending ones (``roundSize``), in lanes by order
-    /// key (the player an event is about), up to ``lanes`` lanes at once, each posting its deliveries in order and
-    /// stopping at the first that fails; a key whose oldest delivery waits for a retry waits whole. Deliveries the
+    /// key (the player, match or leaderboard an event is about), up to ``lanes`` lanes at once, each posting its
+    /// deliveries in order and stopping at the first that fails; a key whose oldest delivery waits for a retry waits
+    /// whole. Deliveries the
     /// endpoint took are noted in storage together at the end of each round (one write): after a crash, those not yet
     /// noted are posted again.
     private func post(to endpoint: WebhookEndpointRecord) async {
