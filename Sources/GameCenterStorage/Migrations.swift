@@ -698,6 +698,16 @@ enum Migrations {
             sqliteOnly: [Self.auditLog(id: "entry_id INTEGER PRIMARY KEY"), Self.auditLogIndex],
             postgresOnly: [Self.auditLog(id: "entry_id BIGSERIAL PRIMARY KEY"), Self.auditLogIndex]),
         Migration(
+            version: 34, name: "game events for webhooks",
+            common: [
+                // An endpoint hears of game events and occurrence starts and ends recorded after it was made (0 for
+                // the endpoints made before: none of them hears those event types).
+                "ALTER TABLE webhook_endpoints ADD COLUMN after_game_event_id BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE webhook_endpoints ADD COLUMN after_occurrence_id BIGINT NOT NULL DEFAULT 0",
+            ],
+            sqliteOnly: [Self.gameEvents(id: "event_id INTEGER PRIMARY KEY AUTOINCREMENT")],
+            postgresOnly: [Self.gameEvents(id: "event_id BIGSERIAL PRIMARY KEY")]),
+        Migration(
             version: 35, name: "verified and signed scores",
             common: [
                 // The key each session signs score reports with (boards whose writePolicy is `signed`), and the last
@@ -714,6 +724,23 @@ enum Migrations {
             sqliteOnly: [Self.scoreSubmissions(attachment: "BLOB")] + Self.scoreSubmissionIndexes,
             postgresOnly: [Self.scoreSubmissions(attachment: "BYTEA")] + Self.scoreSubmissionIndexes),
     ]
+
+    /// The outbox of a game's events that no player's event log carries (a real-time match that ended), written in
+    /// the transaction of the change and read by the webhook dispatcher in id order: `kind` is the webhook event type,
+    /// `order_key` what its deliveries are ordered by (a match id), `payload` the event's data as JSON.
+    private static func gameEvents(id: String) -> String {
+        """
+        CREATE TABLE game_events (
+            \(id),
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            order_key TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        )
+        """
+    }
 
     /// Devices' scores on boards that require verification: `verifying` (the studio's verifier is being asked),
     /// `accepted` (stored as `score_id`), `quarantined` (no answer in time: the studio releases or rejects it) or

@@ -17,11 +17,14 @@ public struct MatchRecord: Sendable, Equatable {
     public var nodeID: String?
     /// The base URL of the relay its members connect to; nil: the server each member uses.
     public var relayURL: String?
+    /// When it started; nil before.
+    public var startedAt: Int64?
 
     public init(
         matchID: String, bundleID: String, environment: String, hosted: Bool, state: State, createdAt: Int64, nodeID: String? = nil,
-        relayURL: String? = nil
+        relayURL: String? = nil, startedAt: Int64? = nil
     ) {
+        self.startedAt = startedAt
         self.matchID = matchID
         self.bundleID = bundleID
         self.environment = environment
@@ -113,8 +116,8 @@ extension StorageSession {
                 matchID: try row.string("match_id"), bundleID: try row.string("bundle_id"),
                 environment: try row.string("environment"), hosted: try row.int("hosted") != 0,
                 state: MatchRecord.State(rawValue: try row.string("state")) ?? .failed, createdAt: try row.int("created_at"),
-                nodeID: try row.decode(column: "node_id", as: String?.self), relayURL: try row.decode(column: "relay_url", as: String?.self)
-            )
+                nodeID: try row.decode(column: "node_id", as: String?.self), relayURL: try row.decode(column: "relay_url", as: String?.self),
+                startedAt: try row.optionalInt("started_at"))
         }
     }
 

@@ -29,15 +29,43 @@ extension StorageSession {
     public func occurrenceEvents(bundleID: String, after eventID: Int64, limit: Int) async throws -> [OccurrenceEventRecord] {
         try await sql.raw(
             """
-            SELECT event_id, environment, category, occurrence, occurrence_end, kind, recorded_at, standings FROM occurrence_events
+            SELECT \(unsafeRaw: Self.occurrenceEventColumns) FROM occurrence_events
             WHERE bundle_id = \(bind: bundleID) AND event_id > \(bind: eventID) ORDER BY event_id LIMIT \(bind: Int64(limit))
             """
-        ).all().map { row in
-            OccurrenceEventRecord(
-                eventID: try row.int("event_id"), environment: try row.string("environment"), category: try row.string("category"),
-                occurrence: try row.int("occurrence"), occurrenceEnd: try row.int("occurrence_end"), kind: try row.string("kind"),
-                recordedAt: try row.int("recorded_at"), standings: try row.string("standings"))
-        }
+        ).all().map(Self.occurrenceEvent)
+    }
+
+    /// Every game's occurrence events recorded after `eventID`, oldest first, at most `limit` (for webhooks).
+    public func occurrenceEvents(after eventID: Int64, limit: Int) async throws -> [OccurrenceEventRecord] {
+        try await sql.raw(
+            """
+            SELECT \(unsafeRaw: Self.occurrenceEventColumns) FROM occurrence_events
+            WHERE event_id > \(bind: eventID) ORDER BY event_id LIMIT \(bind: Int64(limit))
+            """
+        ).all().map(Self.occurrenceEvent)
+    }
+
+    /// The occurrence events with these ids (missing ids are skipped), in order.
+    public func occurrenceEvents(ids: [Int64]) async throws -> [OccurrenceEventRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try await sql.raw(
+            "SELECT \(unsafeRaw: Self.occurrenceEventColumns) FROM occurrence_events WHERE event_id IN (\(binds: ids)) ORDER BY event_id"
+        ).all().map(Self.occurrenceEvent)
+    }
+
+    /// The newest occurrence event's id; 0 when there is none.
+    public func lastOccurrenceEventID() async throws -> Int64 {
+        try await sql.raw("SELECT COALESCE(MAX(event_id), 0) AS last FROM occurrence_events").first().map { try $0.int("last") } ?? 0
+    }
+
+    private static let occurrenceEventColumns =
+        "event_id, bundle_id, environment, category, occurrence, occurrence_end, kind, recorded_at, standings"
+
+    private static func occurrenceEvent(_ row: any SQLRow) throws -> OccurrenceEventRecord {
+        OccurrenceEventRecord(
+            eventID: try row.int("event_id"), bundleID: try row.string("bundle_id"), environment: try row.string("environment"),
+            category: try row.string("category"), occurrence: try row.int("occurrence"), occurrenceEnd: try row.int("occurrence_end"),
+            kind: try row.string("kind"), recordedAt: try row.int("recorded_at"), standings: try row.string("standings"))
     }
 }
 
@@ -74,6 +102,7 @@ public struct NewOccurrenceEvent: Sendable, Equatable {
 public struct OccurrenceEventRecord: Sendable, Equatable {
     /// Orders the events: recorded earlier, smaller id.
     public var eventID: Int64
+    public var bundleID: String
     public var environment: String
     public var category: String
     public var occurrence: Int64

@@ -14,13 +14,20 @@ public struct WebhookEndpointRecord: Sendable, Equatable {
     public var afterScoreID: Int64
     /// The endpoint hears of players' events with larger ids only.
     public var afterEventID: Int64
+    /// The endpoint hears of games' events (`game_events`) with larger ids only.
+    public var afterGameEventID: Int64
+    /// The endpoint hears of occurrence starts and ends with larger ids only.
+    public var afterOccurrenceID: Int64
     public var createdAt: Int64
 
+    /// An endpoint as stored.
     public init(
         endpointID: String, bundleID: String, environment: String, url: String, secret: String, events: [String], afterScoreID: Int64,
-        afterEventID: Int64, createdAt: Int64
+        afterEventID: Int64, afterGameEventID: Int64, afterOccurrenceID: Int64, createdAt: Int64
     ) {
         self.afterEventID = afterEventID
+        self.afterGameEventID = afterGameEventID
+        self.afterOccurrenceID = afterOccurrenceID
         self.endpointID = endpointID
         self.bundleID = bundleID
         self.environment = environment
@@ -123,17 +130,20 @@ extension StorageSession {
     public func insertWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws {
         try await sql.raw(
             """
-            INSERT INTO webhook_endpoints (endpoint_id, bundle_id, environment, url, secret, events, after_score_id, after_event_id, created_at)
+            INSERT INTO webhook_endpoints
+                (endpoint_id, bundle_id, environment, url, secret, events, after_score_id, after_event_id, after_game_event_id,
+                 after_occurrence_id, created_at)
             VALUES (\(bind: endpoint.endpointID), \(bind: endpoint.bundleID), \(bind: endpoint.environment), \(bind: endpoint.url),
                 \(bind: endpoint.secret), \(bind: endpoint.events.joined(separator: " ")), \(bind: endpoint.afterScoreID), \(bind: endpoint.afterEventID),
-                \(bind: endpoint.createdAt))
+                \(bind: endpoint.afterGameEventID), \(bind: endpoint.afterOccurrenceID), \(bind: endpoint.createdAt))
             """
         ).run()
     }
 
     /// Every endpoint, or a game's, oldest first.
     public func webhookEndpoints(bundleID: String? = nil) async throws -> [WebhookEndpointRecord] {
-        let columns = "endpoint_id, bundle_id, environment, url, secret, events, after_score_id, after_event_id, created_at"
+        let columns =
+            "endpoint_id, bundle_id, environment, url, secret, events, after_score_id, after_event_id, after_game_event_id, after_occurrence_id, created_at"
         let rows =
             if let bundleID {
                 try await sql.raw(
@@ -146,7 +156,9 @@ extension StorageSession {
             WebhookEndpointRecord(
                 endpointID: try row.string("endpoint_id"), bundleID: try row.string("bundle_id"), environment: try row.string("environment"),
                 url: try row.string("url"), secret: try row.string("secret"), events: try row.string("events").split(separator: " ").map(String.init),
-                afterScoreID: try row.int("after_score_id"), afterEventID: try row.int("after_event_id"), createdAt: try row.int("created_at"))
+                afterScoreID: try row.int("after_score_id"), afterEventID: try row.int("after_event_id"),
+                afterGameEventID: try row.int("after_game_event_id"), afterOccurrenceID: try row.int("after_occurrence_id"),
+                createdAt: try row.int("created_at"))
         }
     }
 

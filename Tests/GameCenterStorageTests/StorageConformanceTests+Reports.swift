@@ -81,6 +81,57 @@ extension StorageConformanceTests {
         }
     }
 
+    /// Signed reports in one batch: each takes its session key's counter in the batch's write when it is above the
+    /// last, and one whose counter is not stores nothing (a replay); the others are stored.
+    @Test(arguments: TestDatabases.all)
+    func signedReportsTakeTheirCountersInTheBatchAndARefusedOneStoresNothing(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let players = (0..<3).map { _ in newPlayer() }
+            let sessions = players.map { player in
+                SessionRecord(
+                    sessionID: TestDatabases.unique("s"), tokenHash: TestDatabases.unique("h"), playerID: player.playerID,
+                    bundleID: "com.example.game", environment: "sandbox", createdAt: 1_000, expiresAt: 10_000)
+            }
+            try await db.write { storage in
+                for (player, session) in zip(players, sessions) {
+                    _ = try await storage.insertPlayer(player)
+                    try await storage.insertSession(session)
+                    try await storage.setReportKey(sessionID: session.sessionID, secret: "k", now: 1_000)
+                }
+                _ = try await storage.advanceReportCounters([(sessions[1].sessionID, 4)])
+            }
+            let bundle = TestDatabases.unique("com.example.signed")
+            func report(_ n: Int, counter: Int64) -> PendingScoreReport {
+                PendingScoreReport(
+                    reportID: TestDatabases.unique("r"),
+                    scores: [NewScore(category: "points", value: Int64(n), context: 0, higherIsBetter: true, earnedAt: 1_000)], bundleID: bundle,
+                    environment: "sandbox", playerID: players[n].playerID, now: 1_000,
+                    counter: ReportCounter(sessionID: sessions[n].sessionID, counter: counter))
+            }
+            let batch = [report(0, counter: 1), report(1, counter: 4), report(2, counter: 9)]
+            let answers = try await db.writeStatement { try await $0.reportScores(batch) }
+            guard case .applied(let first?) = answers[0], case .counterTaken = answers[1], case .applied(let third?) = answers[2] else {
+                Issue.record("expected stored, refused, stored; got \(answers)")
+                return
+            }
+            #expect(first.map(\.value) == [0] && third.map(\.value) == [2])
+            let replay = [report(2, counter: 9), report(1, counter: 5)]
+            let again = try await db.writeStatement { try await $0.reportScores(replay) }
+            guard case .counterTaken = again[0], case .applied(let second?) = again[1] else {
+                Issue.record("expected refused, stored; got \(again)")
+                return
+            }
+            #expect(second.map(\.value) == [1])
+            let stored = try await db.read { try await $0.boardScores(playerID: players[2].playerID, bundleID: bundle) }
+            #expect(stored.count == 1, "the replayed report stored nothing")
+            await #expect(throws: ReportCounterTaken.self) {
+                _ = try await db.reportScores(
+                    reportID: "x", [NewScore(category: "points", value: 7, context: 0, higherIsBetter: true, earnedAt: 1_000)], bundleID: bundle,
+                    environment: "sandbox", playerID: players[0].playerID, now: 1_000, counter: (sessions[0].sessionID, 1))
+            }
+        }
+    }
+
     /// The batched statements themselves: several players' reports in one statement on PostgreSQL, in as many statements
     /// as one report on SQLite, each answered alone, a report applied before among them.
     @Test(arguments: TestDatabases.all)
@@ -124,10 +175,14 @@ extension StorageConformanceTests {
             // SQLite, in one transaction (2): the scores' ids, rows and bests for each direction (4); the achievements'
             // ids and progress (2), two statements per completion's event (4), and the read for the report applied before.
             #expect(db.statements.value - before == (engine == "postgres" ? 3 : 2 + 4 + 2 + 4 + 1))
-            #expect(scored[1] == nil)
+            let records = scored.map { answer -> [ScoreRecord]? in
+                guard case .applied(let records) = answer else { return [] }
+                return records
+            }
+            #expect(records[1] == nil)
             for n in [0, 2] {
-                #expect(scored[n]?.map(\.playerID) == Array(repeating: players[n].playerID, count: 3))
-                #expect(scored[n]?.map(\.value) == [Int64(10 * n), Int64(10 * n + 5), Int64(10 * n)])
+                #expect(records[n]?.map(\.playerID) == Array(repeating: players[n].playerID, count: 3))
+                #expect(records[n]?.map(\.value) == [Int64(10 * n), Int64(10 * n + 5), Int64(10 * n)])
                 #expect(achieved[n].newlyCompleted == ["x"])
             }
             #expect(achieved[1] == AchievementReportOutcome(applied: false, progress: []))

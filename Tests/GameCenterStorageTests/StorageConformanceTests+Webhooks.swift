@@ -9,7 +9,8 @@ extension StorageConformanceTests {
         try await TestDatabases.with(engine) { db in
             let endpoint = WebhookEndpointRecord(
                 endpointID: TestDatabases.unique("wh"), bundleID: "com.example.hooks", environment: "sandbox", url: "http://127.0.0.1:9/x",
-                secret: "whsec_test", events: ["score.accepted"], afterScoreID: 0, afterEventID: 0, createdAt: 1_000)
+                secret: "whsec_test", events: ["score.accepted"], afterScoreID: 0, afterEventID: 0, afterGameEventID: 0, afterOccurrenceID: 0,
+                createdAt: 1_000)
             try await db.write { try await $0.insertWebhookEndpoint(endpoint) }
             let made = (1...3).map {
                 NewWebhookDelivery(endpointID: endpoint.endpointID, eventID: "score-\($0)", eventType: "score.accepted", orderKey: "G:\($0 % 2)", payload: "{}")
@@ -48,6 +49,60 @@ extension StorageConformanceTests {
             #expect(try await db.read { try await $0.webhookDeliveries(endpointID: endpoint.endpointID, state: nil, limit: 10) }.count == 2)
             #expect(try await db.write { try await $0.deleteWebhookEndpoint(id: endpoint.endpointID) })
             #expect(try await db.read { try await $0.webhookDeliveries(endpointID: endpoint.endpointID, state: nil, limit: 10) }.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabases.all)
+    func gameEventsAndOccurrenceEventsAreReadInOrderAfterACursorAndByIDForWebhooks(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let bundleID = TestDatabases.unique("com.example.outbox")
+            let before = try await db.read { try await $0.lastGameEventID() }
+            let (first, second) = try await db.write { storage in
+                (
+                    try await storage.appendGameEvent(
+                        bundleID: bundleID, environment: "sandbox", kind: "match.ended", orderKey: "m-1", payload: #"{"matchID":"m-1"}"#, now: 5_000),
+                    try await storage.appendGameEvent(
+                        bundleID: bundleID, environment: "live", kind: "match.ended", orderKey: "m-2", payload: #"{"matchID":"m-2"}"#, now: 6_000)
+                )
+            }
+            #expect(first > before && second > first)
+            #expect(try await db.read { try await $0.lastGameEventID() } >= second)
+            let read = try await db.read { try await $0.gameEvents(after: before, limit: 100) }.filter { $0.bundleID == bundleID }
+            #expect(read.map(\.eventID) == [first, second] && read.map(\.environment) == ["sandbox", "live"] && read.map(\.orderKey) == ["m-1", "m-2"])
+            #expect(read.allSatisfy { $0.kind == "match.ended" } && read.map(\.createdAt) == [5_000, 6_000])
+            #expect(read.map(\.payload) == [#"{"matchID":"m-1"}"#, #"{"matchID":"m-2"}"#])
+            #expect(try await db.read { try await $0.gameEvents(after: first, limit: 100) }.map(\.eventID).contains(first) == false)
+            #expect(try await db.read { try await $0.gameEvents(ids: [second, first, -1]) }.map(\.eventID) == [first, second], "in order; missing skipped")
+
+            // Occurrence starts and ends of every game, with their game.
+            let started = try await db.write {
+                try await $0.recordOccurrenceEvent(
+                    NewOccurrenceEvent(
+                        bundleID: bundleID, environment: "sandbox", category: "weekly", occurrence: 1_000, occurrenceEnd: 2_000, kind: "started",
+                        recordedAt: 1_000, standings: "[]"))
+            }
+            let ended = try await db.write {
+                try await $0.recordOccurrenceEvent(
+                    NewOccurrenceEvent(
+                        bundleID: bundleID, environment: "sandbox", category: "weekly", occurrence: 1_000, occurrenceEnd: 2_000, kind: "ended",
+                        recordedAt: 2_000, standings: "[1]"))
+            }
+            let startedID = try #require(started)
+            let endedID = try #require(ended)
+            #expect(try await db.read { try await $0.lastOccurrenceEventID() } >= endedID)
+            let occurrences = try await db.read { try await $0.occurrenceEvents(after: startedID - 1, limit: 100) }.filter { $0.bundleID == bundleID }
+            #expect(occurrences.map(\.kind) == ["started", "ended"] && occurrences.map(\.eventID) == [startedID, endedID])
+            #expect(occurrences[1].standings == "[1]" && occurrences[1].occurrenceEnd == 2_000)
+            #expect(try await db.read { try await $0.occurrenceEvents(ids: [endedID, startedID]) }.map(\.eventID) == [startedID, endedID])
+
+            // An endpoint keeps where it starts hearing of each source.
+            let endpoint = WebhookEndpointRecord(
+                endpointID: TestDatabases.unique("wh"), bundleID: bundleID, environment: "sandbox", url: "http://127.0.0.1:9/x", secret: "whsec_test",
+                events: ["match.ended", "occurrence.ended"], afterScoreID: 1, afterEventID: 2, afterGameEventID: second, afterOccurrenceID: endedID,
+                createdAt: 1_000)
+            try await db.write { try await $0.insertWebhookEndpoint(endpoint) }
+            #expect(try await db.read { try await $0.webhookEndpoints(bundleID: bundleID) } == [endpoint])
+            _ = try await db.write { try await $0.deleteWebhookEndpoint(id: endpoint.endpointID) }
         }
     }
 

@@ -52,6 +52,12 @@ leaderboards:
     title: { en: "Signed runs" }
     format: integer
     writePolicy: signed
+  - category: arena.daily
+    title: { en: "Today's wins" }
+    format: integer
+    recurring:
+      every: day
+      tournament: { attempts: 100 }
 achievements:
   - identifier: arena.first
     title: { en: "First win" }

@@ -4,7 +4,12 @@ http.server), which checks every signature itself (HMAC-SHA256 of "TIMESTAMP.BOD
 Covers: score events from devices and game servers, signed, in order, only for the endpoint's game and environment;
 retries across a receiver that fails and one that is down; a kill -9 and restart of the server with deliveries
 pending (none lost); a delivery dead after a day (the server's test clock) and replayed; the admin routes' refusals;
-two nodes on one PostgreSQL database delivering each event once.
+two nodes on one PostgreSQL database delivering each event once; an invitation answered and a real-time match that
+ended, in order, and the match read by a game server; a turn-based match's changes, one event each whatever the
+number of participants; a save's changes without its data; a tournament's end (with its final standings) and next
+start.
+
+Devices open their realtime channel (matchmaking needs it) with websocket-client.
 """
 
 import hashlib
@@ -13,10 +18,12 @@ import json
 import re
 import threading
 import time
+import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import websocket
 
 from test_server_keys import ACHIEVEMENTS, ADMIN_KEY, GAME, SCORES, Server, achievement_body, bearer, engines, score_body, token
 
@@ -305,3 +312,214 @@ def test_the_command_line_adds_lists_shows_deliveries_and_removes_endpoints(serv
     assert re.search(r"score-\d+\s+score.accepted\s+delivered\s+attempts 1", server.run_command("webhooks", "deliveries", endpoint))
     assert "removed" in server.run_command("webhooks", "remove", endpoint)
     assert "no webhook endpoints" in server.run_command("webhooks", "list", "--game", GAME)
+
+
+def device(session):
+    return {"X-GameCenter-Bundle-ID": GAME, "X-GameCenter-Environment": "sandbox", "Authorization": "Bearer " + session}
+
+
+def call(server, session, method, path, body=None, expected=(200, 201, 204)):
+    """A device's call; its JSON answer."""
+    status, answer, _ = server.call(method, path, body, device(session))
+    assert status in expected, (method, path, status, answer)
+    return answer
+
+
+class Channel:
+    """A device's realtime channel, open (matchmaking takes the device's requests) and answering heartbeats."""
+
+    def __init__(self, server, session):
+        self.socket = websocket.create_connection(
+            server.url.replace("http://", "ws://") + "/v1/realtime",
+            header=[f"{name}: {value}" for name, value in device(session).items()], timeout=30)
+        assert "hello" in json.loads(self.socket.recv())
+        self.socket.settimeout(None)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                frame = json.loads(self.socket.recv())
+            except Exception:
+                return
+            if "heartbeat" in frame:
+                self.socket.send(json.dumps({"heartbeat": {}}))
+
+    def close(self):
+        self.socket.close()
+
+
+def befriend(server, first_session, second_id, second_session):
+    call(server, first_session, "POST", "/v1/friend-requests", {"playerIDs": [second_id]})
+    request = call(server, second_session, "GET", "/v1/friend-requests")["requests"][0]
+    call(server, second_session, "POST", f"/v1/friend-requests/{request['requestID']}/accept")
+
+
+def other_game_reader(server):
+    """A players:read key of the other game: (key id, issuer id, private key PEM)."""
+    pem_path = server.work / f"other-{uuid.uuid4().hex[:8]}.p8"
+    output = server.keys("create", "--game", "com.example.other", "--environment", "sandbox", "--output", str(pem_path),
+                         "--permission", "players:read")
+    key_id = re.search(r"^key id:\s+(\S+)", output, re.MULTILINE).group(1)
+    issuer = re.search(r"^issuer id:\s+(\S+)", output, re.MULTILINE).group(1)
+    return key_id, issuer, pem_path.read_text()
+
+
+def settled(receiver, count):
+    """The events once `count` arrived and nothing more came for half a second."""
+    receiver.wait_for(count)
+    time.sleep(0.5)
+    return receiver.events()
+
+
+def test_an_invitation_answered_and_a_match_that_ended_are_events_of_the_match_in_order_and_servers_read_the_match(server):
+    receiver = Receiver()
+    add_endpoint(server, receiver, events=("invitation.answered", "match.ended"))
+    ann_id, ann = server.player()
+    bob_id, bob = server.player()
+    befriend(server, ann, bob_id, bob)
+    channels = [Channel(server, ann), Channel(server, bob)]
+    try:
+        call(server, ann, "POST", "/v1/matchmaking/requests", {
+            "requestID": "ann-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
+            "playersToInvite": [bob_id], "inviteMessage": "A game?"})
+        [invitation] = call(server, bob, "GET", "/v1/invitations")["invitations"]
+        call(server, bob, "POST", f"/v1/invitations/{invitation['invitationID']}/accept", {"requestID": "bob-1"})
+        answered = settled(receiver, 2)
+        assert [(e["type"], e["data"]["inviterID"], e["data"]["playerID"], e["data"]["state"]) for e in answered] == [
+            ("invitation.answered", ann_id, bob_id, "accepted"), ("invitation.answered", ann_id, bob_id, "connected")]
+        match_id = answered[0]["data"]["matchID"]
+        assert answered[1]["data"]["matchID"] == match_id
+
+        reader = bearer(token(*server.create_key("players:read")))
+        status, match, _ = server.call("GET", f"/server/v1/matches/{match_id}", headers=reader)
+        assert status == 200, match
+        assert match["state"] == "started" and match["hosted"] is False and "startedAt" in match
+        assert sorted((p["playerID"], p["alias"], "leftAt" in p) for p in match["players"]) == sorted(
+            [(ann_id, "Ann", False), (bob_id, "Ann", False)])
+        status, body, _ = server.call("GET", f"/server/v1/matches/{match_id}", headers=bearer(token(*server.create_key("scores:write"))))
+        assert status == 403 and body["code"] == "key.forbidden", body
+        status, body, _ = server.call("GET", f"/server/v1/matches/{match_id}", headers=bearer(token(*other_game_reader(server))))
+        assert status == 404 and body["code"] == "matchmaking.no_such_match", "another game's key does not see the match"
+        status, body, _ = server.call("GET", "/server/v1/matches/no-such-match", headers=reader)
+        assert status == 404 and body["code"] == "matchmaking.no_such_match"
+
+        call(server, ann, "POST", f"/v1/matches/{match_id}/leave")
+        time.sleep(0.3)
+        assert len(receiver.events()) == 2, "the match goes on while Bob is in it"
+        call(server, bob, "POST", f"/v1/matches/{match_id}/leave")
+        events = settled(receiver, 3)
+        assert [e["type"] for e in events] == ["invitation.answered", "invitation.answered", "match.ended"]
+        ended = events[2]
+        assert ended["id"].startswith("game-") and ended["bundleID"] == GAME and ended["environment"] == "sandbox"
+        assert ended["data"]["matchID"] == match_id and sorted(ended["data"]["players"]) == sorted([ann_id, bob_id])
+        assert ended["data"]["startedAt"] <= ended["data"]["endedAt"]
+        status, match, _ = server.call("GET", f"/server/v1/matches/{match_id}", headers=reader)
+        assert match["state"] == "ended" and all("leftAt" in p for p in match["players"])
+        assert not receiver.bad_signatures
+    finally:
+        for channel in channels:
+            channel.close()
+
+
+def turn(server, session, match, action, **fields):
+    """A write in turn with the version `match` was read at; the match after it."""
+    body = {"action": action, "version": match["version"], "matchData": "", "nextParticipants": [], "turnTimeout": 0, "outcome": 0,
+            "outcomes": [], "resolvedExchangeIDs": [], "scores": [], "achievements": []}
+    body.update(fields)
+    return call(server, session, "POST", f"/v1/turn-matches/{match['matchID']}/turn", body)
+
+
+def test_each_change_of_a_turn_based_match_is_one_event_whatever_its_participants_and_servers_read_the_match(server):
+    receiver = Receiver()
+    add_endpoint(server, receiver, events=("turn.changed",))
+    (ann_id, ann), (bob_id, bob), (cat_id, cat) = server.player(), server.player(), server.player()
+    find = {"minPlayers": 3, "maxPlayers": 3, "playerGroup": 77, "playersToInvite": []}
+    match = call(server, ann, "POST", "/v1/turn-matches", find)
+    call(server, bob, "POST", "/v1/turn-matches", find)
+    match = call(server, cat, "POST", "/v1/turn-matches", find)
+    match = turn(server, ann, match, "endTurn", nextParticipants=[1, 2], message="your move")
+    match = turn(server, bob, match, "endTurn", nextParticipants=[2, 0])
+    match = turn(server, cat, match, "endMatch", outcomes=[2, 3, 3])
+    # Copies each participant stored of a change: joined (three players when Cat joins), three turns.
+    events = settled(receiver, 5)
+    changes = [(e["data"]["kind"], e["data"]["version"]) for e in events]
+    assert len(events) == len(set(changes)) == len({e["id"] for e in events}), f"one event per change: {changes}"
+    assert [kind for kind, _ in changes] == ["joined", "joined", "turnPassed", "turnPassed", "matchEnded"], changes
+    assert [version for _, version in changes] == sorted(version for _, version in changes), "a match's events in order"
+    assert all(e["data"]["matchID"] == match["matchID"] and e["id"] == f"turn-{match['matchID']}-{e['data']['version']}-{e['data']['kind']}"
+               for e in events)
+    assert all("becameActive" not in e["data"] for e in events), "no field of one recipient"
+    passed = events[2]["data"]
+    assert passed["actorIndex"] == 0 and passed["currentIndex"] == 1 and passed["message"] == "your move" and not passed["ended"]
+    assert [p["playerID"] for p in passed["participants"]] == [ann_id, bob_id, cat_id]
+    end = events[-1]["data"]
+    assert end["ended"] and end["status"] == 2 and "currentIndex" not in end and [p["outcome"] for p in end["participants"]] == [2, 3, 3]
+
+    reader = bearer(token(*server.create_key("players:read")))
+    status, read, _ = server.call("GET", f"/server/v1/turn-based-matches/{match['matchID']}", headers=reader)
+    assert status == 200, read
+    assert read["status"] == 2 and read["version"] == end["version"] and "currentIndex" not in read
+    assert [(p["playerID"], p["alias"], p["outcome"]) for p in read["participants"]] == [
+        (ann_id, "Ann", 2), (bob_id, "Ann", 3), (cat_id, "Ann", 3)]
+    status, body, _ = server.call("GET", f"/server/v1/turn-based-matches/{match['matchID']}", headers=bearer(token(*other_game_reader(server))))
+    assert status == 404 and body["code"] == "turn.no_such_match", body
+    status, body, _ = server.call("GET", f"/server/v1/turn-based-matches/{match['matchID']}",
+                                  headers=bearer(token(*server.create_key("achievements:write"))))
+    assert status == 403 and body["code"] == "key.forbidden", body
+
+
+def save(server, session, name, data, device_name, based_on=()):
+    """Saves `data` as a new version of save `name` (upload, chunks, finish); the save's current versions."""
+    upload = call(server, session, "POST", "/v1/saved-games/uploads", {
+        "name": name, "basedOn": list(based_on), "deviceName": device_name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    size = upload["chunkBytes"]
+    for index in range(upload["chunks"]):
+        request = urllib.request.Request(
+            f"{server.url}/v1/saved-games/uploads/{upload['uploadID']}/chunks/{index}", method="PUT",
+            data=data[index * size:(index + 1) * size], headers={**device(session), "Content-Type": "application/octet-stream"})
+        urllib.request.urlopen(request, timeout=10).read()
+    return call(server, session, "POST", f"/v1/saved-games/uploads/{upload['uploadID']}/finish")["versions"]
+
+
+def test_a_saves_changes_are_events_with_its_versions_and_never_its_data(server):
+    receiver = Receiver()
+    add_endpoint(server, receiver, events=("save.changed",))
+    player_id, session = server.player()
+    first = save(server, session, "slot 1", b"level one", "phone")
+    save(server, session, "slot 1", b"level two", "tablet")  # not based on the first: a conflict
+    events = settled(receiver, 2)
+    assert [(e["type"], e["data"]["playerID"], e["data"]["name"], len(e["data"]["versions"])) for e in events] == [
+        ("save.changed", player_id, "slot 1", 1), ("save.changed", player_id, "slot 1", 2)]
+    assert events[0]["data"]["versions"][0]["versionID"] == first[0]["versionID"]
+    assert sorted(v["deviceName"] for v in events[1]["data"]["versions"]) == ["phone", "tablet"]
+    assert {v["sha256"] for v in events[1]["data"]["versions"]} == {hashlib.sha256(b"level one").hexdigest(),
+                                                                    hashlib.sha256(b"level two").hexdigest()}
+    assert all(set(v) == {"versionID", "deviceName", "modifiedAt", "size", "sha256"} for e in events for v in e["data"]["versions"])
+    assert "level" not in json.dumps(events), "the data is not sent"
+
+
+def test_a_tournaments_end_with_its_final_standings_and_its_next_start_are_events_in_order(server):
+    receiver = Receiver()
+    add_endpoint(server, receiver, events=("occurrence.started", "occurrence.ended"))
+    player_id, session = server.player()
+    report(server, session, 12, board="arena.daily")
+    admin = bearer(ADMIN_KEY)
+    status, ended, _ = server.call("POST", f"/admin/v1/games/{GAME}/leaderboards/arena.daily/end", {"environment": "sandbox"}, admin)
+    assert status in (200, 201), ended
+    status, started, _ = server.call("POST", f"/admin/v1/games/{GAME}/leaderboards/arena.daily/start", {"environment": "sandbox"}, admin)
+    assert status in (200, 201), started
+    deadline = time.time() + 30
+    while time.time() < deadline and [e["type"] for e in receiver.events()][-2:] != ["occurrence.ended", "occurrence.started"]:
+        time.sleep(0.05)
+    # The running occurrence's start may be recorded after the endpoint was made (the server's clock records it): it
+    # comes first, then.
+    end, start = receiver.events()[-2:]
+    assert (end["type"], start["type"]) == ("occurrence.ended", "occurrence.started"), receiver.events()
+    assert end["id"].startswith("occurrence-") and end["data"]["category"] == "arena.daily" and end["environment"] == "sandbox"
+    assert [(s["rank"], s["playerID"], s["alias"], s["value"], s["context"]) for s in end["data"]["standings"]] == [
+        (1, player_id, "Ann", 12, 7)]
+    assert abs(end["data"]["occurrence"] - ended["start"]) < 0.01
+    assert "standings" not in start["data"] and abs(start["data"]["occurrence"] - started["start"]) < 0.01
+    assert start["data"]["occurrence"] < start["data"]["occurrenceEnd"]
+    assert not receiver.bad_signatures

@@ -139,14 +139,24 @@ struct MatchRecorder: Sendable {
         publish(requesters.map(\.playerID) + lobby.unansweredInvitees)
     }
 
-    /// Records that a member left a started match and tells the others; the match ends with its last member.
+    /// Records that a member left a started match and tells the others; the match ends with its last member (and its
+    /// `match.ended` webhook event is stored with the end).
     func left(matchID: String, playerID: String, now: Int64) async throws {
         let others = try await database.write { storage -> [String] in
             guard let match = try await storage.match(id: matchID), match.state == .started,
                 try await storage.leaveMatch(matchID, playerID: playerID, now: now)
             else { throw APIError.noSuchMatch }
-            let remaining = try await storage.matchMembers(matchID).filter { $0.leftAt == nil }.map(\.playerID)
-            if remaining.isEmpty { try await storage.setMatchState(matchID, .ended, now: now) }
+            let members = try await storage.matchMembers(matchID)
+            let remaining = members.filter { $0.leftAt == nil }.map(\.playerID)
+            if remaining.isEmpty {
+                try await storage.setMatchState(matchID, .ended, now: now)
+                let ended = MatchEndedData(
+                    matchID: matchID, players: members.map(\.playerID), startedAt: match.startedAt.map { Double($0) / 1000 },
+                    endedAt: Double(now) / 1000)
+                try await storage.appendGameEvent(
+                    bundleID: match.bundleID, environment: match.environment, kind: WebhookEventType.matchEnded.rawValue, orderKey: matchID,
+                    payload: String(decoding: try JSONEncoder().encode(ended), as: UTF8.self), now: now)
+            }
             for other in remaining {
                 _ = try await EventLog.append(
                     .matchPlayerLeft, MatchPlayerLeft(matchID: matchID, bundleID: match.bundleID, playerID: playerID),

@@ -3,21 +3,27 @@ import Crypto
 import Foundation
 import GameCenterProtocol
 import GameCenterStorage
+import JMESPath
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
 
 /// Turns stored events into webhook deliveries and delivers them: on one node at a time (the holder of a lease in
-/// storage, renewed while it runs), so each event is delivered by one node, in order per endpoint and player.
+/// storage, renewed while it runs), so each event is delivered by one node, in order per endpoint and what the event is
+/// about (its order key: a player, a match or a leaderboard).
 ///
-/// - **Events** are read from where they are stored, never from memory: `score.accepted` from the `scores` table, by
-///   id, after a cursor kept in storage. A transaction can commit a smaller id after a larger one was read, so skipped
-///   ids are looked for again for a while (``FollowedIDs``), and the stored cursor stays below the oldest of them: a
-///   node that takes the lease over reads them again (a delivery already made for an event is not made twice).
+/// - **Events** are read from where they are stored, never from memory, each source by id after a cursor kept in
+///   storage: `score.accepted` from the `scores` table; `achievement.completed`, `invitation.answered`, `turn.changed`
+///   and `save.changed` from the players' `events` (the copies of a turn-based change its participants each store are
+///   one event, their id the change's); `occurrence.started` and `occurrence.ended` from `occurrence_events`;
+///   `match.ended` from the `game_events` outbox. A transaction can commit a smaller id after a larger one was read,
+///   so skipped ids are looked for again for a while (``FollowedIDs``), and the stored cursor stays below the oldest
+///   of them: a node that takes the lease over reads them again (a delivery already made for an event is not made
+///   twice).
 /// - **Deliveries** are stored with the cursor in one transaction, so a restart loses none. An endpoint's deliveries
-///   about one player are posted one at a time, oldest first (those about other players meanwhile, up to ``lanes`` at
-///   once); a failure (not 2xx, or no answer within 5 s) is tried again after 1 s, 2 s, 4 s … (at most an hour), and
+///   about one player (match, leaderboard) are posted one at a time, oldest first (the others meanwhile, up to
+///   ``lanes`` at once); a failure (not 2xx, or no answer within 5 s) is tried again after 1 s, 2 s, 4 s … (at most an hour), and
 ///   a delivery not made within a day is dead: the admin routes list and replay it.
 /// - **Signatures**: `X-GameCenter-Webhook-Signature: v1=HEX`, the HMAC-SHA256 with the endpoint's secret of
 ///   `TIMESTAMP.BODY`, `TIMESTAMP` being `X-GameCenter-Webhook-Timestamp` (seconds since 1970, of this attempt).
@@ -46,9 +52,12 @@ final class WebhookDispatcher: Service, Sendable {
 
     private struct State {
         var leaseUntil: Int64 = 0
-        /// The scores and players' events seen, once this node holds the lease; nil otherwise.
+        /// The scores, players' events, occurrence events and game events seen, once this node holds the lease; nil
+        /// otherwise.
         var scores: FollowedIDs?
         var playerEvents: FollowedIDs?
+        var occurrences: FollowedIDs?
+        var gameEvents: FollowedIDs?
         var endpoints: [WebhookEndpointRecord] = []
         var endpointsReadAt: ContinuousClock.Instant?
         /// When pending deliveries are looked for next.
@@ -61,6 +70,14 @@ final class WebhookDispatcher: Service, Sendable {
         var nextLeaseTry: Int64 = 0
         /// When delivered and dead deliveries past their keeping were last forgotten.
         var forgottenAt: Int64 = 0
+
+        /// Forgets what was seen of every source: it is read from the stored cursors again.
+        mutating func forgetSeen() {
+            scores = nil
+            playerEvents = nil
+            occurrences = nil
+            gameEvents = nil
+        }
     }
     private let state = Mutex(State())
 
@@ -78,10 +95,7 @@ final class WebhookDispatcher: Service, Sendable {
                     try await self.step()
                 } catch {
                     self.logger.warning("webhook dispatch failed; trying again", metadata: [LogKey.error: "\(error)"])
-                    self.state.withLock {
-                        $0.scores = nil
-                        $0.playerEvents = nil
-                    }
+                    self.state.withLock { $0.forgetSeen() }
                 }
                 try? await Task.sleep(for: Self.scanInterval)
             }
@@ -94,7 +108,7 @@ final class WebhookDispatcher: Service, Sendable {
     func step() async throws {
         let endpoints = try await currentEndpoints()
         guard !endpoints.isEmpty, try await holdLease() else { return }
-        let made = try await ingestScores(endpoints) + ingestPlayerEvents(endpoints)
+        let made = try await ingestScores(endpoints) + ingestPlayerEvents(endpoints) + ingestOccurrences(endpoints) + ingestGameEvents(endpoints)
         let now = clock.nowMillis()
         let check = state.withLock { state in
             if made > 0, !state.posting.isEmpty { state.storedWhilePosting = true }
@@ -167,10 +181,7 @@ final class WebhookDispatcher: Service, Sendable {
         let held = try await database.write { try await $0.takeWebhookLease(nodeID: nodeID, now: now, until: now + Self.leaseMillis) }
         state.withLock { state in
             state.leaseUntil = held ? now + Self.leaseMillis : 0
-            if !held {
-                state.scores = nil
-                state.playerEvents = nil
-            }
+            if !held { state.forgetSeen() }
         }
         return held
     }
@@ -196,9 +207,11 @@ final class WebhookDispatcher: Service, Sendable {
             })
     }
 
-    /// The same for players' events that webhooks carry (achievements completed).
+    /// The same for players' events that webhooks carry: achievements completed, invitations answered, turn-based
+    /// changes and saves changed.
     private func ingestPlayerEvents(_ endpoints: [WebhookEndpointRecord]) async throws -> Int {
-        let listening = endpoints.filter { $0.events.contains(WebhookEventType.achievementCompleted.rawValue) }
+        let types: [WebhookEventType] = [.achievementCompleted, .invitationAnswered, .turnChanged, .saveChanged]
+        let listening = endpoints.filter { endpoint in types.contains { endpoint.events.contains($0.rawValue) } }
         guard !listening.isEmpty else { return 0 }
         return try await ingest(
             source: "events", start: listening.map(\.afterEventID).min() ?? 0, keyPath: \.playerEvents,
@@ -208,15 +221,53 @@ final class WebhookDispatcher: Service, Sendable {
             id: \.eventID,
             deliveries: { event in
                 // An event that cannot be read is skipped, never retried forever.
-                guard let (type, bundleID, payload) = (try? Self.payload(event)) ?? nil else { return [] }
+                guard let made = (try? Self.webhookEvent(event)) ?? nil else { return [] }
                 return listening.filter {
-                    $0.bundleID == bundleID && $0.environment == event.environment && event.eventID > $0.afterEventID
-                        && $0.events.contains(type.rawValue)
+                    $0.bundleID == made.bundleID && $0.environment == event.environment && event.eventID > $0.afterEventID
+                        && $0.events.contains(made.type.rawValue)
                 }
-                .map {
-                    NewWebhookDelivery(
-                        endpointID: $0.endpointID, eventID: "event-\(event.eventID)", eventType: type.rawValue, orderKey: event.playerID, payload: payload)
+                .map { made.delivery(to: $0) }
+            })
+    }
+
+    /// The same for recurring leaderboards' occurrences that started or ended.
+    private func ingestOccurrences(_ endpoints: [WebhookEndpointRecord]) async throws -> Int {
+        let types: [WebhookEventType] = [.occurrenceStarted, .occurrenceEnded]
+        let listening = endpoints.filter { endpoint in types.contains { endpoint.events.contains($0.rawValue) } }
+        guard !listening.isEmpty else { return 0 }
+        return try await ingest(
+            source: "occurrences", start: listening.map(\.afterOccurrenceID).min() ?? 0, keyPath: \.occurrences,
+            read: { storage, holes, cursor in
+                (try await storage.occurrenceEvents(ids: holes), try await storage.occurrenceEvents(after: cursor, limit: Self.batchSize))
+            },
+            id: \.eventID,
+            deliveries: { record in
+                guard let made = (try? Self.webhookEvent(record)) ?? nil else { return [] }
+                return listening.filter {
+                    $0.bundleID == record.bundleID && $0.environment == record.environment && record.eventID > $0.afterOccurrenceID
+                        && $0.events.contains(made.type.rawValue)
                 }
+                .map { made.delivery(to: $0) }
+            })
+    }
+
+    /// The same for the games' events of the `game_events` outbox (real-time matches that ended).
+    private func ingestGameEvents(_ endpoints: [WebhookEndpointRecord]) async throws -> Int {
+        let listening = endpoints.filter { $0.events.contains(WebhookEventType.matchEnded.rawValue) }
+        guard !listening.isEmpty else { return 0 }
+        return try await ingest(
+            source: "game_events", start: listening.map(\.afterGameEventID).min() ?? 0, keyPath: \.gameEvents,
+            read: { storage, holes, cursor in
+                (try await storage.gameEvents(ids: holes), try await storage.gameEvents(after: cursor, limit: Self.batchSize))
+            },
+            id: \.eventID,
+            deliveries: { record in
+                guard let made = (try? Self.webhookEvent(record)) ?? nil else { return [] }
+                return listening.filter {
+                    $0.bundleID == record.bundleID && $0.environment == record.environment && record.eventID > $0.afterGameEventID
+                        && $0.events.contains(made.type.rawValue)
+                }
+                .map { made.delivery(to: $0) }
             })
     }
 
@@ -241,7 +292,9 @@ final class WebhookDispatcher: Service, Sendable {
         seen.filled(filled.map { $0[keyPath: id] })
         seen.read(new.map { $0[keyPath: id] }, at: instant)
         seen.expire(at: instant)
-        let deliveries = try (filled + new).flatMap(makeDeliveries)
+        // Copies of one event (each participant's of a turn-based change) are one delivery per endpoint.
+        var made: Set<[String]> = []
+        let deliveries = try (filled + new).flatMap(makeDeliveries).filter { made.insert([$0.endpointID, $0.eventID]).inserted }
         let position = min(seen.cursor, (seen.holes.keys.min() ?? Int64.max) - 1)
         let now = clock.nowMillis()
         if !deliveries.isEmpty || position != cursor {
@@ -255,8 +308,9 @@ final class WebhookDispatcher: Service, Sendable {
     }
 
     /// Posts an endpoint's due deliveries, a round at a time: the oldest pending ones (``roundSize``), in lanes by order
-    /// key (the player an event is about), up to ``lanes`` lanes at once, each posting its deliveries in order and
-    /// stopping at the first that fails; a key whose oldest delivery waits for a retry waits whole. Deliveries the
+    /// key (the player, match or leaderboard an event is about), up to ``lanes`` lanes at once, each posting its
+    /// deliveries in order and stopping at the first that fails; a key whose oldest delivery waits for a retry waits
+    /// whole. Deliveries the
     /// endpoint took are noted in storage together at the end of each round (one write): after a crash, those not yet
     /// noted are posted again.
     private func post(to endpoint: WebhookEndpointRecord) async {
@@ -365,27 +419,96 @@ final class WebhookDispatcher: Service, Sendable {
         return "v1=" + Credentials.hex(mac)
     }
 
-    /// A player's event as a webhook: its type, game and body; nil for kinds webhooks do not carry.
-    private static func payload(_ event: OrderedPlayerEvent) throws -> (WebhookEventType, String, String)? {
+    /// The kinds of turn-based change webhooks carry: those that change the match for every participant (not a
+    /// reminder, a request to quit or a participant removing the match from their own list, which concern one player).
+    static let turnChangeKinds: Set<TurnBasedEventInfo.Kind> = [
+        .turnPassed, .turnSaved, .timedOut, .participantQuit, .invited, .accepted, .declined, .joined, .exchangeRequest, .exchangeCancelled,
+        .exchangeCompleted, .exchangesMerged, .matchEnded,
+    ]
+
+    /// A player's event as a webhook event; nil for kinds webhooks do not carry. A turn-based change's id is the
+    /// change's (`turn-MATCH-VERSION-KIND`, and the exchange's id for exchange kinds), the same in every participant's
+    /// copy; the others' is `event-ID`.
+    private static func webhookEvent(_ event: OrderedPlayerEvent) throws -> MadeWebhookEvent? {
         let decoder = WireCoding.makeDecoder()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        func body<Data: Encodable>(_ type: WebhookEventType, bundleID: String, _ data: Data) throws -> (WebhookEventType, String, String) {
-            let event = WebhookEvent(
-                id: "event-\(event.eventID)", type: type.rawValue, createdAt: Double(event.createdAt) / 1000, bundleID: bundleID,
-                environment: event.environment, data: data)
-            return (type, bundleID, String(decoding: try encoder.encode(event), as: UTF8.self))
-        }
+        let payload = Data(event.payload.utf8)
+        let seconds = Double(event.createdAt) / 1000
+        let id = "event-\(event.eventID)"
         switch EventKind(rawValue: event.kind) {
         case .achievementCompleted:
-            let completed = try decoder.decode(AchievementCompleted.self, from: Data(event.payload.utf8))
-            return try body(
-                .achievementCompleted, bundleID: completed.bundleID,
+            let completed = try decoder.decode(AchievementCompleted.self, from: payload)
+            return try MadeWebhookEvent(
+                .achievementCompleted, id: id, bundleID: completed.bundleID, environment: event.environment, orderKey: event.playerID,
+                createdAt: seconds,
                 AchievementCompletedData(
                     playerID: event.playerID, identifier: completed.identifier, completedAt: completed.completedAt.timeIntervalSince1970))
+        case .inviteeAnswered:
+            let answered = try decoder.decode(InviteeAnswered.self, from: payload)
+            return try MadeWebhookEvent(
+                .invitationAnswered, id: id, bundleID: answered.bundleID, environment: event.environment, orderKey: answered.matchID,
+                createdAt: seconds,
+                InvitationAnsweredData(matchID: answered.matchID, inviterID: event.playerID, playerID: answered.playerID, state: answered.state.rawValue))
+        case .turnBased:
+            let change = try decoder.decode(TurnBasedEventInfo.self, from: payload)
+            guard turnChangeKinds.contains(change.kind) else { return nil }
+            let match = change.match
+            let exchangeID = change.exchange?.exchangeID
+            return try MadeWebhookEvent(
+                .turnChanged, id: "turn-\(match.matchID)-\(match.version)-\(change.kind.rawValue)" + (exchangeID.map { "-\($0)" } ?? ""),
+                bundleID: match.bundleID, environment: event.environment, orderKey: match.matchID, createdAt: seconds,
+                TurnChangedData(
+                    matchID: match.matchID, version: match.version, kind: change.kind.rawValue, status: match.status,
+                    ended: match.status == 2, actorIndex: change.actorIndex, currentIndex: match.currentIndex,
+                    message: match.message, exchangeID: exchangeID,
+                    participants: match.participants.map {
+                        TurnParticipantData(playerID: $0.playerID, status: $0.status, outcome: $0.outcome, lastTurnDate: $0.lastTurnDate?.timeIntervalSince1970)
+                    }))
+        case .savedGame:
+            let changed = try decoder.decode(SavedGameEventInfo.self, from: payload)
+            return try MadeWebhookEvent(
+                .saveChanged, id: id, bundleID: changed.bundleID, environment: event.environment, orderKey: event.playerID, createdAt: seconds,
+                SaveChangedData(
+                    playerID: event.playerID, name: changed.save.name,
+                    versions: changed.save.versions.map {
+                        SaveVersionData(
+                            versionID: $0.versionID, deviceName: $0.deviceName, modifiedAt: $0.modifiedAt.timeIntervalSince1970, size: $0.size,
+                            sha256: $0.sha256)
+                    }))
         default:
             return nil
         }
+    }
+
+    /// An occurrence's start or end as a webhook event (`occurrence-ID`), ordered by its leaderboard; an end carries
+    /// its final standings.
+    private static func webhookEvent(_ record: OccurrenceEventRecord) throws -> MadeWebhookEvent? {
+        let type: WebhookEventType
+        switch LeaderboardOccurrenceEventKind(rawValue: record.kind) {
+        case .started: type = .occurrenceStarted
+        case .ended: type = .occurrenceEnded
+        case nil: return nil
+        }
+        let standings =
+            type == .occurrenceEnded
+            ? try WireCoding.makeDecoder().decode([AdminScoreEntry].self, from: Data(record.standings.utf8)).map {
+                OccurrenceStandingData(
+                    rank: $0.score.rank, playerID: $0.score.playerID, alias: $0.alias, value: $0.score.value, context: $0.score.context,
+                    date: $0.score.date.timeIntervalSince1970)
+            } : nil
+        return try MadeWebhookEvent(
+            type, id: "occurrence-\(record.eventID)", bundleID: record.bundleID, environment: record.environment,
+            orderKey: "leaderboard:\(record.category)", createdAt: Double(record.recordedAt) / 1000,
+            OccurrenceData(
+                category: record.category, occurrence: Double(record.occurrence) / 1000, occurrenceEnd: Double(record.occurrenceEnd) / 1000,
+                standings: standings))
+    }
+
+    /// A game event of the outbox as a webhook event (`game-ID`), its stored data as it is.
+    private static func webhookEvent(_ record: GameEventRecord) throws -> MadeWebhookEvent? {
+        guard let type = WebhookEventType(rawValue: record.kind) else { return nil }
+        return try MadeWebhookEvent(
+            type, id: "game-\(record.eventID)", bundleID: record.bundleID, environment: record.environment, orderKey: record.orderKey,
+            createdAt: Double(record.createdAt) / 1000, try JSONDecoder().decode(JSONValue.self, from: Data(record.payload.utf8)))
     }
 
     private static func payload(_ score: BoardScore) throws -> String {
@@ -398,5 +521,34 @@ final class WebhookDispatcher: Service, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(event), as: UTF8.self)
+    }
+}
+
+/// A stored event made into a webhook event: the same body for every endpoint that hears it.
+private struct MadeWebhookEvent {
+    let type: WebhookEventType
+    let id: String
+    let bundleID: String
+    let orderKey: String
+    /// The JSON body posted.
+    let payload: String
+
+    /// The event `id` of `type` with `data`, in its envelope.
+    init<Data: Encodable>(
+        _ type: WebhookEventType, id: String, bundleID: String, environment: String, orderKey: String, createdAt: Double, _ data: Data
+    ) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let event = WebhookEvent(id: id, type: type.rawValue, createdAt: createdAt, bundleID: bundleID, environment: environment, data: data)
+        self.type = type
+        self.id = id
+        self.bundleID = bundleID
+        self.orderKey = orderKey
+        payload = String(decoding: try encoder.encode(event), as: UTF8.self)
+    }
+
+    /// Its delivery to `endpoint`.
+    func delivery(to endpoint: WebhookEndpointRecord) -> NewWebhookDelivery {
+        NewWebhookDelivery(endpointID: endpoint.endpointID, eventID: id, eventType: type.rawValue, orderKey: orderKey, payload: payload)
     }
 }

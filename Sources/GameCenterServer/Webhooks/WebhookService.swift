@@ -28,7 +28,8 @@ struct WebhookService: Sendable {
                 endpointID: "wh_" + UUID().uuidString.lowercased().prefix(13).replacingOccurrences(of: "-", with: ""),
                 bundleID: request.bundleID, environment: request.environment.rawValue, url: request.url, secret: secret,
                 events: Set(request.events.map(\.rawValue)).sorted(), afterScoreID: try await storage.lastScoreID(),
-                afterEventID: try await storage.lastPlayerEventID(), createdAt: now)
+                afterEventID: try await storage.lastPlayerEventID(), afterGameEventID: try await storage.lastGameEventID(),
+                afterOccurrenceID: try await storage.lastOccurrenceEventID(), createdAt: now)
             try await storage.insertWebhookEndpoint(record)
             return record
         }
