@@ -320,3 +320,59 @@ def test_two_nodes_share_each_keys_counter():
     finally:
         second.stop()
         first.stop()
+
+
+def test_quarantined_and_rejected_scores_are_webhook_events_and_a_node_that_stops_while_asking_quarantines_its_scores():
+    from test_webhooks import Receiver, add_endpoint
+
+    server = Server("sqlite", extra=["--test-clock"])
+    verifier = Verifier()
+    receiver = Receiver()
+    try:
+        add_verifier(server, verifier)
+        add_endpoint(server, receiver, events=("score.quarantined", "score.rejected"))
+        player_id, session = server.player()
+        verifier.mode = "reject"
+        report(server, session, [{"category": CHECKED, "value": 1, "context": 0}])
+        verifier.mode = "error"
+        report(server, session, [{"category": CHECKED, "value": 2, "context": 0}])
+        events = receiver.wait_for(2)
+        assert [(e["type"], e["data"]["value"], e["data"]["decidedBy"]) for e in events] == [
+            ("score.rejected", 1, "verifier"), ("score.quarantined", 2, "verifier")]
+        assert events[0]["data"]["reason"] == "impossible time: 0.2 s" and "HTTP 500" in events[1]["data"]["reason"]
+        assert events[0]["data"]["playerID"] == player_id and receiver.bad_signatures == []
+
+        # The node stops (kill -9) while the verifier is thinking: the submission is left verifying, then quarantined.
+        verifier.mode = "slow"
+        def send_and_lose_the_answer():
+            try:
+                server.call("POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [
+                    {"category": CHECKED, "value": 3, "context": 0}]}, device(session))
+            except OSError:
+                pass  # the server was killed before it answered
+
+        thread = threading.Thread(target=send_and_lose_the_answer, daemon=True)
+        asked = len(verifier.questions)
+        thread.start()
+        deadline = time.time() + 10
+        while len(verifier.questions) == asked and time.time() < deadline:
+            time.sleep(0.02)
+        server.kill()
+        server.start()
+        status, own, _ = server.call("GET", "/v1/score-submissions", headers=device(session))
+        assert status == 200 and own["submissions"][0]["state"] == "verifying", own
+        status, _, _ = server.call("POST", "/admin/v1/clock", {"seconds": 120}, bearer(ADMIN_KEY))
+        assert status == 200
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            _, own, _ = server.call("GET", "/v1/score-submissions", headers=device(session))
+            if own["submissions"][0]["state"] != "verifying":
+                break
+            time.sleep(0.2)
+        assert own["submissions"][0]["state"] == "quarantined" and "stopped" in own["submissions"][0]["reason"], own
+        events = receiver.wait_for(3)
+        assert events[2]["type"] == "score.quarantined" and events[2]["data"]["value"] == 3
+    finally:
+        receiver.down()
+        verifier.close()
+        server.stop()

@@ -251,9 +251,15 @@ final class WebhookDispatcher: Service, Sendable {
             })
     }
 
-    /// The same for the games' events of the `game_events` outbox (real-time matches that ended).
+    /// The event types the `game_events` outbox carries.
+    static let gameEventTypes: Set<String> = [
+        WebhookEventType.matchEnded.rawValue, WebhookEventType.scoreQuarantined.rawValue, WebhookEventType.scoreRejected.rawValue,
+    ]
+
+    /// The same for the games' events of the `game_events` outbox (real-time matches that ended, scores quarantined or
+    /// rejected).
     private func ingestGameEvents(_ endpoints: [WebhookEndpointRecord]) async throws -> Int {
-        let listening = endpoints.filter { $0.events.contains(WebhookEventType.matchEnded.rawValue) }
+        let listening = endpoints.filter { $0.events.contains(where: Self.gameEventTypes.contains) }
         guard !listening.isEmpty else { return 0 }
         return try await ingest(
             source: "game_events", start: listening.map(\.afterGameEventID).min() ?? 0, keyPath: \.gameEvents,

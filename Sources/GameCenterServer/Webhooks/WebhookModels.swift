@@ -20,6 +20,11 @@ public enum WebhookEventType: String, Codable, Sendable, CaseIterable {
     case occurrenceEnded = "occurrence.ended"
     /// A real-time match ended: its last member left.
     case matchEnded = "match.ended"
+    /// A device's score on a board with verification was quarantined (the verifier did not answer in time): it waits
+    /// for the studio's release or rejection.
+    case scoreQuarantined = "score.quarantined"
+    /// A device's score on a board with verification was rejected, by the verifier or the studio, with the reason.
+    case scoreRejected = "score.rejected"
     /// Not an event but a question: the endpoint is the game's score verifier, asked about each device's score on a
     /// board with `verification` and answering `{"decision": "accept"}` or `{"decision": "reject", "reason": …}`.
     case scoreVerify = "score.verify"
@@ -216,4 +221,18 @@ struct MatchEndedData: Codable {
     /// In seconds since 1970; nil for a match stored before its start was recorded.
     var startedAt: Double?
     var endedAt: Double
+}
+
+/// `score.quarantined`'s and `score.rejected`'s data: the submission and why.
+struct ScoreSubmissionEventData: Codable {
+    var submissionID: String
+    var playerID: String
+    var category: String
+    var value: Int64
+    var context: UInt64
+    /// When the score was earned, in seconds since 1970.
+    var date: Double
+    var reason: String
+    /// `verifier`, `admin` or the server key that decided.
+    var decidedBy: String
 }

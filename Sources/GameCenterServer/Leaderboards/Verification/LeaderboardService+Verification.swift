@@ -134,7 +134,10 @@ extension LeaderboardService {
         let stored = try await database.write { storage -> ScoreRecord?? in
             guard try await storage.decideScoreSubmission(id: record.submissionID, from: from, to: state.rawValue, reason: reason, by: actor, now: now)
             else { return .none }
-            guard state == .accepted else { return .some(nil) }
+            guard state == .accepted else {
+                try await Self.announce(record, state: state, reason: reason ?? "", by: actor, now: now, in: storage)
+                return .some(nil)
+            }
             let score = try await storage.insertScores([record.score], bundleID: record.bundleID, environment: record.environment, playerID: record.playerID)
             try await storage.setScoreSubmissionScore(id: record.submissionID, scoreID: score[0].scoreID)
             return .some(score[0])
@@ -151,6 +154,22 @@ extension LeaderboardService {
         decided.decidedAt = state == .quarantined ? nil : now
         decided.decidedBy = actor
         return (decided, stored)
+    }
+
+    /// Stores the webhook event of a submission quarantined or rejected (`score.quarantined`, `score.rejected`), in the
+    /// write that decided it.
+    static func announce(
+        _ record: ScoreSubmissionRecord, state: ScoreVerificationState, reason: String, by actor: String, now: Int64, in storage: StorageSession
+    ) async throws {
+        let type: WebhookEventType = state == .rejected ? .scoreRejected : .scoreQuarantined
+        let data = ScoreSubmissionEventData(
+            submissionID: record.submissionID, playerID: record.playerID, category: record.score.category, value: record.score.value,
+            context: record.score.context, date: Double(record.score.earnedAt) / 1000, reason: reason, decidedBy: actor)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try await storage.appendGameEvent(
+            bundleID: record.bundleID, environment: record.environment, kind: type.rawValue, orderKey: record.playerID,
+            payload: String(decoding: try encoder.encode(data), as: UTF8.self), now: now)
     }
 
     /// A submission as its player and the studio see it.

@@ -30,9 +30,13 @@ struct SubmissionSweeper: Service {
     @discardableResult
     func sweep() async throws -> Int {
         let now = clock.nowMillis()
-        let swept = try await database.write {
-            try await $0.quarantineStaleSubmissions(
-                before: now - Self.staleAfterMillis, reason: "the server stopped while it asked the verifier", now: now)
+        let reason = "the server stopped while it asked the verifier"
+        let swept = try await database.write { storage in
+            let swept = try await storage.quarantineStaleSubmissions(before: now - Self.staleAfterMillis, reason: reason, now: now)
+            for record in swept {
+                try await LeaderboardService.announce(record, state: .quarantined, reason: reason, by: "verifier", now: now, in: storage)
+            }
+            return swept
         }
         if !swept.isEmpty { logger.notice("quarantined score submissions left verifying", metadata: ["count": "\(swept.count)"]) }
         return swept.count
