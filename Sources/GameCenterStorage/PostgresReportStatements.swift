@@ -7,13 +7,22 @@ import PostgresNIO
 /// the same id waits on the first's row of `applied_reports` and then inserts nothing.
 struct ScoreReportStatement: PostgresPreparedStatement {
     static let sql = """
-        WITH input AS (
+        WITH signed AS (
+            SELECT player_id, session_id, counter FROM unnest($12::TEXT[], $13::TEXT[], $14::BIGINT[]) AS c (player_id, session_id, counter)),
+        counted AS (
+            UPDATE report_keys AS k SET counter = signed.counter FROM signed
+            WHERE k.session_id = signed.session_id AND signed.counter > k.counter
+            RETURNING k.session_id),
+        refused AS (
+            SELECT player_id FROM signed WHERE session_id NOT IN (SELECT session_id FROM counted)),
+        input AS (
             SELECT report_id, player_id, applied_at, bundle_id, environment, category, value, context, reported_at, higher_is_better,
                 NULLIF(occurrence_or_min, '-9223372036854775808'::BIGINT) AS occurrence
             FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[], $6::TEXT[], $7::BIGINT[], $8::BIGINT[],
                 $9::BIGINT[], $10::BOOLEAN[], $11::BIGINT[])
                 AS t (report_id, player_id, applied_at, bundle_id, environment, category, value, context, reported_at, higher_is_better,
-                    occurrence_or_min)),
+                    occurrence_or_min)
+            WHERE player_id NOT IN (SELECT player_id FROM refused)),
         applied AS (
             INSERT INTO applied_reports (report_id, player_id, kind, applied_at)
             SELECT DISTINCT ON (player_id) report_id, player_id, 'scores', applied_at FROM input ORDER BY player_id
@@ -53,8 +62,10 @@ struct ScoreReportStatement: PostgresPreparedStatement {
             WHERE excluded.value < occurrence_best_scores.value
                OR (excluded.value = occurrence_best_scores.value AND excluded.score_id < occurrence_best_scores.score_id))
         SELECT score_id, player_id, category, value, context, reported_at FROM inserted
+        UNION ALL SELECT -1, player_id, '', 0, 0, 0 FROM refused
         """
-    /// The stored score: id, player, category, value, context, when earned.
+    /// The stored score: id, player, category, value, context, when earned; or, for a signed report whose counter was
+    /// not above its key's last (nothing of it stored), id -1 and the player.
     typealias Row = (Int64, String, String, Int64, Int64, Int64)
 
     /// Of distinct players.
@@ -62,7 +73,7 @@ struct ScoreReportStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         let entries = reports.flatMap { report in report.scores.map { (report, $0) } }
-        var bindings = PostgresBindings(capacity: 11)
+        var bindings = PostgresBindings(capacity: 14)
         bindings.append(entries.map(\.0.reportID))
         bindings.append(entries.map(\.0.playerID))
         bindings.append(entries.map(\.0.now))
@@ -75,6 +86,10 @@ struct ScoreReportStatement: PostgresPreparedStatement {
         bindings.append(entries.map(\.1.higherIsBetter))
         // Arrays carry no NULLs here: a classic board's score sends Int64.min, which the statement reads as NULL.
         bindings.append(entries.map { $0.1.occurrence ?? Int64.min })
+        let signed = reports.compactMap { report in report.counter.map { (report.playerID, $0) } }
+        bindings.append(signed.map(\.0))
+        bindings.append(signed.map(\.1.sessionID))
+        bindings.append(signed.map(\.1.counter))
         return bindings
     }
 

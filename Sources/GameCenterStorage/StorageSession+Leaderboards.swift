@@ -31,33 +31,30 @@ extension StorageSession {
     /// ids, the scores, and `best_scores` (one statement per direction of ranking present).
     func reportScores(_ reports: [PendingScoreReport]) async throws -> [ScoreReportAnswer] {
         precondition(Set(reports.map(\.playerID)).count == reports.count, "one report per player in a batch")
-        // Signed reports take their counters first (one statement); those refused store nothing.
-        let counters = reports.compactMap(\.counter)
-        guard !counters.isEmpty else { return try await storeReports(reports).map { .applied($0) } }
-        let taken = try await advanceReportCounters(counters.map { ($0.sessionID, $0.counter) })
-        let refused = Set(reports.filter { $0.counter.map { !taken.contains($0.sessionID) } ?? false }.map(\.playerID))
-        let stored = try await storeReports(reports.filter { !refused.contains($0.playerID) })
-        var answers: [ScoreReportAnswer] = []
-        var next = stored.makeIterator()
-        for report in reports {
-            answers.append(refused.contains(report.playerID) ? .counterTaken : .applied(next.next() ?? nil))
-        }
-        return answers
-    }
-
-    /// Stores reports of distinct players as ``reportScores(_:)`` does, counters taken.
-    private func storeReports(_ reports: [PendingScoreReport]) async throws -> [[ScoreRecord]?] {
-        guard !reports.isEmpty else { return [] }
         var returned: [String: [StoredScore]] = [:]
+        var refused: Set<String> = []
         let applied: [PendingScoreReport]
         if engine == .postgres {
+            // Signed reports' counters are taken in the same statement; a refused one answers a row with score id -1.
             for row in try await execute(ScoreReportStatement(reports: reports)) {
+                guard row.0 >= 0 else {
+                    refused.insert(row.1)
+                    continue
+                }
                 returned[row.1, default: []].append(StoredScore(scoreID: row.0, category: row.2, value: row.3, context: row.4, earnedAt: row.5))
             }
-            applied = reports
+            applied = reports.filter { !refused.contains($0.playerID) }
         } else {
-            let players = try await markReportsApplied(reports.map { ($0.reportID, $0.playerID, $0.now) }, kind: ReportKind.scores)
-            applied = reports.filter { players.contains($0.playerID) }
+            // Signed reports take their counters first (one statement); those refused store nothing.
+            let counters = reports.compactMap(\.counter)
+            if !counters.isEmpty {
+                let taken = try await advanceReportCounters(counters.map { ($0.sessionID, $0.counter) })
+                refused = Set(reports.filter { $0.counter.map { !taken.contains($0.sessionID) } ?? false }.map(\.playerID))
+            }
+            let counted = reports.filter { !refused.contains($0.playerID) }
+            let players =
+                counted.isEmpty ? [] : try await markReportsApplied(counted.map { ($0.reportID, $0.playerID, $0.now) }, kind: ReportKind.scores)
+            applied = counted.filter { players.contains($0.playerID) }
             returned = try await storeScores(applied)
         }
         let records = try Self.records(of: applied, returned: returned)
@@ -70,7 +67,7 @@ extension StorageSession {
                 })
         }
         // Every score of an applied report returns its row: none means the id was applied before.
-        return reports.map { records[$0.playerID] }
+        return reports.map { refused.contains($0.playerID) ? .counterTaken : .applied(records[$0.playerID]) }
     }
 
     /// Stores one player's reports (all of one game and environment), each dated when it was earned, and keeps

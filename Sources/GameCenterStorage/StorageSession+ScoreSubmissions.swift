@@ -181,9 +181,9 @@ extension StorageSession {
         let rows = try await sql.raw(
             """
             WITH taken (session_id, counter) AS (VALUES \(values))
-            UPDATE report_keys SET counter = (SELECT t.counter FROM taken t WHERE t.session_id = report_keys.session_id)
-            WHERE session_id IN (SELECT t.session_id FROM taken t WHERE t.counter > report_keys.counter)
-            RETURNING session_id
+            UPDATE report_keys SET counter = taken.counter FROM taken
+            WHERE report_keys.session_id = taken.session_id AND taken.counter > report_keys.counter
+            RETURNING report_keys.session_id
             """
         ).all()
         return Set(try rows.map { try $0.string("session_id") })
