@@ -272,6 +272,8 @@ public enum GameCenterApp {
         let moderation = ModerationRoutes(moderation: services.moderation, audit: services.audit, registry: services.registry)
         moderation.addAdmin(to: admin)
         moderation.addServer(to: gameServers)
+        SavedGameRoutes(saves: services.saves).addServer(to: gameServers)
+        ServerTurnRoutes(turns: services.turns, database: services.database, writes: services.idempotentWrites).add(to: gameServers)
         let submissions = ScoreSubmissionRoutes(leaderboards: services.leaderboards, writes: services.idempotentWrites, registry: services.registry)
         submissions.addServer(to: gameServers)
         submissions.addAdmin(to: admin)

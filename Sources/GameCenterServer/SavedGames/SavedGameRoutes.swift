@@ -45,9 +45,29 @@ struct SavedGameRoutes {
             let data = try await saves.chunk(
                 versionID: context.parameters.require("versionID"), index: try Self.index(context), device: context.requireDevice(),
                 session: context.requireSession())
-            return Response(
-                status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Self.bytes(data)
         }
+    }
+
+    /// For the studio's game servers (`saves:read`): a player's saves of the key's game and environment, and their data.
+    func addServer(to group: RouterGroup<AppRequestContext>) {
+        group.get("players/{playerID}/saved-games") { _, context -> SavedGameList in
+            let caller = try context.requireServerCaller()
+            try caller.require(.savesRead)
+            return try await saves.list(playerID: context.parameters.requirePlayerID(), game: caller.game, environment: caller.environment)
+        }
+        group.get("players/{playerID}/saved-games/versions/{versionID}/chunks/{index}") { _, context -> Response in
+            let caller = try context.requireServerCaller()
+            try caller.require(.savesRead)
+            let data = try await saves.chunk(
+                versionID: context.parameters.require("versionID"), index: try Self.index(context), playerID: context.parameters.requirePlayerID(),
+                game: caller.game, environment: caller.environment)
+            return Self.bytes(data)
+        }
+    }
+
+    private static func bytes(_ data: Data) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     private static func index(_ context: AppRequestContext) throws -> Int {

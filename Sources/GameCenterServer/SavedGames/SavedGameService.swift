@@ -24,17 +24,27 @@ struct SavedGameService: Sendable {
 
     /// The current versions of the player's saves of the device's game, with the game's limits.
     func list(device: DeviceIdentity, session: AuthenticatedSession) async throws -> SavedGameList {
-        let (bundleID, environment) = (device.game.bundleID, device.environment.rawValue)
+        try await list(playerID: session.playerID, game: device.game, environment: device.environment)
+    }
+
+    /// The current versions of a player's saves of `game` in `environment` (the player's device, or the studio's game
+    /// server with `saves:read`).
+    func list(playerID: String, game: Game, environment: Environment) async throws -> SavedGameList {
         let versions = try await database.read {
-            try await $0.savedGameVersions(playerID: session.playerID, bundleID: bundleID, environment: environment, currentOnly: true)
+            try await $0.savedGameVersions(playerID: playerID, bundleID: game.bundleID, environment: environment.rawValue, currentOnly: true)
         }
-        return SavedGameList(saves: versions.map(Self.info), limits: Self.limits(device.game.savedGames))
+        return SavedGameList(saves: versions.map(Self.info), limits: Self.limits(game.savedGames))
     }
 
     /// One chunk of one of the player's versions.
     func chunk(versionID: String, index: Int, device: DeviceIdentity, session: AuthenticatedSession) async throws -> Data {
+        try await chunk(versionID: versionID, index: index, playerID: session.playerID, game: device.game, environment: device.environment)
+    }
+
+    /// One chunk of one of a player's versions of `game` in `environment`.
+    func chunk(versionID: String, index: Int, playerID: String, game: Game, environment: Environment) async throws -> Data {
         guard Self.isValidID(versionID), let version = try await database.read({ try await $0.savedGameVersion(id: versionID) }),
-            version.playerID == session.playerID, version.bundleID == device.game.bundleID, version.environment == device.environment.rawValue
+            version.playerID == playerID, version.bundleID == game.bundleID, version.environment == environment.rawValue
         else { throw APIError.saveNoSuchSave }
         guard (0..<Self.chunkCount(version.size)).contains(index) else {
             throw APIError.saveInvalidRequest("chunk \(index) is out of range: this version has chunks 0 to \(Self.chunkCount(version.size) - 1)")

@@ -190,6 +190,13 @@ struct TurnBasedService: Sendable {
         return Self.info(state, settings: device.game.turnBased)
     }
 
+    /// Ends a match of `game` as the studio's game server decides (`turns:write`): every seat still in play gets its
+    /// outcome, the participants hear `matchEnded` from the server (no acting seat). `version` must be the stored one.
+    func arbitrate(id: String, _ body: TurnBasedArbitration, game: Game) async throws -> TurnBasedMatchInfo {
+        let state = try await change(id, in: game, .arbitrate(version: body.version, outcomes: body.outcomes, message: body.message))
+        return Self.info(state, settings: game.turnBased)
+    }
+
     /// The scores and achievements of an `endMatch`, checked against the game before anything is read; nil when none.
     static func endReports(
         _ body: TurnBasedTurnBody, game: Game, environment: String, player: String, now: Int64, occurrences: OccurrenceTracker

@@ -145,6 +145,18 @@ extension TurnMatchState {
             ]
         case .expire:
             return expire(now: now)
+        case .arbitrate(let version, let outcomes, let message):
+            guard status != .ended else { throw .turnMatchEnded }
+            guard version == self.version else { throw .turnStaleVersion(read: version, stored: self.version) }
+            try Self.check(message: message)
+            guard outcomes.count == seats.count, outcomes.allSatisfy(Self.isValidOutcome) else { throw .turnInvalidOutcomes(seats.count) }
+            for index in seats.indices where seats[index].isPlaying && outcomes[index] == 0 && seats[index].outcome == 0 {
+                throw .turnOutcomeMissing(index)
+            }
+            for index in seats.indices where seats[index].playerID != nil && outcomes[index] != 0 { seats[index].outcome = outcomes[index] }
+            if let message { self.message = message }
+            finish()
+            return [TurnNotice(kind: .matchEnded, recipients: members, actor: nil)]
         }
     }
 

@@ -162,6 +162,9 @@ enum TurnCommand: Sendable {
     case cancel(player: String, exchangeID: String, message: String?)
     /// The server's clock: turns and exchanges whose time ran out move on.
     case expire
+    /// The studio's game server ends the match (as its arbiter) with an outcome for every seat still in play; the match
+    /// data stays as the last turn left it.
+    case arbitrate(version: Int64, outcomes: [Int], message: String?)
 
     /// Whether the command stores the match's data: a change even when nothing else in the match changes (a save of
     /// data the same size as before).

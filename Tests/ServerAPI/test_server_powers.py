@@ -1,0 +1,100 @@
+"""What a studio's game server does beyond scores with the permissions `saves:read` and `turns:write`, against the real
+`gamecenter` binary over plain HTTP (tokens made with PyJWT): reading a player's saves and their bytes, ending a
+turn-based match as its arbiter (the participants' devices see it ended, by the server), each refused without its
+permission, for another game, with a stale version or missing outcomes; both engines.
+"""
+
+import hashlib
+import urllib.parse
+import urllib.request
+import uuid
+
+import pytest
+
+from test_server_keys import Server, bearer, engines, token
+from test_webhooks import call, device, other_game_reader, save, turn
+
+
+@pytest.fixture(scope="module", params=engines())
+def server(request):
+    server = Server(request.param)
+    yield server
+    server.stop()
+
+
+def get_bytes(server, path, headers):
+    request = urllib.request.Request(server.url + path, headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read()
+
+
+def test_a_game_server_reads_a_players_saves_and_their_bytes_with_saves_read(server):
+    player_id, session = server.player()
+    limits = call(server, session, "GET", "/v1/saved-games")["limits"]
+    data = (bytes(range(256)) * (limits["chunkBytes"] // 256 + 8))[:limits["chunkBytes"] + 1000]  # two chunks
+    assert len(data) <= limits["saveBytes"]
+    versions = save(server, session, "slot 1", data, "phone")
+    reader = bearer(token(*server.create_key("saves:read")))
+    path = f"/server/v1/players/{urllib.parse.quote(player_id)}/saved-games"
+    status, listed, _ = server.call("GET", path, headers=reader)
+    assert status == 200, listed
+    [version] = listed["saves"]
+    assert version["name"] == "slot 1" and version["versionID"] == versions[0]["versionID"] and version["deviceName"] == "phone"
+    chunk_size = listed["limits"]["chunkBytes"]
+    chunks = (version["size"] + chunk_size - 1) // chunk_size
+    assert chunks > 1
+    read = b"".join(get_bytes(server, f"{path}/versions/{version['versionID']}/chunks/{index}", reader) for index in range(chunks))
+    assert read == data and hashlib.sha256(read).hexdigest() == version["sha256"]
+
+    for headers, status_code, code in [
+        (bearer(token(*server.create_key("players:read"))), 403, "key.forbidden"),
+        (bearer(token(*other_game_reader(server))), 403, "key.forbidden"),
+    ]:
+        status, body, _ = server.call("GET", path, headers=headers)
+        assert status == status_code and body["code"] == code, body
+    other_id, _ = server.player()
+    status, body, _ = server.call("GET", f"/server/v1/players/{urllib.parse.quote(other_id)}/saved-games/versions/{version['versionID']}/chunks/0",
+                                  headers=reader)
+    assert status == 404, body
+
+
+def test_a_game_server_ends_a_turn_based_match_as_its_arbiter_with_turns_write(server):
+    (ann_id, ann), (bob_id, bob) = server.player(), server.player()
+    find = {"minPlayers": 2, "maxPlayers": 2, "playerGroup": 4242 + len(uuid.uuid4().hex), "playersToInvite": []}
+    call(server, ann, "POST", "/v1/turn-matches", find)
+    match = call(server, bob, "POST", "/v1/turn-matches", find)
+    match = call(server, ann, "GET", f"/v1/turn-matches/{match['matchID']}")
+    match = turn(server, ann, match, "endTurn", nextParticipants=[1])
+    arbiter = bearer(token(*server.create_key("turns:write")))
+    path = f"/server/v1/turn-based-matches/{match['matchID']}/end"
+
+    status, body, _ = server.call("POST", path, {"version": match["version"] - 1, "outcomes": [2, 3]}, arbiter)
+    assert status == 409 and body["code"] == "turn.stale_version", body
+    status, body, _ = server.call("POST", path, {"version": match["version"], "outcomes": [2, 0]}, arbiter)
+    assert status in (400, 409) and body["code"].startswith("turn."), body
+    status, body, _ = server.call("POST", path, {"version": match["version"], "outcomes": [2, 3]},
+                                  bearer(token(*server.create_key("players:read"))))
+    assert status == 403 and body["code"] == "key.forbidden", body
+
+    headers = {**arbiter, "Idempotency-Key": "end-" + match["matchID"]}
+    status, ended, _ = server.call("POST", path, {"version": match["version"], "outcomes": [3, 2], "message": "replay showed a speed hack"}, headers)
+    assert status == 200, ended
+    assert ended["status"] == "ended" or ended["status"] == 2, ended
+    again = server.call("POST", path, {"version": match["version"], "outcomes": [3, 2], "message": "replay showed a speed hack"}, headers)
+    assert again[0] == 200 and again[2]["Idempotent-Replayed"] == "true"
+    seen = call(server, bob, "GET", f"/v1/turn-matches/{match['matchID']}")
+    assert [p["outcome"] for p in seen["participants"]] == [3, 2] and seen["message"] == "replay showed a speed hack", seen
+    status, body, _ = server.call("POST", path, {"version": seen["version"], "outcomes": [3, 2]}, arbiter)
+    assert status == 409 and body["code"] == "turn.invalid_state" and "ended" in body["message"], body
+    status, body, _ = server.call("POST", path, {"version": seen["version"], "outcomes": [3, 2]}, bearer(token(*other_turns_key(server))))
+    assert status == 404 and body["code"] == "turn.no_such_match", body
+
+
+def other_turns_key(server):
+    import re
+    pem_path = server.work / f"other-turns-{uuid.uuid4().hex[:8]}.p8"
+    output = server.keys("create", "--game", "com.example.other", "--environment", "sandbox", "--output", str(pem_path),
+                         "--permission", "turns:write")
+    key_id = re.search(r"^key id:\s+(\S+)", output, re.MULTILINE).group(1)
+    issuer = re.search(r"^issuer id:\s+(\S+)", output, re.MULTILINE).group(1)
+    return key_id, issuer, pem_path.read_text()
