@@ -1,4 +1,4 @@
-"""What a studio's game server does beyond scores with the permissions `saves:read` and `turns:write`, against the real
+"""What a studio's game server does beyond scores with the permissions `saves:read`, `turns:write` and `admin`, against the real
 `gamecenter` binary over plain HTTP (tokens made with PyJWT): reading a player's saves and their bytes, ending a
 turn-based match as its arbiter (the participants' devices see it ended, by the server), each refused without its
 permission, for another game, with a stale version or missing outcomes; both engines.
@@ -98,3 +98,34 @@ def other_turns_key(server):
     key_id = re.search(r"^key id:\s+(\S+)", output, re.MULTILINE).group(1)
     issuer = re.search(r"^issuer id:\s+(\S+)", output, re.MULTILINE).group(1)
     return key_id, issuer, pem_path.read_text()
+
+
+def test_a_game_server_with_admin_manages_its_own_games_webhooks_only(server):
+    manager = bearer(token(*server.create_key("admin")))
+    status, created, _ = server.call("POST", "/server/v1/webhooks", {"url": "http://127.0.0.1:9/hooks", "events": ["score.verify"]}, manager)
+    assert status == 201 and created["secret"].startswith("whsec_"), created
+    endpoint = created["endpoint"]
+    assert endpoint["bundleID"] == "com.example.arena" and endpoint["environment"] == "sandbox"
+    status, listed, _ = server.call("GET", "/server/v1/webhooks", headers=manager)
+    assert status == 200 and endpoint["endpointID"] in [e["endpointID"] for e in listed["endpoints"]]
+    status, deliveries, _ = server.call("GET", f"/server/v1/webhooks/{endpoint['endpointID']}/deliveries", headers=manager)
+    assert status == 200 and deliveries["deliveries"] == []
+
+    # Another game's endpoint (made with the admin key) is neither listed nor removable with this key.
+    from test_server_keys import ADMIN_KEY
+    status, other, _ = server.call("POST", "/admin/v1/webhooks", {
+        "bundleID": "com.example.other", "environment": "sandbox", "url": "http://127.0.0.1:9/other", "events": ["score.accepted"]},
+        bearer(ADMIN_KEY))
+    assert status == 201
+    other_id = other["endpoint"]["endpointID"]
+    assert other_id not in [e["endpointID"] for e in server.call("GET", "/server/v1/webhooks", headers=manager)[1]["endpoints"]]
+    status, body, _ = server.call("DELETE", f"/server/v1/webhooks/{other_id}", headers=manager)
+    assert status == 404 and body["code"] == "webhook.unknown", body
+    status, body, _ = server.call("GET", "/server/v1/webhooks", headers=bearer(token(*server.create_key("moderation"))))
+    assert status == 403 and body["code"] == "key.forbidden", body
+
+    status, _, _ = server.call("DELETE", f"/server/v1/webhooks/{endpoint['endpointID']}", headers=manager)
+    assert status == 204
+    status, log, _ = server.call("GET", "/admin/v1/games/com.example.arena/audit-log", headers=bearer(ADMIN_KEY))
+    actions = [(e["action"], e["subject"]) for e in log["entries"]]
+    assert ("webhook.added", endpoint["endpointID"]) in actions and ("webhook.removed", endpoint["endpointID"]) in actions

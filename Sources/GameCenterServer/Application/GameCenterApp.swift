@@ -268,7 +268,9 @@ public enum GameCenterApp {
 
         let admin = router.group("admin/v1").add(middleware: AdminMiddleware(adminKey: configuration.adminKey))
         ServerKeyAdminRoutes(keys: services.serverKeys, audit: services.audit).add(to: admin)
-        WebhookAdminRoutes(webhooks: services.webhooks, dispatcher: services.webhookDispatcher, audit: services.audit).add(to: admin)
+        let webhookRoutes = WebhookAdminRoutes(webhooks: services.webhooks, dispatcher: services.webhookDispatcher, audit: services.audit)
+        webhookRoutes.add(to: admin)
+        webhookRoutes.addServer(to: gameServers)
         let moderation = ModerationRoutes(moderation: services.moderation, audit: services.audit, registry: services.registry)
         moderation.addAdmin(to: admin)
         moderation.addServer(to: gameServers)
