@@ -145,13 +145,7 @@ struct SignedReportsBench: AsyncParsableCommand {
                 counter += 1
                 return counter
             }
-            var mac = HMAC<SHA256>(key: key)
-            mac.update(data: Data("\(counter).".utf8))
-            mac.update(data: body)
-            return [
-                (ReportSignature.counterHeader, String(counter)),
-                (ReportSignature.signatureHeader, "v1=" + mac.finalize().map { String(format: "%02x", $0) }.joined()),
-            ]
+            return ReportSignature.headers(key: key, counter: counter, body: body)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// One score as a device reports it; the server adds the player.
@@ -182,6 +183,21 @@ public enum ReportSignature {
     public static let counterHeader = "X-GameCenter-Report-Counter"
     /// `v1=` and the lowercase hex HMAC-SHA256, with the session's report key, of `COUNTER.BODY`.
     public static let signatureHeader = "X-GameCenter-Report-Signature"
+
+    /// The two headers of a report whose body is `body`, signed with `key` and `counter`.
+    public static func headers(key: SymmetricKey, counter: Int64, body: some DataProtocol) -> [(String, String)] {
+        var mac = HMAC<SHA256>(key: key)
+        mac.update(data: Data("\(counter).".utf8))
+        mac.update(data: body)
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = Array("v1=".utf8)
+        hex.reserveCapacity(67)
+        for byte in mac.finalize() {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return [(counterHeader, String(counter)), (signatureHeader, String(decoding: hex, as: UTF8.self))]
+    }
 }
 
 /// Which players a leaderboard query ranks.

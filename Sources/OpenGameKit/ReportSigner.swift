@@ -46,11 +46,6 @@ actor ReportSigner {
         guard var current = key, current.token == token else { return [] }
         current.counter += 1
         key = current
-        let counter = String(current.counter)
-        var mac = HMAC<SHA256>(key: current.key)
-        mac.update(data: Data("\(counter).".utf8))
-        mac.update(data: json)
-        let hex = mac.finalize().map { String(format: "%02x", $0) }.joined()
-        return [(ReportSignature.counterHeader, counter), (ReportSignature.signatureHeader, "v1=" + hex)]
+        return ReportSignature.headers(key: current.key, counter: current.counter, body: json)
     }
 }
