@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import re
+import subprocess
 import threading
 import time
 import urllib.request
@@ -275,9 +276,30 @@ def test_two_nodes_deliver_each_event_once():
         time.sleep(1.5)
         events = receiver.events()
         assert sorted(e["data"]["value"] for e in events) == list(range(1, 21)), "each event once"
+
+        # The node holding the dispatcher's lease is killed (-9) with the receiver down and deliveries pending: the
+        # other takes the lease over when it lapses and delivers every event, each once.
+        receiver.down()
+        for value in range(21, 31):
+            report(first if value % 2 else second, sessions[value % 2], value)
+        holder = psql(first.database, "SELECT node_id FROM webhook_lease")
+        first_node = psql(first.database, "SELECT node_id FROM nodes ORDER BY started_at LIMIT 1")
+        victim, survivor = (first, second) if holder == first_node else (second, first)
+        victim.kill()
+        receiver.up()
+        receiver.wait_for(30, seconds=60)
+        time.sleep(1.5)
+        values = sorted(e["data"]["value"] for e in receiver.events())
+        assert values == list(range(1, 31)), f"each event once after the takeover: {values}"
+        assert psql(survivor.database, "SELECT node_id FROM webhook_lease") != holder
     finally:
-        first.stop()
-        second.stop()
+        first.stop() if first.process.poll() is None else None
+        second.stop() if second.process.poll() is None else None
+
+
+def psql(database, query):
+    """One value from the server's PostgreSQL database."""
+    return subprocess.run(["psql", database, "-tAc", query], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def test_one_players_failing_delivery_does_not_hold_up_anothers(server):
