@@ -749,6 +749,8 @@ enum Migrations {
     private static let scoreSubmissionIndexes = [
         "CREATE INDEX score_submissions_by_state ON score_submissions (bundle_id, environment, state, created_at)",
         "CREATE INDEX score_submissions_by_player ON score_submissions (player_id, bundle_id, environment, created_at)",
+        // The sweeper's question every ten seconds on every node: which are still being verified.
+        "CREATE INDEX score_submissions_verifying ON score_submissions (created_at) WHERE state = 'verifying'",
     ]
 
     private static func scoreSubmissions(attachment: String) -> String {
