@@ -93,19 +93,19 @@ struct LeaderboardService: Sendable {
                 }
                 attached += attachment.count
             }
-            return (new, definition, score)
+            return CheckedScore(score: new, board: definition, report: score)
         }
         guard attached <= Limits.maximumScoreAttachmentBytes else {
             throw APIError.invalidParameter("a report's attachments total at most \(Limits.maximumScoreAttachmentBytes) bytes; this one's total \(attached)")
         }
         try limiter.take(.reports, for: session.playerID, cost: scores.count)
         var counter: Int64?
-        if scores.contains(where: { $0.1.writePolicy == .signed }) {
+        if scores.contains(where: { $0.board.writePolicy == .signed }) {
             counter = try await reportKeys.verify(
                 body: body, counter: headers[values: .reportCounter].first, signature: headers[values: .reportSignature].first, session: session,
                 database: database)
         }
-        let plain = scores.filter { $0.1.verification == nil }.map(\.0)
+        let plain = scores.filter { $0.board.verification == nil }.map(\.score)
         var result = ScoreReportResult(scores: [])
         if plain.isEmpty {
             if let counter { try await reportKeys.take(counter, session: session, database: database) }
@@ -114,10 +114,10 @@ struct LeaderboardService: Sendable {
                 plain, reportID: batch.reportID, game: game, environment: device.environment.rawValue, playerID: session.playerID, now: now,
                 locale: device.locale, counter: counter.map { (session, $0) })
         }
-        let toVerify = scores.enumerated().compactMap { position, score -> ScoreToVerify? in
-            guard let verification = score.1.verification else { return nil }
+        let toVerify = scores.enumerated().compactMap { position, checked -> ScoreToVerify? in
+            guard let verification = checked.board.verification else { return nil }
             return ScoreToVerify(
-                position: position, score: score.0, details: score.2.details ?? [], attachment: score.2.attachment,
+                position: position, score: checked.score, details: checked.report.details ?? [], attachment: checked.report.attachment,
                 timeoutMillis: verification.timeoutMillis)
         }
         if !toVerify.isEmpty {
@@ -128,6 +128,13 @@ struct LeaderboardService: Sendable {
             result.submissions = submissions
         }
         return result
+    }
+
+    /// A device's score as checked: what is stored, its board, and what the device sent.
+    private struct CheckedScore {
+        var score: NewScore
+        var board: LeaderboardDefinition
+        var report: ScoreReport
     }
 
     /// A new key for the session's signed reports.
