@@ -177,13 +177,17 @@ extension StorageSession {
     /// sessions whose counter was taken. One statement whatever the number.
     public func advanceReportCounters(_ counters: [(sessionID: String, counter: Int64)]) async throws -> Set<String> {
         guard !counters.isEmpty else { return [] }
-        let values = SQLList(counters.map { SQLGroupExpression([SQLBind($0.sessionID), SQLBind($0.counter)]) })
+        // A CASE over the sessions rather than a join with a VALUES list: SQLite plans it in a fraction of the time,
+        // and the IN list reads each key by its primary key.
+        let cases = SQLList(
+            counters.map { SQLList([SQLRaw("WHEN"), SQLBind($0.sessionID), SQLRaw("THEN"), SQLBind($0.counter)], separator: SQLRaw(" ")) },
+            separator: SQLRaw(" "))
+        let sessions = SQLList(counters.map { SQLBind($0.sessionID) })
         let rows = try await sql.raw(
             """
-            WITH taken (session_id, counter) AS (VALUES \(values))
-            UPDATE report_keys SET counter = taken.counter FROM taken
-            WHERE report_keys.session_id = taken.session_id AND taken.counter > report_keys.counter
-            RETURNING report_keys.session_id
+            UPDATE report_keys SET counter = CASE session_id \(cases) END
+            WHERE session_id IN (\(sessions)) AND counter < CASE session_id \(cases) END
+            RETURNING session_id
             """
         ).all()
         return Set(try rows.map { try $0.string("session_id") })
