@@ -61,8 +61,9 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null
 fi
-# The game-server API's tests make their tokens with PyJWT (ES256 through cryptography), as a studio's server would.
-for package in selenium:selenium axe-selenium-python:axe_selenium_python pytest:pytest pyjwt:jwt cryptography:cryptography; do
+# The game-server API's tests make their tokens with PyJWT (ES256 through cryptography), as a studio's server would, and
+# open devices' realtime channels with websocket-client.
+for package in selenium:selenium axe-selenium-python:axe_selenium_python pytest:pytest pyjwt:jwt cryptography:cryptography websocket-client:websocket; do
   if ! python3 -c "import ${package#*:}" 2>/dev/null; then
     echo "installing ${package%%:*} from PyPI…"
     python3 -m pip install -q "${package%%:*}"
