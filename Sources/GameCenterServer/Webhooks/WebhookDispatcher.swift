@@ -17,7 +17,7 @@ import Synchronization
 ///   storage: `score.accepted` from the `scores` table; `achievement.completed`, `invitation.answered`, `turn.changed`
 ///   and `save.changed` from the players' `events` (the copies of a turn-based change its participants each store are
 ///   one event, their id the change's); `occurrence.started` and `occurrence.ended` from `occurrence_events`;
-///   `match.ended` from the `game_events` outbox. A transaction can commit a smaller id after a larger one was read,
+///   `match.ended`, `score.quarantined` and `score.rejected` from the `game_events` outbox. A transaction can commit a smaller id after a larger one was read,
 ///   so skipped ids are looked for again for a while (``FollowedIDs``), and the stored cursor stays below the oldest
 ///   of them: a node that takes the lease over reads them again (a delivery already made for an event is not made
 ///   twice).
