@@ -185,6 +185,11 @@ def test_no_answer_in_time_quarantines_and_the_studio_decides(server, moderator,
     status, listed, _ = server.call("GET", "/server/v1/score-submissions?state=quarantined&playerID=" + urllib.parse.quote(player_id),
                                     headers=headers)
     assert status == 200 and [s["submissionID"] for s in listed["submissions"]] == [held["submissionID"]], listed
+    for before in ("1e300", "-1e300", "nan", "soon"):
+        status, refused, _ = server.call("GET", "/server/v1/score-submissions?before=" + before, headers=headers)
+        assert status == 400 and "before" in refused["message"], refused
+    status, listed, _ = server.call("GET", f"/server/v1/score-submissions?before={time.time() + 60}&limit=1", headers=headers)
+    assert status == 200 and len(listed["submissions"]) == 1, listed
     status, detail, _ = server.call("GET", f"/server/v1/score-submissions/{held['submissionID']}", headers=headers)
     assert status == 200 and detail["submission"]["value"] == 321 and detail["details"] == [], detail
 

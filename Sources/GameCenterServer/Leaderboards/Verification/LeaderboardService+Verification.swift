@@ -89,15 +89,15 @@ extension LeaderboardService {
         return Self.info(decided)
     }
 
-    /// A game's submissions in an environment, newest first (the studio's view).
+    /// A game's submissions in an environment, newest first (the studio's view); `before` is a stored time.
     func submissions(
-        game: Game, environment: Environment, state: ScoreVerificationState?, playerID: String?, before: Date?, limit: Int
+        game: Game, environment: Environment, state: ScoreVerificationState?, playerID: String?, before: Int64?, limit: Int
     ) async throws -> ScoreSubmissionList {
         guard (1...1000).contains(limit) else { throw APIError.invalidParameter("limit is 1 to 1000; got \(limit)") }
         let records = try await database.read {
             try await $0.scoreSubmissions(
-                bundleID: game.bundleID, environment: environment.rawValue, state: state?.rawValue, playerID: playerID,
-                before: before.map(StoredTime.millis), limit: limit)
+                bundleID: game.bundleID, environment: environment.rawValue, state: state?.rawValue, playerID: playerID, before: before,
+                limit: limit)
         }
         return ScoreSubmissionList(submissions: records.map(Self.info))
     }

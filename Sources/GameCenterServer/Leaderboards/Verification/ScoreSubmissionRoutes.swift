@@ -1,5 +1,6 @@
 import Foundation
 import GameCenterProtocol
+import GameCenterStorage
 import Hummingbird
 
 /// The studio's view of verified boards' submissions: list them (the quarantined ones first of all), read one with its
@@ -78,9 +79,11 @@ struct ScoreSubmissionRoutes {
             }
             return state
         }
-        let before = try query["before"].map { text -> Date in
-            guard let seconds = Double(text), seconds.isFinite else { throw APIError.invalidParameter("before is a time in seconds since 1970") }
-            return Date(timeIntervalSince1970: seconds)
+        let before = try query["before"].map { text -> Int64 in
+            guard let seconds = Double(text), let millis = StoredTime.checkedMillis(Date(timeIntervalSince1970: seconds)) else {
+                throw APIError.invalidParameter("before is a time in seconds since 1970, in the years 1 to 9999")
+            }
+            return millis
         }
         let limit = try query["limit"].map { text -> Int in
             guard let limit = Int(text) else { throw APIError.invalidParameter("limit is a whole number from 1 to 1000") }
