@@ -142,10 +142,12 @@ import Testing
             afterRound.append(Self.residentKiB(pid))
         }
         // Before, every round added what it held, 45–60 MiB for ten readers, and kept it: 135 MiB or more over the
-        // last three rounds. Now the later rounds reuse what the first ones took (the allocator keeps it; how much the
-        // first rounds take depends on the machine's load: 70 to 140 MiB seen, and under the whole live phase's load
-        // the allocator still grew 56 MiB in rounds 4 and 5), so the last three rounds add well under that.
-        #expect(afterRound[4] - afterRound[1] < 100 * 1024, "resident memory before (KiB): \(before); after each round: \(afterRound)")
+        // last three rounds, and as much in the last two as the first round took. Now the later rounds reuse what the
+        // first ones took (the allocator keeps it). How much a round takes depends on the machine's load (70 to 140 MiB
+        // seen for the first; under the whole live phase's load the last three still grew 118 MiB once), so the check
+        // is either: the last three rounds add under 100 MiB, or the last two add less than the first took.
+        let lastThree = afterRound[4] - afterRound[1], lastTwo = afterRound[4] - afterRound[2], first = afterRound[0] - before
+        #expect(lastThree < 100 * 1024 || lastTwo < first, "resident memory before (KiB): \(before); after each round: \(afterRound)")
         #expect(Self.health(server) == 200)
         try await server.stop()
     }
