@@ -723,6 +723,19 @@ enum Migrations {
             ],
             sqliteOnly: [Self.scoreSubmissions(attachment: "BLOB")] + Self.scoreSubmissionIndexes,
             postgresOnly: [Self.scoreSubmissions(attachment: "BYTEA")] + Self.scoreSubmissionIndexes),
+        Migration(
+            version: 36, name: "deleted accounts",
+            common: [
+                // A deleted account's tombstone: no personal data, only that this id must never be written again (an
+                // import of an older archive or backup skips its records).
+                """
+                CREATE TABLE deleted_accounts (
+                    player_id TEXT PRIMARY KEY,
+                    environment TEXT NOT NULL,
+                    deleted_at BIGINT NOT NULL
+                )
+                """
+            ]),
     ]
 
     /// The outbox of a game's events that no player's event log carries (a real-time match that ended), written in

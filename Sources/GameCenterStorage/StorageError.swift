@@ -6,6 +6,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case closed
         case unavailable(String)
         case inUse(String)
+        case invalidArchive(String)
     }
 
     private let kind: Kind
@@ -25,6 +26,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
     /// Another process serves this (single-node) database.
     public static func inUse(_ why: String) -> StorageError { StorageError(kind: .inUse(why)) }
 
+    /// An archive to import is damaged, of an unknown format, or does not fit this server (the reason says which).
+    public static func invalidArchive(_ why: String) -> StorageError { StorageError(kind: .invalidArchive(why)) }
+
     /// True when another process serves this database.
     public var isInUse: Bool {
         if case .inUse = kind { return true }
@@ -43,6 +47,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case .notFound(let what): return "not found: \(what)"
         case .closed: return "the database is closed"
         case .inUse(let why): return why
+        case .invalidArchive(let why): return "cannot import the archive: \(why)"
         case .unavailable(let why): return "the database is unavailable: \(why)"
         }
     }

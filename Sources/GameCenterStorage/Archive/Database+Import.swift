@@ -1,0 +1,209 @@
+import Foundation
+import SQLKit
+
+/// What an import did, per file.
+public struct ArchiveImportSummary: Sendable, Equatable {
+    /// Per file, in import order: the records read and those skipped because their player's account was deleted.
+    public var files: [(name: String, records: Int, skippedDeleted: Int)]
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.files.elementsEqual(rhs.files) { $0.name == $1.name && $0.records == $1.records && $0.skippedDeleted == $1.skippedDeleted }
+    }
+}
+
+extension Database {
+    /// Imports the archive in `directory` (a server's or a game's; a player's archive is for reading): checks the
+    /// manifest and every file's record count and SHA-256 first, then writes the records kind by kind, a batch per
+    /// transaction. A record whose key already exists is left as it is, so an interrupted import can be run again.
+    /// No record of a deleted account is written — deleted in the archive or on this server (tombstones outlive
+    /// backups). Ids are kept as they are in the archive.
+    public func importArchive(from directory: URL) async throws -> ArchiveImportSummary {
+        let manifest = try Self.readManifest(in: directory)
+        let kinds = Dictionary(uniqueKeysWithValues: ArchiveCatalog.kinds.map { ($0.file, $0) })
+        for file in manifest.files {
+            guard kinds[file.name] != nil else {
+                throw StorageError.invalidArchive("\(file.name) is not a kind of record this server knows (format version \(manifest.formatVersion))")
+            }
+            try Self.verify(file, in: directory)
+        }
+        var deleted = try await read { try await $0.deletedPlayerIDs() }
+        if manifest.files.contains(where: { $0.name == "deleted_accounts.jsonl" }) {
+            try Self.forEachRecord(in: directory, kind: kinds["deleted_accounts.jsonl"]!) { values, _ in
+                if case .text(let id) = values[0] { deleted.insert(id) }
+            }
+        }
+        var summary = ArchiveImportSummary(files: [])
+        let listed = Set(manifest.files.map(\.name))
+        for kind in ArchiveCatalog.kinds where listed.contains(kind.file) {
+            let playerIndexes = kind.playerColumns.compactMap { name in kind.columns.firstIndex { $0.name == name } }
+            var batch: [[ArchiveValue]] = []
+            var batchBytes = 0
+            var (records, skipped) = (0, 0)
+            let rowsPerBatch = max(1, min(500, 30_000 / kind.columns.count))
+            try await Self.forEachRecordAsync(in: directory, kind: kind) { values, size in
+                records += 1
+                if playerIndexes.contains(where: { if case .text(let id) = values[$0] { deleted.contains(id) } else { false } }) {
+                    skipped += 1
+                    return
+                }
+                batch.append(values)
+                batchBytes += size
+                if batch.count >= rowsPerBatch || batchBytes >= 8 << 20 {
+                    try await self.insert(batch, into: kind)
+                    batch.removeAll(keepingCapacity: true)
+                    batchBytes = 0
+                }
+            }
+            if !batch.isEmpty { try await insert(batch, into: kind) }
+            summary.files.append((kind.file, records, skipped))
+        }
+        if engine == .postgres {
+            try await write { session in
+                for kind in ArchiveCatalog.kinds where listed.contains(kind.file) {
+                    guard let column = kind.sequenceColumn else { continue }
+                    try await session.sql.raw(
+                        """
+                        SELECT setval(pg_get_serial_sequence('\(unsafeRaw: kind.table)', '\(unsafeRaw: column)'), MAX(\(unsafeRaw: column)))
+                        FROM \(unsafeRaw: kind.table) HAVING MAX(\(unsafeRaw: column)) IS NOT NULL
+                        """
+                    ).run()
+                }
+            }
+        }
+        return summary
+    }
+
+    /// Reads and checks `manifest.json`.
+    public static func readManifest(in directory: URL) throws -> ArchiveManifest {
+        let url = directory.appendingPathComponent(ArchiveManifest.fileName)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw StorageError.invalidArchive("\(directory.path) has no \(ArchiveManifest.fileName): it is not an archive")
+        }
+        let manifest: ArchiveManifest
+        do {
+            manifest = try JSONDecoder().decode(ArchiveManifest.self, from: data)
+        } catch {
+            throw StorageError.invalidArchive("\(ArchiveManifest.fileName) is not a manifest: \(error)")
+        }
+        guard manifest.format == ArchiveManifest.formatName else {
+            throw StorageError.invalidArchive("format '\(manifest.format.prefix(60))' is not \(ArchiveManifest.formatName)")
+        }
+        guard (1...ArchiveManifest.currentVersion).contains(manifest.formatVersion) else {
+            throw StorageError.invalidArchive(
+                "format version \(manifest.formatVersion) is newer than this server reads (up to \(ArchiveManifest.currentVersion)): upgrade the server")
+        }
+        guard manifest.scope == "server" || manifest.scope == "game" else {
+            throw StorageError.invalidArchive("a \(manifest.scope.prefix(20)) archive is a copy to read; only server and game archives are imported")
+        }
+        return manifest
+    }
+
+    /// Reads `file` whole and compares its record count and SHA-256 with the manifest's.
+    private static func verify(_ file: ArchiveFileEntry, in directory: URL) throws {
+        let url = directory.appendingPathComponent(file.name)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw StorageError.invalidArchive("\(file.name) is missing") }
+        var reader = try ArchiveLineReader(url: url)
+        while try reader.nextLine() != nil {}
+        let (lines, digest) = (reader.lineNumber, try reader.finish())
+        guard digest == file.sha256 else { throw StorageError.invalidArchive("\(file.name) is damaged: its SHA-256 is not the manifest's") }
+        guard lines == file.records else {
+            throw StorageError.invalidArchive("\(file.name) has \(lines) records; the manifest says \(file.records)")
+        }
+    }
+
+    private static func forEachRecord(in directory: URL, kind: ArchiveKind, _ body: ([ArchiveValue], Int) throws -> Void) throws {
+        var reader = try ArchiveLineReader(url: directory.appendingPathComponent(kind.file))
+        let decoder = JSONDecoder()
+        while let line = try reader.nextLine() {
+            try body(try Self.decode(line, kind: kind, lineNumber: reader.lineNumber, decoder: decoder), line.count)
+        }
+        _ = try reader.finish()
+    }
+
+    private static func forEachRecordAsync(
+        in directory: URL, kind: ArchiveKind, _ body: ([ArchiveValue], Int) async throws -> Void
+    ) async throws {
+        var reader = try ArchiveLineReader(url: directory.appendingPathComponent(kind.file))
+        let decoder = JSONDecoder()
+        while let line = try reader.nextLine() {
+            try await body(try Self.decode(line, kind: kind, lineNumber: reader.lineNumber, decoder: decoder), line.count)
+        }
+        _ = try reader.finish()
+    }
+
+    /// One line as a value per column of `kind`, each checked against the column's type.
+    static func decode(_ line: ArraySlice<UInt8>, kind: ArchiveKind, lineNumber: Int, decoder: JSONDecoder) throws -> [ArchiveValue] {
+        let place = "\(kind.file) line \(lineNumber)"
+        let object: [String: JSONCell]
+        do {
+            object = try decoder.decode([String: JSONCell].self, from: Data(line))
+        } catch {
+            throw StorageError.invalidArchive("\(place) is not a JSON object of strings, numbers and nulls")
+        }
+        guard object.count == kind.columns.count else {
+            let unknown = Set(object.keys).subtracting(kind.columns.map(\.name)).sorted()
+            let missing = Set(kind.columns.map(\.name)).subtracting(object.keys).sorted()
+            throw StorageError.invalidArchive(
+                "\(place): " + (unknown.isEmpty ? "missing \(missing.joined(separator: ", "))" : "unknown field \(unknown[0].prefix(60))"))
+        }
+        return try kind.columns.map { column in
+            guard let cell = object[column.name] else { throw StorageError.invalidArchive("\(place): missing \(column.name)") }
+            switch (column.type, cell) {
+            case (_, .null): return .null
+            case (.text, .text(let text)): return .text(text)
+            case (.integer, .integer(let value)): return .integer(value)
+            case (.real, .integer(let value)): return .real(Double(value))
+            case (.real, .real(let value)): return .real(value)
+            case (.bytes, .text(let text)):
+                guard let data = Data(base64Encoded: text) else { throw StorageError.invalidArchive("\(place): \(column.name) is not base64") }
+                return .bytes(Array(data))
+            default:
+                let expected = ["text": "a string", "integer": "an integer", "real": "a number", "bytes": "a base64 string"][column.type.rawValue]!
+                throw StorageError.invalidArchive("\(place): \(column.name) must be \(expected) or null")
+            }
+        }
+    }
+
+    /// Writes `rows` in one transaction; a row whose key exists is skipped.
+    private func insert(_ rows: [[ArchiveValue]], into kind: ArchiveKind) async throws {
+        var query = SQLQueryString("INSERT INTO \(unsafeRaw: kind.table) (\(unsafeRaw: kind.columns.map(\.name).joined(separator: ", "))) VALUES ")
+        for (rowIndex, row) in rows.enumerated() {
+            query.appendLiteral(rowIndex == 0 ? "(" : ", (")
+            for (index, value) in row.enumerated() {
+                if index > 0 { query.appendLiteral(", ") }
+                switch value {
+                case .null: query.appendLiteral("NULL")
+                case .integer(let number): query.appendInterpolation(bind: number)
+                case .real(let number): query.appendInterpolation(bind: number)
+                case .text(let text): query.appendInterpolation(bind: text)
+                case .bytes(let bytes): query.appendInterpolation(bind: Data(bytes))
+                }
+            }
+            query.appendLiteral(")")
+        }
+        query.appendLiteral(" ON CONFLICT DO NOTHING")
+        let statement = query
+        try await write { try await $0.sql.raw(statement).run() }
+    }
+}
+
+/// A JSON value of an archive's line.
+enum JSONCell: Decodable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let number = try? container.decode(Int64.self) {
+            self = .integer(number)
+        } else if let number = try? container.decode(Double.self) {
+            self = .real(number)
+        } else {
+            self = .text(try container.decode(String.self))
+        }
+    }
+}
