@@ -71,6 +71,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case serverTooManyConnections = "server.too_many_connections"
     case serverStorageUnavailable = "server.storage_unavailable"
     case serverNodeUnavailable = "server.node_unavailable"
+    case serverReadOnly = "server.read_only"
     // Accounts and sessions.
     case accountInvalidName = "account.invalid_name"
     case accountInvalidPassword = "account.invalid_password"

@@ -2,10 +2,10 @@ import SQLKit
 
 extension StorageSession {
     /// Deletes a player's account and every record of theirs — sessions, friends and requests, events, scores and
-    /// submissions, achievements, memberships and invitations, saves, activities — and records a tombstone with no
-    /// personal data in its place (`deleted_accounts`), so that no import ever brings the account back. Records of
-    /// other players that name this one by id (a challenge they started, an audit entry) stay. Returns false when there
-    /// was no such account.
+    /// submissions, achievements, memberships and invitations, saves, activities, other players' notices about them —
+    /// and records a tombstone with no personal data in its place (`deleted_accounts`), so that no import ever brings
+    /// the account back. Records that name this player by id alone (a challenge they started, a turn-based match's
+    /// state, a tournament's final standings, an audit entry) stay. Returns false when there was no such account.
     public func deleteAccount(playerID: String, now: Int64) async throws -> Bool {
         guard let account = try await sql.raw("SELECT environment, account_name FROM players WHERE player_id = \(bind: playerID)").first() else {
             return false
@@ -19,6 +19,8 @@ extension StorageSession {
             "DELETE FROM friendships WHERE player_id = \(bind: playerID) OR friend_id = \(bind: playerID)",
             "DELETE FROM friend_requests WHERE from_player = \(bind: playerID) OR to_player = \(bind: playerID)",
             "DELETE FROM events WHERE player_id = \(bind: playerID)",
+            // Other players' notices that name this one (a friend added, a request, an invitation) carry their alias.
+            "DELETE FROM events WHERE payload LIKE \(bind: "%" + Self.likeEscaped(playerID) + "%") ESCAPE '!'",
             "DELETE FROM played_games WHERE player_id = \(bind: playerID)",
             "DELETE FROM best_scores WHERE player_id = \(bind: playerID)",
             "DELETE FROM occurrence_best_scores WHERE player_id = \(bind: playerID)",
@@ -52,9 +54,25 @@ extension StorageSession {
         return true
     }
 
+    /// `text` matching itself in a `LIKE … ESCAPE '!'` pattern.
+    private static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%").replacingOccurrences(of: "_", with: "!_")
+    }
+
     /// Every deleted account's id (their tombstones).
     public func deletedPlayerIDs() async throws -> Set<String> {
         Set(try await sql.raw("SELECT player_id FROM deleted_accounts").all().map { try $0.string("player_id") })
     }
 
+    /// The games `playerID` has records in: played, or holding a score (a game server may report for a player who
+    /// never opened the game).
+    public func gamesWithRecords(playerID: String) async throws -> Set<String> {
+        Set(
+            try await sql.raw(
+                """
+                SELECT bundle_id FROM played_games WHERE player_id = \(bind: playerID)
+                UNION SELECT bundle_id FROM best_scores WHERE player_id = \(bind: playerID)
+                """
+            ).all().map { try $0.string("bundle_id") })
+    }
 }

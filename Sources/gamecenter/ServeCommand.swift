@@ -33,6 +33,10 @@ struct ServeCommand: AsyncParsableCommand {
     var testClock = false
     @Flag(name: .customLong("secure-cookies"), help: "Mark the web app's cookies Secure on every response (the server is reached over HTTPS only).")
     var secureCookies = false
+    @Flag(
+        name: .customLong("read-only"),
+        help: "Wind-down mode: games and players read, sign in and download their data; nothing new is written (admin routes still work).")
+    var readOnly = false
     @Option(
         name: .customLong("public-url"),
         help: "Base URL devices and the other nodes reach this node at (default: http://HOST:PORT when --host is not 0.0.0.0 or ::).")
@@ -160,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.adminKey = adminKey ?? ProcessInfo.processInfo.environment["GAMECENTER_ADMIN_KEY"]
         configuration.testClock = testClock
         configuration.secureCookies = secureCookies
+        configuration.readOnly = readOnly
         configuration.rateLimits = try rateLimits()
         configuration.metricsPort = metricsPort
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)

@@ -239,6 +239,13 @@ struct AccountService: Sendable {
         bus.publish(.sessionEnded(sessionID: sessionID, reason: "revoked"))
     }
 
+    /// Forgets sessions that storage no longer holds (or has revoked) on this node and tells the others and the
+    /// devices connected with them (their realtime channels close).
+    func endSessions(_ sessionIDs: [String], reason: String) {
+        sessionCache.remove(sessionIDs: sessionIDs)
+        for id in sessionIDs { bus.publish(.sessionEnded(sessionID: id, reason: reason)) }
+    }
+
     /// Revokes all of the caller's sessions but the calling one; returns how many.
     func revokeOthers(_ session: AuthenticatedSession) async throws -> Int {
         let now = clock.nowMillis()

@@ -42,6 +42,9 @@ public enum GameCenterApp {
         /// Marks the web app's cookies `Secure` on every response. Without it they are `Secure` only for requests a
         /// reverse proxy on this host (a loopback peer) forwarded with `X-Forwarded-Proto: https`.
         public var secureCookies = false
+        /// Wind-down mode (`serve --read-only`): devices, game servers and the web app may read, sign in and out and
+        /// download a player's data; every other write is refused with `server.read_only`. Admin routes still work.
+        public var readOnly = false
         /// Where devices send match datagrams, when not the HTTP host they used and the bound UDP port.
         public var udpPublicAddress: PublicAddress?
         /// The base URL devices and other nodes reach this node at (`--public-url`); nil: `http://HOST:PORT` of the
@@ -112,6 +115,10 @@ public enum GameCenterApp {
         let webhookDispatcher: WebhookDispatcher
         /// Hiding players from boards.
         let moderation: ModerationService
+        /// Deleting accounts for good.
+        let accountDeletion: AccountDeletionService
+        /// A player's data as a download.
+        let playerArchive: PlayerArchive
         /// Keeps the boards in step with the players hidden on any node.
         let hiddenPlayerFollower: HiddenPlayerFollower
         /// Quarantines score submissions left verifying by a stopped node.
@@ -186,6 +193,9 @@ public enum GameCenterApp {
                 database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
                 limiter: limiter, bus: bus, challenges: challenges, audit: audit)
             self.moderation = ModerationService(database: database, index: index, clock: serverClock)
+            self.accountDeletion = AccountDeletionService(
+                database: database, accounts: accounts, leaderboards: leaderboards, registry: registry, clock: serverClock)
+            self.playerArchive = PlayerArchive(database: database, clock: serverClock)
             self.hiddenPlayerFollower = HiddenPlayerFollower(database: database, index: index, logger: logger)
             self.submissionSweeper = SubmissionSweeper(database: database, clock: serverClock, logger: logger)
             // The boards follow the reports other nodes store from before they are built.
@@ -217,8 +227,9 @@ public enum GameCenterApp {
     static func makeRouter(_ services: Services, configuration: Configuration) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: services.metrics))
-        let webApp = WebAppRoutes(services: services, secureCookies: configuration.secureCookies)
+        let webApp = WebAppRoutes(services: services, secureCookies: configuration.secureCookies, readOnly: configuration.readOnly)
         router.add(middleware: ErrorMiddleware())
+        if configuration.readOnly { router.add(middleware: ReadOnlyMiddleware()) }
         router.add(middleware: webApp.notFoundPages)
         router.add(middleware: UpgradeRefusalMiddleware())
         webApp.add(to: router)
@@ -281,6 +292,7 @@ public enum GameCenterApp {
         submissions.addAdmin(to: admin)
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry, audit: services.audit).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
+        PlayerDataAdminRoutes(deletion: services.accountDeletion, archive: services.playerArchive).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
         let nodes = router.group("internal/v1").add(middleware: NodeKeyMiddleware(queues: services.topology.queues))

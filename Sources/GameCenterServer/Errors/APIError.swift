@@ -98,6 +98,11 @@ extension APIError {
         .serverTooManyConnections, "the server has too many open connections, or too many from your address; try again later", retryAfterSeconds: 1)
 
     /// The database cannot be reached.
+    /// The server runs read-only (`serve --read-only`: it is winding down): reads, sign-in and data downloads only.
+    static let readOnly = APIError(
+        .serverReadOnly,
+        "this Game Center is winding down and stores nothing new: games can read, players can sign in and download their data")
+
     static let storageUnavailable = APIError(
         .serverStorageUnavailable, "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5)
 

@@ -26,6 +26,7 @@ extension WireErrorCode {
         case .serverTooManyConnections: (.serviceUnavailable, .communicationsFailure)
         case .serverStorageUnavailable: (.serviceUnavailable, .communicationsFailure)
         case .serverNodeUnavailable: (.serviceUnavailable, .communicationsFailure)
+        case .serverReadOnly: (.serviceUnavailable, .communicationsFailure)
         case .accountInvalidName: (.badRequest, .invalidParameter)
         case .accountInvalidPassword: (.badRequest, .invalidParameter)
         case .accountInvalidAlias: (.badRequest, .invalidParameter)

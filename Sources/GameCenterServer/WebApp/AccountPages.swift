@@ -2,10 +2,12 @@ import Foundation
 import GameCenterProtocol
 import Hummingbird
 
-/// The account pages: sign up, sign in, sign out (here or everywhere), and the account page with the profile form
-/// and the player's sessions, each revocable. Every rule and the sign-in throttle are ``AccountService``'s.
+/// The account pages: sign up, sign in, sign out (here or everywhere), and the account page with the profile form,
+/// the player's sessions, each revocable, and the download of all their data. Every rule and the sign-in throttle are
+/// ``AccountService``'s.
 struct AccountPages: Sendable {
     let accounts: AccountService
+    let archive: PlayerArchive
     let registry: GameRegistry
     let cookies: SessionCookies
     let responder: PageResponder
@@ -40,6 +42,9 @@ struct AccountPages: Sendable {
                 return try await accountPage(page, error: error, typed: request)
             }
             return PageRequest.redirect(to: "/account?saved=profile")
+        }
+        responder.post("account/data", on: router, .signedIn) { page in
+            try await archive.response(playerID: page.requireSession().session.playerID)
         }
         responder.post("account/sessions/revoke", on: router, .signedIn) { page in
             let session = try page.requireSession().session

@@ -22,6 +22,8 @@ struct PageResponder: Sendable {
     let renderer: PageRenderer
     /// Follows the pages games presented: each one shown is told to the game.
     let presentations: ScreenPresentations
+    /// Refuses forms that write (wind-down mode), as ``ReadOnlyMiddleware`` refuses API writes.
+    let readOnly: Bool
 
     /// Adds `GET path`.
     func get(
@@ -79,6 +81,8 @@ struct PageResponder: Sendable {
         do {
             if access == .signedIn && session == nil {
                 response = PageRequest.redirect(to: "/sign-in")
+            } else if isForm && readOnly && ReadOnlyMiddleware.refusesForm(path: request.uri.path) {
+                throw APIError.readOnly
             } else if isForm {
                 let form = try await SubmittedForm.read(request)
                 let expected = session?.csrfToken ?? existingFormToken

@@ -6,7 +6,7 @@ struct WebAppRoutes {
     /// The page routes, as `METHOD /path`: pages are not part of the JSON API's `openapi.yaml` (but for `GET /`).
     static let pageRoutes: Set<String> = [
         "GET /app.css", "GET /app.js", "GET /live", "GET /sign-in", "POST /sign-in", "GET /sign-up", "POST /sign-up", "POST /sign-out",
-        "POST /sign-out-everywhere", "GET /account", "POST /account/profile", "POST /account/sessions/revoke",
+        "POST /sign-out-everywhere", "GET /account", "POST /account/profile", "POST /account/sessions/revoke", "POST /account/data",
         "GET /friends", "POST /friends/request", "POST /friends/accept", "POST /friends/decline", "POST /friends/remove",
         "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
         "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",
@@ -20,12 +20,15 @@ struct WebAppRoutes {
     let services: GameCenterApp.Services
     /// Whether every cookie is `Secure` (``GameCenterApp/Configuration/secureCookies``).
     let secureCookies: Bool
+    /// Whether forms that write are refused (``GameCenterApp/Configuration/readOnly``).
+    let readOnly: Bool
 
     /// Answers a browser's request for an address no route has with the app's page (added before the routes, after
     /// the error middleware).
     var notFoundPages: NotFoundPageMiddleware {
         NotFoundPageMiddleware(
-            responder: PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations))
+            responder: PageResponder(
+                accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations, readOnly: readOnly))
     }
 
     private var renderer: PageRenderer { PageRenderer.shipped(metrics: services.metrics) }
@@ -35,7 +38,8 @@ struct WebAppRoutes {
     func add(to router: Router<AppRequestContext>) {
         let renderer = self.renderer
         let cookies = self.cookies
-        let responder = PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations)
+        let responder = PageResponder(
+            accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations, readOnly: readOnly)
         StyleSheet().add(to: router)
         services.presentations.add(to: router, responder: responder, cookies: cookies, renderer: renderer)
         LiveNotices(
@@ -49,7 +53,7 @@ struct WebAppRoutes {
             responder: responder, renderer: renderer
         ).add(to: router)
         AccountPages(
-            accounts: services.accounts, registry: services.registry, cookies: cookies, responder: responder,
+            accounts: services.accounts, archive: services.playerArchive, registry: services.registry, cookies: cookies, responder: responder,
             renderer: renderer
         ).add(to: router)
         DeviceSignInPages(

@@ -37,13 +37,16 @@ public struct ArchiveKind: Sendable {
     let playerFilter: String?
     /// The column holding the player a row belongs to (rows of a deleted player are never imported).
     let playerColumns: [String]
+    /// A text column that may name players anywhere in it (a notice's JSON): a row naming a deleted one is not imported.
+    let mentionColumn: String?
     /// A column PostgreSQL numbers from a sequence, moved past the imported ids after an import.
     let sequenceColumn: String?
 
     init(
         _ file: String, table: String? = nil, _ columns: [(String, ArchiveColumnType)], order: [String], game: String?, player: String?,
-        playerColumns: [String] = ["player_id"], sequence: String? = nil, server: String? = nil
+        playerColumns: [String] = ["player_id"], mentions: String? = nil, sequence: String? = nil, server: String? = nil
     ) {
+        self.mentionColumn = mentions
         self.serverFilter = server
         self.file = file
         self.table = table ?? String(file.dropLast(".jsonl".count))
@@ -113,7 +116,7 @@ public enum ArchiveCatalog {
         ArchiveKind(
             "player_events.jsonl", table: "events",
             [("player_id", .text), ("seq", .integer), ("kind", .text), ("payload", .text), ("created_at", .integer)], order: ["player_id", "seq"],
-            game: nil, player: byPlayer),
+            game: nil, player: byPlayer, mentions: "payload"),
         ArchiveKind(
             "scores.jsonl",
             [

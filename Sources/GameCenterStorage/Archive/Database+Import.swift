@@ -36,13 +36,16 @@ extension Database {
         let listed = Set(manifest.files.map(\.name))
         for kind in ArchiveCatalog.kinds where listed.contains(kind.file) {
             let playerIndexes = kind.playerColumns.compactMap { name in kind.columns.firstIndex { $0.name == name } }
+            let mentionIndex = kind.mentionColumn.flatMap { name in kind.columns.firstIndex { $0.name == name } }
             var batch: [[ArchiveValue]] = []
             var batchBytes = 0
             var (records, skipped) = (0, 0)
             let rowsPerBatch = max(1, min(500, 30_000 / kind.columns.count))
             try await Self.forEachRecordAsync(in: directory, kind: kind) { values, size in
                 records += 1
-                if playerIndexes.contains(where: { if case .text(let id) = values[$0] { deleted.contains(id) } else { false } }) {
+                if playerIndexes.contains(where: { if case .text(let id) = values[$0] { deleted.contains(id) } else { false } })
+                    || mentionIndex.map({ if case .text(let text) = values[$0] { Self.mentions(text, anyOf: deleted) } else { false } }) == true
+                {
                     skipped += 1
                     return
                 }
@@ -71,6 +74,22 @@ extension Database {
             }
         }
         return summary
+    }
+
+    /// Whether `text` names one of `players`: player ids are `G:` and twenty URL-safe base64 characters.
+    static func mentions(_ text: String, anyOf players: Set<String>) -> Bool {
+        guard !players.isEmpty else { return false }
+        let utf8 = Array(text.utf8)
+        var index = 0
+        while index + 22 <= utf8.count {
+            if utf8[index] == UInt8(ascii: "G") && utf8[index + 1] == UInt8(ascii: ":"),
+                players.contains(String(decoding: utf8[index..<index + 22], as: UTF8.self))
+            {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     /// Reads and checks `manifest.json`.

@@ -65,7 +65,7 @@ struct ErrorTableTests {
             .routeNotFound("/v1/nope"), .methodNotAllowed, .malformedRequest, .headersTooLarge,
             ErrorClassifier.apiError(status: .unsupportedMediaType, message: nil, path: "/v1/me"),
             .rateLimited(.friendRequests, limit: RateLimits()[.friendRequests], retryAfterSeconds: 30), .tooManyRealtimeChannels(4),
-            .internalError, .tooManyConnections, .storageUnavailable, .queueNodeUnavailable, .queueNodeUnreachable("node-a"),
+            .internalError, .tooManyConnections, .storageUnavailable, .readOnly, .queueNodeUnavailable, .queueNodeUnreachable("node-a"),
             .invalidAccountName, .invalidPassword, .aliasLength(0), .hiddenCharacterInAlias("\u{200B}"), .aliasLookAlike("B0b", "Bob"), .statusTooLong(300),
             .statusInvalid,
             .accountNameTaken("ann"), .notAuthenticated, .sessionRevoked, .sessionExpired, .sessionForOtherGame, .invalidCredentials,

@@ -1,0 +1,48 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import Hummingbird
+
+/// A player's data as a download: the archive of their records (the same format as `gamecenter export --player`)
+/// packed as one `.tar`, written to a temporary folder from one snapshot and streamed from disk — a player with large
+/// saves never fills the server's memory. Served to the player (the Game Center app's "Download my data") and to the
+/// studio (admin route, console).
+struct PlayerArchive: Sendable {
+    let database: Database
+    let clock: ServerClock
+
+    /// The response carrying `playerID`'s archive; unknown players are refused.
+    func response(playerID: String) async throws -> Response {
+        guard !(try await database.read { try await $0.players(ids: [playerID], environment: nil) }).isEmpty else {
+            throw APIError.unknownPlayers([String(playerID.prefix(100))])
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-player-\(UUID().uuidString)")
+        let tar = folder.appendingPathExtension("tar")
+        do {
+            let now = clock.now()
+            _ = try await database.exportArchive(scope: .player(playerID: playerID), to: folder, now: now)
+            try ArchiveTar.pack(folder, into: tar, modified: now)
+            try FileManager.default.removeItem(at: folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: tar)
+            throw error
+        }
+        let day = ISO8601DateFormatter.string(from: clock.now(), timeZone: .gmt, formatOptions: [.withFullDate])
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/x-tar", .cacheControl: "no-store",
+                .contentDisposition: "attachment; filename=\"game-center-data-\(day).tar\"",
+            ],
+            body: ResponseBody { writer in
+                defer { try? FileManager.default.removeItem(at: tar) }
+                let input = try FileHandle(forReadingFrom: tar)
+                defer { try? input.close() }
+                while let chunk = try input.read(upToCount: 1 << 16), !chunk.isEmpty {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                try await writer.finish(nil)
+            })
+    }
+}
