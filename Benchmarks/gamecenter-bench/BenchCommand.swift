@@ -9,7 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             APIBench.self, AchievementBench.self, LeaderboardBench.self, MatchmakingBench.self, RelayBench.self, LANBench.self, VoiceBench.self,
             RealtimeBench.self, ReportBench.self, AppBench.self, ClusterBench.self, TurnsBench.self, SavesBench.self, OccurrencesBench.self,
-            RealtimeAnchor.self, CompareBench.self, WebhooksBench.self, SignedReportsBench.self,
+            RealtimeAnchor.self, CompareBench.self, WebhooksBench.self, SignedReportsBench.self, ExportBench.self,
         ]
     )
 }

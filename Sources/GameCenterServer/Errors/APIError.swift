@@ -101,7 +101,9 @@ extension APIError {
     /// The server runs read-only (`serve --read-only`: it is winding down): reads, sign-in and data downloads only.
     static let readOnly = APIError(
         .serverReadOnly,
-        "this Game Center is winding down and stores nothing new: games can read, players can sign in and download their data")
+        "this Game Center is winding down and stores nothing new: games can read, players can sign in and download their data",
+        // Not a passing outage: a day.
+        retryAfterSeconds: 86_400)
 
     static let storageUnavailable = APIError(
         .serverStorageUnavailable, "the server's database cannot be reached; try again in a few seconds", retryAfterSeconds: 5)

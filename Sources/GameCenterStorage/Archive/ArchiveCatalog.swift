@@ -62,7 +62,7 @@ public struct ArchiveKind: Sendable {
 /// Every kind of record an archive holds, in the order an import writes them (a row's references come first).
 ///
 /// Not archived, on purpose: sessions, sign-in throttles, device sign-ins and app tickets (a moved player signs in
-/// again), report-signing keys, nodes and queue owners (the cluster's own state), webhook endpoints and deliveries and
+/// again), report-signing keys, nodes, queue owners and notes between nodes (the cluster's own state), webhook endpoints and deliveries and
 /// identity keys (they hold secrets: make them again on the new server), idempotency records, unfinished save uploads
 /// and play-with-friends requests (they expire within minutes).
 public enum ArchiveCatalog {
@@ -117,6 +117,9 @@ public enum ArchiveCatalog {
             "player_events.jsonl", table: "events",
             [("player_id", .text), ("seq", .integer), ("kind", .text), ("payload", .text), ("created_at", .integer)], order: ["player_id", "seq"],
             game: nil, player: byPlayer, mentions: "payload"),
+        ArchiveKind(
+            "applied_reports.jsonl", [("player_id", .text), ("kind", .text), ("report_id", .text), ("applied_at", .integer)],
+            order: ["player_id", "kind", "report_id"], game: gamePlayers, player: byPlayer),
         ArchiveKind(
             "scores.jsonl",
             [

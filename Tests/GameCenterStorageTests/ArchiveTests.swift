@@ -1,0 +1,111 @@
+import Foundation
+import SQLKit
+import Testing
+
+@testable import GameCenterStorage
+
+/// The archive format's pieces: its JSON read back by Foundation's own parser, values surviving a write and a read,
+/// and a catalog that keeps up with the schema (a new table or column must be archived or said not to be).
+struct ArchiveTests {
+    private static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("archive-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func everyStringIsWrittenAsJSONThatFoundationReadsBackTheSame() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{1f}", "\u{7f}", "é", "ü", "\u{2028}", "🎮", "中", " "]
+        var texts = ["", "plain", "{\"json\":[1,2]}", "\\u0041"]
+        for _ in 0..<500 {
+            texts.append(String((0..<Int.random(in: 1...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        let url = folder.appendingPathComponent("texts.jsonl")
+        let writer = try ArchiveFileWriter(url: url, columns: [ArchiveColumn(name: "text", type: .text), ArchiveColumn(name: "n", type: .integer)])
+        for (index, text) in texts.enumerated() { try writer.append([.text(text), .integer(Int64(index))]) }
+        let entry = try writer.finish(name: "texts.jsonl")
+        let data = try Data(contentsOf: url)
+        #expect(entry.records == texts.count)
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == texts.count, "one line per record: no raw newline inside a string")
+        for (index, line) in lines.enumerated() {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            #expect(object["text"] as? String == texts[index], "line \(index + 1)")
+            #expect((object["n"] as? NSNumber)?.intValue == index)
+        }
+    }
+
+    @Test func valuesOfEveryTypeSurviveAWriteAndARead() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let kind = ArchiveKind(
+            "values.jsonl", [("i", .integer), ("r", .real), ("t", .text), ("b", .bytes)], order: ["i"], game: nil, player: nil)
+        let rows: [[ArchiveValue]] = [
+            [.integer(.max), .real(0.1), .text("x"), .bytes([0, 255, 1, 2, 3])],
+            [.integer(.min), .real(1e-300), .null, .bytes([])],
+            [.integer(0), .real(100), .text("ü\n"), .null],
+            [.null, .real(-12.5), .text(""), .bytes(Array(repeating: 7, count: 70_000))],
+        ]
+        let writer = try ArchiveFileWriter(url: folder.appendingPathComponent(kind.file), columns: kind.columns)
+        for row in rows { try writer.append(row) }
+        let entry = try writer.finish(name: kind.file)
+        var reader = try ArchiveLineReader(url: folder.appendingPathComponent(kind.file))
+        var read: [[ArchiveValue]] = []
+        while let line = try reader.nextLine() {
+            read.append(try Database.decode(line, kind: kind, lineNumber: reader.lineNumber, decoder: JSONDecoder()))
+        }
+        #expect(try reader.finish() == entry.sha256)
+        #expect(read == rows)
+    }
+
+    @Test func aLineThatBreaksItsKindIsRefusedByFileLineAndField() throws {
+        let kind = ArchiveKind("k.jsonl", [("i", .integer), ("t", .text)], order: ["i"], game: nil, player: nil)
+        for (line, expected) in [
+            (#"{"i":"1","t":"x"}"#, "k.jsonl line 3: i must be an integer or null"),
+            (#"{"i":1}"#, "k.jsonl line 3: missing t"),
+            (#"{"i":1,"t":"x","extra":2}"#, "k.jsonl line 3: unknown field extra"),
+            (#"{"i":1,"t":true}"#, "k.jsonl line 3 is not a JSON object of strings, numbers and nulls"),
+            ("[1,2]", "k.jsonl line 3 is not a JSON object of strings, numbers and nulls"),
+        ] {
+            #expect(throws: StorageError.invalidArchive(expected)) {
+                try Database.decode(ArraySlice(Array(line.utf8)), kind: kind, lineNumber: 3, decoder: JSONDecoder())
+            }
+        }
+    }
+
+    @Test func notesThatNameADeletedPlayerAreFound() {
+        let deleted: Set = ["G:AAAAAAAAAAAAAAAAAAAA"]
+        #expect(Database.mentions(#"{"from":"G:AAAAAAAAAAAAAAAAAAAA","alias":"Dan"}"#, anyOf: deleted))
+        #expect(!Database.mentions(#"{"from":"G:AAAAAAAAAAAAAAAAAAAB"}"#, anyOf: deleted))
+        #expect(!Database.mentions("G:AAAA", anyOf: deleted))
+        #expect(!Database.mentions(#"{"from":"G:AAAAAAAAAAAAAAAAAAAA"}"#, anyOf: []))
+    }
+
+    /// Tables that are deliberately not archived (docs/EXPORT.md says why).
+    static let notArchived: Set = [
+        "schema_migrations", "sessions", "sign_in_failures", "sign_in_address_failures", "device_sign_ins", "app_tickets", "report_keys",
+        "nodes", "node_notices", "queue_owners", "cluster_settings", "webhook_endpoints", "webhook_deliveries", "webhook_cursors",
+        "webhook_lease", "game_events", "identity_keys", "server_idempotency", "saved_game_uploads", "play_with_friends",
+        "score_removals",
+    ]
+
+    @Test func theCatalogArchivesEveryColumnOfEveryTableButThoseSaidNotTo() async throws {
+        try await TestDatabases.with("sqlite") { database in
+            try await database.read { storage in
+                let tables = Set(
+                    try await storage.sql.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()
+                        .map { try $0.decode(column: "name", as: String.self) })
+                let archived = Dictionary(uniqueKeysWithValues: ArchiveCatalog.kinds.map { ($0.table, $0) })
+                #expect(tables.subtracting(Self.notArchived) == Set(archived.keys), "a table is neither archived nor listed as not archived")
+                for (table, kind) in archived {
+                    let columns = Set(
+                        try await storage.sql.raw("SELECT name FROM pragma_table_info(\(bind: table))").all()
+                            .map { try $0.decode(column: "name", as: String.self) })
+                    #expect(columns == Set(kind.columns.map(\.name)), "\(kind.file) does not carry every column of \(table)")
+                }
+            }
+        }
+    }
+}
