@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
@@ -284,12 +285,7 @@ def test_a_players_archive_holds_their_records_as_the_api_shows_them(source):
     assert status == 404, body
 
     # The same from the Game Center app's account page, signed in as Ann.
-    jar = CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    page = opener.open(source.url + "/sign-in", timeout=10).read().decode()
-    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-    form = urllib.parse.urlencode({"csrf": csrf, "account": ann_account, "password": "password-1", "environment": "sandbox"}).encode()
-    opener.open(source.url + "/sign-in", data=form, timeout=10).read()
+    opener = web_sign_in(source, ann_account)
     page = opener.open(source.url + "/account", timeout=10).read().decode()
     assert "Download my data" in page
     csrf = re.search(r'action="/account/data">\s*<input type="hidden" name="csrf" value="([^"]+)"', page).group(1)
@@ -298,6 +294,16 @@ def test_a_players_archive_holds_their_records_as_the_api_shows_them(source):
         downloaded = read_tar(response.read())
     assert json.loads(downloaded["manifest.json"])["playerID"] == ann_id
     assert downloaded["accounts.jsonl"] == files["accounts.jsonl"] and downloaded["scores.jsonl"] == files["scores.jsonl"]
+
+
+def web_sign_in(server, account):
+    """A browser-like opener signed in to the Game Center app as `account`."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+    page = opener.open(server.url + "/sign-in", timeout=10).read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode({"csrf": csrf, "account": account, "password": "password-1", "environment": "sandbox"}).encode()
+    opener.open(server.url + "/sign-in", data=form, timeout=10).read()
+    return opener
 
 
 def read_tar(data):
@@ -332,5 +338,18 @@ def test_a_read_only_server_reads_signs_in_and_exports_but_writes_nothing(source
             assert response.status == 200 and "accounts.jsonl" in read_tar(response.read())
         status, _, _ = server.call("DELETE", "/v1/sessions/current", headers=headers)
         assert status in (200, 204), "signing out is allowed"
+
+        opener = web_sign_in(server, ann_account)
+        page = opener.open(server.url + "/account", timeout=10).read().decode()
+        assert "winding down" in page and "Download your data" in page
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        try:
+            opener.open(server.url + "/account/profile", data=urllib.parse.urlencode({"csrf": csrf, "alias": "Changed", "status": ""}).encode(),
+                        timeout=10)
+            raise AssertionError("a form that writes must be refused")
+        except urllib.error.HTTPError as error:
+            assert error.code == 503 and "winding down" in error.read().decode()
+        with opener.open(server.url + "/account/data", data=urllib.parse.urlencode({"csrf": csrf}).encode(), timeout=30) as response:
+            assert json.loads(read_tar(response.read())["manifest.json"])["playerID"] == ann_id
     finally:
         server.stop()

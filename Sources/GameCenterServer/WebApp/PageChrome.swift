@@ -15,6 +15,8 @@ struct PageChrome: Sendable, MustacheParent {
     let isHome: Bool, isFriends: Bool, isInvitations: Bool, isTurns: Bool, isChallenges: Bool, isSaves: Bool, isAccount: Bool
     /// Whether the page is part of a screen a game presented (``ScreenPresentations``): it shows a Done button.
     var presented: Bool
+    /// Whether the server is winding down: a notice says that nothing new is stored and data can be downloaded.
+    var windingDown = false
 
     /// The navigation's items.
     enum Section {
@@ -35,6 +37,7 @@ struct PageChrome: Sendable, MustacheParent {
         case "isSaves": isSaves
         case "isAccount": isAccount
         case "presented": presented
+        case "windingDown": windingDown
         default: nil
         }
     }
@@ -55,5 +58,6 @@ extension PageChrome {
         self.isSaves = section == .saves
         self.isAccount = section == .account
         self.presented = request.session != nil && ScreenPresentations.presentationID(of: request.request) != nil
+        self.windingDown = request.readOnly
     }
 }

@@ -14,6 +14,8 @@ struct PageRequest: Sendable {
     let locale: PageLocale
     /// The token signed-out forms carry (the value of the signed-out forms' cookie).
     let signedOutFormToken: String
+    /// Whether the server is winding down (``GameCenterApp/Configuration/readOnly``): every page says so.
+    var readOnly = false
 
     /// The signed-in session; pages for signed-in players are only routed with one.
     func requireSession() throws -> PageSession {

@@ -71,12 +71,12 @@ struct PageResponder: Sendable {
         } catch {
             let page = PageRequest(
                 request: request, context: context, session: nil, form: .empty, locale: PageLocale(request),
-                signedOutFormToken: formToken)
+                signedOutFormToken: formToken, readOnly: readOnly)
             return errorPage(error, for: page)
         }
         var page = PageRequest(
             request: request, context: context, session: session, form: .empty, locale: PageLocale(request),
-            signedOutFormToken: formToken)
+            signedOutFormToken: formToken, readOnly: readOnly)
         var response: Response
         do {
             if access == .signedIn && session == nil {
@@ -89,7 +89,7 @@ struct PageResponder: Sendable {
                 guard CSRFToken.matches(form["csrf"], expected: expected) else { throw APIError.formRejected }
                 page = PageRequest(
                     request: request, context: context, session: session, form: form, locale: page.locale,
-                    signedOutFormToken: formToken)
+                    signedOutFormToken: formToken, readOnly: readOnly)
                 response = try await handler(page)
             } else {
                 response = try await handler(page)
