@@ -89,6 +89,9 @@ def seed(server):
     for session, value in ((ann, 50), (ann, 70), (bob, 60), (cat, 40), (dan, 90)):
         report(server, session, value)
     report(server, ann, 5, board="arena.daily")
+    # A board that needs the studio's verifier (none answers: the score waits in quarantine, its attachment kept).
+    call(server, bob, "POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [
+        {"category": "arena.checked", "value": 33, "context": 0, "details": [1, -2, 3], "attachment": "AAECAwQF"}]})
     report(server, dan, 8, board="arena.daily")
     for session, percent in ((ann, 100), (bob, 25.5), (dan, 100)):
         call(server, session, "POST", "/v1/achievements", {"reportID": str(uuid.uuid4()), "achievements": [
@@ -166,7 +169,7 @@ def test_an_archive_moves_to_the_other_engine_byte_for_byte_and_a_deleted_accoun
                  "occurrence_best_scores.jsonl", "tournament_entries.jsonl", "achievements.jsonl", "matches.jsonl", "match_members.jsonl",
                  "invitations.jsonl", "turn_matches.jsonl", "turn_match_members.jsonl", "turn_match_data.jsonl", "saved_games.jsonl",
                  "saved_game_versions.jsonl", "hidden_players.jsonl", "server_keys.jsonl", "audit_log.jsonl", "deleted_accounts.jsonl",
-                 "player_events.jsonl", "played_games.jsonl"):
+                 "player_events.jsonl", "played_games.jsonl", "score_submissions.jsonl", "applied_reports.jsonl"):
         assert counts[name] > 0, f"{name} is empty: the seed should have made some"
     assert counts["saved_game_chunks.jsonl"] == 2
     assert [row["player_id"] for row in jsonl(newer_folder, "deleted_accounts.jsonl")] == [dan_id]
@@ -256,6 +259,15 @@ def test_a_packed_archive_and_a_games_archive(source):
     names = [f["name"] for f in manifest["files"]]
     assert "player_events.jsonl" not in names, "players' event logs span games: not in a game's archive"
     assert {row["bundle_id"] for row in jsonl(game_folder, "scores.jsonl")} == {GAME}
+    request = urllib.request.Request(f"{source.url}/admin/v1/games/{GAME}/archive", headers=bearer(ADMIN_KEY))
+    with urllib.request.urlopen(request, timeout=60) as response:
+        downloaded = read_tar(response.read())
+    assert json.loads(downloaded["manifest.json"])["scope"] == "game"
+    assert downloaded["scores.jsonl"] == (game_folder / "scores.jsonl").read_bytes(), "the admin route's archive is the command line's"
+    assert source.call("GET", "/admin/v1/games/com.example.none/archive", headers=bearer(ADMIN_KEY))[0] == 404
+    request = urllib.request.Request(f"{source.url}/admin/v1/archive", headers=bearer(ADMIN_KEY))
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert json.loads(read_tar(response.read())["manifest.json"])["scope"] == "server"
     other_folder = work / f"other-{uuid.uuid4().hex[:6]}"
     other = export(source.database, other_folder, "--game", "com.example.other")
     assert {f["name"]: f["records"] for f in other["files"]}["accounts.jsonl"] == 0, "nobody played the other game"

@@ -117,8 +117,8 @@ public enum GameCenterApp {
         let moderation: ModerationService
         /// Deleting accounts for good.
         let accountDeletion: AccountDeletionService
-        /// A player's data as a download.
-        let playerArchive: PlayerArchive
+        /// Archives (a player's data, a game's, the server's) as downloads.
+        let archives: ArchiveDownload
         /// Keeps the boards in step with the players hidden on any node.
         let hiddenPlayerFollower: HiddenPlayerFollower
         /// Quarantines score submissions left verifying by a stopped node.
@@ -195,7 +195,7 @@ public enum GameCenterApp {
             self.moderation = ModerationService(database: database, index: index, clock: serverClock)
             self.accountDeletion = AccountDeletionService(
                 database: database, accounts: accounts, leaderboards: leaderboards, registry: registry, clock: serverClock)
-            self.playerArchive = PlayerArchive(database: database, clock: serverClock)
+            self.archives = ArchiveDownload(database: database, clock: serverClock)
             self.hiddenPlayerFollower = HiddenPlayerFollower(database: database, index: index, logger: logger)
             self.submissionSweeper = SubmissionSweeper(database: database, clock: serverClock, logger: logger)
             // The boards follow the reports other nodes store from before they are built.
@@ -292,7 +292,7 @@ public enum GameCenterApp {
         submissions.addAdmin(to: admin)
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry, audit: services.audit).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
-        PlayerDataAdminRoutes(deletion: services.accountDeletion, archive: services.playerArchive).add(to: admin)
+        ArchiveAdminRoutes(deletion: services.accountDeletion, archives: services.archives, registry: services.registry).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)
         let nodes = router.group("internal/v1").add(middleware: NodeKeyMiddleware(queues: services.topology.queues))

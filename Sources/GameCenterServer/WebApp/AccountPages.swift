@@ -7,7 +7,7 @@ import Hummingbird
 /// ``AccountService``'s.
 struct AccountPages: Sendable {
     let accounts: AccountService
-    let archive: PlayerArchive
+    let archive: ArchiveDownload
     let registry: GameRegistry
     let cookies: SessionCookies
     let responder: PageResponder

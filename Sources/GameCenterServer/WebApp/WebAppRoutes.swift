@@ -53,7 +53,7 @@ struct WebAppRoutes {
             responder: responder, renderer: renderer
         ).add(to: router)
         AccountPages(
-            accounts: services.accounts, archive: services.playerArchive, registry: services.registry, cookies: cookies, responder: responder,
+            accounts: services.accounts, archive: services.archives, registry: services.registry, cookies: cookies, responder: responder,
             renderer: renderer
         ).add(to: router)
         DeviceSignInPages(

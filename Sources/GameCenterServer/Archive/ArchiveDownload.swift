@@ -3,11 +3,11 @@ import GameCenterProtocol
 import GameCenterStorage
 import Hummingbird
 
-/// A player's data as a download: the archive of their records (the same format as `gamecenter export --player`)
-/// packed as one `.tar`, written to a temporary folder from one snapshot and streamed from disk — a player with large
-/// saves never fills the server's memory. Served to the player (the Game Center app's "Download my data") and to the
-/// studio (admin route, console).
-struct PlayerArchive: Sendable {
+/// An archive as a download (the format of `gamecenter export`) packed as one `.tar`: written to a temporary folder from
+/// one snapshot and streamed from disk, so that a player with large saves or a whole server never fills the server's
+/// memory. A player's is served to them (the Game Center app's "Download my data") and to the studio (admin routes,
+/// console), as are a game's and the whole server's.
+struct ArchiveDownload: Sendable {
     let database: Database
     let clock: ServerClock
 
@@ -16,11 +16,16 @@ struct PlayerArchive: Sendable {
         guard !(try await database.read { try await $0.players(ids: [playerID], environment: nil) }).isEmpty else {
             throw APIError.unknownPlayers([String(playerID.prefix(100))])
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-player-\(UUID().uuidString)")
+        return try await response(scope: .player(playerID: playerID), name: "game-center-data")
+    }
+
+    /// The response carrying the archive of `scope`, as `NAME-DAY.tar`.
+    func response(scope: ArchiveScope, name: String) async throws -> Response {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gamecenter-archive-\(UUID().uuidString)")
         let tar = folder.appendingPathExtension("tar")
         do {
             let now = clock.now()
-            _ = try await database.exportArchive(scope: .player(playerID: playerID), to: folder, now: now)
+            _ = try await database.exportArchive(scope: scope, to: folder, now: now)
             try ArchiveTar.pack(folder, into: tar, modified: now)
             try FileManager.default.removeItem(at: folder)
         } catch {
@@ -33,7 +38,7 @@ struct PlayerArchive: Sendable {
             status: .ok,
             headers: [
                 .contentType: "application/x-tar", .cacheControl: "no-store",
-                .contentDisposition: "attachment; filename=\"game-center-data-\(day).tar\"",
+                .contentDisposition: "attachment; filename=\"\(name)-\(day).tar\"",
             ],
             body: ResponseBody { writer in
                 defer { try? FileManager.default.removeItem(at: tar) }
