@@ -299,9 +299,10 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         gameCenter.turnBasedListeners.unregister(listener)
     }
 
-    /// Stops every registered listener hearing turn-based events.
+    /// Stops every registered listener hearing anything: turn-based events and changes to saves.
     public func unregisterAllListeners() {
         gameCenter.turnBasedListeners.unregisterAll()
+        gameCenter.savedGameListeners.unregisterAll()
     }
 
     /// Signs out on the server and on this device, for every game: the device's player and this game's saved session

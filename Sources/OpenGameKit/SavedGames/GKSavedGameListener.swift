@@ -39,6 +39,10 @@ final class SavedGameListeners: Sendable {
         entries.withLock { $0.removeAll { $0.listener == nil || $0.listener === listener } }
     }
 
+    func unregisterAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
     /// Hands a change of a save to the game, unless it is this device's own save (it knows it already).
     func deliver(_ info: SavedGameEventInfo, playerID: String, device: GKGameCenter) {
         let versions = info.save.versions

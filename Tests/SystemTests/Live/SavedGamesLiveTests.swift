@@ -7,8 +7,9 @@ import Testing
 /// Saved games through the SDK against real server processes, on every engine: two devices of one player saving the
 /// same save (a conflict kept, told once, resolved in one step), a large save byte for byte, and the limits.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct SavedGamesLiveTests {
-    /// Records the GameKit listener calls.
-    final class Listener: GKSavedGameListener, @unchecked Sendable {
+    /// Records the GameKit listener calls; a `GKLocalPlayerListener`, as games adopt it (one registration for saves and
+    /// turn-based events).
+    final class Listener: GKLocalPlayerListener, @unchecked Sendable {
         private let lock = NSLock()
         private var calls: [String] = []
 
