@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from test_server_keys import ADMIN_KEY, GAME, Server, bearer, engines
-from test_webhooks import Channel, befriend, call, save, turn
+from test_webhooks import Channel, befriend, call, invite_and_accept, save, turn
 from test_moderation import ranked
 
 
@@ -105,11 +105,7 @@ def seed(server):
     save(server, ann, "slot 1", (bytes(range(256)) * (limits["chunkBytes"] // 256 + 2))[:limits["chunkBytes"] + 300], "phone")
     channels = [Channel(server, ann), Channel(server, bob)]
     try:
-        call(server, ann, "POST", "/v1/matchmaking/requests", {
-            "requestID": "ann-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
-            "playersToInvite": [bob_id], "inviteMessage": "A game?"})
-        [invitation] = call(server, bob, "GET", "/v1/invitations")["invitations"]
-        call(server, bob, "POST", f"/v1/invitations/{invitation['invitationID']}/accept", {"requestID": "bob-1"})
+        invite_and_accept(server, ann, bob_id, bob)
     finally:
         for channel in channels:
             channel.close()

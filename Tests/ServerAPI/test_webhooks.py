@@ -405,11 +405,7 @@ def test_an_invitation_answered_and_a_match_that_ended_are_events_of_the_match_i
     befriend(server, ann, bob_id, bob)
     channels = [Channel(server, ann), Channel(server, bob)]
     try:
-        call(server, ann, "POST", "/v1/matchmaking/requests", {
-            "requestID": "ann-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
-            "playersToInvite": [bob_id], "inviteMessage": "A game?"})
-        [invitation] = call(server, bob, "GET", "/v1/invitations")["invitations"]
-        call(server, bob, "POST", f"/v1/invitations/{invitation['invitationID']}/accept", {"requestID": "bob-1"})
+        invite_and_accept(server, ann, bob_id, bob)
         answered = settled(receiver, 2)
         assert [(e["type"], e["data"]["inviterID"], e["data"]["playerID"], e["data"]["state"]) for e in answered] == [
             ("invitation.answered", ann_id, bob_id, "accepted"), ("invitation.answered", ann_id, bob_id, "connected")]
@@ -445,6 +441,15 @@ def test_an_invitation_answered_and_a_match_that_ended_are_events_of_the_match_i
     finally:
         for channel in channels:
             channel.close()
+
+
+def invite_and_accept(server, inviter, invitee_id, invitee):
+    """The inviter asks for a two-player match with the invitee, who accepts (both need their realtime channel open)."""
+    call(server, inviter, "POST", "/v1/matchmaking/requests", {
+        "requestID": "ann-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
+        "playersToInvite": [invitee_id], "inviteMessage": "A game?"})
+    [invitation] = call(server, invitee, "GET", "/v1/invitations")["invitations"]
+    call(server, invitee, "POST", f"/v1/invitations/{invitation['invitationID']}/accept", {"requestID": "bob-1"})
 
 
 def turn(server, session, match, action, **fields):
