@@ -45,7 +45,7 @@ struct ExportBench: AsyncParsableCommand {
     }
 
     private func measurePostgres(server: String, in work: URL) async throws {
-        let base = server.split(separator: "/").dropLast().joined(separator: "/")
+        let base = String(server[..<(server.lastIndex(of: "/") ?? server.endIndex)])
         let names = ["bench_export_small", "bench_export_source", "bench_export_imported", "bench_export_restored"]
         for name in names { try Self.shell("psql '\(server)' -q -c 'DROP DATABASE IF EXISTS \(name)' -c 'CREATE DATABASE \(name)'") }
         defer { for name in names { try? Self.shell("psql '\(server)' -q -c 'DROP DATABASE IF EXISTS \(name)'") } }
@@ -154,10 +154,12 @@ private final class PeakMemory: Sendable {
         }
     }
 
-    /// Resident bytes, from /proc/self/statm.
+    /// Resident bytes not backed by a file, from /proc/self/statm (resident minus shared): the database file's pages
+    /// SQLite maps for reading are the page cache's, not the process's.
     static func resident() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let pages = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let fields = text.split(separator: " ").compactMap { Int($0) }
+        guard fields.count >= 3 else { return 0 }
+        return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }

@@ -1,5 +1,8 @@
 import Foundation
+import NIOCore
+import PostgresNIO
 import SQLKit
+import SQLiteNIO
 
 /// What an import did, per file.
 public struct ArchiveImportSummary: Sendable, Equatable {
@@ -40,7 +43,6 @@ extension Database {
             var batch: [[ArchiveValue]] = []
             var batchBytes = 0
             var (records, skipped) = (0, 0)
-            let rowsPerBatch = max(1, min(500, 30_000 / kind.columns.count))
             try await Self.forEachRecordAsync(in: directory, kind: kind) { values, size in
                 records += 1
                 if playerIndexes.contains(where: { if case .text(let id) = values[$0] { deleted.contains(id) } else { false } })
@@ -51,7 +53,7 @@ extension Database {
                 }
                 batch.append(values)
                 batchBytes += size
-                if batch.count >= rowsPerBatch || batchBytes >= 8 << 20 {
+                if batch.count >= Self.rowsPerTransaction || batchBytes >= 16 << 20 {
                     try await self.insert(batch, into: kind)
                     batch.removeAll(keepingCapacity: true)
                     batchBytes = 0
@@ -183,26 +185,69 @@ extension Database {
         }
     }
 
+    /// Records written in one transaction (fewer when they are large): a commit per few records would cost more than
+    /// the records (SQLite syncs each one).
+    static let rowsPerTransaction = 20_000
+
     /// Writes `rows` in one transaction; a row whose key exists is skipped.
     private func insert(_ rows: [[ArchiveValue]], into kind: ArchiveKind) async throws {
-        var query = SQLQueryString("INSERT INTO \(unsafeRaw: kind.table) (\(unsafeRaw: kind.columns.map(\.name).joined(separator: ", "))) VALUES ")
-        for (rowIndex, row) in rows.enumerated() {
-            query.appendLiteral(rowIndex == 0 ? "(" : ", (")
-            for (index, value) in row.enumerated() {
-                if index > 0 { query.appendLiteral(", ") }
-                switch value {
-                case .null: query.appendLiteral("NULL")
-                case .integer(let number): query.appendInterpolation(bind: number)
-                case .real(let number): query.appendInterpolation(bind: number)
-                case .text(let text): query.appendInterpolation(bind: text)
-                case .bytes(let bytes): query.appendInterpolation(bind: Data(bytes))
+        try await write { try await $0.insertArchiveRows(rows, into: kind) }
+    }
+}
+
+extension StorageSession {
+    /// Inserts `rows` of `kind`, many to a statement, bound straight to the engine's values (no encoder between).
+    func insertArchiveRows(_ rows: [[ArchiveValue]], into kind: ArchiveKind) async throws {
+        let columns = kind.columns.map(\.name).joined(separator: ", ")
+        // Both engines take tens of thousands of parameters per statement; stay well under.
+        let perStatement = max(1, min(500, 30_000 / kind.columns.count))
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + perStatement, rows.count)]
+            start += perStatement
+            countDirectStatement()
+            if let connection = sqliteConnection {
+                let row = "(" + Array(repeating: "?", count: kind.columns.count).joined(separator: ", ") + ")"
+                let query =
+                    "INSERT INTO \(kind.table) (\(columns)) VALUES " + Array(repeating: row, count: chunk.count).joined(separator: ", ")
+                    + " ON CONFLICT DO NOTHING"
+                var binds: [SQLiteData] = []
+                binds.reserveCapacity(chunk.count * kind.columns.count)
+                for row in chunk {
+                    for value in row {
+                        switch value {
+                        case .null: binds.append(.null)
+                        case .integer(let number): binds.append(.integer(SQLiteInt64(number)))
+                        case .real(let number): binds.append(.float(number))
+                        case .text(let text): binds.append(.text(text))
+                        case .bytes(let bytes): binds.append(.blob(ByteBuffer(bytes: bytes)))
+                        }
+                    }
                 }
+                try await connection.query(query, binds) { _ in }
+            } else if let connection = postgresConnection {
+                var placeholders: [String] = []
+                var bindings = PostgresBindings(capacity: chunk.count * kind.columns.count)
+                for row in chunk {
+                    var cells: [String] = []
+                    for value in row {
+                        switch value {
+                        case .null: bindings.appendNull()
+                        case .integer(let number): bindings.append(number)
+                        case .real(let number): bindings.append(number)
+                        case .text(let text): bindings.append(text)
+                        case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+                        }
+                        cells.append("$\(bindings.count)")
+                    }
+                    placeholders.append("(" + cells.joined(separator: ", ") + ")")
+                }
+                let query = "INSERT INTO \(kind.table) (\(columns)) VALUES \(placeholders.joined(separator: ", ")) ON CONFLICT DO NOTHING"
+                _ = try await connection.query(PostgresQuery(unsafeSQL: query, binds: bindings), logger: connection.logger).collect()
+            } else {
+                throw StorageError.unavailable("no connection to import with")
             }
-            query.appendLiteral(")")
         }
-        query.appendLiteral(" ON CONFLICT DO NOTHING")
-        let statement = query
-        try await write { try await $0.sql.raw(statement).run() }
     }
 }
 
