@@ -44,6 +44,12 @@ if ! command -v haproxy >/dev/null && [ ! -x /usr/sbin/haproxy ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 haproxy >/dev/null
 fi
+# Archives packed as .tar.zst (gamecenter export/import) go through the system's tar and zstd.
+if ! command -v zstd >/dev/null; then
+  echo "installing zstd from Debian…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 zstd >/dev/null
+fi
 # The voice engine (OpenGameKitVoice) links libopus, speexdsp and libpulse-simple; its tests render speech
 # with espeak-ng, check the Opus stream with opusdec (opus-tools), and play and record through a private
 # PulseAudio server with a null sink (pulseaudio).
