@@ -54,7 +54,7 @@ struct ArchiveTests {
         var reader = try ArchiveLineReader(url: folder.appendingPathComponent(kind.file))
         var read: [[ArchiveValue]] = []
         while let line = try reader.nextLine() {
-            read.append(try Database.decode(line, kind: kind, lineNumber: reader.lineNumber, decoder: JSONDecoder()))
+            read.append(try Database.decode(line, kind: kind, lineNumber: reader.lineNumber))
         }
         #expect(try reader.finish() == entry.sha256)
         #expect(read == rows)
@@ -70,9 +70,46 @@ struct ArchiveTests {
             ("[1,2]", "k.jsonl line 3 is not a JSON object of strings, numbers and nulls"),
         ] {
             #expect(throws: StorageError.invalidArchive(expected)) {
-                try Database.decode(ArraySlice(Array(line.utf8)), kind: kind, lineNumber: 3, decoder: JSONDecoder())
+                try Database.decode(ArraySlice(Array(line.utf8)), kind: kind, lineNumber: 3)
             }
         }
+    }
+
+    /// The line parser against Foundation's: the same objects from lines JSONSerialization wrote, and a refusal of
+    /// every line that is not a flat object of strings, numbers and nulls.
+    @Test func theLineParserReadsWhatFoundationWritesAndRefusesWhatItMust() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "\"", "\\", "/", "\n", "\u{0}", "\u{1f}", "é", "\u{2028}", "🎮", "中", " ", "\u{FFFF}"]
+        for _ in 0..<300 {
+            var object: [String: Any] = [:]
+            for field in 0..<Int.random(in: 0...6, using: &generator) {
+                let text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                let values: [Any] = [text, Int64.random(in: .min ... .max, using: &generator), Double.random(in: -1e6...1e6, using: &generator), NSNull()]
+                object["k\(field)\(text)"] = values.randomElement(using: &generator)!
+            }
+            let line = try JSONSerialization.data(withJSONObject: object)
+            let parsed = try #require(ArchiveLineParser.parse(ArraySlice(Array(line))), "\(String(decoding: line, as: UTF8.self))")
+            #expect(parsed.count == object.count)
+            for (key, value) in object {
+                switch (value, parsed[key]) {
+                case (let text as String, .text(let read)?): #expect(read == text)
+                case (let number as Int64, .integer(let read)?): #expect(read == number)
+                case (let number as Double, .real(let read)?): #expect(read == number)
+                case (let number as Double, .integer(let read)?): #expect(Double(read) == number)
+                case (is NSNull, .null?): break
+                default: Issue.record("\(key): \(value) read as \(String(describing: parsed[key]))")
+                }
+            }
+        }
+        for line in [
+            "", "{", "{}x", "[]", #"{"a":true}"#, #"{"a":{"b":1}}"#, #"{"a":[1]}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":"\x"}"#,
+            #"{"a":"\ud800"}"#, "{\"a\":\"\u{1}\"}", #"{"a":1,"a":2}"#, #"{"a":1,}"#, #"{a:1}"#, #"{"a":nul}"#,
+        ] {
+            #expect(ArchiveLineParser.parse(ArraySlice(Array(line.utf8))) == nil, "\(line)")
+        }
+        #expect(
+            ArchiveLineParser.parse(ArraySlice(Array(#"{"a":"\ud83c\udfae \u00e9\/","b":-0.5e-3,"c":null}"#.utf8)))
+                == ["a": .text("🎮 é/"), "b": .real(-0.0005), "c": .null])
     }
 
     @Test func notesThatNameADeletedPlayerAreFound() {

@@ -134,9 +134,8 @@ extension Database {
 
     private static func forEachRecord(in directory: URL, kind: ArchiveKind, _ body: ([ArchiveValue], Int) throws -> Void) throws {
         var reader = try ArchiveLineReader(url: directory.appendingPathComponent(kind.file))
-        let decoder = JSONDecoder()
         while let line = try reader.nextLine() {
-            try body(try Self.decode(line, kind: kind, lineNumber: reader.lineNumber, decoder: decoder), line.count)
+            try body(try Self.decode(line, kind: kind, lineNumber: reader.lineNumber), line.count)
         }
         _ = try reader.finish()
     }
@@ -145,20 +144,16 @@ extension Database {
         in directory: URL, kind: ArchiveKind, _ body: ([ArchiveValue], Int) async throws -> Void
     ) async throws {
         var reader = try ArchiveLineReader(url: directory.appendingPathComponent(kind.file))
-        let decoder = JSONDecoder()
         while let line = try reader.nextLine() {
-            try await body(try Self.decode(line, kind: kind, lineNumber: reader.lineNumber, decoder: decoder), line.count)
+            try await body(try Self.decode(line, kind: kind, lineNumber: reader.lineNumber), line.count)
         }
         _ = try reader.finish()
     }
 
     /// One line as a value per column of `kind`, each checked against the column's type.
-    static func decode(_ line: ArraySlice<UInt8>, kind: ArchiveKind, lineNumber: Int, decoder: JSONDecoder) throws -> [ArchiveValue] {
+    static func decode(_ line: ArraySlice<UInt8>, kind: ArchiveKind, lineNumber: Int) throws -> [ArchiveValue] {
         let place = "\(kind.file) line \(lineNumber)"
-        let object: [String: JSONCell]
-        do {
-            object = try decoder.decode([String: JSONCell].self, from: Data(line))
-        } catch {
+        guard let object = ArchiveLineParser.parse(line) else {
             throw StorageError.invalidArchive("\(place) is not a JSON object of strings, numbers and nulls")
         }
         guard object.count == kind.columns.count else {
@@ -252,22 +247,9 @@ extension StorageSession {
 }
 
 /// A JSON value of an archive's line.
-enum JSONCell: Decodable {
+enum JSONCell: Equatable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let number = try? container.decode(Int64.self) {
-            self = .integer(number)
-        } else if let number = try? container.decode(Double.self) {
-            self = .real(number)
-        } else {
-            self = .text(try container.decode(String.self))
-        }
-    }
 }
