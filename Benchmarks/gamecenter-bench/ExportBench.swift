@@ -29,7 +29,13 @@ struct ExportBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         try await measureSQLite(in: work)
-        if let postgres { try await measurePostgres(server: postgres, in: work) }
+        if let postgres {
+            do {
+                try await measurePostgres(server: postgres, in: work)
+            } catch {
+                throw BenchError("PostgreSQL: \(String(reflecting: error))")
+            }
+        }
     }
 
     private func measureSQLite(in work: URL) async throws {
@@ -82,7 +88,7 @@ struct ExportBench: AsyncParsableCommand {
             try await database.write { storage in
                 try await storage.sql.raw(
                     """
-                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: Int64(scores)))
+                    WITH RECURSIVE n(i) AS (SELECT CAST(1 AS BIGINT) UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: Int64(scores)))
                     INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
                     SELECT 'com.example.bench', 'sandbox', CASE WHEN i % 2 = 0 THEN 'bench.wins' ELSE 'bench.time' END,
                         'G:bench' || (1 + i % \(bind: Int64(players))), (i * 7919) % 1000003, i % 7, 1790000000000 + i FROM n
