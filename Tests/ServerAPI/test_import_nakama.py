@@ -2,10 +2,10 @@
 (fixtures/nakama_schema.sql, copied from heroiclabs/nakama's migrations): users with bcrypt passwords as Nakama stores
 them ($2a$ as Go writes them, $2b$, $2y$), friends, a pending invite, a block, a disabled user, leaderboards sorted
 both ways with records, a board that resets, a tournament, and storage objects. The importer converts them into a fresh
-SQLite database; a server on it, with the manifest built from the boards the importer prints, answers through the API:
-a Nakama user signs in with their old password, friends and the pending request, ranks and values on both boards,
-and the save's bytes. A second run imports nothing twice. Player ids are checked against their documented derivation,
-computed here with hashlib.
+database of each engine; a server on it, with the manifest built from the boards the importer prints, answers through
+the API: a Nakama user signs in with their old password, friends and the pending request, ranks and values on both
+boards (and a new report ranks among them), and the save's bytes. A second run imports nothing twice. Player ids are
+checked against their documented derivation, computed here with hashlib.
 
 Skipped when GAMECENTER_TEST_POSTGRES_URL is unset (scripts/test.sh sets it).
 """
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from test_server_keys import Server
+from test_archive import empty_database
+from test_server_keys import Server, engines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BUNDLE = "com.example.nakama"
@@ -115,17 +116,18 @@ def ranked(server, token, board):
     return [(entry["playerID"], entry["value"], entry["rank"]) for entry in page["scores"]]
 
 
-@pytest.fixture(scope="module")
-def imported():
-    """The Nakama database imported once into SQLite, and a server on it with the printed boards: (server, output)."""
+@pytest.fixture(scope="module", params=engines())
+def imported(request):
+    """The Nakama database imported once into a fresh database of each engine, and a server on it with the printed
+    boards."""
     work = Path(tempfile.mkdtemp(prefix="import-nakama-"))
     url = nakama_database()
-    database = f"sqlite:{work}/imported.sqlite"
+    database = empty_database(request.param, work)
     archive = work / "archive"
     output = gamecenter("import", "--database", database, "--nakama", url, "--game", BUNDLE, "--environment", "sandbox",
                         "--keep-archive", str(archive))
     snippet = output[output.index("leaderboards:"):]
-    server = Server("sqlite", database=database)
+    server = Server(request.param, database=database)
     server.stop()
     (server.work / "games" / "nakama.yaml").write_text(f"bundleID: {BUNDLE}\nname: Nakama game\ndefaultLocale: en\n{snippet}")
     server.start()
