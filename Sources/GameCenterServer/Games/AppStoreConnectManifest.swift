@@ -97,6 +97,10 @@ public enum AppStoreConnectManifest {
             if !kept.isEmpty { lines.append("achievements:") }
             for achievement in kept { self.achievement(achievement, defaultLocale: defaultLocale) }
             if !kept.isEmpty { notes.append("achievement images are not in these documents: add image: to each achievement by hand") }
+            let points = kept.reduce(0) { $0 + Self.points(of: $1) }
+            if points > Limits.maximumAchievementPointsPerGame {
+                notes.append("achievements worth \(points) points: a game has at most \(Limits.maximumAchievementPointsPerGame); lower some by hand")
+            }
         }
 
         /// The items that are not archived and have a usable id; a note for each other one.
@@ -234,9 +238,8 @@ public enum AppStoreConnectManifest {
             lines.append(
                 "    achievedDescription: \(texts(item, \.afterEarnedDescription, kind: "achievement", field: "achievedDescription", defaultLocale: defaultLocale, limit: 500))"
             )
-            let points = attributes.points ?? 0
-            let carried = min(max(points, Limits.achievementPointsRange.lowerBound), Limits.achievementPointsRange.upperBound)
-            if carried != points { notes.append("achievement '\(id)': \(points) points written as \(carried) (1 to 100 here)") }
+            let carried = Self.points(of: item)
+            if carried != attributes.points { notes.append("achievement '\(id)': \(attributes.points ?? 0) points written as \(carried) (1 to 100 here)") }
             lines.append("    points: \(carried)")
             if attributes.showBeforeEarned == false { lines.append("    hidden: true") }
             if attributes.repeatable == true { notes.append("achievement '\(id)': repeatable not carried (earned once here)") }
@@ -261,6 +264,11 @@ public enum AppStoreConnectManifest {
                 byLocale.insert((defaultLocale, String(fallback.prefix(limit))), at: 0)
             }
             return "{ " + byLocale.map { "\(AppStoreConnectManifest.quoted($0.0)): \(AppStoreConnectManifest.quoted($0.1))" }.joined(separator: ", ") + " }"
+        }
+
+        /// An achievement's points, brought into the range a manifest allows.
+        private static func points(of item: Item) -> Int {
+            min(max(item.attributes.points ?? 0, Limits.achievementPointsRange.lowerBound), Limits.achievementPointsRange.upperBound)
         }
 
         /// An ISO 8601 time, with or without fractional seconds.

@@ -83,4 +83,23 @@ import Testing
             try AppStoreConnectManifest.convert(documents: [("apps.json", data)], bundleID: "com.example.asc", name: "ASC")
         }
     }
+
+    /// Achievements' points are brought into 1…100 with a note; a total over the game's limit is noted.
+    @Test func achievementPointsOutsideTheLimitsAreNoted() throws {
+        func document(_ points: [Int]) throws -> Data {
+            let achievements = points.enumerated().map { index, points -> [String: Any] in
+                [
+                    "type": "gameCenterAchievements", "id": "\(index)",
+                    "attributes": ["referenceName": "A\(index)", "vendorIdentifier": "a\(index)", "points": points, "showBeforeEarned": true],
+                ]
+            }
+            return try JSONSerialization.data(withJSONObject: ["data": achievements])
+        }
+        let small = try AppStoreConnectManifest.convert(documents: [("a.json", try document([0, 40]))], bundleID: "com.example.asc", name: "ASC")
+        #expect(try ManifestLoaderTests.load(small.yaml).achievements.map(\.points) == [1, 40])
+        #expect(small.notes.contains("achievement 'a0': 0 points written as 1 (1 to 100 here)"))
+        let many = try AppStoreConnectManifest.convert(
+            documents: [("a.json", try document(Array(repeating: 100, count: 11)))], bundleID: "com.example.asc", name: "ASC")
+        #expect(many.notes.contains { $0.hasPrefix("achievements worth 1100 points") })
+    }
 }
