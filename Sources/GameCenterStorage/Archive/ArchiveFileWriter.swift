@@ -2,12 +2,17 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// A value read from a stored row, on its way to a JSON line.
-enum ArchiveValue: Sendable, Equatable {
+/// One column's value of an archived record, on its way to or from a JSON line.
+public enum ArchiveValue: Sendable, Equatable {
+    /// No value: JSON `null`.
     case null
+    /// A 64-bit integer, for `integer` columns.
     case integer(Int64)
+    /// A number, for `real` columns.
     case real(Double)
+    /// A string, for `text` columns.
     case text(String)
+    /// Bytes, for `bytes` columns (written as base64).
     case bytes([UInt8])
 }
 
