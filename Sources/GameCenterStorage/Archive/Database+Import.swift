@@ -191,56 +191,97 @@ extension Database {
 }
 
 extension StorageSession {
-    /// Inserts `rows` of `kind`, many to a statement, bound straight to the engine's values (no encoder between).
+    /// Inserts `rows` of `kind` (a row whose key exists is skipped), bound straight to the engine's values: on SQLite
+    /// many rows to a statement; on PostgreSQL streamed with `COPY` into a temporary table, then moved in one statement.
     func insertArchiveRows(_ rows: [[ArchiveValue]], into kind: ArchiveKind) async throws {
+        if let connection = postgresConnection { return try await copyArchiveRows(rows, into: kind, on: connection) }
+        guard let connection = sqliteConnection else { throw StorageError.unavailable("no connection to import with") }
         let columns = kind.columns.map(\.name).joined(separator: ", ")
-        // Both engines take tens of thousands of parameters per statement; stay well under.
+        // SQLite takes 32,766 parameters per statement; stay well under.
         let perStatement = max(1, min(500, 30_000 / kind.columns.count))
+        let placeholders = "(" + Array(repeating: "?", count: kind.columns.count).joined(separator: ", ") + ")"
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(start + perStatement, rows.count)]
             start += perStatement
             countDirectStatement()
-            if let connection = sqliteConnection {
-                let row = "(" + Array(repeating: "?", count: kind.columns.count).joined(separator: ", ") + ")"
-                let query =
-                    "INSERT INTO \(kind.table) (\(columns)) VALUES " + Array(repeating: row, count: chunk.count).joined(separator: ", ")
-                    + " ON CONFLICT DO NOTHING"
-                var binds: [SQLiteData] = []
-                binds.reserveCapacity(chunk.count * kind.columns.count)
-                for row in chunk {
-                    for value in row {
-                        switch value {
-                        case .null: binds.append(.null)
-                        case .integer(let number): binds.append(.integer(SQLiteInt64(number)))
-                        case .real(let number): binds.append(.float(number))
-                        case .text(let text): binds.append(.text(text))
-                        case .bytes(let bytes): binds.append(.blob(ByteBuffer(bytes: bytes)))
-                        }
+            let query =
+                "INSERT INTO \(kind.table) (\(columns)) VALUES " + Array(repeating: placeholders, count: chunk.count).joined(separator: ", ")
+                + " ON CONFLICT DO NOTHING"
+            var binds: [SQLiteData] = []
+            binds.reserveCapacity(chunk.count * kind.columns.count)
+            for row in chunk {
+                for value in row {
+                    switch value {
+                    case .null: binds.append(.null)
+                    case .integer(let number): binds.append(.integer(SQLiteInt64(number)))
+                    case .real(let number): binds.append(.float(number))
+                    case .text(let text): binds.append(.text(text))
+                    case .bytes(let bytes): binds.append(.blob(ByteBuffer(bytes: bytes)))
                     }
                 }
-                try await connection.query(query, binds) { _ in }
-            } else if let connection = postgresConnection {
-                var placeholders: [String] = []
-                var bindings = PostgresBindings(capacity: chunk.count * kind.columns.count)
-                for row in chunk {
-                    var cells: [String] = []
-                    for value in row {
-                        switch value {
-                        case .null: bindings.appendNull()
-                        case .integer(let number): bindings.append(number)
-                        case .real(let number): bindings.append(number)
-                        case .text(let text): bindings.append(text)
-                        case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
-                        }
-                        cells.append("$\(bindings.count)")
-                    }
-                    placeholders.append("(" + cells.joined(separator: ", ") + ")")
+            }
+            try await connection.query(query, binds) { _ in }
+        }
+    }
+
+    /// PostgreSQL's bulk path: `COPY` (text format) into a temporary table of the kind's columns, dropped at commit,
+    /// then `INSERT … SELECT … ON CONFLICT DO NOTHING` — COPY alone cannot skip existing keys.
+    private func copyArchiveRows(_ rows: [[ArchiveValue]], into kind: ArchiveKind, on connection: PostgresConnection) async throws {
+        let columns = kind.columns.map(\.name)
+        let list = columns.joined(separator: ", ")
+        countDirectStatement()
+        _ = try await connection.query(
+            PostgresQuery(unsafeSQL: "CREATE TEMPORARY TABLE archive_rows ON COMMIT DROP AS SELECT \(list) FROM \(kind.table) WITH NO DATA"),
+            logger: connection.logger
+        ).collect()
+        countDirectStatement()
+        try await connection.copyFrom(table: "archive_rows", columns: columns, logger: connection.logger) { writer in
+            var buffer = ByteBuffer()
+            for row in rows {
+                for (index, value) in row.enumerated() {
+                    if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+                    Self.writeCopyText(value, to: &buffer)
                 }
-                let query = "INSERT INTO \(kind.table) (\(columns)) VALUES \(placeholders.joined(separator: ", ")) ON CONFLICT DO NOTHING"
-                _ = try await connection.query(PostgresQuery(unsafeSQL: query, binds: bindings), logger: connection.logger).collect()
-            } else {
-                throw StorageError.unavailable("no connection to import with")
+                buffer.writeInteger(UInt8(ascii: "\n"))
+                if buffer.readableBytes >= 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        }
+        countDirectStatement()
+        _ = try await connection.query(
+            PostgresQuery(unsafeSQL: "INSERT INTO \(kind.table) (\(list)) SELECT \(list) FROM archive_rows ON CONFLICT DO NOTHING"),
+            logger: connection.logger
+        ).collect()
+        countDirectStatement()
+        _ = try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE archive_rows"), logger: connection.logger).collect()
+    }
+
+    /// One value in COPY's text format: `\N` for null, backslash escapes in text, `\\x` and hex for bytes.
+    private static func writeCopyText(_ value: ArchiveValue, to buffer: inout ByteBuffer) {
+        switch value {
+        case .null: buffer.writeString("\\N")
+        case .integer(let number): buffer.writeString(String(number))
+        case .real(let number): buffer.writeString("\(number)")
+        case .text(let text):
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): buffer.writeString("\\\\")
+                case UInt8(ascii: "\t"): buffer.writeString("\\t")
+                case UInt8(ascii: "\n"): buffer.writeString("\\n")
+                case UInt8(ascii: "\r"): buffer.writeString("\\r")
+                default: buffer.writeInteger(byte)
+                }
+            }
+        case .bytes(let bytes):
+            buffer.writeString("\\\\x")
+            let digits = Array("0123456789abcdef".utf8)
+            for byte in bytes {
+                buffer.writeInteger(digits[Int(byte >> 4)])
+                buffer.writeInteger(digits[Int(byte & 0x0F)])
             }
         }
     }
