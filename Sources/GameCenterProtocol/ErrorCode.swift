@@ -201,4 +201,6 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case webLinkExpired = "web.link_expired"
     case accountDeviceSignInExpired = "account.device_sign_in_expired"
     case accountDeviceSignInDeclined = "account.device_sign_in_declined"
+    // Players the studio banned.
+    case accountBanned = "account.banned"
 }

@@ -118,6 +118,8 @@ public enum GameCenterApp {
         let submissionSweeper: SubmissionSweeper
         /// The studio's audit log.
         let audit: AuditLog
+        /// Players banned by the studio.
+        let bans: PlayerBans
         package let clock: ServerClock
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
@@ -186,6 +188,7 @@ public enum GameCenterApp {
                 database: database, index: index, clock: serverClock, formatter: .shared, metrics: metrics,
                 limiter: limiter, bus: bus, challenges: challenges, audit: audit)
             self.moderation = ModerationService(database: database, index: index, clock: serverClock)
+            self.bans = PlayerBans(database: database, accounts: accounts, clock: serverClock)
             self.hiddenPlayerFollower = HiddenPlayerFollower(database: database, index: index, logger: logger)
             self.submissionSweeper = SubmissionSweeper(database: database, clock: serverClock, logger: logger)
             // The boards follow the reports other nodes store from before they are built.

@@ -141,6 +141,7 @@ extension WireErrorCode {
         case .webLinkExpired: (.gone, .notAuthenticated)
         case .accountDeviceSignInExpired: (.gone, .notAuthenticated)
         case .accountDeviceSignInDeclined: (.forbidden, .cancelled)
+        case .accountBanned: (.forbidden, .notAuthenticated)
         }
     }
 }

@@ -110,6 +110,7 @@ struct ErrorTableTests {
             .keyUnknown("ABCDEFGHIJ"), .idempotencyKeyReused, .webhookUnknown("wh_1234"),
             .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInDeclined, .deviceSignInOtherEnvironment("live"),
             .tooManyDeviceSignIns,
+            .accountBanned,
         ]
     }
 
