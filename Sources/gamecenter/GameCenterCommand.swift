@@ -6,6 +6,9 @@ struct GameCenterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gamecenter",
         abstract: "OpenGameKit Game Center: a self-hosted service for Swift games.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, GamesCommand.self, MatchmakingCommand.self, KeysCommand.self, WebhooksCommand.self]
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, GamesCommand.self, MatchmakingCommand.self, KeysCommand.self, WebhooksCommand.self,
+            ConsoleCommand.self,
+        ]
     )
 }

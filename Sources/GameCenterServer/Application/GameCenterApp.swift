@@ -120,6 +120,8 @@ public enum GameCenterApp {
         let audit: AuditLog
         /// Players banned by the studio.
         let bans: PlayerBans
+        /// The studio console's users and sign-ins.
+        let consoleUsers: ConsoleUsers
         package let clock: ServerClock
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
@@ -189,6 +191,7 @@ public enum GameCenterApp {
                 limiter: limiter, bus: bus, challenges: challenges, audit: audit)
             self.moderation = ModerationService(database: database, index: index, clock: serverClock)
             self.bans = PlayerBans(database: database, accounts: accounts, clock: serverClock)
+            self.consoleUsers = ConsoleUsers(database: database, policy: configuration.accounts, clock: serverClock)
             self.hiddenPlayerFollower = HiddenPlayerFollower(database: database, index: index, logger: logger)
             self.submissionSweeper = SubmissionSweeper(database: database, clock: serverClock, logger: logger)
             // The boards follow the reports other nodes store from before they are built.
@@ -225,6 +228,7 @@ public enum GameCenterApp {
         router.add(middleware: webApp.notFoundPages)
         router.add(middleware: UpgradeRefusalMiddleware())
         webApp.add(to: router)
+        ConsoleRoutes(services: services, secureCookies: configuration.secureCookies).add(to: router)
         OpenAPIDocument().add(to: router)
         // Liveness: the process serves requests. Readiness: it can also reach its database.
         router.get("healthz") { _, _ in "ok" }

@@ -1,0 +1,26 @@
+import Hummingbird
+
+/// The studio console at `/console`: the web app's sibling for the studio's staff, on the same page stack
+/// (server-rendered, no script, CSRF-checked forms) with its own users, roles and session cookie. Every page calls
+/// the services the JSON API and the admin routes call; every action is written to the audit log.
+struct ConsoleRoutes {
+    /// Where every console page lives; none is part of the JSON API's `openapi.yaml`.
+    static let pathPrefix = "/console"
+
+    let services: GameCenterApp.Services
+    /// Whether every cookie is `Secure` (``GameCenterApp/Configuration/secureCookies``).
+    let secureCookies: Bool
+
+    /// Adds every console page.
+    func add(to router: Router<AppRequestContext>) {
+        let renderer = PageRenderer.shipped(metrics: services.metrics)
+        let responder = ConsoleResponder(users: services.consoleUsers, cookies: SessionCookies(alwaysSecure: secureCookies), renderer: renderer)
+        ConsoleSignInPages(users: services.consoleUsers, responder: responder, renderer: renderer).add(to: router)
+        ConsolePlayerPages(
+            database: services.database, registry: services.registry, accounts: services.accounts, moderation: services.moderation,
+            bans: services.bans, leaderboards: services.leaderboards, achievements: services.achievements, audit: services.audit,
+            clock: services.clock, responder: responder, renderer: renderer
+        ).add(to: router)
+        ConsoleAuditPage(database: services.database, registry: services.registry, responder: responder, renderer: renderer).add(to: router)
+    }
+}
