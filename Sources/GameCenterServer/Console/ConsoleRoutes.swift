@@ -21,6 +21,10 @@ struct ConsoleRoutes {
             bans: services.bans, leaderboards: services.leaderboards, achievements: services.achievements, audit: services.audit,
             clock: services.clock, responder: responder, renderer: renderer
         ).add(to: router)
+        ConsoleGamePages(
+            registry: services.registry, leaderboards: services.leaderboards, achievements: services.achievements,
+            editor: ManifestEditor(registry: services.registry), audit: services.audit, responder: responder, renderer: renderer
+        ).add(to: router)
         ConsoleAuditPage(database: services.database, registry: services.registry, responder: responder, renderer: renderer).add(to: router)
     }
 }

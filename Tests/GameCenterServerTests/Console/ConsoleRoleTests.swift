@@ -14,6 +14,7 @@ import Testing
         (.readOnly, "hide", .support),
         (.support, "scores/erase", .developer),
         (.support, "achievements/reset", .developer),
+        (.support, "/console/manifests/reload", .developer),
     ])
     func rolesAreRefusedWhatTheyMayNotDo(role: ConsoleRole, action: String, needed: ConsoleRole) async throws {
         try await TestServer.run { server in
