@@ -61,6 +61,10 @@ public enum GameCenterApp {
         /// private network); nil for none (`/metrics` on the main port needs the admin key either way).
         public var metricsPort: Int?
 
+        /// How often the studio console's charts sample the server's metrics (the console keeps six hours' worth at one a
+        /// minute).
+        public var metricsSampleInterval: Duration = .seconds(60)
+
         /// The defaults of `API.md`.
         public init() {}
 
@@ -126,6 +130,8 @@ public enum GameCenterApp {
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
         let metricsRoutes: MetricsRoutes
+        /// Samples the metrics for the studio console's charts.
+        let metricsSampler: MetricsSampler
         /// The abuse limits' counts.
         let limiter: RateLimiter
         /// The realtime channel's rules.
@@ -203,6 +209,7 @@ public enum GameCenterApp {
                 database: database, recorder: recorder, clock: serverClock,
                 publicAddress: configuration.udpPublicAddress, logger: logger)
             self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics, statements: database.statements)
+            self.metricsSampler = MetricsSampler(routes: metricsRoutes, clock: serverClock, interval: configuration.metricsSampleInterval)
             self.matchmaking = MatchmakingService(
                 database: database, recorder: recorder, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime,
@@ -336,7 +343,7 @@ public enum GameCenterApp {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: [
                 services.nodes, services.matchmaking, services.relay, services.heartbeats, services.webhookDispatcher, services.hiddenPlayerFollower,
-                services.submissionSweeper,
+                services.submissionSweeper, services.metricsSampler,
                 TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
                 OccurrenceClock(
                     leaderboards: services.leaderboards, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),

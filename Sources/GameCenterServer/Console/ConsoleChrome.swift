@@ -5,7 +5,7 @@ import Mustache
 struct ConsoleChrome: Sendable, MustacheParent {
     /// The navigation's sections.
     enum Section: String, CaseIterable {
-        case players, games, audit
+        case players, games, live, audit
     }
 
     /// The page's title (also its `<h1>`).

@@ -25,6 +25,11 @@ struct ConsoleRoutes {
             registry: services.registry, leaderboards: services.leaderboards, achievements: services.achievements,
             editor: ManifestEditor(registry: services.registry), audit: services.audit, responder: responder, renderer: renderer
         ).add(to: router)
+        ConsoleLivePage(
+            database: services.database, registry: services.registry, nodeID: services.nodes.nodeID, matchmaking: services.matchmaking,
+            relay: services.relay, metricsRoutes: services.metricsRoutes, sampler: services.metricsSampler, clock: services.clock,
+            responder: responder, renderer: renderer
+        ).add(to: router)
         ConsoleAuditPage(database: services.database, registry: services.registry, responder: responder, renderer: renderer).add(to: router)
     }
 }
