@@ -5,7 +5,7 @@ import Mustache
 struct ConsoleChrome: Sendable, MustacheParent {
     /// The navigation's sections.
     enum Section: String, CaseIterable {
-        case players, games, live, audit
+        case players, games, live, audit, keys, webhooks, users
     }
 
     /// The page's title (also its `<h1>`).

@@ -30,6 +30,10 @@ struct ConsoleRoutes {
             relay: services.relay, metricsRoutes: services.metricsRoutes, sampler: services.metricsSampler, clock: services.clock,
             responder: responder, renderer: renderer
         ).add(to: router)
+        ConsoleStudioPages(
+            registry: services.registry, keys: services.serverKeys, webhooks: services.webhooks, dispatcher: services.webhookDispatcher,
+            users: services.consoleUsers, audit: services.audit, responder: responder, renderer: renderer
+        ).add(to: router)
         ConsoleAuditPage(database: services.database, registry: services.registry, responder: responder, renderer: renderer).add(to: router)
     }
 }

@@ -14,6 +14,9 @@ import Testing
         (.readOnly, "hide", .support),
         (.support, "scores/erase", .developer),
         (.support, "achievements/reset", .developer),
+        (.developer, "/console/keys", .owner),
+        (.developer, "/console/webhooks", .owner),
+        (.developer, "/console/users", .owner),
         (.support, "/console/manifests/reload", .developer),
     ])
     func rolesAreRefusedWhatTheyMayNotDo(role: ConsoleRole, action: String, needed: ConsoleRole) async throws {
