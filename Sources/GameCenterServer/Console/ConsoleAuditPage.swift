@@ -35,7 +35,7 @@ struct ConsoleAuditPage: Sendable {
                 id: entry.entryID, time: PageDates.minute(StoredTime.date(entry.createdAt)),
                 game: entry.bundleID.isEmpty ? "studio" : names[entry.bundleID] ?? entry.bundleID,
                 actor: entry.actor, action: entry.action, subject: entry.subject,
-                detail: detail.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
+                detail: detail.isEmpty ? nil : detail.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
                 subjectLink: entry.subject.hasPrefix("G:") ? ConsolePlayerPages.link(entry.subject) : nil)
         }
         let query = filter.map { "game=\(PageLinks.segment($0))&" } ?? ""
@@ -63,7 +63,9 @@ struct AuditPageContent {
     /// One entry of the log.
     struct Row {
         let id: Int64
-        let time: String, game: String, actor: String, action: String, subject: String, detail: String
+        let time: String, game: String, actor: String, action: String, subject: String
+        /// The entry's details (`name: value`, …), if it has any.
+        let detail: String?
         /// The subject's page when it is a player.
         let subjectLink: String?
     }
