@@ -125,13 +125,6 @@ struct ConsoleRequest: Sendable {
         (form[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Throws `console.role_required` unless the signed-in user's role may take `action` (pages that show a form
-    /// only to those who may submit it ask too).
-    func require(_ action: ConsoleAction) throws {
-        let session = try requireSession()
-        guard session.role.allows(action.role) else { throw APIError.consoleRoleRequired(action, has: session.role) }
-    }
-
     /// Whether the signed-in user may take `action` (to show its form).
     func may(_ action: ConsoleAction) -> Bool {
         session?.role.allows(action.role) ?? false

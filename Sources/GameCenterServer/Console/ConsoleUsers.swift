@@ -130,7 +130,6 @@ struct ConsoleSession: Sendable {
     /// The user's name (the audit log's actor is `console:NAME`).
     let userName: String
     let role: ConsoleRole
-    let expiresAt: Int64
     /// The CSRF token of this session's forms (``CSRFToken/forSession(token:sessionID:)``).
     let csrfToken: String
 
@@ -138,7 +137,6 @@ struct ConsoleSession: Sendable {
         self.sessionID = record.sessionID
         self.userName = record.userName
         self.role = role
-        self.expiresAt = record.expiresAt
         self.csrfToken = CSRFToken.forSession(token: token, sessionID: record.sessionID)
     }
 

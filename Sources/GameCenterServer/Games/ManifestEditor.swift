@@ -4,9 +4,6 @@ import Foundation
 /// own folder (so the images it names resolve), and writes it over the manifest and reloads every manifest
 /// (``GameRegistry/reload()``), putting the previous text back when the reload refuses. For the studio console.
 struct ManifestEditor: Sendable {
-    /// The longest manifest text taken.
-    static let maximumBytes = SubmittedForm.maximumBytes
-
     let registry: GameRegistry
 
     /// The text of `game`'s manifest file.
