@@ -10,6 +10,8 @@ struct ConsoleGamePages: Sendable {
     static let topEntries = 25
     /// Ranks shown either side of a player's.
     static let neighbourhood = 5
+    /// The largest manifest form taken (a manifest's text, URL-encoded).
+    static let manifestFormBytes = 512 * 1024
 
     let registry: GameRegistry
     let leaderboards: LeaderboardService
@@ -47,7 +49,7 @@ struct ConsoleGamePages: Sendable {
                 throw APIError.invalidParameter("the manifests were not reloaded, the games stay as they were: \(Self.shown(error))")
             }
         }
-        responder.post("console/games/{bundleID}/manifest", on: router, .manifests) { page in
+        responder.post("console/games/{bundleID}/manifest", on: router, .manifests, formBytes: Self.manifestFormBytes) { page in
             let session = try page.requireSession()
             let game = try game(page)
             let text = page.form["manifest"] ?? ""

@@ -17,12 +17,15 @@ struct ConsoleResponder: Sendable {
         router.get(path) { request, context in await respond(request, context, signedIn: true, isForm: false, action: nil, handler) }
     }
 
-    /// Adds `POST path` for a form of signed-in console users whose role allows `action` (any role when nil).
+    /// Adds `POST path` for a form of signed-in console users whose role allows `action` (any role when nil), of at
+    /// most `formBytes`.
     func post(
-        _ path: RouterPath, on router: Router<AppRequestContext>, _ action: ConsoleAction?,
+        _ path: RouterPath, on router: Router<AppRequestContext>, _ action: ConsoleAction?, formBytes: Int = SubmittedForm.maximumBytes,
         _ handler: @escaping @Sendable (ConsoleRequest) async throws -> Response
     ) {
-        router.post(path) { request, context in await respond(request, context, signedIn: true, isForm: true, action: action, handler) }
+        router.post(path) { request, context in
+            await respond(request, context, signedIn: true, isForm: true, action: action, formBytes: formBytes, handler)
+        }
     }
 
     /// Adds the signed-out sign-in page and its form.
@@ -66,7 +69,7 @@ struct ConsoleResponder: Sendable {
 
     private func respond(
         _ request: Request, _ context: AppRequestContext, signedIn: Bool, isForm: Bool, action: ConsoleAction?,
-        _ handler: @Sendable (ConsoleRequest) async throws -> Response
+        formBytes: Int = SubmittedForm.maximumBytes, _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         let existingFormToken = request.cookies[SessionCookies.signedOutFormName]?.value ?? ""
         let formToken = existingFormToken.isEmpty ? CSRFToken.newSignedOutToken() : existingFormToken
@@ -81,7 +84,7 @@ struct ConsoleResponder: Sendable {
             } else if !signedIn && session != nil {
                 response = PageRequest.redirect(to: "/console")
             } else if isForm {
-                let form = try await SubmittedForm.read(request)
+                let form = try await SubmittedForm.read(request, upTo: formBytes)
                 guard CSRFToken.matches(form["csrf"], expected: session?.csrfToken ?? existingFormToken) else { throw APIError.formRejected }
                 page = ConsoleRequest(request: request, context: context, session: session, form: form, signedOutFormToken: formToken)
                 if let action, let session, !session.role.allows(action.role) { throw APIError.consoleRoleRequired(action, has: session.role) }

@@ -41,6 +41,11 @@ import Testing
             let valid = try await developer.post(
                 "/console/games/com.example.open/manifest", [("csrf", editable.csrf ?? ""), ("manifest", TestServer.openManifest), ("apply", "0")])
             #expect(valid.status == .ok && valid.html.contains("The manifest is valid"))
+            // A manifest larger than other forms may be is taken (a long comment, URL-encoded to three times its size).
+            let long = TestServer.openManifest + "\n# " + String(repeating: "é", count: 20_000) + "\n"
+            let large = try await developer.post(
+                "/console/games/com.example.open/manifest", [("csrf", editable.csrf ?? ""), ("manifest", long), ("apply", "0")])
+            #expect(large.status == .ok && large.html.contains("The manifest is valid"))
             let reloaded = try await developer.post("/console/manifests/reload", [("csrf", editable.csrf ?? "")])
             #expect(reloaded.status == .seeOther)
             #expect(try await developer.get(try #require(reloaded.headers[.location])).html.contains("Every manifest was reloaded: 4 game(s)."))
