@@ -27,7 +27,7 @@ from selenium.webdriver.common.by import By
 
 import websocket
 
-from test_webapp import GAME, ROOT, Pages, api, browser, new_players, wait_for_next_page  # noqa: F401 (browser is a fixture)
+from test_webapp import GAME, ROOT, GameDevice, Pages, api, browser, new_players, wait_for_next_page  # noqa: F401 (browser is a fixture)
 
 PASSWORD = "console-password-1"
 
@@ -161,14 +161,22 @@ def test_an_owner_finds_a_player_and_bans_them_and_their_device_is_signed_out(se
     pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "main a[href*='/leaderboards/tapper.taps']"))
     assert "Mallory" in pages.main_text()
     pages.check("console-board")
+    # A player's game waits for a match (its channel open): the live page shows the queue and the connected device.
+    (waiter, _, _), = new_players(server, "Waiter")
+    waiting = GameDevice(server, waiter)
+    waiting.call("POST", "/v1/matchmaking/requests", {"requestID": "wait-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0,
+                                                     "playerAttributes": 0, "hosted": False, "playersToInvite": []})
     # The charts sample every second here (--console-sample-seconds 1): a few samples are drawn as lines.
     time.sleep(3)
     pages.open("/console/live")
-    assert "healthy" in pages.main_text()
+    live = pages.main_text()
+    assert "healthy" in live and "(connected devices): 1" in live
+    assert re.search(r"Tapper sandbox 1 [0-9.]+ s [0-9.]+ s [0-9.]+ s", live), live
     chart = urllib.request.urlopen(urllib.request.Request(
         server + "/console/live/charts/requests.svg", headers={"Cookie": f"gc_console={browser.get_cookie('gc_console')['value']}"}), timeout=10)
     assert chart.headers["Content-Type"] == "image/svg+xml" and b"<polyline" in chart.read()
     pages.check("console-live")
+    waiting.close()
     pages.open("/console/keys")
     pages.check("console-keys")
     pages.open("/console/webhooks")
