@@ -5,6 +5,16 @@ import Hummingbird
 /// readers to the sign-in page, refuses forms without their CSRF token (403) and actions the user's role may not take
 /// (403, naming the role needed), and answers errors with the console's error page.
 struct ConsoleResponder: Sendable {
+    /// Who may open a page.
+    enum Access: Sendable {
+        /// Signed-in console users; others are sent to the sign-in page.
+        case signedIn
+        /// Readers not signed in (the sign-in page); signed-in users are sent to the console.
+        case signedOut
+        /// Anyone (the page for an unknown address).
+        case anyone
+    }
+
     /// The cookie holding a console session's bearer token (`Path=/console`: the player's app never receives it).
     static let cookieName = "gc_console"
 
@@ -14,7 +24,7 @@ struct ConsoleResponder: Sendable {
 
     /// Adds `GET path` for signed-in console users.
     func get(_ path: RouterPath, on router: Router<AppRequestContext>, _ handler: @escaping @Sendable (ConsoleRequest) async throws -> Response) {
-        router.get(path) { request, context in await respond(request, context, signedIn: true, isForm: false, action: nil, handler) }
+        router.get(path) { request, context in await respond(request, context, access: .signedIn, isForm: false, action: nil, handler) }
     }
 
     /// Adds `POST path` for a form of signed-in console users whose role allows `action` (any role when nil), of at
@@ -24,7 +34,7 @@ struct ConsoleResponder: Sendable {
         _ handler: @escaping @Sendable (ConsoleRequest) async throws -> Response
     ) {
         router.post(path) { request, context in
-            await respond(request, context, signedIn: true, isForm: true, action: action, formBytes: formBytes, handler)
+            await respond(request, context, access: .signedIn, isForm: true, action: action, formBytes: formBytes, handler)
         }
     }
 
@@ -33,8 +43,8 @@ struct ConsoleResponder: Sendable {
         _ path: RouterPath, on router: Router<AppRequestContext>, get: @escaping @Sendable (ConsoleRequest) async throws -> Response,
         post: @escaping @Sendable (ConsoleRequest) async throws -> Response
     ) {
-        router.get(path) { request, context in await respond(request, context, signedIn: false, isForm: false, action: nil, get) }
-        router.post(path) { request, context in await respond(request, context, signedIn: false, isForm: true, action: nil, post) }
+        router.get(path) { request, context in await respond(request, context, access: .signedOut, isForm: false, action: nil, get) }
+        router.post(path) { request, context in await respond(request, context, access: .signedOut, isForm: true, action: nil, post) }
     }
 
     /// The console's session cookie for `token`.
@@ -49,6 +59,12 @@ struct ConsoleResponder: Sendable {
         Cookie(
             name: Self.cookieName, value: "", maxAge: 0, path: "/console", secure: cookies.isSecure(request, context: context), httpOnly: true,
             sameSite: .strict)
+    }
+
+    /// The console's page for an address under `/console` no route has (``APIError/pageNotFound(_:)``), with the
+    /// reader's console chrome.
+    func notFoundPage(_ request: Request, _ context: AppRequestContext) async -> Response {
+        await respond(request, context, access: .anyone, isForm: false, action: nil) { page in throw APIError.pageNotFound(page.request.uri.path) }
     }
 
     /// The console's error page for `error`, with the status the JSON API would answer.
@@ -68,7 +84,7 @@ struct ConsoleResponder: Sendable {
     }
 
     private func respond(
-        _ request: Request, _ context: AppRequestContext, signedIn: Bool, isForm: Bool, action: ConsoleAction?,
+        _ request: Request, _ context: AppRequestContext, access: Access, isForm: Bool, action: ConsoleAction?,
         formBytes: Int = SubmittedForm.maximumBytes, _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         let existingFormToken = request.cookies[SessionCookies.signedOutFormName]?.value ?? ""
@@ -79,9 +95,9 @@ struct ConsoleResponder: Sendable {
         do {
             let session = cookieToken.isEmpty ? nil : try await users.session(token: cookieToken)
             page = ConsoleRequest(request: request, context: context, session: session, form: .empty, signedOutFormToken: formToken)
-            if signedIn && session == nil {
+            if access == .signedIn && session == nil {
                 response = PageRequest.redirect(to: "/console/sign-in")
-            } else if !signedIn && session != nil {
+            } else if access == .signedOut && session != nil {
                 response = PageRequest.redirect(to: "/console")
             } else if isForm {
                 let form = try await SubmittedForm.read(request, upTo: formBytes)

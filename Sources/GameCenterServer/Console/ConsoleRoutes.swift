@@ -11,10 +11,17 @@ struct ConsoleRoutes {
     /// Whether every cookie is `Secure` (``GameCenterApp/Configuration/secureCookies``).
     let secureCookies: Bool
 
+    /// What routes the console's pages (also the page for an unknown address under ``pathPrefix``).
+    var responder: ConsoleResponder {
+        ConsoleResponder(users: services.consoleUsers, cookies: SessionCookies(alwaysSecure: secureCookies), renderer: renderer)
+    }
+
+    private var renderer: PageRenderer { PageRenderer.shipped(metrics: services.metrics) }
+
     /// Adds every console page.
     func add(to router: Router<AppRequestContext>) {
-        let renderer = PageRenderer.shipped(metrics: services.metrics)
-        let responder = ConsoleResponder(users: services.consoleUsers, cookies: SessionCookies(alwaysSecure: secureCookies), renderer: renderer)
+        let renderer = self.renderer
+        let responder = self.responder
         ConsoleSignInPages(users: services.consoleUsers, responder: responder, renderer: renderer).add(to: router)
         ConsolePlayerPages(
             database: services.database, registry: services.registry, accounts: services.accounts, moderation: services.moderation,

@@ -21,11 +21,12 @@ struct WebAppRoutes {
     /// Whether every cookie is `Secure` (``GameCenterApp/Configuration/secureCookies``).
     let secureCookies: Bool
 
-    /// Answers a browser's request for an address no route has with the app's page (added before the routes, after
-    /// the error middleware).
+    /// Answers a browser's request for an address no route has with the app's page, or the console's under
+    /// `/console` (added before the routes, after the error middleware).
     var notFoundPages: NotFoundPageMiddleware {
         NotFoundPageMiddleware(
-            responder: PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations))
+            responder: PageResponder(accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations),
+            console: ConsoleRoutes(services: services, secureCookies: secureCookies).responder)
     }
 
     private var renderer: PageRenderer { PageRenderer.shipped(metrics: services.metrics) }

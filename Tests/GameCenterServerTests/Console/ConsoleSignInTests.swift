@@ -30,6 +30,11 @@ import Testing
             #expect(players.status == .ok && players.html.contains("ada") && players.html.contains("support"))
             #expect(players.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
 
+            // An unknown address under /console is the console's page, with the reader's console chrome.
+            browser.headers[.accept] = "text/html"
+            let missing = try await browser.get("/console/nowhere")
+            #expect(missing.status == .notFound && missing.html.contains("Studio console") && missing.html.contains("ada"))
+            browser.headers[.accept] = nil
             let token = try #require(browser.cookies[ConsoleResponder.cookieName])
             let out = try await browser.post("/console/sign-out", [("csrf", players.csrf ?? "")])
             #expect(out.status == .seeOther && out.headers[.location] == "/console/sign-in")
