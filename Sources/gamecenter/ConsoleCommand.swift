@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GameCenterServer
 import GameCenterStorage
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -21,10 +22,13 @@ struct ConsoleCommand: AsyncParsableCommand {
         @Option(help: "sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB (default: sqlite:.gamecenter/gamecenter.sqlite).")
         var database = "sqlite:.gamecenter/gamecenter.sqlite"
 
-        /// Runs `body` with the console's users on the migrated database; a refusal exits 1 with its message.
+        /// Runs `body` with the console's users on the migrated database (storage logs warnings only: the command's
+        /// output is its answer); a refusal exits 1 with its message.
         func withUsers(_ body: @escaping @Sendable (ConsoleUsers) async throws -> Void) async throws {
+            var logger = Logger(label: "gamecenter.storage")
+            logger.logLevel = .warning
             do {
-                try await Database.withDatabase(url: database) { try await body(ConsoleUsers(database: $0)) }
+                try await Database.withDatabase(url: database, logger: logger) { try await body(ConsoleUsers(database: $0)) }
             } catch let error as APIError {
                 FileHandle.standardError.write(Data("gamecenter: \(error.message)\n".utf8))
                 throw ExitCode.failure
