@@ -202,4 +202,10 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case webLinkExpired = "web.link_expired"
     case accountDeviceSignInExpired = "account.device_sign_in_expired"
     case accountDeviceSignInDeclined = "account.device_sign_in_declined"
+    // Players the studio banned, and the studio console.
+    case accountBanned = "account.banned"
+    case consoleRoleRequired = "console.role_required"
+    case consoleInvalidUser = "console.invalid_user"
+    case consoleUserExists = "console.user_exists"
+    case consoleUserUnknown = "console.user_unknown"
 }

@@ -736,6 +736,42 @@ enum Migrations {
                 )
                 """
             ]),
+        Migration(
+            version: 37, name: "studio console and player bans",
+            common: [
+                // The studio's console users (`gamecenter console add-user`), apart from players. A removed user keeps
+                // its row (`disabled_at`), so the audit log's `console:NAME` still names someone.
+                """
+                CREATE TABLE console_users (
+                    name TEXT PRIMARY KEY,
+                    role TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    disabled_at BIGINT
+                )
+                """,
+                // A signed-in console browser; only the token's SHA-256 is kept.
+                """
+                CREATE TABLE console_sessions (
+                    session_id TEXT PRIMARY KEY,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    user_name TEXT NOT NULL REFERENCES console_users (name),
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT
+                )
+                """,
+                "CREATE INDEX console_sessions_by_user ON console_sessions (user_name)",
+                // Players the studio banned: their sessions were ended and they cannot sign in until unbanned.
+                """
+                CREATE TABLE player_bans (
+                    player_id TEXT PRIMARY KEY REFERENCES players (player_id),
+                    reason TEXT NOT NULL,
+                    banned_by TEXT NOT NULL,
+                    banned_at BIGINT NOT NULL
+                )
+                """,
+            ]),
     ]
 
     /// The outbox of a game's events that no player's event log carries (a real-time match that ended), written in

@@ -27,6 +27,7 @@ extension StorageSession {
             "DELETE FROM score_submissions WHERE player_id = \(bind: playerID)",
             "DELETE FROM scores WHERE player_id = \(bind: playerID)",
             "DELETE FROM hidden_players WHERE player_id = \(bind: playerID)",
+            "DELETE FROM player_bans WHERE player_id = \(bind: playerID)",
             "DELETE FROM tournament_entries WHERE player_id = \(bind: playerID)",
             "DELETE FROM achievement_progress WHERE player_id = \(bind: playerID)",
             "DELETE FROM applied_reports WHERE player_id = \(bind: playerID)",

@@ -8,7 +8,7 @@ struct GameCenterCommand: AsyncParsableCommand {
         abstract: "OpenGameKit Game Center: a self-hosted service for Swift games.",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, GamesCommand.self, MatchmakingCommand.self, KeysCommand.self, WebhooksCommand.self, ExportCommand.self,
-            ImportCommand.self,
+            ImportCommand.self, ConsoleCommand.self,
         ]
     )
 }

@@ -80,6 +80,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("metrics-port"),
         help: "Also serve GET /metrics on this port of --host, without the admin key (for a Prometheus scraper on a private network).")
     var metricsPort: Int?
+    @Option(
+        name: .customLong("console-sample-seconds"),
+        help: "Seconds between two samples of the studio console's charts (1…3600, default: 60; six hours are kept at one a minute).")
+    var consoleSampleSeconds = 60
     @Option(name: .customLong("realtime-channels-per-session"), help: "Realtime channels one session may have open at once; 0 for no cap (default: 4).")
     var realtimeChannelsPerSession = 4
 
@@ -119,6 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxConnectionsPerAddress, maxConnectionsPerAddress < 1 { throw ValidationError("--max-connections-per-address must be at least 1") }
         _ = try rateLimits()
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port is 0…65535") }
+        guard (1...3600).contains(consoleSampleSeconds) else { throw ValidationError("--console-sample-seconds is 1…3600") }
         guard realtimeChannelsPerSession >= 0 else { throw ValidationError("--realtime-channels-per-session must be 0 or more") }
     }
 
@@ -167,6 +172,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.readOnly = readOnly
         configuration.rateLimits = try rateLimits()
         configuration.metricsPort = metricsPort
+        configuration.metricsSampleInterval = .seconds(consoleSampleSeconds)
         configuration.udpPublicAddress = udpPublic.flatMap(Self.hostAndPort)
         configuration.publicURL = publicURL
         configuration.nodeID = nodeID

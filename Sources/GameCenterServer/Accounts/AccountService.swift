@@ -63,75 +63,21 @@ struct AccountService: Sendable {
         if let address { try limiter.take(.signIns, for: address.key) }
         let environment = device.environment.rawValue
         let now = clock.nowMillis()
+        let throttle = SignInThrottle(policy: configuration)
         let (player, addressLock) = try await database.write { storage in
-            try await countAttempt(environment: environment, account: account, address: address, now: now, in: storage)
+            let lock = try await throttle.countAttempt(namespace: environment, account: account, address: address, now: now, in: storage)
+            return (try await storage.player(environment: environment, accountName: account), lock)
         }
         let valid = try await credentials.verifyPassword(request.password, hash: player?.passwordHash ?? credentials.decoyHash)
         guard let player, valid else { throw APIError.invalidCredentials }
         let opened = try await database.write { storage in
-            if let address { try await takeBackAttempt(address: address, lock: addressLock, now: now, in: storage) }
-            try await storage.clearSignInFailures(environment: environment, accountName: account)
+            // A banned player who knows their password is told so; the attempt stays counted.
+            try await Self.refuseBanned(player.playerID, in: storage)
+            try await throttle.succeeded(namespace: environment, account: account, address: address, lock: addressLock, now: now, in: storage)
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
         players.playerChanged(player.playerID)  // the game is now among their recently played
         return opened
-    }
-
-    /// Counts an attempt against the address and the account, or throws the throttle error when either is locked;
-    /// returns the player with that name and the lock the count put on the address, if it put one. The address row
-    /// is locked first: every transaction takes the two in this order, so two nodes never wait on each other.
-    private func countAttempt(
-        environment: String, account: String, address: ClientAddress?, now: Int64,
-        in storage: StorageSession
-    ) async throws -> (PlayerRecord?, addressLock: Int64?) {
-        var addressFailures: SignInFailures?
-        if let address {
-            let failures = try await storage.lockAddressSignInFailures(address: address.key, now: now)
-            if failures.lockedUntil > now { throw APIError.addressThrottled(retryAfterSeconds: Self.seconds(until: failures.lockedUntil, now: now)) }
-            addressFailures = failures
-        }
-        let failures = try await storage.lockSignInFailures(environment: environment, accountName: account, now: now)
-        if failures.lockedUntil > now { throw APIError.signInThrottled(retryAfterSeconds: Self.seconds(until: failures.lockedUntil, now: now)) }
-        try await storage.setSignInFailures(
-            environment: environment, accountName: account,
-            counting(failures, allowed: configuration.allowedFailures, now: now))
-        var addressLock: Int64?
-        if let address, let addressFailures {
-            let counted = counting(addressFailures, allowed: configuration.allowedAddressFailures, now: now)
-            try await storage.setAddressSignInFailures(address: address.key, counted)
-            if counted.lockedUntil != addressFailures.lockedUntil { addressLock = counted.lockedUntil }
-        }
-        return (try await storage.player(environment: environment, accountName: account), addressLock)
-    }
-
-    /// Takes a successful attempt's count back from its address, and the lock that count put on it if it is still
-    /// the address's lock: signing in to one's own account neither costs an address nor erases its failures.
-    private func takeBackAttempt(address: ClientAddress, lock: Int64?, now: Int64, in storage: StorageSession) async throws {
-        var failures = try await storage.lockAddressSignInFailures(address: address.key, now: now)
-        failures.failures = max(failures.failures - 1, 0)
-        if let lock, failures.lockedUntil == lock { failures.lockedUntil = 0 }
-        try await storage.setAddressSignInFailures(address: address.key, failures)
-    }
-
-    /// `failures` with one more attempt counted at `now`: an expired window with no lock running starts over, and
-    /// reaching `allowed` locks for `firstLockout`, doubled for each attempt beyond it, up to `maximumLockout`.
-    private func counting(_ failures: SignInFailures, allowed: Int64, now: Int64) -> SignInFailures {
-        var state = failures
-        if now - state.windowStart > Int64(configuration.failureWindow * 1000) && state.lockedUntil <= now {
-            state = SignInFailures(failures: 0, windowStart: now, lockedUntil: 0)
-        }
-        state.failures += 1
-        if state.failures >= allowed {
-            let doublings = Double(min(state.failures - allowed, 20))
-            let lockout = min(configuration.firstLockout * pow(2, doublings), configuration.maximumLockout)
-            state.lockedUntil = now + Int64(lockout * 1000)
-        }
-        return state
-    }
-
-    /// Whole seconds from `now` until `millis`, rounded up (a Retry-After).
-    private static func seconds(until millis: Int64, now: Int64) -> Int {
-        Int((millis - now + 999) / 1000)
     }
 
     /// Opens a session of the device's game for `player`, expiring after the configured lifetime or at `expiresBy`,
@@ -172,6 +118,7 @@ struct AccountService: Sendable {
         let now = clock.nowMillis()
         return try await database.write { storage in
             guard let player = try await storage.player(id: playerID) else { throw APIError.deviceSignInExpired }
+            try await Self.refuseBanned(playerID, in: storage)
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
     }
@@ -220,6 +167,21 @@ struct AccountService: Sendable {
         if session.revokedAt != nil { throw APIError.sessionRevoked }
         if session.expiresAt <= now { throw APIError.sessionExpired }
         return session
+    }
+
+    /// Throws `account.banned` when the studio banned the player.
+    static func refuseBanned(_ playerID: String, in storage: StorageSession) async throws {
+        if try await storage.playerBan(playerID: playerID) != nil { throw APIError.accountBanned }
+    }
+
+    /// Ends every session of a player (the studio's console, or a ban), closing their realtime channels and live
+    /// pages on every node; returns how many ended.
+    func endSessions(playerID: String, reason: String) async throws -> Int {
+        let now = clock.nowMillis()
+        let revoked = try await database.write { try await $0.revokeSessions(playerID: playerID, keeping: nil, now: now) }
+        sessionCache.remove(sessionIDs: revoked)
+        for id in revoked { bus.publish(.sessionEnded(sessionID: id, reason: reason)) }
+        return revoked.count
     }
 
     /// Ends the calling session.
@@ -346,4 +308,7 @@ extension APIError {
         APIError(.accountNameTaken, "the account name '\(name)' is taken in this environment; choose another")
     }
     static let noSuchSession = APIError(.accountNoSuchSession, "you have no active session with this id")
+    /// The studio banned the player.
+    static let accountBanned = APIError(
+        .accountBanned, "this account is banned by the game's studio: it cannot sign in; contact the studio if you think this is a mistake")
 }

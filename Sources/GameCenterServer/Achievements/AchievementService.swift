@@ -100,9 +100,15 @@ struct AchievementService: Sendable {
 
     /// Erases the caller's progress in the device's game (and environment, which the player belongs to).
     func reset(device: DeviceIdentity, session: AuthenticatedSession) async throws {
+        _ = try await reset(game: device.game, playerID: session.playerID)
+    }
+
+    /// Erases a player's progress in `game` (the player's own reset, or the studio's); returns how many achievements
+    /// had progress.
+    func reset(game: Game, playerID: String) async throws -> Int {
         try await database.write { storage in
-            try await storage.lockPlayer(session.playerID)
-            try await storage.resetAchievements(bundleID: device.game.bundleID, playerID: session.playerID)
+            try await storage.lockPlayer(playerID)
+            return try await storage.resetAchievements(bundleID: game.bundleID, playerID: playerID)
         }
     }
 

@@ -64,6 +64,10 @@ public enum GameCenterApp {
         /// private network); nil for none (`/metrics` on the main port needs the admin key either way).
         public var metricsPort: Int?
 
+        /// How often the studio console's charts sample the server's metrics (the console keeps six hours' worth at one a
+        /// minute).
+        public var metricsSampleInterval: Duration = .seconds(60)
+
         /// The defaults of `API.md`.
         public init() {}
 
@@ -125,10 +129,16 @@ public enum GameCenterApp {
         let submissionSweeper: SubmissionSweeper
         /// The studio's audit log.
         let audit: AuditLog
+        /// Players banned by the studio.
+        let bans: PlayerBans
+        /// The studio console's users and sign-ins.
+        let consoleUsers: ConsoleUsers
         package let clock: ServerClock
         let metrics: ServerMetrics
         /// `GET /metrics`, one for every port that serves it (the relay's counters are exported once).
         let metricsRoutes: MetricsRoutes
+        /// Samples the metrics for the studio console's charts.
+        let metricsSampler: MetricsSampler
         /// The abuse limits' counts.
         let limiter: RateLimiter
         /// The realtime channel's rules.
@@ -196,6 +206,8 @@ public enum GameCenterApp {
             self.accountDeletion = AccountDeletionService(
                 database: database, accounts: accounts, leaderboards: leaderboards, registry: registry, clock: serverClock)
             self.archives = ArchiveDownload(database: database, clock: serverClock)
+            self.bans = PlayerBans(database: database, accounts: accounts, clock: serverClock)
+            self.consoleUsers = ConsoleUsers(database: database, policy: configuration.accounts, clock: serverClock)
             self.hiddenPlayerFollower = HiddenPlayerFollower(database: database, index: index, logger: logger)
             self.submissionSweeper = SubmissionSweeper(database: database, clock: serverClock, logger: logger)
             // The boards follow the reports other nodes store from before they are built.
@@ -207,6 +219,7 @@ public enum GameCenterApp {
                 database: database, recorder: recorder, clock: serverClock,
                 publicAddress: configuration.udpPublicAddress, logger: logger)
             self.metricsRoutes = MetricsRoutes(metrics: metrics, relayStatistics: relay.statistics, statements: database.statements)
+            self.metricsSampler = MetricsSampler(routes: metricsRoutes, clock: serverClock, interval: configuration.metricsSampleInterval)
             self.matchmaking = MatchmakingService(
                 database: database, recorder: recorder, clock: serverClock, relay: relay, metrics: metrics,
                 limiter: limiter, invitationLifetime: configuration.invitationLifetime,
@@ -233,6 +246,7 @@ public enum GameCenterApp {
         router.add(middleware: webApp.notFoundPages)
         router.add(middleware: UpgradeRefusalMiddleware())
         webApp.add(to: router)
+        ConsoleRoutes(services: services, secureCookies: configuration.secureCookies).add(to: router)
         OpenAPIDocument().add(to: router)
         // Liveness: the process serves requests. Readiness: it can also reach its database.
         router.get("healthz") { _, _ in "ok" }
@@ -341,7 +355,7 @@ public enum GameCenterApp {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gamecenter"),
             services: [
                 services.nodes, services.matchmaking, services.relay, services.heartbeats, services.webhookDispatcher, services.hiddenPlayerFollower,
-                services.submissionSweeper,
+                services.submissionSweeper, services.metricsSampler,
                 TurnBasedClock(turns: services.turns, interval: configuration.turnTimeoutCheckInterval, logger: logger),
                 OccurrenceClock(
                     leaderboards: services.leaderboards, registry: services.registry, interval: configuration.occurrenceCheckInterval, logger: logger),

@@ -142,6 +142,11 @@ extension WireErrorCode {
         case .webLinkExpired: (.gone, .notAuthenticated)
         case .accountDeviceSignInExpired: (.gone, .notAuthenticated)
         case .accountDeviceSignInDeclined: (.forbidden, .cancelled)
+        case .accountBanned: (.forbidden, .notAuthenticated)
+        case .consoleRoleRequired: (.forbidden, .userDenied)
+        case .consoleInvalidUser: (.badRequest, .invalidParameter)
+        case .consoleUserExists: (.conflict, .invalidParameter)
+        case .consoleUserUnknown: (.notFound, .invalidParameter)
         }
     }
 }

@@ -319,6 +319,18 @@ struct LeaderboardService: Sendable {
         return AdminLeaderboardPage(category: category, environment: environment, timeScope: timeScope, entries: entries, maxRange: count)
     }
 
+    /// A player's all-time rank on a board (a recurring board's current occurrence), for the studio console's view
+    /// of their neighbourhood; nil when they are not ranked (no score, or hidden).
+    func adminRank(game: Game, environment: Environment, category: String, playerID: String) async throws -> Int? {
+        let (_, _, spec) = try Self.queryable(category, in: game, locale: game.defaultLocale)
+        let now = clock.nowMillis()
+        let (boardID, _) = try boardToRead(
+            category: category, game: game, environment: environment, occurrence: nil, lifetimeBest: nil, now: now, anyStored: true)
+        let board = try await index.board(boardID, spec: spec, now: { [clock] in clock.nowMillis() })
+        guard let number = index.players.existingNumber(for: playerID) else { return nil }
+        return board.withIndex(.allTime, now: now) { $0.rank(of: number) }
+    }
+
     /// Erases every score a player reported in a game (a cheater's) and takes them off its boards.
     func removeScores(game: Game, playerID: String) async throws -> Int {
         let now = clock.nowMillis()

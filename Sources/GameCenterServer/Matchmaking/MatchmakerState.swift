@@ -13,6 +13,8 @@ struct WaitingRequest: Sendable {
     var sessionID: String
     /// When it entered the queue (``MatchmakingService/queueNow``), for the wait-time metric.
     var queuedAt: Int64
+    /// The game and environment it waits in (bundle id, a line break, the environment), for the console's queues.
+    var game = ""
 }
 
 /// An invited player who accepted and waits in the forming match.

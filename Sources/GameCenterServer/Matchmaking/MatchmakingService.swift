@@ -177,7 +177,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, playerAttributes: seat == nil ? checked.playerAttributes : 0,
             fillTime: device.game.matchmaking.fillMilliseconds, party: seat
         )
-        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow)
+        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow, game: Self.gameKey(device))
         let now = clock.nowMillis()
         let invitationSeconds = Int64(invitationSeconds(for: device.game))
         let (decisions, forming) = try state.withLock { state -> (MatchmakingDecisions, FormingMatch?) in
@@ -242,7 +242,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             let (party, _, _) = try await parties.party(code: partyCode, device: device, playerID: session.playerID)
             properties["partyCode"] = properties["partyCode"] ?? .string(party.code)
         }
-        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow)
+        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow, game: Self.gameKey(device))
         let game = device.game
         let queueKey = RuleQueues.Key(game: Self.gameKey(device), queue: rules.queue.referenceName, hosted: checked.hosted)
         let attributes: [String: JSONValue] = [
@@ -502,6 +502,17 @@ package final class MatchmakingService: Service, ChannelPresence {
         guard (1...64).contains(matchID.count) else { throw APIError.noSuchMatch }
         try await recorder.left(matchID: matchID, playerID: session.playerID, now: clock.nowMillis())
         await relay.membershipChanged(matchID: matchID)
+    }
+
+    /// The requests waiting in this node's queues now, by game and environment, with how long each has waited (in
+    /// milliseconds), for the studio console.
+    func waitingRequests() -> [(bundleID: String, environment: String, waits: [Int64])] {
+        let now = queueNow
+        let byGame = state.withLock { state in Dictionary(grouping: state.requests.values, by: \.game) }
+        return byGame.map { game, requests in
+            let parts = game.split(separator: "\n", maxSplits: 1).map(String.init)
+            return (parts.first ?? "", parts.count > 1 ? parts[1] : "", requests.map { now - $0.queuedAt }.sorted())
+        }.sorted { ($0.bundleID, $0.environment) < ($1.bundleID, $1.environment) }
     }
 
     /// Players of the device's game (and group) who asked for a match within the activity window.

@@ -20,12 +20,17 @@ struct MetricsRoutes: Sendable {
 
     func add(to group: RouterGroup<AppRequestContext>) {
         group.get("metrics") { _, _ in
-            relay.update()
-            storage.update()
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: scrape())))
         }
+    }
+
+    /// Every metric as Prometheus text, the relay's counters and the statement count brought up to date first (the
+    /// scrape's answer, and what ``MetricsSampler`` reads).
+    func scrape() -> [UInt8] {
+        relay.update()
+        storage.update()
+        return metrics.exposition()
     }
 
     /// The database's statement count as the `storage.statements` counter.

@@ -3,7 +3,8 @@ import GameCenterProtocol
 import GameCenterStorage
 
 /// The studio's append-only audit log: every moderation action, score erasure, and change to keys and webhooks, with
-/// who did it (`admin` for the admin key, or a server key's id).
+/// who did it (`admin` for the admin key, a server key's id, `console:NAME` for a studio console user, `cli` for
+/// `gamecenter console`). Entries that concern no one game (bans, console users) have the empty bundle id.
 struct AuditLog: Sendable {
     let database: Database
     let clock: ServerClock
@@ -42,10 +43,12 @@ struct AuditLog: Sendable {
 /// One entry of the audit log.
 public struct AuditLogEntry: Codable, Sendable, Equatable {
     public var entryID: Int64
-    /// `admin`, or a server key's id.
+    /// `admin`, a server key's id, `console:NAME` or `cli`.
     public var actor: String
     /// `player.hidden`, `player.shown`, `scores.erased`, `key.created`, `key.rotated`, `key.revoked`, `webhook.added`,
-    /// `webhook.removed`, `webhook.replayed`.
+    /// `webhook.removed`, `webhook.replayed`; from the studio console also `player.banned`, `player.unbanned`,
+    /// `player.sessions_ended`, `achievements.reset`, `manifest.replaced`, `manifests.reloaded`, `console.signed_in`,
+    /// `console.user_added`, `console.user_removed`.
     public var action: String
     /// The player, key or endpoint acted on.
     public var subject: String

@@ -97,6 +97,20 @@ final class RelayService: Service {
     }
 
     /// The match's members changed in storage (players added, a member left over HTTP): the relay follows.
+    /// The matches this node relays now, for the studio console: members, how many are connected, and their
+    /// traffic so far (reliable messages accepted from members, messages waiting for members to acknowledge).
+    func openMatches() -> [RelayMatchSummary] {
+        let open = matches.withLock { Array($0.values) }
+        return open.map { match in
+            match.state.withLock { state in
+                RelayMatchSummary(
+                    matchID: match.matchID, members: state.members.count,
+                    connected: state.members.filter { $0.state != .left && $0.connection != nil }.count,
+                    accepted: state.members.reduce(0) { $0 + $1.acceptedSeq }, waiting: state.members.reduce(0) { $0 + $1.outbound.count })
+            }
+        }.sorted { $0.matchID < $1.matchID }
+    }
+
     func membershipChanged(matchID: String) async {
         guard let match = matches.withLock({ $0[matchID] }) else { return }
         do {
@@ -243,4 +257,15 @@ final class RelayService: Service {
 extension APIError {
     /// A hosted match's players connect to the game's own server.
     static let hostedMatchHasNoRelay = APIError(.relayHostedMatch, "a hosted match has no relay: its players connect to the game's own server")
+}
+
+/// One match the relay serves, as the studio console shows it.
+struct RelayMatchSummary: Sendable, Equatable {
+    let matchID: String
+    /// Members of the match, and how many have a connection now.
+    let members: Int, connected: Int
+    /// Reliable messages accepted from the members so far.
+    let accepted: UInt64
+    /// Reliable messages waiting for members to acknowledge them.
+    let waiting: Int
 }

@@ -3,16 +3,20 @@ import Hummingbird
 
 /// A browser that asks for an address no route has (`/freinds`, or a form's address reloaded) gets the Game Center
 /// app's error page — 404, with the way back — instead of the JSON API's error body. API clients, and anything under
-/// the API's prefixes, still get the JSON.
+/// the API's prefixes, still get the JSON. Under `/console` the page is the studio console's.
 struct NotFoundPageMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     /// Renders the page, with the reader's session chrome.
     let responder: PageResponder
+    /// Renders the page under `/console`, with the console user's chrome.
+    let console: ConsoleResponder
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound && Self.isPageRequest(request.head) {
+            let path = request.uri.path
+            if path == ConsoleRoutes.pathPrefix || path.hasPrefix(ConsoleRoutes.pathPrefix + "/") { return await console.notFoundPage(request, context) }
             return await responder.notFoundPage(request, context)
         }
     }

@@ -18,12 +18,12 @@ struct SubmittedForm: Sendable {
     /// Every value sent for the field `name`, in order.
     func values(_ name: String) -> [String] { fields[name] ?? [] }
 
-    /// Reads the request's body as a form.
-    static func read(_ request: Request) async throws -> SubmittedForm {
+    /// Reads the request's body as a form of at most `limit` bytes.
+    static func read(_ request: Request, upTo limit: Int = maximumBytes) async throws -> SubmittedForm {
         var request = request
         let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: maximumBytes)
+            body = try await request.collectBody(upTo: limit)
         } catch {
             throw APIError.bodyTooLarge
         }

@@ -23,12 +23,13 @@ struct WebAppRoutes {
     /// Whether forms that write are refused (``GameCenterApp/Configuration/readOnly``).
     let readOnly: Bool
 
-    /// Answers a browser's request for an address no route has with the app's page (added before the routes, after
-    /// the error middleware).
+    /// Answers a browser's request for an address no route has with the app's page, or the console's under
+    /// `/console` (added before the routes, after the error middleware).
     var notFoundPages: NotFoundPageMiddleware {
         NotFoundPageMiddleware(
             responder: PageResponder(
-                accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations, readOnly: readOnly))
+                accounts: services.accounts, cookies: cookies, renderer: renderer, presentations: services.presentations, readOnly: readOnly),
+            console: ConsoleRoutes(services: services, secureCookies: secureCookies).responder)
     }
 
     private var renderer: PageRenderer { PageRenderer.shipped(metrics: services.metrics) }

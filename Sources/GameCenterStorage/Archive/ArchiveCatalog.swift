@@ -64,7 +64,8 @@ public struct ArchiveKind: Sendable {
 /// Not archived, on purpose: sessions, sign-in throttles, device sign-ins and app tickets (a moved player signs in
 /// again), report-signing keys, nodes, queue owners and notes between nodes (the cluster's own state), webhook endpoints and deliveries and
 /// identity keys (they hold secrets: make them again on the new server), idempotency records, unfinished save uploads
-/// and play-with-friends requests (they expire within minutes).
+/// and play-with-friends requests (they expire within minutes), the studio console's users and sessions (staff accounts:
+/// add them again with `gamecenter console add-user`).
 public enum ArchiveCatalog {
     /// The players of a game: anyone with a record of it (so that every archived row's player is archived too).
     private static let gamePlayers = """
@@ -147,6 +148,9 @@ public enum ArchiveCatalog {
         ArchiveKind(
             "hidden_players.jsonl", [("bundle_id", .text), ("player_id", .text), ("hidden_at", .integer)], order: ["bundle_id", "player_id"],
             game: byGame, player: byPlayer),
+        ArchiveKind(
+            "player_bans.jsonl", [("player_id", .text), ("reason", .text), ("banned_by", .text), ("banned_at", .integer)], order: ["player_id"],
+            game: gamePlayers, player: byPlayer),
         ArchiveKind(
             "tournament_sizes.jsonl",
             [

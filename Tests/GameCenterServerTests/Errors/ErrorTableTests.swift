@@ -110,6 +110,8 @@ struct ErrorTableTests {
             .keyUnknown("ABCDEFGHIJ"), .idempotencyKeyReused, .webhookUnknown("wh_1234"),
             .formRejected, .linkExpired, .tooManyAppTickets, .deviceSignInExpired, .deviceSignInDeclined, .deviceSignInOtherEnvironment("live"),
             .tooManyDeviceSignIns,
+            .accountBanned, .consoleRoleRequired(.ban, has: .readOnly), .consoleInvalidUser("a console user's name is 1 to 64 letters"),
+            .consoleUserExists("ann"), .consoleUserUnknown("bob"),
         ]
     }
 

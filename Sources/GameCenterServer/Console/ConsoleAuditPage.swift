@@ -1,0 +1,78 @@
+import Foundation
+import GameCenterStorage
+import Hummingbird
+
+/// The console's audit page: the append-only audit log, newest first, of every game or one (`?game=`; `-` for the
+/// studio-wide entries: bans, console users), paged with `?before=` an entry id.
+struct ConsoleAuditPage: Sendable {
+    /// Entries per page.
+    static let pageSize = 50
+
+    let database: Database
+    let registry: GameRegistry
+    let responder: ConsoleResponder
+    let renderer: PageRenderer
+
+    /// Adds the route.
+    func add(to router: Router<AppRequestContext>) {
+        responder.get("console/audit", on: router) { page in try await auditPage(page) }
+    }
+
+    private func auditPage(_ page: ConsoleRequest) async throws -> Response {
+        let filter = page.query("game")
+        let bundleID: String? = filter == "-" ? "" : filter
+        if let filter, filter != "-", registry.game(bundleID: filter) == nil { throw APIError.unknownGame(filter) }
+        let before = try page.query("before").map { text -> Int64 in
+            guard let value = Int64(text), value > 0 else { throw APIError.invalidPageParameter("before", allowed: "an entry id (a whole number from 1)") }
+            return value
+        }
+        let entries = try await database.read { try await $0.auditEntries(bundleID: bundleID, before: before, limit: Self.pageSize) }
+        let games = registry.all
+        let names = Dictionary(games.map { ($0.bundleID, $0.name) }) { a, _ in a }
+        let rows = entries.map { entry in
+            let detail = (try? JSONDecoder().decode([String: String].self, from: Data(entry.detail.utf8))) ?? [:]
+            return AuditPageContent.Row(
+                id: entry.entryID, time: PageDates.minute(StoredTime.date(entry.createdAt)),
+                game: entry.bundleID.isEmpty ? "studio" : names[entry.bundleID] ?? entry.bundleID,
+                actor: entry.actor, action: entry.action, subject: entry.subject,
+                detail: detail.isEmpty ? nil : detail.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
+                subjectLink: entry.subject.hasPrefix("G:") ? ConsolePlayerPages.link(entry.subject) : nil)
+        }
+        let query = filter.map { "game=\(PageLinks.segment($0))&" } ?? ""
+        let content = AuditPageContent(
+            chrome: ConsoleChrome("Audit log", section: .audit, for: page),
+            choices: [
+                AuditPageContent.Choice(value: "", name: "Every game and the studio", selected: filter == nil),
+                AuditPageContent.Choice(value: "-", name: "Studio-wide (bans, console users)", selected: filter == "-"),
+            ]
+                + games.map { AuditPageContent.Choice(value: $0.bundleID, name: $0.name, selected: filter == $0.bundleID) },
+            entries: rows,
+            older: rows.count == Self.pageSize ? rows.last.map { "/console/audit?\(query)before=\($0.id)" } : nil)
+        return renderer.render("console-audit", content)
+    }
+}
+
+/// The audit page's content.
+struct AuditPageContent {
+    /// One entry of the game filter.
+    struct Choice {
+        let value: String, name: String
+        let selected: Bool
+    }
+
+    /// One entry of the log.
+    struct Row {
+        let id: Int64
+        let time: String, game: String, actor: String, action: String, subject: String
+        /// The entry's details (`name: value`, …), if it has any.
+        let detail: String?
+        /// The subject's page when it is a player.
+        let subjectLink: String?
+    }
+
+    let chrome: ConsoleChrome
+    let choices: [Choice]
+    let entries: [Row]
+    /// The next (older) page, if any.
+    let older: String?
+}

@@ -1,0 +1,56 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import HTTPTypes
+import Testing
+@testable import GameCenterServer
+
+/// The console's games: manifests as loaded, boards and neighbourhoods, checking and reloading manifests.
+@Suite struct ConsoleGameTests {
+    @Test func gamesShowTheirManifestBoardsAndANeighbourhood() async throws {
+        try await TestServer.run { server in
+            var players: [SessionResponse] = []
+            for value in 1...8 {
+                let player = try await server.signUp(alias: "P\(value)")
+                _ = try await server.send(
+                    .post, "/v1/scores",
+                    ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: "open.points", value: Int64(value * 10), context: 0)]),
+                    token: player.token)
+                players.append(player)
+            }
+            var reader = try await ConsoleTesting.signIn(server, role: .readOnly)
+            let game = try await reader.get("/console/games/com.example.open")
+            #expect(game.status == .ok && game.html.contains("open.points") && game.html.contains("open.first") && game.html.contains("Completed by"))
+            #expect(!game.html.contains("name=\"manifest\""), "read-only users do not see the manifest form")
+            let board = try await reader.get("/console/games/com.example.open/leaderboards/open.points?player=\(PageLinks.segment(players[0].player.playerID))")
+            #expect(board.status == .ok && board.html.contains("8 players ranked") && board.html.contains("Around"))
+            #expect(board.html.contains(#"<tr class="me"><td class="rank">8</td>"#))
+            #expect(try await reader.get("/console/games/com.example.open/leaderboards/open.points?environment=prod").status == .badRequest)
+
+            var developer = try await ConsoleTesting.signIn(server, role: .developer)
+            let editable = try await developer.get("/console/games/com.example.open")
+            #expect(editable.html.contains("name=\"manifest\""))
+            let broken = try await developer.post(
+                "/console/games/com.example.open/manifest",
+                [("csrf", editable.csrf ?? ""), ("manifest", "bundleID: com.example.open\nname: Open\nleaderboards: [{category: x}]\n"), ("apply", "1")])
+            #expect(broken.status == .badRequest && broken.html.contains("open.yaml: leaderboards[0]"))
+            let other = try await developer.post(
+                "/console/games/com.example.open/manifest",
+                [("csrf", editable.csrf ?? ""), ("manifest", "bundleID: com.example.other\nname: Other\n"), ("apply", "0")])
+            #expect(other.status == .badRequest && other.html.contains("must stay"))
+            let valid = try await developer.post(
+                "/console/games/com.example.open/manifest", [("csrf", editable.csrf ?? ""), ("manifest", TestServer.openManifest), ("apply", "0")])
+            #expect(valid.status == .ok && valid.html.contains("The manifest is valid"))
+            // A manifest larger than other forms may be is taken (a long comment, URL-encoded to three times its size).
+            let long = TestServer.openManifest + "\n# " + String(repeating: "é", count: 20_000) + "\n"
+            let large = try await developer.post(
+                "/console/games/com.example.open/manifest", [("csrf", editable.csrf ?? ""), ("manifest", long), ("apply", "0")])
+            #expect(large.status == .ok && large.html.contains("The manifest is valid"))
+            let reloaded = try await developer.post("/console/manifests/reload", [("csrf", editable.csrf ?? "")])
+            #expect(reloaded.status == .seeOther)
+            #expect(try await developer.get(try #require(reloaded.headers[.location])).html.contains("Every manifest was reloaded: 4 game(s)."))
+            let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: "", before: nil, limit: 10) }
+            #expect(entries.contains { $0.action == "manifests.reloaded" && $0.actor.hasPrefix("console:developer") })
+        }
+    }
+}

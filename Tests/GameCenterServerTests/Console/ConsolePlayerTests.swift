@@ -1,0 +1,110 @@
+import Foundation
+import GameCenterProtocol
+import GameCenterStorage
+import HTTPTypes
+import Testing
+@testable import GameCenterServer
+
+/// The console's players: search, a player's page, the actions on them and the audit log they write; bans.
+@Suite struct ConsolePlayerTests {
+    @Test func everyActionIsInTheAuditLogAndTheAuditPageFiltersByGame() async throws {
+        try await TestServer.run { server in
+            let player = try await server.signUp(alias: "Audited")
+            let playerID = player.player.playerID
+            var browser = try await ConsoleTesting.signIn(server, role: .developer, name: "dev")
+            let token = try await ConsoleTesting.token(&browser, player: playerID)
+            let base = ConsolePlayerPages.link(playerID)
+            for (action, fields) in [
+                ("hide", [("game", "com.example.open")]), ("show", [("game", "com.example.open")]), ("scores/erase", [("game", "com.example.open")]),
+                ("achievements/reset", [("game", "com.example.saves")]), ("sessions/end", []), ("ban", [("reason", "chargeback fraud")]),
+                ("unban", []),
+            ] as [(String, [(String, String)])] {
+                let answer = try await browser.post("\(base)/\(action)", [("csrf", token)] + fields)
+                #expect(answer.status == .seeOther, "\(action): \(answer.html)")
+            }
+            let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: nil, before: nil, limit: 100) }
+            let mine = entries.filter { $0.actor == "console:dev" }.map(\.action)
+            #expect(
+                Set(mine) == [
+                    "console.signed_in", "player.hidden", "player.shown", "scores.erased", "achievements.reset", "player.sessions_ended", "player.banned",
+                    "player.unbanned",
+                ])
+            #expect(entries.contains { $0.action == "player.banned" && $0.detail.contains("chargeback fraud") && $0.bundleID.isEmpty })
+
+            let all = try await browser.get("/console/audit")
+            #expect(all.status == .ok && all.html.contains("player.banned") && all.html.contains("scores.erased") && all.html.contains("console:dev"))
+            let open = try await browser.get("/console/audit?game=com.example.open")
+            #expect(open.html.contains("scores.erased") && !open.html.contains("player.banned") && !open.html.contains("achievements.reset"))
+            let studio = try await browser.get("/console/audit?game=-")
+            #expect(studio.html.contains("player.banned") && !studio.html.contains("scores.erased"))
+            #expect(try await browser.get("/console/audit?before=nope").status == .badRequest)
+            #expect(try await browser.get("/console/audit?game=com.example.nope").status == .notFound)
+        }
+    }
+
+    @Test func aBanEndsEverySessionAndRefusesSignInsUntilLifted() async throws {
+        try await TestServer.run { server in
+            let account = WebAppAccountTests.newAccount()
+            let api = try await server.signUp(alias: "Cheater", account: account)
+            var web = PageClient(server)
+            _ = try await web.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "password-1"), ("environment", "sandbox")])
+            #expect(try await web.get("/account").status == .ok)
+            // The player confirmed a game's sign-in on the page; the device has not taken its session yet.
+            let request = try await DeviceSignInTests.start(server)
+            let ask = try await web.get(request.path)
+            #expect(try await web.post(request.path, [("csrf", ask.csrf ?? "")]).status == .ok)
+
+            var support = try await ConsoleTesting.signIn(server, role: .support)
+            let base = ConsolePlayerPages.link(api.player.playerID)
+            let page = try await support.get(base)
+            #expect(page.html.contains("Ban this player") && page.html.contains("Open Game"))
+            #expect(!page.html.contains("Erase scores"), "support may not erase scores")
+            let banned = try await support.post("\(base)/ban", [("csrf", page.csrf ?? ""), ("reason", "aimbot")])
+            #expect(banned.status == .seeOther)
+            let shown = try await support.get(try #require(banned.headers[.location]))
+            #expect(shown.html.contains("The player is banned; 2 session(s) ended.") && shown.html.contains("aimbot"))
+
+            expectError(try await server.call(.get, "/v1/me", token: api.token), .unauthorized, "account.session_revoked", .notAuthenticated)
+            #expect(try await web.get("/account").headers[.location] == "/sign-in")
+            let refused = try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1"))
+            expectError(refused, .forbidden, "account.banned", .notAuthenticated)
+            #expect(refused.error?.message.contains("banned by the game's studio") == true)
+            expectError(try await DeviceSignInTests.claim(server, request), .forbidden, "account.banned", .notAuthenticated)
+            var again = PageClient(server)
+            let page2 = try await again.submit("/sign-in", on: "/sign-in", [("account", account), ("password", "password-1"), ("environment", "sandbox")])
+            #expect(page2.status == .forbidden && page2.html.contains("banned"))
+            // A wrong password is still just wrong: only who knows the password learns of the ban.
+            expectError(
+                try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "wrong-password")), .unauthorized,
+                "account.invalid_credentials", .invalidCredentials)
+
+            let lifted = try await support.post("\(base)/unban", [("csrf", page.csrf ?? "")])
+            #expect(lifted.status == .seeOther)
+            #expect(try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1")).status == .ok)
+        }
+    }
+
+    @Test func playersAreFoundByAccountNameAliasOrIdAndTheirPageShowsTheirData() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signUp(alias: "Annika Ström", account: "annika-1")
+            let bob = try await server.signUp(alias: "Bob", account: "bobby")
+            _ = try await server.send(.post, "/v1/friend-requests", SendFriendRequests(playerIDs: [bob.player.playerID], message: nil), token: ann.token)
+            _ = try await server.send(
+                .post, "/v1/scores",
+                ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: "open.points", value: 42, context: 0)]), token: ann.token)
+            var browser = try await ConsoleTesting.signIn(server, role: .readOnly)
+            for query in ["anni", "STRÖM", ann.player.playerID] {
+                let found = try await browser.get("/console/players?q=\(PageLinks.segment(query))")
+                #expect(found.html.contains("Annika Ström") && !found.html.contains(">Bob<"), "\(query)")
+            }
+            let none = try await browser.get("/console/players?q=zzz-nobody")
+            #expect(none.html.contains("No player has"))
+            let wildcard = try await browser.get("/console/players?q=%25")
+            #expect(!wildcard.html.contains("Annika"), "a % is a character, not a wildcard")
+            let page = try await browser.get(ConsolePlayerPages.link(ann.player.playerID))
+            #expect(page.status == .ok && page.html.contains("annika-1") && page.html.contains("open.points") && page.html.contains("Open Game"))
+            #expect(!page.html.contains("Ban this player") && page.html.contains("Banning and unbanning need the role support"))
+            #expect(try await browser.get(ConsolePlayerPages.link("G:nobody")).status == .notFound)
+        }
+    }
+}
