@@ -3,7 +3,8 @@ import GameCenterStorage
 
 /// Deleting a player's account for good: their scores leave every board at once (on every node, as an erasure does),
 /// every record of theirs is deleted in one write with a tombstone in its place (so no import or restored archive
-/// brings them back), their sessions end, and each game they played has an `account.deleted` entry in its audit log.
+/// brings them back), their sessions end, and the studio-wide audit log and each game they played have an
+/// `account.deleted` entry.
 struct AccountDeletionService: Sendable {
     let database: Database
     let accounts: AccountService
@@ -26,7 +27,8 @@ struct AccountDeletionService: Sendable {
         }
         let deleted = try await database.write { storage in
             guard try await storage.deleteAccount(playerID: playerID, now: now) else { return false }
-            for bundleID in played.sorted() {
+            // The studio-wide log (no game), and each game's.
+            for bundleID in [""] + played.sorted() {
                 try await storage.appendAudit(
                     AuditLog.entry(bundleID: bundleID, actor: actor, action: "account.deleted", subject: playerID, detail: [:], now: now))
             }

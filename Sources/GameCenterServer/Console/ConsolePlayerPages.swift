@@ -5,8 +5,8 @@ import Hummingbird
 
 /// The console's players: search by account name, alias or player id; a player's page with everything stored about
 /// them; and the support and developer actions on them. Each action is a service's (``AccountService``,
-/// ``ModerationService``, ``PlayerBans``, ``LeaderboardService``, ``AchievementService``) and is written to the audit
-/// log with the console user as its actor.
+/// ``ModerationService``, ``PlayerBans``, ``LeaderboardService``, ``AchievementService``, ``ArchiveDownload``,
+/// ``AccountDeletionService``) and is written to the audit log with the console user as its actor.
 struct ConsolePlayerPages: Sendable {
     /// Players a search lists at most.
     static let searchLimit = 50
@@ -20,6 +20,8 @@ struct ConsolePlayerPages: Sendable {
     let bans: PlayerBans
     let leaderboards: LeaderboardService
     let achievements: AchievementService
+    let archives: ArchiveDownload
+    let deletion: AccountDeletionService
     let audit: AuditLog
     let clock: ServerClock
     let responder: ConsoleResponder
@@ -66,6 +68,20 @@ struct ConsolePlayerPages: Sendable {
                 bundleID: game.bundleID, actor: session.actor, action: "scores.erased", subject: player.playerID, detail: ["reports": "\(removed)"])
             return done(player, "Erased \(removed) score report(s) in \(game.name).")
         }
+        responder.post("console/players/{playerID}/data", on: router, .downloadData) { page in
+            let (player, session) = try await target(page)
+            try await audit.record(bundleID: "", actor: session.actor, action: "player.data_downloaded", subject: player.playerID)
+            return try await archives.response(playerID: player.playerID)
+        }
+        responder.post("console/players/{playerID}/delete", on: router, .deleteAccount) { page in
+            let (player, session) = try await target(page)
+            guard page.field("confirm") == player.accountName else {
+                throw APIError.invalidPageParameter("confirm", allowed: "the player's account name, typed to confirm the deletion")
+            }
+            try await deletion.delete(playerID: player.playerID, actor: session.actor)
+            return PageRequest.redirect(
+                to: "/console/players?done=" + PageLinks.segment("Deleted the account of \(player.alias): only its tombstone is left."))
+        }
         responder.post("console/players/{playerID}/achievements/reset", on: router, .resetAchievements) { page in
             let (player, session) = try await target(page)
             let game = try game(page)
@@ -82,7 +98,8 @@ struct ConsolePlayerPages: Sendable {
         guard text.count <= 200 else { throw APIError.invalidPageParameter("q", allowed: "at most 200 characters") }
         let found = text.isEmpty ? [] : try await database.read { try await $0.searchPlayers(text, limit: Self.searchLimit) }
         let content = SearchPage(
-            chrome: ConsoleChrome("Players", section: .players, for: page), query: text, searched: !text.isEmpty,
+            chrome: ConsoleChrome("Players", section: .players, for: page), done: page.query("done").map { String($0.prefix(300)) }, query: text,
+            searched: !text.isEmpty,
             players: found.map {
                 SearchPage.Row(
                     link: Self.link($0.playerID), alias: $0.alias, account: $0.accountName, id: $0.playerID, environment: $0.environment,
@@ -169,6 +186,8 @@ struct SearchPage {
     }
 
     let chrome: ConsoleChrome
+    /// What the last action did (after deleting an account).
+    let done: String?
     let query: String
     /// Whether a search was made (to say when it found nobody).
     let searched: Bool
@@ -208,7 +227,7 @@ struct PlayerPage {
     let sessions: [Line], played: [Line], friends: [Line], matches: [Line], invitations: [Line], saves: [Line], turns: [Line]
     let games: [GameSection]
     /// What the signed-in user may do here.
-    let mayEndSessions: Bool, mayHide: Bool, mayBan: Bool, mayErase: Bool, mayReset: Bool
+    let mayEndSessions: Bool, mayHide: Bool, mayBan: Bool, mayErase: Bool, mayReset: Bool, mayDownload: Bool, mayDelete: Bool
     /// The form addresses.
     let base: String
 
@@ -279,6 +298,8 @@ struct PlayerPage {
         mayBan = page.may(.ban)
         mayErase = page.may(.eraseScores)
         mayReset = page.may(.resetAchievements)
+        mayDownload = page.may(.downloadData)
+        mayDelete = page.may(.deleteAccount)
         base = ConsolePlayerPages.link(player.playerID)
     }
 }

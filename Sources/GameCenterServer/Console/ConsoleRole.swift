@@ -2,9 +2,9 @@
 public enum ConsoleRole: String, CaseIterable, Sendable, Comparable {
     /// Sees every page; changes nothing.
     case readOnly = "read-only"
-    /// Also ends players' sessions, hides and shows them on boards, bans and unbans them.
+    /// Also ends players' sessions, hides and shows them on boards, bans and unbans them, downloads their data.
     case support
-    /// Also erases scores, resets achievements, checks and reloads manifests.
+    /// Also erases scores, resets achievements, deletes accounts, checks and reloads manifests.
     case developer
     /// Also manages server keys, webhooks and console users.
     case owner
@@ -30,6 +30,8 @@ enum ConsoleAction: String, CaseIterable, Sendable {
     case ban = "ban or unban a player"
     case eraseScores = "erase a player's scores"
     case resetAchievements = "reset a player's achievements"
+    case downloadData = "download a player's data"
+    case deleteAccount = "delete a player's account"
     case manifests = "check or reload game manifests"
     case keys = "manage server keys"
     case webhooks = "manage webhook endpoints"
@@ -38,8 +40,8 @@ enum ConsoleAction: String, CaseIterable, Sendable {
     /// The least role that may take the action.
     var role: ConsoleRole {
         switch self {
-        case .endSessions, .hide, .ban: .support
-        case .eraseScores, .resetAchievements, .manifests: .developer
+        case .endSessions, .hide, .ban, .downloadData: .support
+        case .eraseScores, .resetAchievements, .manifests, .deleteAccount: .developer
         case .keys, .webhooks, .users: .owner
         }
     }

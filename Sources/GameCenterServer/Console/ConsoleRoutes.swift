@@ -25,7 +25,8 @@ struct ConsoleRoutes {
         ConsoleSignInPages(users: services.consoleUsers, responder: responder, renderer: renderer).add(to: router)
         ConsolePlayerPages(
             database: services.database, registry: services.registry, accounts: services.accounts, moderation: services.moderation,
-            bans: services.bans, leaderboards: services.leaderboards, achievements: services.achievements, audit: services.audit,
+            bans: services.bans, leaderboards: services.leaderboards, achievements: services.achievements, archives: services.archives,
+            deletion: services.accountDeletion, audit: services.audit,
             clock: services.clock, responder: responder, renderer: renderer
         ).add(to: router)
         ConsoleGamePages(

@@ -84,6 +84,42 @@ import Testing
         }
     }
 
+    @Test func supportDownloadsAPlayersDataAndADeveloperDeletesTheAccountForGood() async throws {
+        try await TestServer.run { server in
+            let account = WebAppAccountTests.newAccount()
+            let api = try await server.signUp(alias: "Leaving", account: account)
+            _ = try await server.send(
+                .post, "/v1/scores",
+                ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: "open.points", value: 42, context: 0)]), token: api.token)
+            let playerID = api.player.playerID
+            let base = ConsolePlayerPages.link(playerID)
+            var support = try await ConsoleTesting.signIn(server, role: .support, name: "helpdesk")
+            let page = try await support.get(base)
+            #expect(page.html.contains("Download this player's data") && !page.html.contains("Delete this account"))
+            let data = try await support.post("\(base)/data", [("csrf", page.csrf ?? "")])
+            #expect(data.status == .ok && data.headers[.contentType] == "application/x-tar")
+            #expect(data.html.contains("manifest.json") && data.html.contains("accounts.jsonl") && data.html.contains(account))
+
+            var developer = try await ConsoleTesting.signIn(server, role: .developer, name: "dev")
+            let form = try await developer.get(base)
+            #expect(form.html.contains("Delete this account"))
+            let unconfirmed = try await developer.post("\(base)/delete", [("csrf", form.csrf ?? ""), ("confirm", "someone-else")])
+            #expect(unconfirmed.status == .badRequest && unconfirmed.html.contains("account name"))
+            #expect(try await server.call(.get, "/v1/me", token: api.token).status == .ok, "nothing was deleted")
+            let deleted = try await developer.post("\(base)/delete", [("csrf", form.csrf ?? ""), ("confirm", account)])
+            #expect(deleted.status == .seeOther)
+            let shown = try await developer.get(try #require(deleted.headers[.location]))
+            #expect(shown.html.contains("Deleted the account of Leaving"))
+            #expect(try await developer.get(base).status == .notFound)
+            #expect(try await server.call(.get, "/v1/me", token: api.token).status == .unauthorized)
+            #expect(try await server.services.database.read { try await $0.deletedPlayerIDs() }.contains(playerID))
+            let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: nil, before: nil, limit: 100) }
+            #expect(entries.contains { $0.action == "player.data_downloaded" && $0.actor == "console:helpdesk" && $0.subject == playerID })
+            #expect(entries.contains { $0.action == "account.deleted" && $0.actor == "console:dev" && $0.bundleID.isEmpty })
+            #expect(entries.contains { $0.action == "account.deleted" && $0.bundleID == "com.example.open" })
+        }
+    }
+
     @Test func playersAreFoundByAccountNameAliasOrIdAndTheirPageShowsTheirData() async throws {
         try await TestServer.run { server in
             let ann = try await server.signUp(alias: "Annika Ström", account: "annika-1")

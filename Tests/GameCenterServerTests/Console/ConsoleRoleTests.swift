@@ -14,6 +14,8 @@ import Testing
         (.readOnly, "hide", .support),
         (.support, "scores/erase", .developer),
         (.support, "achievements/reset", .developer),
+        (.readOnly, "data", .support),
+        (.support, "delete", .developer),
         (.developer, "/console/keys", .owner),
         (.developer, "/console/webhooks", .owner),
         (.developer, "/console/users", .owner),
@@ -23,12 +25,13 @@ import Testing
         try await TestServer.run { server in
             let player = try await server.signUp(alias: "Target")
             let playerID = player.player.playerID
+            let accountName = try #require(try await server.services.database.read { try await $0.player(id: playerID) }).accountName
             var browser = try await ConsoleTesting.signIn(server, role: role)
             let path = action.hasPrefix("/") ? action : ConsolePlayerPages.link(playerID) + "/" + action
             let fields = [
                 ("csrf", try await ConsoleTesting.token(&browser, player: playerID)), ("game", "com.example.open"), ("reason", "cheating"),
                 ("environment", "sandbox"), ("permission", "moderation"), ("name", "newcomer"), ("role", "support"), ("password", ConsoleTesting.password),
-                ("url", "https://example.com/hook"), ("event", "score.accepted"),
+                ("url", "https://example.com/hook"), ("event", "score.accepted"), ("confirm", accountName),
             ]
             let refused = try await browser.post(path, fields)
             #expect(refused.status == .forbidden)
@@ -37,10 +40,11 @@ import Testing
             // Nothing happened: no audit entry from this user.
             let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: nil, before: nil, limit: 100) }
             #expect(!entries.contains { $0.actor.hasPrefix("console:\(role.rawValue)") && $0.action != "console.signed_in" })
+            #expect(try await server.services.database.read { try await $0.player(id: playerID) } != nil)
             // The role needed may.
             var allowed = try await ConsoleTesting.signIn(server, role: needed)
             let answer = try await allowed.post(path, [("csrf", try await ConsoleTesting.token(&allowed, player: playerID))] + fields.dropFirst())
-            #expect([.seeOther, .created].contains(answer.status), "\(answer.status) \(answer.html)")
+            #expect([.seeOther, .created, .ok].contains(answer.status), "\(answer.status) \(answer.html)")
         }
     }
 }
