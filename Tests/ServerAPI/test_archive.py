@@ -197,6 +197,19 @@ def test_an_archive_moves_to_the_other_engine_byte_for_byte_and_a_deleted_accoun
     third = export(target_database, third_folder)
     assert [(f["name"], f["sha256"]) for f in third["files"]] == [(f["name"], f["sha256"]) for f in newer["files"]]
 
+    # A server restored from the older archive takes the newer one: Dan is deleted there too.
+    restored_database = empty_database(target_engine, work)
+    gamecenter("import", "--database", restored_database, str(older_folder))
+    before = work / f"restored-{uuid.uuid4().hex[:6]}"
+    export(restored_database, before)
+    assert dan_account in (before / "accounts.jsonl").read_text()
+    gamecenter("import", "--database", restored_database, str(newer_folder))
+    after = work / f"restored-again-{uuid.uuid4().hex[:6]}"
+    export(restored_database, after)
+    assert dan_account not in (after / "accounts.jsonl").read_text()
+    assert dan_id not in (after / "scores.jsonl").read_text() + (after / "friendships.jsonl").read_text()
+    assert dan_id in (after / "deleted_accounts.jsonl").read_text()
+
     imported = Server(target_engine, database=target_database)
     try:
         assert sign_in(imported, dan_account)[0] == 401

@@ -19,7 +19,7 @@ extension Database {
     /// manifest and every file's record count and SHA-256 first, then writes the records kind by kind, a batch per
     /// transaction. A record whose key already exists is left as it is, so an interrupted import can be run again.
     /// No record of a deleted account is written — deleted in the archive or on this server (tombstones outlive
-    /// backups). Ids are kept as they are in the archive.
+    /// backups) — and an account the archive says was deleted is deleted here too. Ids are kept as in the archive.
     public func importArchive(from directory: URL) async throws -> ArchiveImportSummary {
         let manifest = try Self.readManifest(in: directory)
         let kinds = Dictionary(uniqueKeysWithValues: ArchiveCatalog.kinds.map { ($0.file, $0) })
@@ -30,11 +30,13 @@ extension Database {
             try Self.verify(file, in: directory)
         }
         var deleted = try await read { try await $0.deletedPlayerIDs() }
+        var deletedInArchive: [String] = []
         if manifest.files.contains(where: { $0.name == "deleted_accounts.jsonl" }) {
             try Self.forEachRecord(in: directory, kind: kinds["deleted_accounts.jsonl"]!) { values, _ in
-                if case .text(let id) = values[0] { deleted.insert(id) }
+                if case .text(let id) = values[0] { deletedInArchive.append(id) }
             }
         }
+        deleted.formUnion(deletedInArchive)
         var summary = ArchiveImportSummary(files: [])
         let listed = Set(manifest.files.map(\.name))
         for kind in ArchiveCatalog.kinds where listed.contains(kind.file) {
@@ -61,6 +63,11 @@ extension Database {
             }
             if !batch.isEmpty { try await insert(batch, into: kind) }
             summary.files.append((kind.file, records, skipped))
+        }
+        // An account the archive says was deleted goes from this server too (it was restored from an older backup).
+        for playerID in deletedInArchive {
+            let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            _ = try await write { try await $0.deleteAccount(playerID: playerID, now: now) }
         }
         if engine == .postgres {
             try await write { session in
