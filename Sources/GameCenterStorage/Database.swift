@@ -182,7 +182,7 @@ public final class Database: Sendable {
     }
 
     /// ``write(_:)`` whose PostgreSQL connection may be held for `limit` at most (nil: no limit, for migrations).
-    private func write<T: Sendable>(holdingAtMost limit: Duration?, _ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
+    func write<T: Sendable>(holdingAtMost limit: Duration?, _ body: @escaping @Sendable (StorageSession) async throws -> T) async throws -> T {
         guard engine == .postgres else { return try await writeStatement(body) }
         return try await writeStatement(holdingAtMost: limit) { try await Self.transaction($0, begin: "BEGIN", body) }
     }

@@ -112,6 +112,41 @@ struct ArchiveTests {
                 == ["a": .text("🎮 é/"), "b": .real(-0.0005), "c": .null])
     }
 
+    /// The fast path for lines as an export writes them (keys in the catalog's order, no spaces) reads the same values
+    /// as the general parser, and leaves every other line to it.
+    @Test func theOrderedParserReadsWhatTheGeneralOneReadsAndNothingElse() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "\"", "\\", "/", "\n", "\u{1f}", "é", "🎮", " "]
+        let keys = (0..<5).map { "k\($0)" }
+        let lineKeys = keys.map { Array("\"\($0)\":".utf8) }
+        for _ in 0..<300 {
+            var object: [String: Any] = [:]
+            for key in keys {
+                let text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                let values: [Any] = [
+                    text, Int64.random(in: .min ... .max, using: &generator), Int64.random(in: -999...999, using: &generator),
+                    Double.random(in: -1e6...1e6, using: &generator), NSNull(),
+                ]
+                object[key] = values.randomElement(using: &generator)!
+            }
+            let line = ArraySlice(Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
+            let general = try #require(ArchiveLineParser.parse(line))
+            #expect(ArchiveLineParser.parse(line, inOrder: lineKeys) == keys.map { general[$0]! }, "\(String(decoding: line, as: UTF8.self))")
+        }
+        let numbers = [
+            ("-0", JSONCell.integer(0)), ("123456789012345678", .integer(123_456_789_012_345_678)), ("9223372036854775807", .integer(.max)),
+            ("-9223372036854775808", .integer(.min)), ("9223372036854775808", .real(9_223_372_036_854_775_808)), ("-12", .integer(-12)),
+        ]
+        for (text, expected) in numbers {
+            #expect(ArchiveLineParser.parse(ArraySlice(Array("{\"n\":\(text)}".utf8)), inOrder: [Array("\"n\":".utf8)]) == [expected], "\(text)")
+        }
+        for line in [#"{"k1":1,"k0":2}"#, #"{"k0":1, "k1":2}"#, #"{"k0":1}"#, #"{"k0":1,"k1":2,"k2":3}"#, #" {"k0":1,"k1":2}"#, #"{"k0":1,"k1":2}x"#] {
+            #expect(ArchiveLineParser.parse(ArraySlice(Array(line.utf8)), inOrder: Array(lineKeys.prefix(2))) == nil, "\(line)")
+        }
+        let kind = ArchiveKind("k.jsonl", [("i", .integer), ("t", .text)], order: ["i"], game: nil, player: nil)
+        #expect(try Database.decode(ArraySlice(Array(#"{ "t": "x", "i": 7 }"#.utf8)), kind: kind, lineNumber: 1) == [.integer(7), .text("x")])
+    }
+
     @Test func notesThatNameADeletedPlayerAreFound() {
         let deleted: Set = ["G:AAAAAAAAAAAAAAAAAAAA"]
         #expect(Database.mentions(#"{"from":"G:AAAAAAAAAAAAAAAAAAAA","alias":"Dan"}"#, anyOf: deleted))
@@ -127,6 +162,63 @@ struct ArchiveTests {
         "webhook_lease", "game_events", "identity_keys", "server_idempotency", "saved_game_uploads", "play_with_friends",
         "score_removals", "console_users", "console_sessions",
     ]
+
+    /// An export from PostgreSQL writes each line from the cells' binary bytes: they must be the writer's bytes for the
+    /// same values, or an archive would differ between the engines (texts with every escape, numbers at the edges).
+    @Test(.enabled(if: TestDatabases.all.contains("postgres"), "needs GAMECENTER_TEST_POSTGRES_URL"))
+    func postgresWritesEachLineByteForByteAsTheWriterDoes() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let table = "archive_line_test_\(UUID().uuidString.prefix(8).lowercased())"
+        let kind = ArchiveKind(
+            "values.jsonl", table: table, [("n", .integer), ("i", .integer), ("r", .real), ("t", .text), ("b", .bytes)], order: ["n"], game: nil,
+            player: nil)
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "\"", "\\", "/", "\n", "\r", "\t", "\u{8}", "\u{c}", "\u{1}", "\u{1f}", "\u{7f}", "é", "\u{2028}", "🎮", "中", " "]
+        let texts =
+            ["", "plain", "{\"json\":[1,2]}", "\\u0041"]
+            + (0..<200).map { _ in
+                String((0..<Int.random(in: 1...30, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            }
+        let reals: [Double] = [
+            0.1, 1e-300, 100, -12.5, 0, -0.0, 1e15, 9e15, -9e15, 123_456_789_012_345, 1e16, 0.0001, 1e-5, 25.5, 1.7976931348623157e308,
+            .leastNonzeroMagnitude, .nan, .infinity, 2.0 / 3.0,
+        ]
+        let rows: [[ArchiveValue]] = texts.enumerated().map { index, text in
+            let real = index < reals.count ? ArchiveValue.real(reals[index]) : index % 7 == 0 ? .null : .real(Double(index) / 8)
+            let integer: ArchiveValue = [.integer(.max), .integer(.min), .integer(0), .null][index % 4]
+            let bytes: ArchiveValue = index % 5 == 0 ? .null : .bytes((0..<(index * 97 % 300)).map { UInt8(($0 * 31 + index) % 256) })
+            return [.integer(Int64(index)), integer, real, .text(text), bytes]
+        }
+        let expected = try ArchiveFileWriter(url: folder.appendingPathComponent("expected.jsonl"), columns: kind.columns)
+        for row in rows { try expected.append(row.map { if case .real(let value) = $0, !value.isFinite { .null } else { $0 } }) }
+        _ = try expected.finish(name: "expected.jsonl")
+
+        try await TestDatabases.with("postgres") { database in
+            try await database.write { storage in
+                try await storage.sql.raw("CREATE TEMPORARY TABLE \(unsafeRaw: table) (n BIGINT, i BIGINT, r DOUBLE PRECISION, t TEXT, b BYTEA)").run()
+                for row in rows {
+                    guard case .integer(let n) = row[0], case .text(let text) = row[3] else { continue }
+                    let integer: Int64? = if case .integer(let value) = row[1] { value } else { nil }
+                    let real: Double? = if case .real(let value) = row[2] { value } else { nil }
+                    let bytes: [UInt8]? = if case .bytes(let value) = row[4] { value } else { nil }
+                    try await storage.sql.raw(
+                        "INSERT INTO \(unsafeRaw: table) VALUES (\(bind: n), \(bind: integer), \(bind: real), \(bind: text), \(bind: bytes.map { Data($0) }))"
+                    ).run()
+                }
+                let writer = try ArchiveFileWriter(url: folder.appendingPathComponent("postgres.jsonl"), columns: kind.columns)
+                try await storage.writeArchiveRows(of: kind, filter: "", scope: nil, into: writer)
+                _ = try writer.finish(name: "postgres.jsonl")
+                try await storage.sql.raw("DROP TABLE \(unsafeRaw: table)").run()
+            }
+        }
+        let ours = try String(contentsOf: folder.appendingPathComponent("expected.jsonl"), encoding: .utf8).split(separator: "\n")
+        let theirs = try String(contentsOf: folder.appendingPathComponent("postgres.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(theirs.count == rows.count)
+        for (index, (line, expectedLine)) in zip(theirs, ours).enumerated() where line != expectedLine {
+            Issue.record("line \(index + 1): PostgreSQL wrote \(line), the writer \(expectedLine)")
+        }
+    }
 
     @Test func theCatalogArchivesEveryColumnOfEveryTableButThoseSaidNotTo() async throws {
         try await TestDatabases.with("sqlite") { database in

@@ -85,7 +85,7 @@ def seed(server):
     (ann_id, ann, _), (bob_id, bob, _), (cat_id, cat, _), (dan_id, dan, _) = (people[n] for n in ("Ann", "Bob", "Cat", "Dan"))
     befriend(server, ann, bob_id, bob)
     befriend(server, ann, dan_id, dan)
-    call(server, cat, "POST", "/v1/friend-requests", {"playerIDs": [ann_id], "message": "hi \"Ann\" \\ ünïcødé\n"})
+    call(server, cat, "POST", "/v1/friend-requests", {"playerIDs": [ann_id], "message": "hi \"Ann\" \\ ünïcødé 🎲 </b>\n"})
     for session, value in ((ann, 50), (ann, 70), (bob, 60), (cat, 40), (dan, 90)):
         report(server, session, value)
     report(server, ann, 5, board="arena.daily")
@@ -178,7 +178,7 @@ def test_an_archive_moves_to_the_other_engine_byte_for_byte_and_a_deleted_accoun
     for entry in newer["files"]:
         assert hashlib.sha256((newer_folder / entry["name"]).read_bytes()).hexdigest() == entry["sha256"]
     request = [r for r in jsonl(newer_folder, "friend_requests.jsonl") if r["message"]]
-    assert request[0]["message"] == "hi \"Ann\" \\ ünïcødé\n", "text survives JSON escaping"
+    assert request[0]["message"] == "hi \"Ann\" \\ ünïcødé 🎲 </b>\n", "text survives JSON escaping"
 
     target_engine = other_engine(source.engine)
     target_database = empty_database(target_engine, work)
@@ -252,6 +252,29 @@ def test_a_damaged_or_foreign_archive_is_refused_with_what_is_wrong(source):
     (folder / "manifest.json").write_text(json.dumps(manifest))
     result = gamecenter("import", "--database", target, str(folder), ok=False)
     assert result.returncode == 1 and "player_events.jsonl line 1: seq must be an integer" in result.stderr, result.stderr
+
+
+def test_an_archive_edited_by_hand_imports_as_the_original(source):
+    """Keys in another order, spaces, a record twice: the import reads what JSON means and keeps a key's first record,
+    on both engines (PostgreSQL copies into an empty table straight, and falls back for the batch with the twin)."""
+    work = source.work
+    original, edited, again = (work / f"{name}-{uuid.uuid4().hex[:6]}" for name in ("original", "edited", "again"))
+    manifest = export(source.database, original)
+    shutil.copytree(original, edited)
+    lines = (edited / "scores.jsonl").read_text().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    reordered = json.dumps(dict(reversed(list(first.items()))), separators=(", ", " : ")) + "\n"
+    changed = [reordered, lines[0], *lines[1:], lines[-1]]
+    (edited / "scores.jsonl").write_text("".join(changed))
+    for entry in manifest["files"]:
+        if entry["name"] == "scores.jsonl":
+            entry.update(records=len(changed), sha256=hashlib.sha256("".join(changed).encode()).hexdigest())
+    (edited / "manifest.json").write_text(json.dumps(manifest))
+    target = empty_database(source.engine, work)
+    gamecenter("import", "--database", target, str(edited))
+    exported = export(target, again)
+    original_files = json.loads((original / "manifest.json").read_text())["files"]
+    assert [(f["name"], f["records"], f["sha256"]) for f in exported["files"]] == [(f["name"], f["records"], f["sha256"]) for f in original_files]
 
 
 def test_a_packed_archive_and_a_games_archive(source):

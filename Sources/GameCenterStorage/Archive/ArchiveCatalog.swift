@@ -41,6 +41,8 @@ public struct ArchiveKind: Sendable {
     let mentionColumn: String?
     /// A column PostgreSQL numbers from a sequence, moved past the imported ids after an import.
     let sequenceColumn: String?
+    /// Each column's key as a line writes it, with its quotes and colon (`"name":`).
+    let lineKeys: [[UInt8]]
 
     init(
         _ file: String, table: String? = nil, _ columns: [(String, ArchiveColumnType)], order: [String], game: String?, player: String?,
@@ -51,6 +53,7 @@ public struct ArchiveKind: Sendable {
         self.file = file
         self.table = table ?? String(file.dropLast(".jsonl".count))
         self.columns = columns.map { ArchiveColumn(name: $0.0, type: $0.1) }
+        self.lineKeys = columns.map { Array("\"\($0.0)\":".utf8) }
         self.order = order
         self.gameFilter = game
         self.playerFilter = player

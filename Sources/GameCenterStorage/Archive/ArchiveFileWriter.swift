@@ -27,7 +27,8 @@ final class ArchiveFileWriter: Sendable {
 
     private let handle: FileHandle
     private let columns: [ArchiveColumn]
-    private let keys: [[UInt8]]
+    /// Each column's key as a line writes it before the value: `{"name":` for the first, `,"name":` after.
+    let keys: [[UInt8]]
     private let state = Mutex(State())
     private static let flushSize = 1 << 20
 
@@ -54,6 +55,16 @@ final class ArchiveFileWriter: Sendable {
         }
     }
 
+    /// Appends one row whose keys (``keys``) and values `write` writes itself; the writer closes the object and the line.
+    func appendLine(_ write: (inout [UInt8]) throws -> Void) throws {
+        try state.withLock { state in
+            try write(&state.buffer)
+            state.buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+            state.records += 1
+            if state.buffer.count >= Self.flushSize { try flush(&state) }
+        }
+    }
+
     /// Writes what is buffered, closes the file, and returns its entry for the manifest.
     func finish(name: String) throws -> ArchiveFileEntry {
         try state.withLock { state in
@@ -71,39 +82,45 @@ final class ArchiveFileWriter: Sendable {
         state.buffer.removeAll(keepingCapacity: true)
     }
 
-    private static func encode(_ value: ArchiveValue, into buffer: inout [UInt8]) {
+    /// Writes `value` as JSON.
+    static func encode(_ value: ArchiveValue, into buffer: inout [UInt8]) {
         switch value {
         case .null:
-            buffer.append(contentsOf: Array("null".utf8))
+            buffer.append(contentsOf: "null".utf8)
         case .integer(let number):
-            buffer.append(contentsOf: Array(String(number).utf8))
+            buffer.append(contentsOf: String(number).utf8)
         case .real(let number):
             // Swift's description is the shortest text that reads back as the same double, and valid JSON.
-            buffer.append(contentsOf: number.isFinite ? Array("\(number)".utf8) : Array("null".utf8))
-        case .text(let text):
-            encode(string: text, into: &buffer)
+            buffer.append(contentsOf: number.isFinite ? "\(number)".utf8 : "null".utf8)
+        case .text(var text):
+            text.withUTF8 { encode(utf8: UnsafeRawBufferPointer($0), into: &buffer) }
         case .bytes(let bytes):
             buffer.append(UInt8(ascii: "\""))
-            buffer.append(contentsOf: Array(Data(bytes).base64EncodedString().utf8))
+            buffer.append(contentsOf: Data(bytes).base64EncodedString().utf8)
             buffer.append(UInt8(ascii: "\""))
         }
     }
 
-    /// RFC 8259 string: quotes, backslashes and control characters escaped, everything else as its UTF-8 bytes.
-    private static func encode(string: String, into buffer: inout [UInt8]) {
+    /// Writes UTF-8 text as an RFC 8259 string: quotes, backslashes and control characters escaped (the short forms
+    /// where JSON has one), everything else as its bytes — runs without an escape copied at once.
+    static func encode(utf8 text: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
+        var plain = 0
+        for (index, byte) in text.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[plain..<index]))
+            plain = index + 1
             switch byte {
             case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
             case UInt8(ascii: "\n"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
             case UInt8(ascii: "\r"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case UInt8(ascii: "\t"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                buffer.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
-            default: buffer.append(byte)
+            case 0x08: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            default: buffer.append(contentsOf: String(format: "\\u%04x", byte).utf8)
             }
         }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[plain...]))
         buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -16,6 +16,28 @@ struct ArchiveLineParser {
         return parser.object()
     }
 
+    /// The values of a line whose keys are `keys` in that order with no space between tokens — how an export writes
+    /// every line — or nil for any other line (the general ``parse(_:)`` then reads it or says what is wrong). Each key
+    /// is given with its quotes and colon (`"name":`). Skipping the dictionary makes an import's parse about twice as fast.
+    static func parse(_ line: ArraySlice<UInt8>, inOrder keys: [[UInt8]]) -> [JSONCell]? {
+        var parser = ArchiveLineParser(line)
+        return parser.orderedObject(keys)
+    }
+
+    private mutating func orderedObject(_ keys: [[UInt8]]) -> [JSONCell]? {
+        guard take(UInt8(ascii: "{")) else { return nil }
+        var values: [JSONCell] = []
+        values.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() {
+            guard position == 0 || take(UInt8(ascii: ",")), bytes[index...].starts(with: key) else { return nil }
+            index += key.count
+            guard let value = value() else { return nil }
+            values.append(value)
+        }
+        guard take(UInt8(ascii: "}")), index == bytes.endIndex else { return nil }
+        return values
+    }
+
     private mutating func object() -> [String: JSONCell]? {
         skipSpace()
         guard take(UInt8(ascii: "{")) else { return nil }
@@ -70,6 +92,11 @@ struct ArchiveLineParser {
             let exponent = index
             while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             guard index > exponent else { return nil }
+        }
+        // Up to 18 digits always fit in an Int64: no text to make.
+        if integral, index - digits <= 18 {
+            let magnitude = bytes[digits..<index].reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+            return .integer(digits > start ? -magnitude : magnitude)
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if integral, let value = Int64(text) { return .integer(value) }

@@ -20,7 +20,7 @@ extension Database {
                 for kind in ArchiveCatalog.kinds {
                     guard let filter = scope.filter(of: kind) else { continue }
                     let writer = try ArchiveFileWriter(url: directory.appendingPathComponent(kind.file), columns: kind.columns)
-                    try await session.forEachArchiveRow(of: kind, filter: filter, scope: scope.value) { try writer.append($0) }
+                    try await session.writeArchiveRows(of: kind, filter: filter, scope: scope.value, into: writer)
                     files.append(try writer.finish(name: kind.file))
                 }
                 return files
@@ -54,18 +54,15 @@ extension StorageSession {
         }
     }
 
-    /// Calls `body` with each row of `kind` that `filter` chooses (`:scope` bound to `scope`), in the kind's order.
-    /// Text is ordered by its bytes on both engines, so that both write the same file.
-    func forEachArchiveRow(
-        of kind: ArchiveKind, filter: String, scope: String?, _ body: @escaping @Sendable ([ArchiveValue]) throws -> Void
-    ) async throws {
-        let textColumns = Set(kind.columns.filter { $0.type == .text }.map(\.name))
-        let columns = kind.columns.map(\.name).joined(separator: ", ")
+    /// Writes each row of `kind` that `filter` chooses (`:scope` bound to `scope`) into `writer`, in the kind's order.
+    /// Text is ordered by its bytes on both engines, so that both write the same file. SQLite hands over the values;
+    /// PostgreSQL writes each row's JSON line itself (``ArchiveKind/postgresLine``), the same bytes.
+    func writeArchiveRows(of kind: ArchiveKind, filter: String, scope: String?, into writer: ArchiveFileWriter) async throws {
         let condition = filter.isEmpty ? "" : " WHERE \(filter)"
         if let connection = sqliteConnection {
             let uses = condition.components(separatedBy: ":scope").count - 1
             let query =
-                "SELECT \(columns) FROM \(kind.table)\(condition.replacingOccurrences(of: ":scope", with: "?")) ORDER BY \(kind.order.joined(separator: ", "))"
+                "SELECT \(kind.columns.map(\.name).joined(separator: ", ")) FROM \(kind.table)\(condition.replacingOccurrences(of: ":scope", with: "?")) ORDER BY \(kind.order.joined(separator: ", "))"
             let binds = Array(repeating: SQLiteData.text(scope ?? ""), count: uses)
             countDirectStatement()
             let types = kind.columns.map(\.type)
@@ -73,7 +70,7 @@ extension StorageSession {
             try await connection.query(query, binds) { row in
                 guard failure.withLock({ $0 == nil }) else { return }
                 do {
-                    try body(
+                    try writer.append(
                         zip(row.columns, types).map { column, type in
                             switch column.data {
                             // A REAL column keeps a value without a fraction as given: the catalog's type decides.
@@ -92,28 +89,43 @@ extension StorageSession {
             return
         }
         guard let connection = postgresConnection else { throw StorageError.unavailable("no connection to export from") }
+        let textColumns = Set(kind.columns.filter { $0.type == .text }.map(\.name))
         let order = kind.order.map { textColumns.contains($0) ? "\($0) COLLATE \"C\"" : $0 }.joined(separator: ", ")
         var bindings = PostgresBindings()
         if condition.contains(":scope") { bindings.append(scope ?? "") }
         let query = PostgresQuery(
-            unsafeSQL: "SELECT \(columns) FROM \(kind.table)\(condition.replacingOccurrences(of: ":scope", with: "$1")) ORDER BY \(order)",
+            unsafeSQL:
+                "SELECT \(kind.columns.map(\.name).joined(separator: ", ")) FROM \(kind.table)\(condition.replacingOccurrences(of: ":scope", with: "$1")) ORDER BY \(order)",
             binds: bindings)
         countDirectStatement()
         let rows = try await connection.query(query, logger: connection.logger)
         for try await row in rows {
-            let cells = row.makeRandomAccess()
-            var values: [ArchiveValue] = []
-            values.reserveCapacity(kind.columns.count)
-            for (index, column) in kind.columns.enumerated() {
-                let cell = cells[index]
-                switch column.type {
-                case .text: values.append(try cell.decode(String?.self).map(ArchiveValue.text) ?? .null)
-                case .integer: values.append(try cell.decode(Int64?.self).map(ArchiveValue.integer) ?? .null)
-                case .real: values.append(try cell.decode(Double?.self).map(ArchiveValue.real) ?? .null)
-                case .bytes: values.append(try cell.decode(ByteBuffer?.self).map { .bytes(Array($0.readableBytesView)) } ?? .null)
+            try writer.appendLine { line in
+                for (index, (cell, column)) in zip(row, kind.columns).enumerated() {
+                    line.append(contentsOf: writer.keys[index])
+                    try Self.writeJSON(of: cell, as: column.type, into: &line)
                 }
             }
-            try body(values)
+        }
+    }
+
+    /// One PostgreSQL cell (binary format) as the writer writes its value, straight from its bytes: text is already
+    /// UTF-8, numbers are big-endian. Decoding each cell into a Swift value first took three times as long.
+    private static func writeJSON(of cell: PostgresCell, as type: ArchiveColumnType, into line: inout [UInt8]) throws {
+        guard var bytes = cell.bytes else { return ArchiveFileWriter.encode(.null, into: &line) }
+        switch (type, cell.dataType) {
+        case (.text, .text), (.text, .varchar), (.text, .name):
+            bytes.withUnsafeReadableBytes { ArchiveFileWriter.encode(utf8: $0, into: &line) }
+        case (.integer, .int8): ArchiveFileWriter.encode(.integer(bytes.readInteger(as: Int64.self)!), into: &line)
+        case (.integer, .int4): ArchiveFileWriter.encode(.integer(Int64(bytes.readInteger(as: Int32.self)!)), into: &line)
+        case (.integer, .int2): ArchiveFileWriter.encode(.integer(Int64(bytes.readInteger(as: Int16.self)!)), into: &line)
+        case (.real, .float8): ArchiveFileWriter.encode(.real(Double(bitPattern: bytes.readInteger(as: UInt64.self)!)), into: &line)
+        case (.bytes, .bytea): ArchiveFileWriter.encode(.bytes(Array(bytes.readableBytesView)), into: &line)
+        // Any other column type (none today) through PostgresNIO's decoding.
+        case (.text, _): ArchiveFileWriter.encode(.text(try cell.decode(String.self)), into: &line)
+        case (.integer, _): ArchiveFileWriter.encode(.integer(try cell.decode(Int64.self)), into: &line)
+        case (.real, _): ArchiveFileWriter.encode(.real(try cell.decode(Double.self)), into: &line)
+        case (.bytes, _): ArchiveFileWriter.encode(.bytes(Array(try cell.decode(ByteBuffer.self).readableBytesView)), into: &line)
         }
     }
 }
