@@ -275,6 +275,17 @@ def test_an_archive_edited_by_hand_imports_as_the_original(source):
     exported = export(target, again)
     original_files = json.loads((original / "manifest.json").read_text())["files"]
     assert [(f["name"], f["records"], f["sha256"]) for f in exported["files"]] == [(f["name"], f["records"], f["sha256"]) for f in original_files]
+    # A score of a player the archive does not hold is refused, saying which.
+    stranger = dict(first, score_id=first["score_id"] + 10**9, player_id="G:AAAAAAAAAAAAAAAAAAAA")
+    changed.append(json.dumps(stranger, separators=(",", ":")) + "\n")
+    (edited / "scores.jsonl").write_text("".join(changed))
+    for entry in manifest["files"]:
+        if entry["name"] == "scores.jsonl":
+            entry.update(records=len(changed), sha256=hashlib.sha256("".join(changed).encode()).hexdigest())
+    (edited / "manifest.json").write_text(json.dumps(manifest))
+    result = gamecenter("import", "--database", empty_database(source.engine, work), str(edited), ok=False)
+    assert result.returncode == 1 and "scores.jsonl has a record referring to one that neither the archive nor this server holds" in result.stderr
+    assert source.engine == "sqlite" or "G:AAAAAAAAAAAAAAAAAAAA" in result.stderr, result.stderr[-2000:]
 
 
 def test_a_packed_archive_and_a_games_archive(source):

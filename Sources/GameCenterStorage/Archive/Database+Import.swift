@@ -226,7 +226,19 @@ extension Database {
 
     /// Writes `rows` in one transaction; a row whose key exists is skipped.
     private func insert(_ rows: [[ArchiveValue]], into kind: ArchiveKind) async throws {
-        try await write { try await $0.insertArchiveRows(rows, into: kind) }
+        do {
+            try await write { try await $0.insertArchiveRows(rows, into: kind) }
+        } catch let error as SQLiteError where error.reason == .constraintForeignKeyFailed {
+            throw Self.missingReference(in: kind, detail: nil)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
+            throw Self.missingReference(in: kind, detail: error.serverInfo?[.detail])
+        }
+    }
+
+    /// A record that refers to another (its player, its match …) that neither the archive nor this server holds.
+    static func missingReference(in kind: ArchiveKind, detail: String?) -> StorageError {
+        .invalidArchive(
+            "\(kind.file) has a record referring to one that neither the archive nor this server holds" + (detail.map { ": \($0)" } ?? ""))
     }
 }
 
@@ -272,8 +284,9 @@ extension StorageSession {
     }
 
     /// PostgreSQL, in one transaction: imports the batches `read` hands over into `kind`'s table, as a restore does
-    /// when the table is empty — its indexes other than unique ones dropped, the rows copied straight in, and the
-    /// indexes built again once at the end (a sort each, many times faster than keeping them up to date row by row).
+    /// when the table is empty — its indexes other than unique ones and its foreign keys dropped, the rows copied
+    /// straight in, then the indexes built again (a sort each) and the foreign keys added again (one check of every
+    /// row each): many times faster than keeping them up to date and checking them row by row.
     /// The table is locked meanwhile; a failure rolls it all back, indexes included. A batch holding a key twice, and
     /// a table that filled up since the caller looked, get the usual path (a key's first record kept).
     func importIntoEmptyTable(
@@ -290,7 +303,14 @@ extension StorageSession {
             WHERE i.indrelid = \(bind: kind.table)::regclass AND NOT i.indisunique ORDER BY c.relname
             """
         ).all().map { (name: try $0.decode(column: "name", as: String.self), definition: try $0.decode(column: "definition", as: String.self)) }
+        let references = try await sql.raw(
+            """
+            SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+            WHERE conrelid = \(bind: kind.table)::regclass AND contype = 'f' ORDER BY conname
+            """
+        ).all().map { (name: try $0.decode(column: "name", as: String.self), definition: try $0.decode(column: "definition", as: String.self)) }
         for index in indexes { try await sql.raw("DROP INDEX \(ident: index.name)").run() }
+        for reference in references { try await sql.raw("ALTER TABLE \(unsafeRaw: kind.table) DROP CONSTRAINT \(ident: reference.name)").run() }
         let counts = try await read { batch in
             try await self.sql.raw("SAVEPOINT archive_batch").run()
             do {
@@ -303,6 +323,13 @@ extension StorageSession {
             }
         }
         for index in indexes { try await sql.raw("\(unsafeRaw: index.definition)").run() }
+        for reference in references {
+            do {
+                try await sql.raw("ALTER TABLE \(unsafeRaw: kind.table) ADD CONSTRAINT \(ident: reference.name) \(unsafeRaw: reference.definition)").run()
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
+                throw Database.missingReference(in: kind, detail: error.serverInfo?[.detail])
+            }
+        }
         return counts
     }
 
