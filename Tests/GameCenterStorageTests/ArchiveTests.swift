@@ -220,6 +220,51 @@ struct ArchiveTests {
         }
     }
 
+    /// On PostgreSQL a large kind is read by two connections sharing one snapshot; joined, their parts are the file
+    /// one connection writes, byte for byte.
+    @Test(.enabled(if: TestDatabases.all.contains("postgres"), "needs GAMECENTER_TEST_POSTGRES_URL"))
+    func anExportReadByTwoConnectionsIsTheSameAsByOne() async throws {
+        let (one, two) = (try Self.folder(), try Self.folder())
+        defer { for folder in [one, two] { try? FileManager.default.removeItem(at: folder) } }
+        let bundle = TestDatabases.unique("com.example.split")
+        let prefix = "G:" + bundle.suffix(12) + "-"
+        try await TestDatabases.with("postgres") { database in
+            try await database.write { storage in
+                try await storage.sql.raw(
+                    """
+                    INSERT INTO players (player_id, environment, account_name, password_hash, alias, alias_skeleton, underage, event_seq, created_at, updated_at)
+                    SELECT \(bind: prefix) || i, 'sandbox', \(bind: prefix) || i, '-', 'Split ' || i, 'split ' || i, 0, 0, 1, 1
+                    FROM generate_series(1, 20) i
+                    """
+                ).run()
+                try await storage.sql.raw(
+                    """
+                    INSERT INTO scores (bundle_id, environment, category, player_id, value, context, reported_at)
+                    SELECT \(bind: bundle), 'sandbox', 'split.board', \(bind: prefix) || (1 + i % 20), i * 7, 0, 1790000000000 + i
+                    FROM generate_series(1, 500) i
+                    """
+                ).run()
+            }
+            let lane = try await database.read { session in
+                try await session.inSnapshot { try await session.secondLane(for: .game(bundleID: bundle), splittingAbove: 100) }
+            }
+            #expect(lane?.kind.file == "scores.jsonl", "the game's largest kind is split")
+            _ = try await database.exportArchive(scope: .game(bundleID: bundle), to: one, now: Date(), splittingAbove: .max)
+            _ = try await database.exportArchive(scope: .game(bundleID: bundle), to: two, now: Date(), splittingAbove: 100)
+        }
+        let scores = try String(contentsOf: one.appendingPathComponent("scores.jsonl"), encoding: .utf8)
+        #expect(scores.split(separator: "\n").count == 500)
+        for file in try FileManager.default.contentsOfDirectory(atPath: one.path) where file != ArchiveManifest.fileName {
+            #expect(try Data(contentsOf: one.appendingPathComponent(file)) == Data(contentsOf: two.appendingPathComponent(file)), "\(file)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: two.path).sorted() == FileManager.default.contentsOfDirectory(atPath: one.path).sorted())
+        let manifests = try [one, two].map {
+            try JSONDecoder().decode(ArchiveManifest.self, from: Data(contentsOf: $0.appendingPathComponent(ArchiveManifest.fileName)))
+        }
+        #expect(manifests[0].files.map(\.records) == manifests[1].files.map(\.records))
+        #expect(manifests[0].files.map(\.sha256) == manifests[1].files.map(\.sha256))
+    }
+
     @Test func theCatalogArchivesEveryColumnOfEveryTableButThoseSaidNotTo() async throws {
         try await TestDatabases.with("sqlite") { database in
             try await database.read { storage in

@@ -65,6 +65,19 @@ final class ArchiveFileWriter: Sendable {
         }
     }
 
+    /// Appends the lines of another writer's finished file at `url`, which holds `records` of them.
+    func append(contentsOf url: URL, records: Int) throws {
+        let part = try FileHandle(forReadingFrom: url)
+        defer { try? part.close() }
+        try state.withLock { state in
+            while let chunk = try part.read(upToCount: Self.flushSize), !chunk.isEmpty {
+                state.buffer.append(contentsOf: chunk)
+                try flush(&state)
+            }
+            state.records += records
+        }
+    }
+
     /// Writes what is buffered, closes the file, and returns its entry for the manifest.
     func finish(name: String) throws -> ArchiveFileEntry {
         try state.withLock { state in

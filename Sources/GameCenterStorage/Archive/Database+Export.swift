@@ -9,6 +9,16 @@ extension Database {
     /// the archive is consistent while the server keeps running; rows stream from the database to the files, so
     /// memory stays flat in the data's size.
     public func exportArchive(scope: ArchiveScope, to directory: URL, now: Date = Date()) async throws -> ArchiveManifest {
+        try await exportArchive(scope: scope, to: directory, now: now, splittingAbove: Self.secondLaneRows)
+    }
+
+    /// On PostgreSQL, a kind with more records than this (ordered by one integer key) is read by two connections
+    /// sharing the snapshot, as `pg_dump --jobs` reads tables: the second reads the upper part of the keys into a file
+    /// of its own while the first reads everything else, then the parts are joined.
+    static let secondLaneRows = 100_000
+
+    /// ``exportArchive(scope:to:now:)`` with the size from which a kind is read by two connections (tests make it small).
+    func exportArchive(scope: ArchiveScope, to directory: URL, now: Date, splittingAbove splitRows: Int) async throws -> ArchiveManifest {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard !FileManager.default.fileExists(atPath: directory.appendingPathComponent(ArchiveManifest.fileName).path) else {
             throw StorageError.invalidArchive("\(directory.path) already holds an archive; export into an empty folder")
@@ -16,12 +26,40 @@ extension Database {
         let schemaVersion = try await schemaVersion()
         let files = try await read { session in
             try await session.inSnapshot {
+                let split = try await session.secondLane(for: scope, splittingAbove: splitRows)
+                // The second connection starts at once, on the same snapshot, with the upper part of the largest kind.
+                let part = directory.appendingPathComponent(".second-part.jsonl")
+                let second = split.map { split in
+                    Task {
+                        try await self.read { other in
+                            try await other.inSnapshot(importing: split.snapshot) {
+                                let writer = try ArchiveFileWriter(url: part, columns: split.kind.columns)
+                                try await other.writeArchiveRows(
+                                    of: split.kind, filter: split.condition(scope, upper: true), scope: scope.value, into: writer)
+                                return try writer.finish(name: part.lastPathComponent).records
+                            }
+                        }
+                    }
+                }
                 var files: [ArchiveFileEntry] = []
-                for kind in ArchiveCatalog.kinds {
-                    guard let filter = scope.filter(of: kind) else { continue }
-                    let writer = try ArchiveFileWriter(url: directory.appendingPathComponent(kind.file), columns: kind.columns)
-                    try await session.writeArchiveRows(of: kind, filter: filter, scope: scope.value, into: writer)
-                    files.append(try writer.finish(name: kind.file))
+                do {
+                    for kind in ArchiveCatalog.kinds {
+                        guard let filter = scope.filter(of: kind) else { continue }
+                        let writer = try ArchiveFileWriter(url: directory.appendingPathComponent(kind.file), columns: kind.columns)
+                        if let split, let second, split.kind.file == kind.file {
+                            try await session.writeArchiveRows(of: kind, filter: split.condition(scope, upper: false), scope: scope.value, into: writer)
+                            try writer.append(contentsOf: part, records: try await second.value)
+                            try FileManager.default.removeItem(at: part)
+                        } else {
+                            try await session.writeArchiveRows(of: kind, filter: filter, scope: scope.value, into: writer)
+                        }
+                        files.append(try writer.finish(name: kind.file))
+                    }
+                } catch {
+                    second?.cancel()
+                    _ = try? await second?.value
+                    try? FileManager.default.removeItem(at: part)
+                    throw error
                 }
                 return files
             }
@@ -40,7 +78,74 @@ extension Database {
     }
 }
 
+/// The part of an export a second PostgreSQL connection reads: the records of `kind` from the key `from` up, in the
+/// snapshot `snapshot` (exported by the first connection's transaction).
+struct ExportSecondLane: Sendable {
+    let kind: ArchiveKind
+    let key: String
+    let from: Int64
+    let snapshot: String
+
+    /// The kind's filter in `scope`, narrowed to the keys below `from` or from it up.
+    func condition(_ scope: ArchiveScope, upper: Bool) -> String {
+        let part = "\(key) \(upper ? ">=" : "<") \(from)"
+        guard let filter = scope.filter(of: kind), !filter.isEmpty else { return part }
+        return "(\(filter)) AND \(part)"
+    }
+}
+
 extension StorageSession {
+    /// PostgreSQL: how to share this snapshot's export with a second connection — the kind with one integer key that
+    /// has the most records in `scope`, when it has more than `splitRows`, split so that each connection reads about
+    /// half of every record (the other kinds' sizes are the planner's estimates). Nil: one connection reads everything.
+    func secondLane(for scope: ArchiveScope, splittingAbove splitRows: Int) async throws -> ExportSecondLane? {
+        guard engine == .postgres, let connection = postgresConnection else { return nil }
+        func first(_ sql: String, in kind: ArchiveKind, _ filter: String) async throws -> Int64? {
+            var bindings = PostgresBindings()
+            if filter.contains(":scope") { bindings.append(scope.value ?? "") }
+            let condition = filter.isEmpty ? "" : " WHERE \(filter.replacingOccurrences(of: ":scope", with: "$1"))"
+            countDirectStatement()
+            let query = PostgresQuery(unsafeSQL: sql.replacingOccurrences(of: "{from}", with: "\(kind.table)\(condition)"), binds: bindings)
+            for try await row in try await connection.query(query, logger: connection.logger) { return try row.decode(Int64.self) }
+            return nil
+        }
+        var largest: (kind: ArchiveKind, filter: String, rows: Int64)?
+        for kind in ArchiveCatalog.kinds where kind.order.count == 1 && kind.columns.first(where: { $0.name == kind.order[0] })?.type == .integer {
+            guard let filter = scope.filter(of: kind), let rows = try await first("SELECT count(*) FROM {from}", in: kind, filter) else { continue }
+            if rows > largest?.rows ?? Int64(splitRows) { largest = (kind, filter, rows) }
+        }
+        guard let (kind, filter, rows) = largest else { return nil }
+        let estimates = Dictionary(
+            try await sql.raw("SELECT relname AS name, GREATEST(reltuples, 0)::BIGINT AS rows FROM pg_class WHERE relkind = 'r'").all().map {
+                (try $0.decode(column: "name", as: String.self), try $0.decode(column: "rows", as: Int64.self))
+            }, uniquingKeysWith: max)
+        let others = ArchiveCatalog.kinds.filter { $0.file != kind.file && scope.filter(of: $0) != nil }.reduce(Int64(0)) {
+            $0 + estimates[$1.table, default: 0]
+        }
+        let upper = min(rows - 1, max(1, (rows + others) / 2))
+        let key = kind.order[0]
+        guard let from = try await first("SELECT \(key) FROM {from} ORDER BY \(key) OFFSET \(rows - upper) LIMIT 1", in: kind, filter),
+            let snapshot = try await sql.raw("SELECT pg_export_snapshot() AS id").first()?.decode(column: "id", as: String.self)
+        else { return nil }
+        return ExportSecondLane(kind: kind, key: key, from: from, snapshot: snapshot)
+    }
+
+    /// PostgreSQL: runs `body` in a read-only transaction that sees `snapshot`, exported by another transaction
+    /// (`pg_export_snapshot`) still open.
+    func inSnapshot<T: Sendable>(importing snapshot: String, _ body: () async throws -> T) async throws -> T {
+        guard snapshot.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw StorageError.unavailable("a snapshot id must be hex digits and dashes") }
+        try await sql.raw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").run()
+        do {
+            try await sql.raw("SET TRANSACTION SNAPSHOT '\(unsafeRaw: snapshot)'").run()
+            let result = try await body()
+            try await sql.raw("COMMIT").run()
+            return result
+        } catch {
+            try? await sql.raw("ROLLBACK").run()
+            throw error
+        }
+    }
+
     /// Runs `body` in a read-only transaction: every statement in it sees the database as it was at its first read.
     func inSnapshot<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await sql.raw(engine == .postgres ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN").run()
