@@ -27,8 +27,10 @@ final class ArchiveFileWriter: Sendable {
 
     private let handle: FileHandle
     private let columns: [ArchiveColumn]
-    /// Each column's key as a line writes it before the value: `{"name":` for the first, `,"name":` after.
-    let keys: [[UInt8]]
+    /// Every column's key as a line writes it before the value — `{"name":` for the first, `,"name":` after — one
+    /// after the other; column `i`'s is `keyBytes[keyStarts[i]..<keyStarts[i + 1]]`.
+    private let keyBytes: [UInt8]
+    private let keyStarts: [Int]
     private let state = Mutex(State())
     private static let flushSize = 1 << 20
 
@@ -38,27 +40,26 @@ final class ArchiveFileWriter: Sendable {
         }
         handle = try FileHandle(forWritingTo: url)
         self.columns = columns
-        // `{"name":` once per column, the first without its comma.
-        keys = columns.enumerated().map { index, column in Array("\(index == 0 ? "{" : ",")\"\(column.name)\":".utf8) }
+        let keys = columns.enumerated().map { index, column in Array("\(index == 0 ? "{" : ",")\"\(column.name)\":".utf8) }
+        keyBytes = keys.flatMap { $0 }
+        keyStarts = keys.reduce(into: [0]) { starts, key in starts.append(starts.last! + key.count) }
     }
 
     /// Appends one row; `values` holds a value per column, in the catalog's order.
     func append(_ values: [ArchiveValue]) throws {
-        try state.withLock { state in
-            for (index, value) in values.enumerated() {
-                state.buffer.append(contentsOf: keys[index])
-                Self.encode(value, into: &state.buffer)
-            }
-            state.buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
-            state.records += 1
-            if state.buffer.count >= Self.flushSize { try flush(&state) }
-        }
+        try appendRow { column, line in Self.encode(values[column], into: &line) }
     }
 
-    /// Appends one row whose keys (``keys``) and values `write` writes itself; the writer closes the object and the line.
-    func appendLine(_ write: (inout [UInt8]) throws -> Void) throws {
+    /// Appends one row: writes each column's key and has `writeValue` write the column's value after it, column by
+    /// column in the catalog's order; then closes the object and the line.
+    func appendRow(_ writeValue: (_ column: Int, _ line: inout [UInt8]) throws -> Void) throws {
         try state.withLock { state in
-            try write(&state.buffer)
+            try keyBytes.withUnsafeBufferPointer { keys in
+                for column in 0..<keyStarts.count - 1 {
+                    state.buffer.append(contentsOf: UnsafeBufferPointer(rebasing: keys[keyStarts[column]..<keyStarts[column + 1]]))
+                    try writeValue(column, &state.buffer)
+                }
+            }
             state.buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
             state.records += 1
             if state.buffer.count >= Self.flushSize { try flush(&state) }

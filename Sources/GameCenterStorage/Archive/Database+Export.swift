@@ -204,12 +204,12 @@ extension StorageSession {
             binds: bindings)
         countDirectStatement()
         let rows = try await connection.query(query, logger: connection.logger)
+        let types = kind.columns.map(\.type)
         for try await row in rows {
-            try writer.appendLine { line in
-                for (index, (cell, column)) in zip(row, kind.columns).enumerated() {
-                    line.append(contentsOf: writer.keys[index])
-                    try Self.writeJSON(of: cell, as: column.type, into: &line)
-                }
+            var cells = row.makeIterator()
+            try writer.appendRow { column, line in
+                guard let cell = cells.next() else { throw StorageError.unavailable("PostgreSQL answered a row of \(kind.file) without every column") }
+                try Self.writeJSON(of: cell, as: types[column], into: &line)
             }
         }
     }
