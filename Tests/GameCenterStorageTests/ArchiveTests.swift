@@ -163,6 +163,10 @@ struct ArchiveTests {
         "score_removals", "console_users", "console_sessions",
     ]
 
+    /// Columns of archived tables that are the engine's own bookkeeping, numbered again on import: PostgreSQL's order
+    /// of players' events for webhooks (SQLite's is the rowid; webhooks' cursors are not archived either).
+    static let notArchivedColumns: [String: Set<String>] = ["events": ["event_id"]]
+
     /// An export from PostgreSQL writes each line from the cells' binary bytes: they must be the writer's bytes for the
     /// same values, or an archive would differ between the engines (texts with every escape, numbers at the edges).
     @Test(.enabled(if: TestDatabases.all.contains("postgres"), "needs GAMECENTER_TEST_POSTGRES_URL"))
@@ -265,19 +269,27 @@ struct ArchiveTests {
         #expect(manifests[0].files.map(\.sha256) == manifests[1].files.map(\.sha256))
     }
 
-    @Test func theCatalogArchivesEveryColumnOfEveryTableButThoseSaidNotTo() async throws {
-        try await TestDatabases.with("sqlite") { database in
+    @Test(arguments: TestDatabases.all)
+    func theCatalogArchivesEveryColumnOfEveryTableButThoseSaidNotTo(engine: String) async throws {
+        try await TestDatabases.with(engine) { database in
             try await database.read { storage in
-                let tables = Set(
-                    try await storage.sql.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()
-                        .map { try $0.decode(column: "name", as: String.self) })
+                let listTables =
+                    engine == "sqlite"
+                    ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                    : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+                let tables = Set(try await storage.sql.raw("\(unsafeRaw: listTables)").all().map { try $0.decode(column: "name", as: String.self) })
                 let archived = Dictionary(uniqueKeysWithValues: ArchiveCatalog.kinds.map { ($0.table, $0) })
                 #expect(tables.subtracting(Self.notArchived) == Set(archived.keys), "a table is neither archived nor listed as not archived")
                 for (table, kind) in archived {
                     let columns = Set(
-                        try await storage.sql.raw("SELECT name FROM pragma_table_info(\(bind: table))").all()
-                            .map { try $0.decode(column: "name", as: String.self) })
-                    #expect(columns == Set(kind.columns.map(\.name)), "\(kind.file) does not carry every column of \(table)")
+                        try await storage.sql.raw(
+                            engine == "sqlite"
+                                ? "SELECT name FROM pragma_table_info(\(bind: table))"
+                                : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(bind: table)"
+                        ).all().map { try $0.decode(column: "name", as: String.self) })
+                    #expect(
+                        columns.subtracting(Self.notArchivedColumns[table] ?? []) == Set(kind.columns.map(\.name)),
+                        "\(kind.file) does not carry every column of \(table)")
                 }
             }
         }
