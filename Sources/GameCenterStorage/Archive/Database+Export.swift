@@ -160,8 +160,8 @@ extension StorageSession {
     }
 
     /// Writes each row of `kind` that `filter` chooses (`:scope` bound to `scope`) into `writer`, in the kind's order.
-    /// Text is ordered by its bytes on both engines, so that both write the same file. SQLite hands over the values;
-    /// PostgreSQL writes each row's JSON line itself (``ArchiveKind/postgresLine``), the same bytes.
+    /// Text is ordered by its bytes on both engines, so that both write the same file. SQLite's rows become values;
+    /// PostgreSQL's cells are written as JSON straight from their binary bytes (``writeJSON(of:as:into:)``).
     func writeArchiveRows(of kind: ArchiveKind, filter: String, scope: String?, into writer: ArchiveFileWriter) async throws {
         let condition = filter.isEmpty ? "" : " WHERE \(filter)"
         if let connection = sqliteConnection {

@@ -17,7 +17,9 @@ public struct ArchiveImportSummary: Sendable, Equatable {
 extension Database {
     /// Imports the archive in `directory` (a server's or a game's; a player's archive is for reading): checks the
     /// manifest and every file's record count and SHA-256 first, then writes the records kind by kind, a batch per
-    /// transaction. A record whose key already exists is left as it is, so an interrupted import can be run again.
+    /// transaction (on PostgreSQL, a table empty when its turn comes in one, as a restore loads it:
+    /// ``StorageSession/importIntoEmptyTable(of:read:)``). A record whose key already exists is left as it is, so an
+    /// interrupted import can be run again.
     /// No record of a deleted account is written — deleted in the archive or on this server (tombstones outlive
     /// backups) — and an account the archive says was deleted is deleted here too. Ids are kept as in the archive.
     public func importArchive(from directory: URL) async throws -> ArchiveImportSummary {
@@ -295,7 +297,13 @@ extension StorageSession {
         guard let connection = postgresConnection else { throw StorageError.unavailable("no PostgreSQL connection to import with") }
         try await sql.raw("LOCK TABLE \(unsafeRaw: kind.table) IN ACCESS EXCLUSIVE MODE").run()
         guard try await isEmpty(kind.table) else {
-            return try await read { batch in try await self.copyArchiveRows(batch, into: kind, on: connection) }
+            return try await read { batch in
+                do {
+                    try await self.copyArchiveRows(batch, into: kind, on: connection)
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
+                    throw Database.missingReference(in: kind, detail: error.serverInfo?[.detail])
+                }
+            }
         }
         let indexes = try await sql.raw(
             """
