@@ -43,6 +43,10 @@ final class SavedGameListeners: Sendable {
         entries.withLock { $0.removeAll() }
     }
 
+    /// The versions of each save the game was last told of, by player and name: a change is told once, whether it is
+    /// heard on the realtime channel or from this device's own background upload.
+    private let told = Mutex<[String: Set<String>]>([:])
+
     /// Hands a change of a save to the game, unless it is this device's own save (it knows it already).
     func deliver(_ info: SavedGameEventInfo, playerID: String, device: GKGameCenter) {
         let versions = info.save.versions
@@ -50,8 +54,16 @@ final class SavedGameListeners: Sendable {
         guard !versions.isEmpty, Set(versions.map(\.versionID)) != Set(known) else { return }
         // Hearing is not loading: the next save stays based on what the game last fetched or saved, so a game that
         // saves without loading the other device's version makes a conflict rather than overwrite it.
-        let saves = versions.map { GKSavedGame(info: $0, in: device) }
-        device.eventHub.publish(.savedGame(name: info.save.name, versions: saves))
+        tell(name: info.save.name, versions: GKSavedGame.current(versions, in: device), playerID: playerID, device: device)
+    }
+
+    /// Tells the game (its listeners and ``GKGameCenter/events``) of a save's current versions, unless it was told of
+    /// exactly these already.
+    func tell(name: String, versions saves: [GKSavedGame], playerID: String, device: GKGameCenter) {
+        let ids = Set(saves.map(\.versionID))
+        let new = told.withLock { told in told.updateValue(ids, forKey: "\(playerID)\n\(name)") != ids }
+        guard !saves.isEmpty, new else { return }
+        device.eventHub.publish(.savedGame(name: name, versions: saves))
         for listener in entries.withLock({ $0.compactMap(\.listener) }) {
             if saves.count == 1 {
                 listener.player(playerID, didModifySavedGame: saves[0])
