@@ -80,8 +80,9 @@ public final class GKSavedGameDirectory: Sendable {
     /// Opens the saved-game directory `name` of the player signed in on `gameCenter`: downloads the server's version
     /// into the folder when it is newer than the folder's, and follows the player's other devices until ``close()``.
     /// Returns once the first sync is done: ``state`` is then ``State-swift.enum/ready``,
-    /// ``State-swift.enum/offline``, ``State-swift.enum/conflicted(_:)`` or ``State-swift.enum/error(_:)`` (it throws
-    /// only for a bad name or a folder it cannot create). With no player signed in, the directory is
+    /// ``State-swift.enum/offline``, ``State-swift.enum/conflicted(_:)`` or ``State-swift.enum/error(_:)``, or still
+    /// ``State-swift.enum/syncing`` while a save of the folder kept offline goes up (it throws only for a bad name or a
+    /// folder it cannot create). With no player signed in, the directory is
     /// ``State-swift.enum/local``. `name` has 1 to 255 characters, without control characters.
     public static func open(named name: String, in gameCenter: GKGameCenter = .default) async throws -> GKSavedGameDirectory {
         guard (1...255).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -300,7 +301,8 @@ public final class GKSavedGameDirectory: Sendable {
         try replaceFolder(with: incoming)
         var record = self.record()
         record.versionID = version.versionID
-        record.sha256 = version.info.sha256
+        // The folder as this SDK packs it (the same bytes as the version, unless another writer packed it differently).
+        record.sha256 = try DirectoryPack.digest(of: url).sha256
         try save(record)
         remember(version.info)
     }

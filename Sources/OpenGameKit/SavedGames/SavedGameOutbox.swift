@@ -31,6 +31,8 @@ actor SavedGameOutbox {
     private let directory: URL
     private var retrying: Task<Void, Never>?
     private var retryingPlayer: String?
+    /// Which background loop is the current one (a stopped loop ending later leaves a newer one alone).
+    private var generation = 0
     /// Set to cut the re-sender's wait short (the server is back).
     private var nudged = false
     /// Saves being uploaded right now, by key: one upload per save at a time.
@@ -165,6 +167,8 @@ actor SavedGameOutbox {
         }
         retrying?.cancel()
         retryingPlayer = playerID
+        generation += 1
+        let mine = generation
         removeOrphans()
         retrying = Task {
             var delay = 1.0
@@ -183,7 +187,7 @@ actor SavedGameOutbox {
                 }
                 delay = nudged ? 1 : min(delay * 2, 60)
             }
-            finishedRetrying(playerID)
+            finishedRetrying(mine)
         }
     }
 
@@ -192,10 +196,11 @@ actor SavedGameOutbox {
         retrying?.cancel()
         retrying = nil
         retryingPlayer = nil
+        generation += 1
     }
 
-    private func finishedRetrying(_ playerID: String) {
-        guard retryingPlayer == playerID else { return }
+    private func finishedRetrying(_ loop: Int) {
+        guard generation == loop else { return }
         retrying = nil
         retryingPlayer = nil
     }
