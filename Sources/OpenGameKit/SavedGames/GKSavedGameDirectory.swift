@@ -47,9 +47,9 @@ public final class GKSavedGameDirectory: Sendable {
 
     /// What the directory last synced, kept beside the folder.
     private struct Record: Codable {
-        /// The server version the folder was last the same as (nil: none yet, or its upload is pending).
+        /// The server version the folder was last the same as (nil: none yet, or its upload is pending or was refused).
         var versionID: String?
-        /// The SHA-256 of the folder's pack when it was last synced (downloaded, or handed to the upload).
+        /// The SHA-256 of the folder's pack when it was last synced (downloaded, or taken by the upload or the outbox).
         var sha256: String?
         /// The game's most bytes per save, as the server last said.
         var saveBytes: Int64?
@@ -215,10 +215,8 @@ public final class GKSavedGameDirectory: Sendable {
     }
 
     /// Uploads a pack of the folder (moved into the outbox) and records the outcome.
+    /// A refused upload leaves the record as it was.
     private func upload(_ packed: URL, size: Int64, sha256: String, basedOn: [String], playerID: String, record: inout Record) async throws {
-        record.sha256 = sha256
-        record.versionID = nil
-        try save(record)
         let result: (made: GKSavedGame, current: [GKSavedGame])
         do {
             result = try await GKLocalPlayer.keepAndSend(
@@ -227,13 +225,15 @@ public final class GKSavedGameDirectory: Sendable {
             set(.error(error))
             throw error
         }
+        // Pending: no version yet, so the folder counts as changed until a server version has its bytes.
+        record.sha256 = sha256
+        record.versionID = result.made.syncState == .pending ? nil : result.made.versionID
+        try save(record)
         if result.made.syncState == .pending {
             set(.offline)
-            return
+        } else {
+            set(result.current.count > 1 ? .conflicted(result.current) : .ready)
         }
-        record.versionID = result.made.versionID
-        try save(record)
-        set(result.current.count > 1 ? .conflicted(result.current) : .ready)
     }
 
     /// Compares the folder with the server and brings them together where that loses nothing; sets the state.
@@ -257,7 +257,9 @@ public final class GKSavedGameDirectory: Sendable {
                 return
             }
             let local = try DirectoryPack.digest(of: url).sha256
-            let changed = local != (record.sha256 ?? DirectoryPack.emptySHA256)
+            // Changed: not the files of the version last synced (an upload that never became a version, kept offline
+            // then refused, leaves the folder changed too).
+            let changed = (record.versionID == nil && record.sha256 != nil) || local != (record.sha256 ?? DirectoryPack.emptySHA256)
             let versions = list.saves.filter { $0.name == name }
             if versions.count == 1 {
                 let version = versions[0]
