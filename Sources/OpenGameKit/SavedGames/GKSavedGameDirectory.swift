@@ -309,10 +309,17 @@ public final class GKSavedGameDirectory: Sendable {
         remember(version.info)
     }
 
-    /// The folder's changes not synced yet, as a version to choose in a conflict (packed now, to be loaded).
+    /// The folder's changes not synced yet, as a version to choose in a conflict (packed now, to be loaded). The pack is
+    /// named by its SHA-256, so a version handed out earlier never reads other bytes; older ones are removed.
     private func localVersion() throws -> GKSavedGame {
-        let file = home.appendingPathComponent("local.pack")
-        let (size, sha256) = try DirectoryPack.pack(url, to: file)
+        let packing = home.appendingPathComponent("packing-\(UUID().uuidString).pack")
+        defer { try? FileManager.default.removeItem(at: packing) }
+        let (size, sha256) = try DirectoryPack.pack(url, to: packing)
+        let file = home.appendingPathComponent("local-\(sha256.prefix(16)).pack")
+        for old in (try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? [] where old.hasPrefix("local-") && old != file.lastPathComponent {
+            try? FileManager.default.removeItem(at: home.appendingPathComponent(old))
+        }
+        guard rename(packing.path, file.path) == 0 else { throw GKError(.unknown, "cannot write \(file.path)") }
         let info = SavedGameInfo(
             versionID: "local-\(sha256.prefix(16))", name: name, deviceName: ProcessInfo.processInfo.hostName, modifiedAt: Date(), size: size,
             sha256: sha256, playedSeconds: nil, progress: nil)

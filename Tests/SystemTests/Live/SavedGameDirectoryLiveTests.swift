@@ -121,6 +121,9 @@ import Testing
         let local = try #require(versions.first { $0.syncState == .pending })
         let phones = try #require(versions.first { $0.syncState == .conflicted })
         #expect(local.versionID.hasPrefix("local-"))
+        // Each version loads as the folder it would make, packed.
+        #expect(try await local.loadData() == Data("OGKDIR 1\n{\"path\":\"a.txt\",\"size\":6}\ntablet".utf8))
+        #expect(try await phones.loadData() == Data("OGKDIR 1\n{\"path\":\"a.txt\",\"size\":5}\nphone".utf8))
         let refused = await #expect(throws: GKError.self) { try await onTablet.finishSyncing() }
         #expect(refused?.code == .invalidParameter && refused?.message.contains("resolveConflicts") == true)
         // The tablet takes the phone's version: unpacked into its folder, and the conflict is over everywhere.
