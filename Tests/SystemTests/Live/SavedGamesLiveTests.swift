@@ -301,8 +301,19 @@ import Testing
         let onTablet = try await tablet.localPlayer.fetchSavedGames()
         #expect(Set(onTablet.map(\.versionID)) == Set(versions.map(\.versionID)))
         #expect(try await newer.loadData() == Data("tablet, offline, second".utf8), "a kept pending save loads the version it became")
+
+        // Resolved while offline again: kept, then based on both versions once it goes up, so the conflict ends.
+        proxy.setRefusing(true)
+        proxy.cutAllConnections()
         let resolved = try await tablet.localPlayer.resolveConflictingSavedGames(onTablet, with: Data("merged".utf8))
-        #expect(resolved.count == 1 && resolved[0].syncState == .synced)
+        #expect(resolved.count == 1 && resolved[0].syncState == .pending)
+        proxy.setRefusing(false)
+        try await waitUntil("the offline resolution went up and ended the conflict", within: .seconds(40)) {
+            (try await phone.localPlayer.fetchSavedGames()).map(\.size) == [Int64("merged".utf8.count)]
+        }
+        let merged = try await phone.localPlayer.fetchSavedGames()
+        #expect(merged[0].syncState == .synced)
+        #expect(try await merged[0].loadData() == Data("merged".utf8))
         await proxy.stop()
         await phone.close()
         await tablet.close()
