@@ -212,9 +212,13 @@ extension GKLocalPlayer {
             let result = try await deliver(
                 current, from: .file(outbox.dataURL(current.localID), size: current.size, sha256: current.sha256), device: device, retry: true)
             await outbox.delivered(current, as: result.made.info)
-            if result.current.count == 1 { remember(result.current, of: current.name, playerID: current.playerID, in: device) }
-            await outbox.unclaim(key, after: current.localID)
+            // The next save is based on it before the game hears of it (and may save on at once); the game did not see
+            // it itself, so it is told.
+            if result.current.count == 1 {
+                remember(result.current, of: current.name, playerID: current.playerID, in: device, seenByTheGame: false)
+            }
             device.savedGameListeners.tell(name: current.name, versions: result.current, playerID: current.playerID, device: device)
+            await outbox.unclaim(key, after: current.localID)
             return true
         } catch let error where keepsPending(error) {
             await outbox.unclaim(key, after: current.localID)
@@ -325,7 +329,9 @@ extension GKLocalPlayer {
     }
 
     /// Records `saves` as the versions of `name` this game last saw current.
-    static func remember(_ saves: [GKSavedGame], of name: String, playerID: String, in device: GKGameCenter) {
+    /// `seenByTheGame`: the game saved or fetched them itself, so hearing of them later is no news.
+    static func remember(_ saves: [GKSavedGame], of name: String, playerID: String, in device: GKGameCenter, seenByTheGame: Bool = true) {
+        if seenByTheGame { device.savedGameListeners.saw(name: name, versionIDs: saves.map(\.versionID), playerID: playerID) }
         device.savedGameBases.update { bases in
             var all = bases ?? [:]
             all[playerID, default: [:]][name] = saves.map(\.versionID)

@@ -57,6 +57,12 @@ final class SavedGameListeners: Sendable {
         tell(name: info.save.name, versions: GKSavedGame.current(versions, in: device), playerID: playerID, device: device)
     }
 
+    /// Records that the game knows these versions of a save (it saved or fetched them): hearing of them is no news, and
+    /// hearing of any other versions later is (a restored older version included).
+    func saw(name: String, versionIDs: [String], playerID: String) {
+        told.withLock { $0["\(playerID)\n\(name)"] = Set(versionIDs) }
+    }
+
     /// Tells the game (its listeners and ``GKGameCenter/events``) of a save's current versions, unless it was told of
     /// exactly these already.
     func tell(name: String, versions saves: [GKSavedGame], playerID: String, device: GKGameCenter) {
