@@ -161,6 +161,8 @@ extension GKLocalPlayer {
         }
         let source: Payload
         if case .data = payload { source = payload } else { source = .file(outbox.dataURL(entry.localID), size: entry.size, sha256: entry.sha256) }
+        device.savedGameListeners.uploadStarted(name: name, sha256: current.sha256, playerID: playerID)
+        defer { device.savedGameListeners.uploadEnded(name: name, playerID: playerID) }
         do {
             let result = try await deliver(current, from: source, device: device, retry: false)
             await outbox.delivered(current, as: result.made.info)
@@ -208,6 +210,8 @@ extension GKLocalPlayer {
             await outbox.unclaim(key, after: entry.localID)
             return true
         }
+        device.savedGameListeners.uploadStarted(name: current.name, sha256: current.sha256, playerID: current.playerID)
+        defer { device.savedGameListeners.uploadEnded(name: current.name, playerID: current.playerID) }
         do {
             let result = try await deliver(
                 current, from: .file(outbox.dataURL(current.localID), size: current.size, sha256: current.sha256), device: device, retry: true)

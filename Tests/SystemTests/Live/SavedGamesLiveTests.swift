@@ -200,6 +200,33 @@ import Testing
         _ = try await nodeA.stop()
     }
 
+    @Test(arguments: LiveServer.engines)
+    func anOlderVersionRestoredInTheAppIsHeardAgainByADeviceThatSavedSince(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (phone, account) = try await Devices.signedUp(server, alias: "Sam")
+        let tablet = Devices.make(server)
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Sam"))
+        let tabletHears = Listener()
+        tablet.localPlayer.register(tabletHears)
+        let first = try await phone.localPlayer.saveGameData(Data("level 1".utf8), withName: "slot")
+        try await waitUntil("the tablet heard of the phone's save") { tabletHears.log == ["modified slot \(first.versionID)"] }
+        // The tablet loads it and saves on itself: its own save is no news to it.
+        _ = try await tablet.localPlayer.fetchSavedGames()
+        _ = try await tablet.localPlayer.saveGameData(Data("level 2".utf8), withName: "slot")
+        // The player restores the first version in the Game Center app: the tablet hears of it again.
+        var browser = try await WebAppBrowser.signedIn(to: server.url, account: account, password: "password-Sam")
+        let restored = try await browser.submit("/saves/restore", on: "/saves", [("version", first.versionID)])
+        #expect(restored.status == 303)
+        try await waitUntil("the tablet heard of the restored version") {
+            tabletHears.log.count >= 2
+        }
+        #expect(tabletHears.log == ["modified slot \(first.versionID)", "modified slot \(first.versionID)"])
+        await phone.close()
+        await tablet.close()
+        _ = try await server.stop()
+    }
+
     // MARK: Saves made offline
 
     /// The GKGameCenter a game makes at launch on `storage`, its listener registered before it signs in.
