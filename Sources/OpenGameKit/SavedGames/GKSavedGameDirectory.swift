@@ -105,6 +105,14 @@ public final class GKSavedGameDirectory: Sendable {
         return directory
     }
 
+    /// ``open(named:in:)`` with a completion handler.
+    public static func open(
+        named name: String, in gameCenter: GKGameCenter = .default,
+        completionHandler: @escaping @Sendable (GKSavedGameDirectory?, (any Error)?) -> Void
+    ) {
+        CompletionHandler.run(completionHandler) { try await open(named: name, in: gameCenter) }
+    }
+
     /// Where the directory stands now.
     public var state: State { current.withLock { $0 } }
 
@@ -158,6 +166,11 @@ public final class GKSavedGameDirectory: Sendable {
         }
     }
 
+    /// ``finishSyncing()`` with a completion handler.
+    public func finishSyncing(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.finishSyncing() }
+    }
+
     /// Ends a conflict in one step with `version`, one of those ``state`` lists in
     /// ``State-swift.enum/conflicted(_:)``: a version from the server is unpacked into the folder (replacing its files),
     /// the folder's own changes are kept as they are; then the folder is uploaded based on every conflicting version, so
@@ -187,6 +200,11 @@ public final class GKSavedGameDirectory: Sendable {
         }
     }
 
+    /// ``resolveConflicts(with:)`` with a completion handler.
+    public func resolveConflicts(with version: GKSavedGame, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        CompletionHandler.run(completionHandler) { try await self.resolveConflicts(with: version) }
+    }
+
     /// Stops following the server; ``state`` becomes ``State-swift.enum/closed`` and every later call throws. The folder
     /// and a save waiting to be uploaded stay.
     public func close() async {
@@ -197,6 +215,11 @@ public final class GKSavedGameDirectory: Sendable {
         }
         // Waits for an operation under way to end.
         await serial.withLock("") {}
+    }
+
+    /// ``close()`` with a completion handler, called once it is closed.
+    public func close(completionHandler: @escaping @Sendable () -> Void) {
+        CompletionHandler.run(completionHandler) { await self.close() }
     }
 
     // MARK: Syncing

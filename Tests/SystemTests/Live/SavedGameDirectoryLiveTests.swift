@@ -159,6 +159,36 @@ import Testing
         _ = try await server.stop()
     }
 
+    @Test func theCompletionHandlerTwinsCallBackOnceWithTheResultOrTheError() async throws {
+        let server = try LiveServer(engine: "sqlite")
+        try await server.start()
+        let (phone, _) = try await Devices.signedUp(server, alias: "Sam")
+        let ledger = CompletionHandlerLiveTests.Ledger()
+        let (opened, openError) = try await ledger.once("open", as: (GKSavedGameDirectory?, (any Error)?).self) { calls in
+            GKSavedGameDirectory.open(named: "world", in: phone) { calls.add(($0, $1)) }
+        }
+        #expect(openError == nil)
+        let directory = try #require(opened)
+        try Self.write("twin", "a.txt", in: directory)
+        let finished = try await ledger.once("finishSyncing", as: (any Error)?.self) { calls in directory.finishSyncing { calls.add($0) } }
+        #expect(finished == nil)
+        let saves = try await phone.localPlayer.fetchSavedGames()
+        #expect(saves.map(\.name) == ["world"])
+        let notInConflict = try await ledger.once("resolveConflicts", as: (any Error)?.self) { calls in
+            directory.resolveConflicts(with: saves[0]) { calls.add($0) }
+        }
+        #expect((notInConflict as? GKError)?.code == .invalidParameter)
+        _ = try await ledger.once("close", as: Void.self) { calls in directory.close { calls.add(()) } }
+        #expect(Self.describe(directory.state) == "closed")
+        let badName = try await ledger.once("open with a bad name", as: (GKSavedGameDirectory?, (any Error)?).self) { calls in
+            GKSavedGameDirectory.open(named: "", in: phone) { calls.add(($0, $1)) }
+        }
+        #expect(badName.0 == nil && (badName.1 as? GKError)?.code == .invalidParameter)
+        #expect(try await ledger.notOnce().isEmpty)
+        await phone.close()
+        _ = try await server.stop()
+    }
+
     @Test(arguments: LiveServer.engines)
     func aFolderFinishedWhileTheServerIsDownGoesUpWhenItIsBack(engine: String) async throws {
         let server = try LiveServer(engine: engine)
