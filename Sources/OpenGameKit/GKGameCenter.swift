@@ -48,6 +48,8 @@ public final class GKGameCenter: Sendable {
     /// Activities chosen in the Game Center app that the game has not started.
     let pendingActivities = PendingActivities()
     let outbox: Outbox
+    /// Saves made while the server could not be reached, until it takes them.
+    let savedGameOutbox: SavedGameOutbox
     /// Signs score reports for boards that take signed ones.
     let reportSigner = ReportSigner()
 
@@ -109,6 +111,7 @@ public final class GKGameCenter: Sendable {
         self.signInOptOutFile = DeviceFile("sign-in", directory: deviceFolder, server: server, environment: environment)
         self.savedGameBases = DeviceFile("saved-game-bases", directory: self.storageDirectory, server: server, environment: environment)
         self.outbox = Outbox(directory: self.storageDirectory.appendingPathComponent("outbox", isDirectory: true), logger: logger)
+        self.savedGameOutbox = SavedGameOutbox(directory: self.storageDirectory.appendingPathComponent("saved-game-outbox", isDirectory: true))
         self._localPlayer = GKLocalPlayer()
         self._matchmaker = GKMatchmaker()
         _localPlayer.attach(to: self)
@@ -178,6 +181,7 @@ public final class GKGameCenter: Sendable {
         watch?.cancel()
         matchmaker.failAll(GKError(.cancelled, "the device was closed while the request waited"))
         await outbox.stopRetrying()
+        await savedGameOutbox.stopRetrying()
         await realtime?.value
     }
 
@@ -222,9 +226,13 @@ public final class GKGameCenter: Sendable {
         return try await signer.send(path, json: json, token: token, api: api, as: Response.self)
     }
 
-    /// Re-sends the signed-in player's waiting reports in the background.
+    /// Re-sends the signed-in player's waiting reports and uploads their pending saves in the background.
     func retryOutbox() async {
         guard let session = state.withLock({ $0.session }) else { return }
+        await savedGameOutbox.startRetrying(playerID: session.player.playerID) { [weak self] entry in
+            guard let self else { return true }
+            return await GKLocalPlayer.sendPending(entry, device: self)
+        }
         let api = self.api, logger = self.logger, hub = eventHub, signer = reportSigner
         await outbox.startRetrying(playerID: session.player.playerID) { entry in
             guard Date().timeIntervalSince(entry.createdAt) <= Limits.maximumReportAge else {

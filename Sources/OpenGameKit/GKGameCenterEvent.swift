@@ -19,8 +19,13 @@ public enum GKGameCenterEvent: Sendable {
     case reportRefused(reportID: String, error: GKError)
     /// Something happened in a turn-based match of this game (see ``GKTurnBasedMatchEvent/Kind``).
     case turnBased(GKTurnBasedMatchEvent)
-    /// A save of the local player changed elsewhere: `versions` are its current versions (several: a conflict).
+    /// A save of the local player changed elsewhere, or a save this device kept while offline was uploaded: `versions`
+    /// are its current versions (several: a conflict).
     case savedGame(name: String, versions: [GKSavedGame])
+    /// A save kept on this device while the server could not be reached (``GKSavedGame/SyncState-swift.enum/pending``)
+    /// was refused for good when it was finally uploaded (over one of the game's limits, for example): it was dropped.
+    /// `error` says why.
+    case savedGameRefused(name: String, error: GKError)
     /// Something happened in one of the local player's challenges in this game: an invitation, a player joining,
     /// leaving or scoring, being overtaken, an hour left, the end.
     case challenge(GKChallengeEvent)

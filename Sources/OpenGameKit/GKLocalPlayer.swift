@@ -343,6 +343,7 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
         realtime?.cancel()
         device.matchmaker.failAll(GKError(.notAuthenticated, "the player signed out while the match request waited"))
         await device.outbox.stopRetrying()
+        await device.savedGameOutbox.stopRetrying()
         device.sessionFile.delete()
         device.devicePlayerFile.update { player in
             guard player?.sessions[device.bundleID]?.token == token else { return }

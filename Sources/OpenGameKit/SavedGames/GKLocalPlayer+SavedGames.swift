@@ -1,15 +1,26 @@
 import Foundation
 import GameCenterProtocol
+import Logging
 
 extension GKLocalPlayer {
     /// Saves `data` as a new version of the save `name`, based on the version this game last fetched or saved. When another
     /// device saved meanwhile, the server keeps both and the save is in conflict (the answer is still this version);
     /// nothing is overwritten silently. Data of up to 256 KiB goes with one request;
     /// larger data in 1 MiB chunks. The server checks it by SHA-256.
+    ///
+    /// The save is first written to this device (fsync'd). When the server cannot be reached, this does **not** throw:
+    /// the answer's ``GKSavedGame/syncState`` is ``GKSavedGame/SyncState-swift.enum/pending`` (its data loads from this
+    /// device), and the SDK uploads it by itself when the server is back — at sign-in, when the realtime channel
+    /// reconnects, and in the background with back-off — even after the game restarts. A newer save of the same name
+    /// replaces a pending one. Once uploaded, registered ``GKSavedGameListener``s hear of it
+    /// (``GKSavedGameListener/player(_:didModifySavedGame:)``, or ``GKSavedGameListener/player(_:hasConflictingSavedGames:)``
+    /// when another device saved meanwhile); a save the server then refuses for good is dropped and reported as
+    /// ``GKGameCenterEvent/savedGameRefused(name:error:)``. A save refused at once (over a limit, a bad name) throws.
     public func saveGameData(_ data: Data, withName name: String) async throws -> GKSavedGame {
         let (device, playerID) = try savedGameContext()
+        try SavedGames.checkName(name)
         let basedOn = device.savedGameBases.load()?[playerID]?[name] ?? []
-        return try await upload(data, name: name, basedOn: basedOn, device: device, playerID: playerID).made
+        return try await Self.keepAndSend(.data(data), name: name, basedOn: basedOn, device: device, playerID: playerID).made
     }
 
     /// ``saveGameData(_:withName:)`` with a completion handler.
@@ -17,16 +28,33 @@ extension GKLocalPlayer {
         CompletionHandler.run(completionHandler) { try await self.saveGameData(data, withName: name) }
     }
 
-    /// The current versions of the local player's saves of this game: one per save, several for a save in conflict.
+    /// The current versions of the local player's saves of this game: one per save (``GKSavedGame/SyncState-swift.enum/synced``),
+    /// several for a save in conflict (each ``GKSavedGame/SyncState-swift.enum/conflicted``). A save of this device
+    /// still waiting to be uploaded is listed instead of the server's versions of its name, as
+    /// ``GKSavedGame/SyncState-swift.enum/pending``.
+    ///
+    /// When the server cannot be reached this throws (``GKError/Code/communicationsFailure``), with the pending saves
+    /// in the error's ``GKError/partialResult`` (`[GKSavedGame]`).
     public func fetchSavedGames() async throws -> [GKSavedGame] {
         let (device, playerID) = try savedGameContext()
-        let list = try await device.authenticated(.get, "/v1/saved-games", as: SavedGameList.self)
-        let saves = list.saves.map { GKSavedGame(info: $0, in: device) }
-        // A save with one current version: the next save is based on it. A conflict stays one until resolved.
+        let pending = await device.savedGameOutbox.entries(for: playerID).map { GKSavedGame(pending: $0, in: device) }
+        let list: SavedGameList
+        do {
+            list = try await device.authenticated(.get, "/v1/saved-games", as: SavedGameList.self)
+        } catch var error as GKError where error.isTransient {
+            error.partialResult = pending
+            throw error
+        }
+        let waiting = Set(pending.map(\.info.name))
+        let saves = GKSavedGame.current(list.saves.filter { !waiting.contains($0.name) }, in: device)
+        // A save with one current version: the next save is based on it. A conflict stays one until resolved. A name
+        // with a pending save keeps its bases: the game was shown its own save, not the server's.
         for (name, versions) in Dictionary(grouping: saves, by: { $0.info.name }) where versions.count == 1 {
             Self.remember(versions, of: name, playerID: playerID, in: device)
         }
-        return saves
+        // The server answers: the pending saves can go up now.
+        if !pending.isEmpty { await device.retryOutbox() }
+        return saves + pending
     }
 
     /// ``fetchSavedGames()`` with a completion handler.
@@ -50,15 +78,20 @@ extension GKLocalPlayer {
     }
 
     /// Ends a conflict in one step: saves `data` as the version based on every one of `conflicting` (and on what this
-    /// game last saw), so it becomes the save's only current version. Answers the save's current versions.
+    /// game last saw), so it becomes the save's only current version. Answers the save's current versions. When the
+    /// server cannot be reached, the resolution is kept on this device and uploaded later, as
+    /// ``saveGameData(_:withName:)`` does: the answer is then the pending save alone, and this does not throw.
     public func resolveConflictingSavedGames(_ conflicting: [GKSavedGame], with data: Data) async throws -> [GKSavedGame] {
         let (device, playerID) = try savedGameContext()
         guard let name = conflicting.first?.info.name, conflicting.allSatisfy({ $0.info.name == name }) else {
             throw GKError(.invalidParameter, "resolve the versions of one save at a time: give at least one, all with the same name")
         }
         let known = device.savedGameBases.load()?[playerID]?[name] ?? []
-        let basedOn = Array(Set(known + conflicting.map(\.versionID))).sorted()
-        return try await upload(data, name: name, basedOn: basedOn, device: device, playerID: playerID).current
+        // A pending version is this device's own: what it was based on counts, its local id does not.
+        let pendingBases = await device.savedGameOutbox.entry(playerID: playerID, name: name)?.basedOn ?? []
+        let onServer = conflicting.filter { $0.syncState != .pending }.map(\.versionID)
+        let basedOn = Array(Set(known + onServer + (conflicting.contains { $0.syncState == .pending } ? pendingBases : []))).sorted()
+        return try await Self.keepAndSend(.data(data), name: name, basedOn: basedOn, device: device, playerID: playerID).current
     }
 
     /// ``resolveConflictingSavedGames(_:with:)`` with a completion handler.
@@ -87,31 +120,180 @@ extension GKLocalPlayer {
         return (device, playerID)
     }
 
-    /// Uploads a new version; answers it and the save's current versions after it.
-    private func upload(_ data: Data, name: String, basedOn: [String], device: GKGameCenter, playerID: String) async throws -> (
+    /// Where an upload's bytes come from.
+    enum Payload: Sendable {
+        /// The game's data, in memory.
+        case data(Data)
+        /// A file this device wrote (a packed directory), with its size and SHA-256: moved into the outbox, never copied.
+        case file(URL, size: Int64, sha256: String)
+    }
+
+    /// Keeps a new version in the outbox (fsync'd), then uploads it. Answers the version and the save's current
+    /// versions; when the server cannot be reached, the pending version alone (it stays in the outbox and goes up in
+    /// the background). A refusal for good drops it and throws.
+    static func keepAndSend(_ payload: Payload, name: String, basedOn: [String], device: GKGameCenter, playerID: String) async throws -> (
         made: GKSavedGame, current: [GKSavedGame]
     ) {
-        // A small save goes with its first request: one request, one transaction.
-        let body = SavedGameUploadBody(
-            name: name, basedOn: basedOn, deviceName: ProcessInfo.processInfo.hostName, size: Int64(data.count), sha256: SavedGameDigest.sha256(data),
-            data: data.count <= SavedGameUploadBody.inlineBytes ? data : nil)
-        let upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: body, as: SavedGameUpload.self)
-        let current: SavedGameVersions
-        if let saved = upload.saved {
-            current = saved
-        } else {
-            current = try await Self.send(data, in: upload, device: device)
+        let outbox = device.savedGameOutbox
+        var entry = SavedGameOutbox.Entry(
+            localID: "local-\(UUID().uuidString.lowercased())", playerID: playerID, name: name, basedOn: basedOn,
+            deviceName: ProcessInfo.processInfo.hostName, size: 0, sha256: "", createdAt: Date())
+        switch payload {
+        case .data(let data):
+            (entry.size, entry.sha256) = (Int64(data.count), SavedGameDigest.sha256(data))
+            try await outbox.add(entry, data: data)
+        case .file(let url, let size, let sha256):
+            (entry.size, entry.sha256) = (size, sha256)
+            try await outbox.add(entry, movingFile: url)
         }
-        let saves = current.versions.map { GKSavedGame(info: $0, in: device) }
-        // This game saw what it made current: its next save is based on that (a conflict stays one until resolved).
-        if saves.count == 1 { Self.remember(saves, of: name, playerID: playerID, in: device) }
-        // Not current when the game's conflict policy chose another version.
+        let key = SavedGameOutbox.key(playerID: playerID, name: name)
+        await outbox.claim(key)
+        // A background upload of an older save of this name may have delivered it meanwhile (this one is then based
+        // on it too), or delivered this one.
+        guard let current = await outbox.entry(playerID: playerID, name: name), current.localID == entry.localID else {
+            await outbox.unclaim(key, after: entry.localID)
+            if let delivered = await outbox.deliveredVersion(of: entry.localID) {
+                let made = GKSavedGame(info: delivered, in: device)
+                return (made, [made])
+            }
+            let pending = GKSavedGame(pending: entry, in: device)
+            return (pending, [pending])
+        }
+        let source: Payload
+        if case .data = payload { source = payload } else { source = .file(outbox.dataURL(entry.localID), size: entry.size, sha256: entry.sha256) }
+        device.savedGameListeners.uploadStarted(name: name, sha256: current.sha256, playerID: playerID)
+        defer { device.savedGameListeners.uploadEnded(name: name, playerID: playerID) }
+        do {
+            let result = try await deliver(current, from: source, device: device, retry: false)
+            await outbox.delivered(current, as: result.made.info)
+            // This game saw what it made current: its next save is based on that (a conflict stays one until resolved).
+            if result.current.count == 1 { remember(result.current, of: name, playerID: playerID, in: device) }
+            await outbox.unclaim(key, after: entry.localID)
+            return result
+        } catch let error where keepsPending(error) {
+            await outbox.unclaim(key, after: entry.localID)
+            await device.retryOutbox()
+            // The server could not be reached, or could not take it now: the save is pending, not failed.
+            if let error = error as? GKError, error.code != .notAuthenticated, error.code != .cancelled {
+                let pending = GKSavedGame(pending: current, in: device)
+                return (pending, [pending])
+            }
+            var kept = error as? GKError ?? GKError(.cancelled, "the save was cancelled")
+            kept.queued = true
+            kept.message += "; the save is kept on this device and will be uploaded when possible"
+            throw kept
+        } catch {
+            await outbox.dropped(current)
+            await outbox.unclaim(key, after: entry.localID)
+            throw error
+        }
+    }
+
+    /// Whether an upload that failed with `error` stays in the outbox (the network, the server, the session, a
+    /// cancellation) rather than being refused for good.
+    static func keepsPending(_ error: any Error) -> Bool {
+        guard let error = error as? GKError else { return error is CancellationError }
+        return error.isTransient || error.code == .notAuthenticated || error.code == .cancelled || error.retryAfterSeconds != nil
+            || error.serverCode == WireErrorCode.requestRateLimited.rawValue
+    }
+
+    /// Uploads a pending save from the background: answers false when it should be tried again later. Delivered, the
+    /// game hears of it as of another device's save; refused for good, it is dropped and reported.
+    static func sendPending(_ entry: SavedGameOutbox.Entry, device: GKGameCenter) async -> Bool {
+        // Only into its own player's account.
+        guard device.state.withLock({ $0.session?.player.playerID }) == entry.playerID else { return false }
+        let outbox = device.savedGameOutbox
+        let key = SavedGameOutbox.key(playerID: entry.playerID, name: entry.name)
+        await outbox.claim(key)
+        guard let current = await outbox.entry(playerID: entry.playerID, name: entry.name), current.localID == entry.localID else {
+            // Replaced by a newer save (its own turn comes) or delivered meanwhile.
+            await outbox.unclaim(key, after: entry.localID)
+            return true
+        }
+        device.savedGameListeners.uploadStarted(name: current.name, sha256: current.sha256, playerID: current.playerID)
+        defer { device.savedGameListeners.uploadEnded(name: current.name, playerID: current.playerID) }
+        do {
+            let result = try await deliver(
+                current, from: .file(outbox.dataURL(current.localID), size: current.size, sha256: current.sha256), device: device, retry: true)
+            await outbox.delivered(current, as: result.made.info)
+            // The next save is based on it before the game hears of it (and may save on at once); the game did not see
+            // it itself, so it is told.
+            if result.current.count == 1 {
+                remember(result.current, of: current.name, playerID: current.playerID, in: device, seenByTheGame: false)
+            }
+            device.savedGameListeners.tell(name: current.name, versions: result.current, playerID: current.playerID, device: device)
+            await outbox.unclaim(key, after: current.localID)
+            return true
+        } catch let error where keepsPending(error) {
+            await outbox.unclaim(key, after: current.localID)
+            return false
+        } catch {
+            await outbox.dropped(current)
+            await outbox.unclaim(key, after: current.localID)
+            let refusal = error as? GKError ?? GKError(.unknown, "\(error)")
+            device.logger.error("a pending save was refused by the server", metadata: [LogKey.error: "\(refusal)"])
+            device.eventHub.publish(.savedGameRefused(name: current.name, error: refusal))
+            return true
+        }
+    }
+
+    /// Uploads an entry of the outbox: resumes its upload when one was started, else starts one (a small save in one
+    /// request). A `retry` first looks whether an earlier attempt saved it already (its answer lost): a current
+    /// version of the name, not among its bases, with the same bytes and device. Answers the version and the save's
+    /// current versions after it.
+    private static func deliver(_ entry: SavedGameOutbox.Entry, from payload: Payload, device: GKGameCenter, retry: Bool) async throws -> (
+        made: GKSavedGame, current: [GKSavedGame]
+    ) {
+        if let uploadID = entry.uploadID {
+            let path = "/v1/saved-games/uploads/\(pathComponent(uploadID))"
+            do {
+                let upload = try await device.authenticated(.get, path, as: SavedGameUpload.self)
+                return made(by: uploadID, in: try await send(payload, in: upload, device: device), entry: entry, device: device)
+            } catch let error as GKError where error.code == .invalidParameter {
+                // No such upload any more: it was finished (its answer lost), or it lapsed; then it starts again.
+                let list = try await device.authenticated(.get, "/v1/saved-games", as: SavedGameList.self)
+                if list.saves.contains(where: { $0.versionID == uploadID }) {
+                    return made(
+                        by: uploadID, in: SavedGameVersions(name: entry.name, versions: list.saves.filter { $0.name == entry.name }), entry: entry,
+                        device: device)
+                }
+            }
+        } else if retry {
+            let list = try await device.authenticated(.get, "/v1/saved-games", as: SavedGameList.self)
+            let versions = list.saves.filter { $0.name == entry.name }
+            if let earlier = versions.first(where: {
+                $0.sha256 == entry.sha256 && $0.size == entry.size && $0.deviceName == entry.deviceName && !entry.basedOn.contains($0.versionID)
+            }) {
+                return made(by: earlier.versionID, in: SavedGameVersions(name: entry.name, versions: versions), entry: entry, device: device)
+            }
+        }
+        var inline: Data?
+        switch payload {
+        case .data(let data):
+            if data.count <= SavedGameUploadBody.inlineBytes { inline = data }
+        case .file(let url, let size, _):
+            if size <= Int64(SavedGameUploadBody.inlineBytes) { inline = try Data(contentsOf: url) }
+        }
+        let body = SavedGameUploadBody(
+            name: entry.name, basedOn: entry.basedOn, deviceName: entry.deviceName, size: entry.size, sha256: entry.sha256, data: inline)
+        let upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: body, as: SavedGameUpload.self)
+        if let saved = upload.saved { return made(by: upload.uploadID, in: saved, entry: entry, device: device) }
+        try await device.savedGameOutbox.setUploadID(upload.uploadID, of: entry)
+        return made(by: upload.uploadID, in: try await send(payload, in: upload, device: device), entry: entry, device: device)
+    }
+
+    /// The version `versionID` among the save's current versions after an upload; not among them when the game's
+    /// conflict policy chose another.
+    private static func made(by versionID: String, in current: SavedGameVersions, entry: SavedGameOutbox.Entry, device: GKGameCenter) -> (
+        made: GKSavedGame, current: [GKSavedGame]
+    ) {
+        let saves = GKSavedGame.current(current.versions, in: device)
         let made =
-            saves.first { $0.versionID == upload.uploadID }
+            saves.first { $0.versionID == versionID }
             ?? GKSavedGame(
                 info: SavedGameInfo(
-                    versionID: upload.uploadID, name: name, deviceName: body.deviceName, modifiedAt: Date(), size: body.size, sha256: body.sha256,
-                    playedSeconds: nil, progress: nil), in: device)
+                    versionID: versionID, name: entry.name, deviceName: entry.deviceName, modifiedAt: Date(), size: entry.size,
+                    sha256: entry.sha256, playedSeconds: nil, progress: nil), in: device)
         return (made, saves)
     }
 
@@ -120,15 +302,15 @@ extension GKLocalPlayer {
 
     /// Sends the chunks the server does not have yet and finishes the upload; when the connection fails, asks the
     /// server which chunks it has and goes on from there. Answers the save's current versions.
-    private static func send(_ data: Data, in upload: SavedGameUpload, device: GKGameCenter) async throws -> SavedGameVersions {
+    private static func send(_ payload: Payload, in upload: SavedGameUpload, device: GKGameCenter) async throws -> SavedGameVersions {
         let path = "/v1/saved-games/uploads/\(pathComponent(upload.uploadID))"
-        var missing = Array(0..<upload.chunks)
+        let received = Set(upload.receivedChunks)
+        var missing = (0..<upload.chunks).filter { !received.contains($0) }
         var failures = 0
         while true {
             do {
                 for index in missing {
-                    let start = index * upload.chunkBytes
-                    let chunk = data.subdata(in: data.startIndex + start..<data.startIndex + min(start + upload.chunkBytes, data.count))
+                    let chunk = try payload.chunk(index, of: upload.chunkBytes)
                     _ = try await device.authenticated(.put, "\(path)/chunks/\(index)", bytes: chunk, as: APIClient.Empty.self)
                 }
                 return try await device.authenticated(.post, "\(path)/finish", as: SavedGameVersions.self)
@@ -151,11 +333,29 @@ extension GKLocalPlayer {
     }
 
     /// Records `saves` as the versions of `name` this game last saw current.
-    static func remember(_ saves: [GKSavedGame], of name: String, playerID: String, in device: GKGameCenter) {
+    /// `seenByTheGame`: the game saved or fetched them itself, so hearing of them later is no news.
+    static func remember(_ saves: [GKSavedGame], of name: String, playerID: String, in device: GKGameCenter, seenByTheGame: Bool = true) {
+        if seenByTheGame { device.savedGameListeners.saw(name: name, versionIDs: saves.map(\.versionID), playerID: playerID) }
         device.savedGameBases.update { bases in
             var all = bases ?? [:]
             all[playerID, default: [:]][name] = saves.map(\.versionID)
             bases = all
+        }
+    }
+}
+
+extension GKLocalPlayer.Payload {
+    /// Chunk `index` of `chunkBytes` bytes (the last one shorter): a slice of the data, or read from the file alone.
+    func chunk(_ index: Int, of chunkBytes: Int) throws -> Data {
+        switch self {
+        case .data(let data):
+            let start = index * chunkBytes
+            return data.subdata(in: data.startIndex + start..<data.startIndex + min(start + chunkBytes, data.count))
+        case .file(let url, _, _):
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(index) * UInt64(chunkBytes))
+            return try handle.read(upToCount: chunkBytes) ?? Data()
         }
     }
 }

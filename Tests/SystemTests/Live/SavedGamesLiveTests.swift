@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test(arguments: LiveServer.engines)
-    func anUploadCutAtRandomPointsResumesAndAServerKilledMidUploadKeepsTheOldVersion(engine: String) async throws {
+    func anUploadCutAtRandomPointsResumesAndAServerKilledMidUploadKeepsTheOldVersionUntilTheKeptSaveGoesUp(engine: String) async throws {
         let server = try LiveServer(engine: engine)
         try await server.start()
         let (phone, account) = try await Devices.signedUp(server, alias: "Sam")
@@ -137,21 +137,37 @@ import Testing
         #expect(try await current[0].loadData() == large)
 
         // Killed while the tablet uploads a new version, each chunk's round trip slowed so that the upload is still
-        // going when the server dies: the version before stays current, whole.
+        // going when the server dies: the version before stays current, whole, and the new one waits on the tablet.
         proxy.setDelay(.milliseconds(40)...(.milliseconds(60)))
         let upload = Task { try await tablet.localPlayer.saveGameData(Data(count: 24 << 20), withName: "slot") }
         try await Task.sleep(for: .milliseconds(400))
         try await server.crash()
-        let failed = await #expect(throws: GKError.self) { try await upload.value }
-        #expect(failed?.code == .communicationsFailure)
+        let pending = try await upload.value
+        #expect(pending.syncState == .pending && pending.size == 24 << 20)
+        // The game quits before the server is back.
+        await tablet.close()
         try await server.start()
         let after = try await phone.localPlayer.fetchSavedGames()
         #expect(after.map(\.versionID) == [saved.versionID])
         #expect(try await after[0].loadData() == large)
         #expect(old.versionID != saved.versionID)
+
+        // Launched again, the tablet finishes the upload it had started (from the chunks the server kept): based on
+        // the version it had, so it is the only current one.
+        proxy.setDelay(nil)
+        let relaunched = GKGameCenter(
+            server: URL(string: "http://127.0.0.1:\(proxy.port)")!, bundleID: "com.example.tapper", environment: .sandbox,
+            storageDirectory: tablet.storageDirectory)
+        try await relaunched.localPlayer.authenticate(.stored)
+        try await waitUntil("the relaunched tablet delivered its pending save", within: .seconds(60)) {
+            (try await phone.localPlayer.fetchSavedGames()).map(\.size) == [24 << 20]
+        }
+        let delivered = try await phone.localPlayer.fetchSavedGames()
+        #expect(delivered.count == 1 && delivered[0].syncState == .synced)
+        #expect(try await delivered[0].loadData() == Data(count: 24 << 20))
         await proxy.stop()
         await phone.close()
-        await tablet.close()
+        await relaunched.close()
         _ = try await server.stop()
     }
 
@@ -182,5 +198,183 @@ import Testing
         await tablet.close()
         _ = try await nodeB.stop()
         _ = try await nodeA.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func anOlderVersionRestoredInTheAppIsHeardAgainByADeviceThatSavedSince(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (phone, account) = try await Devices.signedUp(server, alias: "Sam")
+        let tablet = Devices.make(server)
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Sam"))
+        let tabletHears = Listener()
+        tablet.localPlayer.register(tabletHears)
+        let first = try await phone.localPlayer.saveGameData(Data("level 1".utf8), withName: "slot")
+        try await waitUntil("the tablet heard of the phone's save") { tabletHears.log == ["modified slot \(first.versionID)"] }
+        // The tablet loads it and saves on itself: its own save is no news to it.
+        _ = try await tablet.localPlayer.fetchSavedGames()
+        _ = try await tablet.localPlayer.saveGameData(Data("level 2".utf8), withName: "slot")
+        // The player restores the first version in the Game Center app: the tablet hears of it again.
+        var browser = try await WebAppBrowser.signedIn(to: server.url, account: account, password: "password-Sam")
+        let restored = try await browser.submit("/saves/restore", on: "/saves", [("version", first.versionID)])
+        #expect(restored.status == 303)
+        try await waitUntil("the tablet heard of the restored version") {
+            tabletHears.log.count >= 2
+        }
+        #expect(tabletHears.log == ["modified slot \(first.versionID)", "modified slot \(first.versionID)"])
+        await phone.close()
+        await tablet.close()
+        _ = try await server.stop()
+    }
+
+    // MARK: Saves made offline
+
+    /// The GKGameCenter a game makes at launch on `storage`, its listener registered before it signs in.
+    static func launch(_ server: LiveServer, storage: URL, hearing listener: Listener) -> GKGameCenter {
+        let device = Devices.make(server, storage: storage)
+        device.localPlayer.register(listener)
+        return device
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aSaveMadeWhileTheServerIsDownIsKeptAcrossARestartAndDeliveredByteForByteWhenItIsBack(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let phone = Self.launch(server, storage: storage, hearing: Listener())
+        let account = "sam-\(UUID().uuidString.prefix(8).lowercased())"
+        try await phone.localPlayer.authenticate(.signUp(account: account, password: "password-Sam", alias: "Sam"))
+        let tablet = Devices.make(server)
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Sam"))
+        let first = try await phone.localPlayer.saveGameData(Data("level 1".utf8), withName: "slot")
+        #expect(first.syncState == .synced)
+
+        // The server goes down; the game saves on: 3 MiB and a bit (chunks, read back from the device's file).
+        try await server.stop()
+        let data = Data((0..<(3 << 20) + 12_345).map { UInt8(truncatingIfNeeded: $0 % 241) })
+        let pending = try await phone.localPlayer.saveGameData(data, withName: "slot")
+        #expect(pending.syncState == .pending && pending.versionID.hasPrefix("local-") && pending.size == Int64(data.count))
+        #expect(try await pending.loadData() == data, "a pending save loads from the device")
+        let offline = await #expect(throws: GKError.self) { try await phone.localPlayer.fetchSavedGames() }
+        #expect(offline?.code == .communicationsFailure)
+        #expect(offline?.partialResult(as: [GKSavedGame].self)?.map(\.versionID) == [pending.versionID])
+
+        // The game quits while the server is still down, and is launched again once it is back.
+        await phone.close()
+        try await server.start()
+        let hears = Listener()
+        let relaunched = Self.launch(server, storage: storage, hearing: hears)
+        try await relaunched.localPlayer.authenticate(.stored)
+        try await waitUntil("the relaunched game heard its save delivered", within: .seconds(30)) {
+            hears.log.contains { $0.hasPrefix("modified slot v_") }
+        }
+        let delivered = try #require(hears.log.first { $0.hasPrefix("modified slot v_") }?.split(separator: " ").last.map(String.init))
+        let onTablet = try await tablet.localPlayer.fetchSavedGames()
+        #expect(onTablet.map(\.versionID) == [delivered], "based on the version the phone had loaded: no conflict")
+        #expect(onTablet.first?.syncState == .synced)
+        #expect(try await onTablet[0].loadData() == data)
+        #expect(hears.log.filter { $0.hasPrefix("modified slot") }.count == 1, "told once")
+        let listed = try await relaunched.localPlayer.fetchSavedGames()
+        #expect(listed.map(\.versionID) == [delivered] && listed.allSatisfy { $0.syncState == .synced })
+        let outbox = try FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("saved-game-outbox").path)
+        #expect(outbox.filter { !$0.hasSuffix(".lock") }.isEmpty, "nothing left waiting: \(outbox)")
+        await relaunched.close()
+        await tablet.close()
+        _ = try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aDeviceOfflineWhileAnotherSavedMakesAConflictOnDeliveryAndOnlyItsNewestPendingSaveGoesUp(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (phone, account) = try await Devices.signedUp(server, alias: "Sam")
+        // The tablet reaches the server through a proxy that can refuse it: offline while the phone is not.
+        let proxy = try await FaultyTCPProxy.start(forwardingTo: "127.0.0.1", port: server.port, seed: 0x0FF1)
+        let tablet = GKGameCenter(
+            server: URL(string: "http://127.0.0.1:\(proxy.port)")!, bundleID: "com.example.tapper", environment: .sandbox,
+            storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"))
+        try await tablet.localPlayer.authenticate(.signIn(account: account, password: "password-Sam"))
+        let tabletHears = Listener()
+        tablet.localPlayer.register(tabletHears)
+        let first = try await phone.localPlayer.saveGameData(Data("level 1".utf8), withName: "slot")
+        #expect(try await tablet.localPlayer.fetchSavedGames().map(\.versionID) == [first.versionID])
+
+        proxy.setRefusing(true)
+        proxy.cutAllConnections()
+        let older = try await tablet.localPlayer.saveGameData(Data("tablet, offline, first".utf8), withName: "slot")
+        let newer = try await tablet.localPlayer.saveGameData(Data("tablet, offline, second".utf8), withName: "slot")
+        #expect(older.syncState == .pending && newer.syncState == .pending && older.versionID != newer.versionID)
+        let replaced = await #expect(throws: GKError.self) { try await older.loadData() }
+        #expect(replaced?.code == .invalidParameter && replaced?.message.contains("replaced by a newer save") == true)
+        #expect(try await newer.loadData() == Data("tablet, offline, second".utf8))
+        let listedOffline = await #expect(throws: GKError.self) { try await tablet.localPlayer.fetchSavedGames() }
+        #expect(listedOffline?.partialResult(as: [GKSavedGame].self)?.map(\.versionID) == [newer.versionID], "the newer replaced the older")
+
+        // Meanwhile the phone saves on, from the version both had.
+        let phones = try await phone.localPlayer.saveGameData(Data("phone, online".utf8), withName: "slot")
+        #expect(phones.syncState == .synced)
+
+        // The tablet is back: its save goes up based on the version it had loaded, so both are kept.
+        proxy.setRefusing(false)
+        try await waitUntil("the tablet heard of the conflict its delivered save made", within: .seconds(40)) {
+            tabletHears.log.contains { $0.hasPrefix("conflict ") && $0.contains(phones.versionID) }
+        }
+        let versions = try await phone.localPlayer.fetchSavedGames()
+        #expect(versions.count == 2 && versions.allSatisfy { $0.syncState == .conflicted })
+        #expect(versions.contains { $0.versionID == phones.versionID })
+        #expect(
+            Set(try await versions.asyncMap { try await $0.loadData() }) == [Data("phone, online".utf8), Data("tablet, offline, second".utf8)],
+            "never an overwrite, and only the newest pending save went up")
+        let onTablet = try await tablet.localPlayer.fetchSavedGames()
+        #expect(Set(onTablet.map(\.versionID)) == Set(versions.map(\.versionID)))
+        #expect(try await newer.loadData() == Data("tablet, offline, second".utf8), "a kept pending save loads the version it became")
+
+        // Resolved while offline again: kept, then based on both versions once it goes up, so the conflict ends.
+        proxy.setRefusing(true)
+        proxy.cutAllConnections()
+        let resolved = try await tablet.localPlayer.resolveConflictingSavedGames(onTablet, with: Data("merged".utf8))
+        #expect(resolved.count == 1 && resolved[0].syncState == .pending)
+        proxy.setRefusing(false)
+        try await waitUntil("the offline resolution went up and ended the conflict", within: .seconds(40)) {
+            (try await phone.localPlayer.fetchSavedGames()).map(\.size) == [Int64("merged".utf8.count)]
+        }
+        let merged = try await phone.localPlayer.fetchSavedGames()
+        #expect(merged[0].syncState == .synced)
+        #expect(try await merged[0].loadData() == Data("merged".utf8))
+        await proxy.stop()
+        await phone.close()
+        await tablet.close()
+        _ = try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func aPendingSaveTheServerRefusesForGoodIsDroppedAndReportedAndTheOthersStillGoUp(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (phone, _) = try await Devices.signedUp(server, alias: "Sam")
+        let events = phone.events
+        try await server.stop()
+        // The device cannot know the game's name limit (255) while offline: both are kept.
+        let tooLong = String(repeating: "n", count: 256)
+        let refused = try await phone.localPlayer.saveGameData(Data("x".utf8), withName: tooLong)
+        let fine = try await phone.localPlayer.saveGameData(Data("fine".utf8), withName: "slot")
+        #expect(refused.syncState == .pending && fine.syncState == .pending)
+
+        try await server.start()
+        let (name, error) = try await nextEvent(events, within: 40) { event -> (String, GKError)? in
+            if case .savedGameRefused(let name, let error) = event { return (name, error) }
+            return nil
+        }
+        #expect(name == tooLong)
+        #expect(error.code == .invalidParameter && error.message.contains("255"), "\(error)")
+        try await waitUntil("the other pending save went up", within: .seconds(30)) {
+            (try? await phone.localPlayer.fetchSavedGames())?.map { "\($0.name ?? "?") \($0.syncState)" } == ["slot synced"]
+        }
+        let saves = try await phone.localPlayer.fetchSavedGames()
+        #expect(try await saves[0].loadData() == Data("fine".utf8))
+        let gone = await #expect(throws: GKError.self) { try await refused.loadData() }
+        #expect(gone?.code == .invalidParameter, "the refused save was dropped from the device")
+        await phone.close()
+        _ = try await server.stop()
     }
 }
