@@ -376,8 +376,12 @@ public final class GKSavedGameDirectory: Sendable {
             for await event in events {
                 guard let self, !self.isClosed else { return }
                 switch event {
-                case .savedGame(let changed, _) where changed == name:
-                    await self.serially { await self.sync() }
+                case .savedGame(let changed, let versions) where changed == name:
+                    await self.serially {
+                        // The version the folder already holds (heard while opening, or late): nothing to fetch.
+                        if versions.count == 1, versions[0].versionID == self.record().versionID, case .ready = self.state { return }
+                        await self.sync()
+                    }
                 case .connected:
                     if case .offline = self.state { await self.serially { await self.sync() } }
                 case .savedGameRefused(let refused, let error) where refused == name:
