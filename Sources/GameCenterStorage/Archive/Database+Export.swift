@@ -130,26 +130,15 @@ extension StorageSession {
         return ExportSecondLane(kind: kind, key: key, from: from, snapshot: snapshot)
     }
 
-    /// PostgreSQL: runs `body` in a read-only transaction that sees `snapshot`, exported by another transaction
-    /// (`pg_export_snapshot`) still open.
-    func inSnapshot<T: Sendable>(importing snapshot: String, _ body: () async throws -> T) async throws -> T {
-        guard snapshot.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw StorageError.unavailable("a snapshot id must be hex digits and dashes") }
-        try await sql.raw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").run()
-        do {
-            try await sql.raw("SET TRANSACTION SNAPSHOT '\(unsafeRaw: snapshot)'").run()
-            let result = try await body()
-            try await sql.raw("COMMIT").run()
-            return result
-        } catch {
-            try? await sql.raw("ROLLBACK").run()
-            throw error
+    /// Runs `body` in a read-only transaction: every statement in it sees the database as it was at its first read —
+    /// or, on PostgreSQL, as `snapshot` shows it, exported by another transaction still open (`pg_export_snapshot`).
+    func inSnapshot<T: Sendable>(importing snapshot: String? = nil, _ body: () async throws -> T) async throws -> T {
+        if let snapshot, !snapshot.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+            throw StorageError.unavailable("a snapshot id must be hex digits and dashes")
         }
-    }
-
-    /// Runs `body` in a read-only transaction: every statement in it sees the database as it was at its first read.
-    func inSnapshot<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await sql.raw(engine == .postgres ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN").run()
         do {
+            if let snapshot { try await sql.raw("SET TRANSACTION SNAPSHOT '\(unsafeRaw: snapshot)'").run() }
             let result = try await body()
             try await sql.raw("COMMIT").run()
             return result
