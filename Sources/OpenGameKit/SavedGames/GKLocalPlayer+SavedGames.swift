@@ -62,13 +62,25 @@ extension GKLocalPlayer {
         CompletionHandler.run(completionHandler) { try await self.fetchSavedGames() }
     }
 
-    /// Deletes the save `name`: every version of it.
+    /// Deletes the save `name`: every version of it, and a save of it waiting on this device to be uploaded.
     public func deleteSavedGames(withName name: String) async throws {
         let (device, playerID) = try savedGameContext()
         var query = URLComponents()
         query.queryItems = [URLQueryItem(name: "name", value: name)]
         let encoded = (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-        _ = try await device.authenticated(.delete, "/v1/saved-games?\(encoded)", as: APIClient.Empty.self)
+        // No save of this name may go up meanwhile, or it would bring the save back: an upload under way finishes
+        // first (and is deleted with the rest), and a save waiting on this device goes once the server deleted.
+        let outbox = device.savedGameOutbox
+        let key = SavedGameOutbox.key(playerID: playerID, name: name)
+        await outbox.claim(key)
+        do {
+            _ = try await device.authenticated(.delete, "/v1/saved-games?\(encoded)", as: APIClient.Empty.self)
+        } catch {
+            await outbox.unclaim(key)
+            throw error
+        }
+        await outbox.discard(playerID: playerID, name: name)
+        await outbox.unclaim(key)
         device.savedGameBases.update { bases in bases?[playerID]?[name] = nil }
     }
 

@@ -113,6 +113,20 @@ actor SavedGameOutbox {
         await uploading.lock(key)
     }
 
+    /// Lets the next uploader of `key` go.
+    func unclaim(_ key: String) {
+        uploading.unlock(key)
+    }
+
+    /// Drops the save of `name` waiting for `playerID`, data included (the game deleted the save); the caller holds its
+    /// claim.
+    func discard(playerID: String, name: String) {
+        let key = Self.key(playerID: playerID, name: name)
+        guard let entry = entry(key: key) else { return }
+        try? FileManager.default.removeItem(at: metadataURL(key))
+        try? FileManager.default.removeItem(at: dataURL(entry.localID))
+    }
+
     /// Lets the next uploader of `key` go; removes data of `localID` that no entry names any more.
     func unclaim(_ key: String, after localID: String) {
         if entry(key: key)?.localID != localID { try? FileManager.default.removeItem(at: dataURL(localID)) }

@@ -284,6 +284,31 @@ import Testing
     }
 
     @Test(arguments: LiveServer.engines)
+    func aSaveDeletedWhileItsOfflineVersionWaitsStaysDeleted(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        let phone = Self.launch(server, storage: storage, hearing: Listener())
+        try await phone.localPlayer.authenticate(.signUp(account: "sam-\(UUID().uuidString.prefix(8).lowercased())", password: "password-Sam", alias: "Sam"))
+        _ = try await phone.localPlayer.saveGameData(Data("level 1".utf8), withName: "slot")
+        try await server.stop()
+        let pending = try await phone.localPlayer.saveGameData(Data("level 2, offline".utf8), withName: "slot")
+        #expect(pending.syncState == .pending)
+        let offline = await #expect(throws: GKError.self) { try await phone.localPlayer.deleteSavedGames(withName: "slot") }
+        #expect(offline?.code == .communicationsFailure, "a deletion needs the server")
+
+        // The server is back: the game deletes the save before (or while) its waiting version goes up.
+        try await server.start()
+        try await phone.localPlayer.deleteSavedGames(withName: "slot")
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await phone.localPlayer.fetchSavedGames().isEmpty, "neither the server's versions nor the waiting one come back")
+        let outbox = try FileManager.default.contentsOfDirectory(atPath: storage.appendingPathComponent("saved-game-outbox").path)
+        #expect(outbox.filter { !$0.hasSuffix(".lock") }.isEmpty, "nothing left waiting: \(outbox)")
+        await phone.close()
+        _ = try await server.stop()
+    }
+
+    @Test(arguments: LiveServer.engines)
     func aDeviceOfflineWhileAnotherSavedMakesAConflictOnDeliveryAndOnlyItsNewestPendingSaveGoesUp(engine: String) async throws {
         let server = try LiveServer(engine: engine)
         try await server.start()
