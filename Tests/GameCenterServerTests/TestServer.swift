@@ -175,11 +175,11 @@ struct TestServer {
     /// With `databaseURL` the server is a node (`nodeID`) on that database instead of its own SQLite file, so two
     /// servers in one test can share a PostgreSQL database as two nodes do (hearing each other by `LISTEN/NOTIFY`, or by
     /// reading each other's notices every `nodePollInterval`). `monotonic` times the matchmaking queue; `clockInterval`
-    /// is how often the server's clocks (turn timeouts, occurrences, challenges) act.
+    /// is how often the server's clocks (turn timeouts, occurrences, challenges) act. `games` is the manifest folder.
     static func run(
         policy: AccountPolicy = TestServer.fastPolicy, rateLimits: RateLimits = RateLimits(), admin: Bool = false,
         databaseURL: String? = nil, nodeID: String? = nil, nodePollInterval: Duration? = nil, monotonic: MonotonicClock = .system(),
-        clockInterval: Duration = .seconds(1), _ body: @Sendable @escaping (Client) async throws -> Void
+        clockInterval: Duration = .seconds(1), games: String = TestServer.games, _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-db-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

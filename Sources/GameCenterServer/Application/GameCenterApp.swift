@@ -181,6 +181,7 @@ public enum GameCenterApp {
                 database: database, bus: bus, configuration: configuration.accounts, players: playerCache,
                 limiter: limiter, clock: clock)
             topology.followSessionEndings(into: accounts.sessionCache)
+            topology.followManifestReloads(into: registry)
             self.appTickets = AppTicketService(database: database, accounts: accounts, clock: serverClock)
             self.presentations = ScreenPresentations(database: database, bus: bus, clock: serverClock)
             self.deviceSignIns = DeviceSignInService(database: database, accounts: accounts, registry: registry, limiter: limiter, clock: serverClock)

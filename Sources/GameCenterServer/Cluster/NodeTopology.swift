@@ -1,4 +1,5 @@
 import GameCenterStorage
+import GameCenterProtocol
 import Logging
 import ServiceLifecycle
 
@@ -10,7 +11,8 @@ import ServiceLifecycle
 /// - ``queues``: which node holds each game's matchmaking queue and how a device's request reaches it
 ///   (``LocalQueueRouting``, ``SharedQueueRouting``);
 /// - ``followSessionEndings(into:)``: sessions ended on another node leave this node's cache at once;
-/// - ``followScores(into:)``: this node's boards follow the reports the other nodes store (``ScoreFollower``).
+/// - ``followScores(into:)``: this node's boards follow the reports the other nodes store (``ScoreFollower``);
+/// - ``followManifestReloads(into:)``: a reload in another node's studio console reloads this node's manifests too.
 ///
 /// ``NodeTopologies/make(database:nodeID:pollInterval:clock:metrics:logger:)`` chooses once, from the database's
 /// engine; nothing else in the server asks which engine it runs on or which implementation it holds.
@@ -26,6 +28,8 @@ protocol NodeTopology: Sendable {
     /// Keeps `index` current with the reports other nodes store, from now on (call it before the boards are built);
     /// returns the background work that does it.
     func followScores(into index: LeaderboardIndex) async throws -> [any Service]
+    /// Has `registry` reload the manifests whenever another node's studio console reloaded theirs.
+    func followManifestReloads(into registry: GameRegistry)
 }
 
 /// Chooses the node's ``NodeTopology``.
@@ -63,6 +67,9 @@ struct SingleNode: NodeTopology {
 
     /// No other node stores reports.
     func followScores(into index: LeaderboardIndex) async throws -> [any Service] { [] }
+
+    /// No other node reloads manifests.
+    func followManifestReloads(into registry: GameRegistry) {}
 }
 
 /// One of several nodes on one PostgreSQL database.
@@ -99,5 +106,17 @@ struct SharedDatabaseNodes: NodeTopology {
         postgresBus.whenScoresStoredElsewhere { follower.wake() }
         postgresBus.whenScoresRemovedElsewhere { follower.wakeForRemovals() }
         return [follower]
+    }
+
+    func followManifestReloads(into registry: GameRegistry) {
+        let logger = logger
+        postgresBus.whenManifestsReloadedElsewhere {
+            do {
+                let games = try registry.reload()
+                logger.info("reloaded manifests, as another node did", metadata: [LogKey.games: "\(games.count)"])
+            } catch {
+                logger.error("manifest reload refused; the previous games stay", metadata: [LogKey.error: "\(error)"])
+            }
+        }
     }
 }

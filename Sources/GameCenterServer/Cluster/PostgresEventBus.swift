@@ -42,7 +42,8 @@ final class PostgresEventBus: EventBus, Service {
 
     /// What one notice says on the wire (JSON): the sending node, and a player whose events grew, a session that
     /// ended, `scores` (the node stored score reports), a player whose scores in `game` were erased
-    /// (`scoresRemovedOf`), or `everyone` (notices were lost: re-read all).
+    /// (`scoresRemovedOf`), that the node reloaded the manifests (`manifests`), or `everyone` (notices were lost:
+    /// re-read all).
     private struct Wire: Codable {
         var node: String
         var player: String?
@@ -51,6 +52,7 @@ final class PostgresEventBus: EventBus, Service {
         var scores: Bool?
         var scoresRemovedOf: String?
         var game: String?
+        var manifests: Bool?
         var everyone: Bool?
         /// When the sending node published it (server clock, ms), for the bus's lag.
         var sentAt: Int64?
@@ -76,6 +78,7 @@ final class PostgresEventBus: EventBus, Service {
     private let sessionEndedElsewhere = Mutex<Callback<String>?>(nil)
     private let scoresStoredElsewhere = Mutex<Callback<Void>?>(nil)
     private let scoresRemovedElsewhere = Mutex<Callback<Void>?>(nil)
+    private let manifestsReloadedElsewhere = Mutex<Callback<Void>?>(nil)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
     private let scoresWake: AsyncStream<Void>.Continuation
@@ -104,6 +107,10 @@ final class PostgresEventBus: EventBus, Service {
 
     func scoresRemoved(playerID: String, bundleID: String) {
         enqueue(Wire(node: node, scoresRemovedOf: playerID, game: bundleID))
+    }
+
+    func manifestsReloaded() {
+        enqueue(Wire(node: node, manifests: true))
     }
 
     /// Queues `wire` for the other nodes.
@@ -139,6 +146,12 @@ final class PostgresEventBus: EventBus, Service {
     /// it may have missed some meanwhile (``ScoreFollower`` catches up).
     func whenScoresRemovedElsewhere(_ handler: @escaping @Sendable () -> Void) {
         scoresRemovedElsewhere.withLock { $0 = Callback { _ in handler() } }
+    }
+
+    /// Calls `handler` when another node reloaded the manifests, and whenever this node (again) hears the others, as it
+    /// may have missed a reload meanwhile (reloading unchanged manifests changes nothing).
+    func whenManifestsReloadedElsewhere(_ handler: @escaping @Sendable () -> Void) {
+        manifestsReloadedElsewhere.withLock { $0 = Callback { _ in handler() } }
     }
 
     /// Sends this node's notices and hands the other nodes' to this node's subscribers, until cancelled.
@@ -294,6 +307,7 @@ final class PostgresEventBus: EventBus, Service {
         local.wakeEveryone()
         scoresStoredElsewhere.withLock { $0 }?.call(())
         scoresRemovedElsewhere.withLock { $0 }?.call(())
+        manifestsReloadedElsewhere.withLock { $0 }?.call(())
     }
 
     /// Hands one notice of another node to this node's subscribers.
@@ -306,6 +320,8 @@ final class PostgresEventBus: EventBus, Service {
             scoresStoredElsewhere.withLock { $0 }?.call(())
         } else if wire.scoresRemovedOf != nil {
             scoresRemovedElsewhere.withLock { $0 }?.call(())
+        } else if wire.manifests == true {
+            manifestsReloadedElsewhere.withLock { $0 }?.call(())
         } else if let player = wire.player {
             local.publish(.playerEvents(playerID: player))
         } else if let session = wire.session {

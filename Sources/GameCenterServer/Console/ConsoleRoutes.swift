@@ -31,7 +31,7 @@ struct ConsoleRoutes {
         ).add(to: router)
         ConsoleGamePages(
             registry: services.registry, leaderboards: services.leaderboards, achievements: services.achievements,
-            editor: ManifestEditor(registry: services.registry), audit: services.audit, responder: responder, renderer: renderer
+            editor: ManifestEditor(registry: services.registry, bus: services.bus), audit: services.audit, responder: responder, renderer: renderer
         ).add(to: router)
         ConsoleLivePage(
             database: services.database, registry: services.registry, nodeID: services.nodes.nodeID, matchmaking: services.matchmaking,

@@ -2,9 +2,12 @@ import Foundation
 
 /// Edits a game's manifest while the server runs: checks a new text by ``ManifestLoader``'s rules in the manifest's
 /// own folder (so the images it names resolve), and writes it over the manifest and reloads every manifest
-/// (``GameRegistry/reload()``), putting the previous text back when the reload refuses. For the studio console.
+/// (``GameRegistry/reload()``), putting the previous text back when the reload refuses. For the studio console. A
+/// reload tells the other nodes, which reload their own manifest folder (share it between the nodes, or deploy the same
+/// files to each, for an edit to reach them all).
 struct ManifestEditor: Sendable {
     let registry: GameRegistry
+    let bus: any EventBus
 
     /// The text of `game`'s manifest file.
     func text(of game: Game) throws -> String {
@@ -43,17 +46,22 @@ struct ManifestEditor: Sendable {
         let previous = try self.text(of: game)
         let file = URL(fileURLWithPath: game.manifestPath)
         try Data(text.utf8).write(to: file, options: .atomic)
+        let games: [Game]
         do {
-            return try registry.reload()
+            games = try registry.reload()
         } catch {
             try Data(previous.utf8).write(to: file, options: .atomic)
             throw error
         }
+        bus.manifestsReloaded()
+        return games
     }
 
     /// Re-reads every manifest (as SIGHUP does); on a broken rule the games stay as they were.
     func reload() throws -> [Game] {
-        try registry.reload()
+        let games = try registry.reload()
+        bus.manifestsReloaded()
+        return games
     }
 
     private static func fileName(_ game: Game) -> String {

@@ -20,6 +20,9 @@ public protocol EventBus: Sendable {
     func scoresStored()
     /// Tells the other nodes that a studio erased a player's scores in a game, so that their boards drop them.
     func scoresRemoved(playerID: String, bundleID: String)
+    /// Tells the other nodes that this one reloaded the games' manifests (the studio console), so that they reload
+    /// theirs from their own manifest folder; never blocks.
+    func manifestsReloaded()
 }
 
 /// One subscriber's place on a bus; ``cancel()`` leaves it (also when dropped).
@@ -97,4 +100,7 @@ public final class InProcessEventBus: EventBus {
 
     /// One node: its boards dropped the scores when it erased them.
     public func scoresRemoved(playerID: String, bundleID: String) {}
+
+    /// One node: it reloaded its manifests itself.
+    public func manifestsReloaded() {}
 }

@@ -178,4 +178,51 @@ struct SharedDatabaseNodesTests {
             }
         }
     }
+
+    /// A manifest edited in one node's studio console is loaded by the other node too (they share the manifest folder),
+    /// without a restart.
+    @Test(.enabled(if: postgresURL != nil))
+    func aManifestEditedInOneNodesConsoleIsLoadedByTheOther() async throws {
+        let url = try Self.freshDatabase()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shared-games-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = """
+            bundleID: com.example.edited
+            name: Edited Game
+            leaderboards:
+              - category: edited.first
+                default: true
+                title: { en: "First" }
+                format: integer
+
+            """
+        try manifest.write(to: folder.appendingPathComponent("edited.yaml"), atomically: true, encoding: .utf8)
+        try await TestServer.run(databaseURL: url, nodeID: "node-a", games: folder.path) { a in
+            try await TestServer.run(databaseURL: url, nodeID: "node-b", games: folder.path) { b in
+                let game = try #require(a.services.registry.game(bundleID: "com.example.edited"))
+                let editor = ManifestEditor(registry: a.services.registry, bus: a.services.bus)
+                let edited = manifest + "  - category: edited.second\n    title: { en: \"Second\" }\n    format: integer\n"
+                // A notice is a wake-up: one sent before the other node listens may be missed, so the edit is applied
+                // again (the same text) until heard.
+                var heard = false
+                for _ in 0..<50 where !heard {
+                    _ = try editor.replace(edited, for: game)
+                    #expect(a.services.registry.game(bundleID: "com.example.edited")?.leaderboards.count == 2, "at once on its own node")
+                    try await Task.sleep(for: .milliseconds(100))
+                    heard = b.services.registry.game(bundleID: "com.example.edited")?.leaderboards.map(\.category) == ["edited.first", "edited.second"]
+                }
+                #expect(heard, "the other node reloaded the edited manifest")
+                // The other node listens now (a node that starts listening reloads anyway): the next edit reaches it
+                // by the console's notice alone.
+                _ = try editor.replace(edited + "  - category: edited.third\n    title: { en: \"Third\" }\n    format: integer\n", for: game)
+                var third = false
+                for _ in 0..<50 where !third {
+                    try await Task.sleep(for: .milliseconds(100))
+                    third = b.services.registry.game(bundleID: "com.example.edited")?.leaderboards.count == 3
+                }
+                #expect(third, "the other node reloaded the second edit at its notice")
+            }
+        }
+    }
 }
