@@ -79,6 +79,9 @@ final class PostgresEventBus: EventBus, Service {
     private let scoresStoredElsewhere = Mutex<Callback<Void>?>(nil)
     private let scoresRemovedElsewhere = Mutex<Callback<Void>?>(nil)
     private let manifestsReloadedElsewhere = Mutex<Callback<Void>?>(nil)
+    /// Whether this node heard the others before: only hearing them *again* may have missed a manifest reload (the
+    /// node loaded its manifests just before it first listened).
+    private let heardBefore = Mutex(false)
     private let wakeSender: AsyncStream<Void>.Continuation
     private let senderWakes: AsyncStream<Void>
     private let scoresWake: AsyncStream<Void>.Continuation
@@ -148,8 +151,8 @@ final class PostgresEventBus: EventBus, Service {
         scoresRemovedElsewhere.withLock { $0 = Callback { _ in handler() } }
     }
 
-    /// Calls `handler` when another node reloaded the manifests, and whenever this node (again) hears the others, as it
-    /// may have missed a reload meanwhile (reloading unchanged manifests changes nothing).
+    /// Calls `handler` when another node reloaded the manifests, and whenever this node hears the others again after a
+    /// failure, as it may have missed a reload meanwhile (reloading unchanged manifests changes nothing).
     func whenManifestsReloadedElsewhere(_ handler: @escaping @Sendable () -> Void) {
         manifestsReloadedElsewhere.withLock { $0 = Callback { _ in handler() } }
     }
@@ -307,7 +310,11 @@ final class PostgresEventBus: EventBus, Service {
         local.wakeEveryone()
         scoresStoredElsewhere.withLock { $0 }?.call(())
         scoresRemovedElsewhere.withLock { $0 }?.call(())
-        manifestsReloadedElsewhere.withLock { $0 }?.call(())
+        if heardBefore.withLock({ heard in
+            defer { heard = true }; return heard
+        }) {
+            manifestsReloadedElsewhere.withLock { $0 }?.call(())
+        }
     }
 
     /// Hands one notice of another node to this node's subscribers.

@@ -17,7 +17,7 @@ public struct ArchiveImportSummary: Sendable, Equatable {
 extension Database {
     /// Imports the archive in `directory` (a server's or a game's; a player's archive is for reading): checks the
     /// manifest and every file's record count and SHA-256 first, then writes the records kind by kind, a batch per
-    /// transaction (on PostgreSQL, a table empty when its turn comes in one, as a restore loads it:
+    /// transaction (on PostgreSQL into a new server, one with no account yet, each table in one, as a restore loads it:
     /// ``StorageSession/importIntoEmptyTable(of:read:)``). A record whose key already exists is left as it is, so an
     /// interrupted import can be run again.
     /// No record of a deleted account is written — deleted in the archive or on this server (tombstones outlive
@@ -42,9 +42,12 @@ extension Database {
         var summary = ArchiveImportSummary(files: [])
         let listed = Set(manifest.files.map(\.name))
         let skipping = deleted
+        // A new server (no account yet): nothing else runs on it, so each table can be locked and loaded as a restore
+        // loads it. On a server in use, locking its tables (and, adding foreign keys back, `players`) would stall it.
+        let fresh = engine == .postgres ? try await read { try await $0.isEmpty("players") } : false
         for kind in ArchiveCatalog.kinds where listed.contains(kind.file) {
             let counts: (records: Int, skipped: Int)
-            if engine == .postgres, try await read({ try await $0.isEmpty(kind.table) }) {
+            if fresh, try await read({ try await $0.isEmpty(kind.table) }) {
                 // No limit on the connection's hold: the whole kind is one transaction (the watchdog still gives up on a
                 // silent database).
                 counts = try await write(holdingAtMost: nil) { session in
