@@ -83,23 +83,22 @@ extension StorageSession {
         try await sql.raw("SELECT * FROM saved_game_versions WHERE version_id = \(bind: id)").first().map(Self.savedGameVersion)
     }
 
-    /// How many saves the player has in the game, and the bytes their current versions take.
-    public func savedGameUsage(playerID: String, bundleID: String, environment: String) async throws -> (saves: Int, bytes: Int64) {
-        let saves =
-            try await sql.raw(
-                """
-                SELECT COUNT(*) AS saves FROM saved_games
-                WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment)
-                """
-            ).first()?.int("saves") ?? 0
-        let bytes =
-            try await sql.raw(
-                """
-                SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) AS bytes FROM saved_game_versions
-                WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND current = 1
-                """
-            ).first()?.int("bytes") ?? 0
-        return (Int(saves), bytes)
+    /// How many saves the player has in the game besides `name`, and the bytes their current versions take (of every
+    /// save, `name`'s included); one statement.
+    public func savedGameUsage(playerID: String, bundleID: String, environment: String, besides name: String) async throws -> (
+        saves: Int, bytes: Int64
+    ) {
+        let row = try await sql.raw(
+            """
+            SELECT (SELECT COUNT(*) FROM saved_games
+                    WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment)
+                      AND name <> \(bind: name)) AS saves,
+                   (SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM saved_game_versions
+                    WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment)
+                      AND current = 1) AS bytes
+            """
+        ).first()
+        return (Int(try row?.int("saves") ?? 0), try row?.int("bytes") ?? 0)
     }
 
     /// Takes the save's row (making it when new) for the rest of the transaction: on PostgreSQL a second transaction
@@ -135,19 +134,15 @@ extension StorageSession {
         ).run()
     }
 
-    /// Deletes the save's superseded versions beyond the newest `keep` versions, with their bytes.
-    public func pruneSavedGameVersions(playerID: String, bundleID: String, environment: String, name: String, keep: Int) async throws {
-        let newestFirst = try await sql.raw(
+    /// Deletes versions that are not current, with their bytes.
+    public func deleteSavedGameVersions(_ ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        try await sql.raw(
             """
-            SELECT version_id, current FROM saved_game_versions
-            WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment) AND name = \(bind: name)
-            ORDER BY created_at DESC, version_id DESC
+            DELETE FROM saved_game_chunks WHERE owner_id IN (SELECT version_id FROM saved_game_versions WHERE version_id IN (\(binds: ids)) AND current = 0)
             """
-        ).all()
-        let old = try newestFirst.dropFirst(keep).filter { try $0.int("current") == 0 }.map { try $0.string("version_id") }
-        guard !old.isEmpty else { return }
-        try await sql.raw("DELETE FROM saved_game_chunks WHERE owner_id IN (\(binds: old))").run()
-        try await sql.raw("DELETE FROM saved_game_versions WHERE version_id IN (\(binds: old)) AND current = 0").run()
+        ).run()
+        try await sql.raw("DELETE FROM saved_game_versions WHERE version_id IN (\(binds: ids)) AND current = 0").run()
     }
 
     /// Deletes every version of a save and its bytes; false when there was no such save.

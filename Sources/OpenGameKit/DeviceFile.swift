@@ -46,14 +46,15 @@ struct DeviceFile<Value: Codable & Sendable>: Sendable {
         withLock { read() }
     }
 
-    /// Changes the value (nil: there is none) and returns the result.
+    /// Changes the value (nil: there is none) and returns the result. `flushed`: on disk before this returns (see
+    /// ``DurableFile/write(_:to:permissions:flushed:)``).
     @discardableResult
-    func update(_ change: (inout Value?) -> Void) -> Value? {
+    func update(flushed: Bool = true, _ change: (inout Value?) -> Void) -> Value? {
         withLock {
             var value = read()
             change(&value)
             if let value, let data = try? WireCoding.makeEncoder().encode(value) {
-                try? DurableFile.write(data, to: url)
+                try? DurableFile.write(data, to: url, flushed: flushed)
             } else if value == nil {
                 try? FileManager.default.removeItem(at: url)
             }

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import GameCenterProtocol
 import Logging
@@ -94,7 +101,10 @@ actor Outbox {
 
 /// Writes a file so that it survives a crash: a temporary file, flushed to disk, then renamed over the target.
 enum DurableFile {
-    static func write(_ data: Data, to url: URL, permissions: Int = 0o600) throws {
+    /// Writes `data` to `url` at once (readers see the old file or the new one, never half of one). `flushed`: on disk
+    /// before this returns (fsync), so that it survives the machine losing power; else it survives the process being
+    /// killed, and the system writes it out soon.
+    static func write(_ data: Data, to url: URL, permissions: Int = 0o600, flushed: Bool = true) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).tmp")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: permissions]) else {
             throw GKError(.unknown, "cannot write in \(url.deletingLastPathComponent().path)")
@@ -102,12 +112,22 @@ enum DurableFile {
         do {
             let handle = try FileHandle(forWritingTo: temporary)
             try handle.write(contentsOf: data)
-            try handle.synchronize()
+            if flushed { try handle.synchronize() }
             try handle.close()
             guard rename(temporary.path, url.path) == 0 else { throw GKError(.unknown, "cannot replace \(url.lastPathComponent)") }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
+        }
+    }
+
+    /// Flushes files written without it, then their folder (so that their names are on disk too).
+    static func flush(_ urls: [URL], in folder: URL) throws {
+        for url in urls + [folder] {
+            let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw GKError(.unknown, "cannot open \(url.path) to flush it") }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else { throw GKError(.unknown, "cannot flush \(url.path) to disk (errno \(errno))") }
         }
     }
 }

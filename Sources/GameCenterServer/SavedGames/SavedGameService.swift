@@ -73,9 +73,10 @@ struct SavedGameService: Sendable {
             try Self.checkInline(data, of: body)
             let policy = settings.conflictPolicy
             let current = try await database.write { storage in
-                try await Self.checkRoom(for: body, settings: settings, version: version, in: storage)
+                let kept = try await Self.lockedVersions(of: version, in: storage)
+                try await Self.checkRoom(for: body, settings: settings, version: version, current: kept.filter(\.current), in: storage)
                 if !data.isEmpty { try await storage.putSavedGameChunk(owner: version.versionID, index: 0, data: data) }
-                return try await Self.makeCurrent(version, basedOn: body.basedOn, policy: policy, now: now, in: storage)
+                return try await Self.makeCurrent(version, basedOn: body.basedOn, kept: kept, policy: policy, now: now, in: storage)
             }
             bus.publish(.playerEvents(playerID: player))
             return SavedGameUpload(
@@ -90,20 +91,22 @@ struct SavedGameService: Sendable {
             else {
                 throw APIError.saveTooManyUploads(Self.uploadsPerPlayer)
             }
-            try await Self.checkRoom(for: body, settings: settings, version: version, in: storage)
+            let current = try await storage.savedGameVersions(
+                playerID: player, bundleID: bundleID, environment: environment, name: body.name, currentOnly: true)
+            try await Self.checkRoom(for: body, settings: settings, version: version, current: current, in: storage)
             try await storage.insertSavedGameUpload(SavedGameUploadRecord(version: version, basedOn: body.basedOn))
         }
         return SavedGameUpload(uploadID: version.versionID, chunkBytes: SavedGameSettings.chunkBytes, chunks: chunks, receivedChunks: [])
     }
 
-    /// Refuses a new version the player has no room for: a new save beyond the game's count, or bytes beyond its total
-    /// (the versions it is based on no longer count).
-    private static func checkRoom(for body: SavedGameUploadBody, settings: SavedGameSettings, version: SavedGameVersionRecord, in storage: StorageSession)
-        async throws
-    {
-        let (player, bundleID, environment) = (version.playerID, version.bundleID, version.environment)
-        let current = try await storage.savedGameVersions(playerID: player, bundleID: bundleID, environment: environment, name: body.name, currentOnly: true)
-        let usage = try await storage.savedGameUsage(playerID: player, bundleID: bundleID, environment: environment)
+    /// Refuses a new version the player has no room for: a new save (no `current` version) beyond the game's count, or
+    /// bytes beyond its total (the versions it is based on no longer count).
+    private static func checkRoom(
+        for body: SavedGameUploadBody, settings: SavedGameSettings, version: SavedGameVersionRecord, current: [SavedGameVersionRecord],
+        in storage: StorageSession
+    ) async throws {
+        let usage = try await storage.savedGameUsage(
+            playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, besides: body.name)
         if current.isEmpty, usage.saves >= settings.saves {
             throw APIError.saveTooManySaves(usage.saves, limit: settings.saves)
         }
@@ -182,33 +185,45 @@ struct SavedGameService: Sendable {
         let current = try await database.write { storage -> [SavedGameVersionRecord] in
             guard try await storage.savedGameUpload(id: uploadID) != nil else { throw APIError.saveNoSuchUpload }
             try await storage.deleteSavedGameUpload(id: uploadID, keepingChunks: true)
-            return try await Self.makeCurrent(upload.version, basedOn: upload.basedOn, policy: policy, now: now, in: storage)
+            let kept = try await Self.lockedVersions(of: upload.version, in: storage)
+            return try await Self.makeCurrent(upload.version, basedOn: upload.basedOn, kept: kept, policy: policy, now: now, in: storage)
         }
         bus.publish(.playerEvents(playerID: session.playerID))
         return SavedGameVersions(name: upload.version.name, versions: current.map(Self.info))
     }
 
-    /// Stores `version`, whose bytes are stored, and makes it current: alone when it is based on every current version,
-    /// else beside them unless `policy` picks one; prunes the save's old versions and tells the player's devices (an
-    /// event in their stream, published by the caller after the commit). Returns the save's current versions.
-    private static func makeCurrent(
-        _ version: SavedGameVersionRecord, basedOn: [String], policy: SavedGameSettings.ConflictPolicy, now: Int64, in storage: StorageSession
-    ) async throws -> [SavedGameVersionRecord] {
+    /// Takes the lock of `version`'s save (see ``StorageSession/lockSavedGame(playerID:bundleID:environment:name:)``) and
+    /// answers its kept versions, current or not: read under the lock, they stay as read until the transaction ends.
+    private static func lockedVersions(of version: SavedGameVersionRecord, in storage: StorageSession) async throws -> [SavedGameVersionRecord] {
         try await storage.lockSavedGame(playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name)
-        let before = try await storage.savedGameVersions(
-            playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name, currentOnly: true)
+        return try await storage.savedGameVersions(
+            playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name, currentOnly: false)
+    }
+
+    /// Stores `version`, whose bytes are stored, and makes it current: alone when it is based on every current version,
+    /// else beside them unless `policy` picks one; deletes the save's versions beyond the newest
+    /// ``SavedGameSettings/keptVersions`` that are not current, and tells the player's devices (an event in their
+    /// stream, published by the caller after the commit). `kept` are the save's versions read under its lock (see
+    /// ``lockedVersions(of:in:)``). Returns the save's current versions.
+    private static func makeCurrent(
+        _ version: SavedGameVersionRecord, basedOn: [String], kept: [SavedGameVersionRecord], policy: SavedGameSettings.ConflictPolicy, now: Int64,
+        in storage: StorageSession
+    ) async throws -> [SavedGameVersionRecord] {
+        let before = kept.filter(\.current)
         var made = version
         made.createdAt = max(now, (before.map(\.createdAt).max() ?? 0) + 1)
         made.current = true
         let superseded = before.filter { basedOn.contains($0.versionID) }
         let current = settle(before.filter { !basedOn.contains($0.versionID) } + [made], policy: policy)
-        let dropped = before.filter { old in !current.contains { $0.versionID == old.versionID } }.map(\.versionID)
-        made.current = current.contains { $0.versionID == made.versionID }
+        let currentIDs = Set(current.map(\.versionID))
+        let dropped = before.filter { !currentIDs.contains($0.versionID) }.map(\.versionID)
+        made.current = currentIDs.contains(made.versionID)
         try await storage.insertSavedGameVersion(made)
         try await storage.setSavedGameVersions(Array(Set(dropped + superseded.map(\.versionID))), current: false)
-        try await storage.pruneSavedGameVersions(
-            playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name,
-            keep: SavedGameSettings.keptVersions)
+        // Newest first, as the Game Center app lists them: beyond the kept number, what is no longer current goes.
+        let newestFirst = (kept + [made]).sorted { ($0.createdAt, $0.versionID) > ($1.createdAt, $1.versionID) }
+        let old = newestFirst.dropFirst(SavedGameSettings.keptVersions).filter { !currentIDs.contains($0.versionID) }.map(\.versionID)
+        try await storage.deleteSavedGameVersions(old)
         let event = SavedGameEventInfo(bundleID: version.bundleID, save: SavedGameVersions(name: version.name, versions: current.map(info)))
         _ = try await storage.appendEvents([(version.playerID, try EventLog.payload(event))], kind: EventKind.savedGame.rawValue, now: now)
         return current

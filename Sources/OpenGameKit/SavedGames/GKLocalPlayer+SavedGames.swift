@@ -8,7 +8,8 @@ extension GKLocalPlayer {
     /// nothing is overwritten silently. Data of up to 256 KiB goes with one request;
     /// larger data in 1 MiB chunks. The server checks it by SHA-256.
     ///
-    /// The save is first written to this device (fsync'd). When the server cannot be reached, this does **not** throw:
+    /// The save is first written to this device (and flushed to its disk when it must wait). When the server cannot be
+    /// reached, this does **not** throw:
     /// the answer's ``GKSavedGame/syncState`` is ``GKSavedGame/SyncState-swift.enum/pending`` (its data loads from this
     /// device), and the SDK uploads it by itself when the server is back — at sign-in, when the realtime channel
     /// reconnects, and in the background with back-off — even after the game restarts. A newer save of the same name
@@ -140,7 +141,7 @@ extension GKLocalPlayer {
         case file(URL, size: Int64, sha256: String)
     }
 
-    /// Keeps a new version in the outbox (fsync'd), then uploads it. Answers the version and the save's current
+    /// Keeps a new version in the outbox, then uploads it (flushing it to disk when it must wait). Answers the version and the save's current
     /// versions; when the server cannot be reached, the pending version alone (it stays in the outbox and goes up in
     /// the background). A refusal for good drops it and throws.
     static func keepAndSend(_ payload: Payload, name: String, basedOn: [String], device: GKGameCenter, playerID: String) async throws -> (
@@ -183,6 +184,11 @@ extension GKLocalPlayer {
             await outbox.unclaim(key, after: entry.localID)
             return result
         } catch let error where keepsPending(error) {
+            do {
+                try await outbox.keep(current)
+            } catch {
+                device.logger.error("a save waiting for the server could not be flushed to disk", metadata: [LogKey.error: "\(error)"])
+            }
             await outbox.unclaim(key, after: entry.localID)
             await device.retryOutbox()
             // The server could not be reached, or could not take it now: the save is pending, not failed.
@@ -348,7 +354,9 @@ extension GKLocalPlayer {
     /// `seenByTheGame`: the game saved or fetched them itself, so hearing of them later is no news.
     static func remember(_ saves: [GKSavedGame], of name: String, playerID: String, in device: GKGameCenter, seenByTheGame: Bool = true) {
         if seenByTheGame { device.savedGameListeners.saw(name: name, versionIDs: saves.map(\.versionID), playerID: playerID) }
-        device.savedGameBases.update { bases in
+        // Not flushed: a base lost with the machine's power makes the next save a conflict with this one, never an
+        // overwrite.
+        device.savedGameBases.update(flushed: false) { bases in
             var all = bases ?? [:]
             all[playerID, default: [:]][name] = saves.map(\.versionID)
             bases = all

@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// In `storageDirectory/saved-game-outbox/`: per player and save name, one metadata file (`KEY.json`: name, the
 /// versions it is based on, device name, size, SHA-256, date, player) and one data file (`LOCALID.data`), both written
-/// with fsync before the first attempt. A newer save of the same name replaces the waiting one: only the newest data of
+/// before the first attempt — a game killed mid-upload finds them at its next start — and flushed to disk (fsync,
+/// ``keep(_:)``) when the save must wait: a save the server took at once costs no fsync on the device. A newer save of the same name replaces the waiting one: only the newest data of
 /// a name goes up, based on what the game last loaded, so a device that was offline while another saved makes a
 /// conflict, never an overwrite. Entries wait for their own player to be signed in; they are kept until the server
 /// takes or refuses them.
@@ -49,20 +50,17 @@ actor SavedGameOutbox {
         String(SavedGameDigest.sha256(Data("\(playerID)\n\(name)".utf8)).prefix(40))
     }
 
-    /// Stores `data` as the newest pending save of its name, replacing a waiting one.
+    /// Stores `data` as the newest pending save of its name, replacing a waiting one; not flushed yet (``keep(_:)``).
     func add(_ entry: Entry, data: Data) throws {
         try prepareDirectory()
-        try DurableFile.write(data, to: dataURL(entry.localID))
+        try DurableFile.write(data, to: dataURL(entry.localID), flushed: false)
         try replace(with: entry)
     }
 
     /// Moves `file` (written by the caller, on the same volume) into the outbox as the newest pending save of its
-    /// name, replacing a waiting one: no copy.
+    /// name, replacing a waiting one: no copy; not flushed yet (``keep(_:)``).
     func add(_ entry: Entry, movingFile file: URL) throws {
         try prepareDirectory()
-        let handle = try FileHandle(forUpdating: file)
-        try handle.synchronize()
-        try handle.close()
         guard rename(file.path, dataURL(entry.localID).path) == 0 else {
             throw GKError(.unknown, "cannot move \(file.lastPathComponent) into \(directory.path)")
         }
@@ -73,7 +71,7 @@ actor SavedGameOutbox {
         let key = Self.key(playerID: entry.playerID, name: entry.name)
         let old = self.entry(key: key)
         do {
-            try DurableFile.write(try JSONEncoder().encode(entry), to: metadataURL(key))
+            try DurableFile.write(try JSONEncoder().encode(entry), to: metadataURL(key), flushed: false)
         } catch {
             try? FileManager.default.removeItem(at: dataURL(entry.localID))
             throw error
@@ -82,6 +80,14 @@ actor SavedGameOutbox {
         if let old, old.localID != entry.localID, !uploading.isHeld(key) {
             try? FileManager.default.removeItem(at: dataURL(old.localID))
         }
+    }
+
+    /// Flushes a save that must wait to disk (its data, its metadata, their names), so that it survives the machine
+    /// losing power, not only the game being killed.
+    func keep(_ entry: Entry) throws {
+        let key = Self.key(playerID: entry.playerID, name: entry.name)
+        guard self.entry(key: key)?.localID == entry.localID else { return }
+        try DurableFile.flush([dataURL(entry.localID), metadataURL(key)], in: directory)
     }
 
     /// The waiting save of `name`, if any.
@@ -133,12 +139,13 @@ actor SavedGameOutbox {
         uploading.unlock(key)
     }
 
-    /// Records the server's upload id of an entry, so that a later attempt resumes it.
+    /// Records the server's upload id of an entry, so that a later attempt resumes it (flushed with the entry by
+    /// ``keep(_:)``: without it, an attempt starts the upload again).
     func setUploadID(_ uploadID: String, of entry: Entry) throws {
         let key = Self.key(playerID: entry.playerID, name: entry.name)
         guard var current = self.entry(key: key), current.localID == entry.localID else { return }
         current.uploadID = uploadID
-        try DurableFile.write(try JSONEncoder().encode(current), to: metadataURL(key))
+        try DurableFile.write(try JSONEncoder().encode(current), to: metadataURL(key), flushed: false)
     }
 
     /// Forgets a delivered entry. A newer save of the same name that replaced it meanwhile is now based on it too: it

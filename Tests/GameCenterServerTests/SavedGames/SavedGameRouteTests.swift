@@ -109,6 +109,38 @@ import Testing
         }
     }
 
+    @Test func aSaveKeepsItsTenNewestVersionsAndEveryCurrentOneWithTheirBytes() async throws {
+        try await TestServer.run { client in
+            let sam = try await client.signUp()
+            let playerID = sam.player.playerID
+            let post = { (data: Data, basedOn: [String]) in
+                let body = SavedGameUploadBody(
+                    name: "slot", basedOn: basedOn, deviceName: "test", size: Int64(data.count), sha256: Self.sha256(data), data: data)
+                return try #require(try await client.send(.post, "/v1/saved-games/uploads", body, token: sam.token).decode(SavedGameUpload.self).saved)
+            }
+            // A version of another device, based on nothing, stays current (a conflict) while this device saves 13 times.
+            let other = try await post(Data("other device".utf8), []).versions[0].versionID
+            var made: [String] = []
+            for index in 0..<13 {
+                let current = try await post(Data("save \(index)".utf8), made.suffix(1))
+                made.append(try #require(current.versions.first { $0.versionID != other }).versionID)
+                #expect(Set(current.versions.map(\.versionID)) == [other, made.last!])
+            }
+            // Kept: the ten newest, and the current one older than them; the three oldest of this device are gone, bytes too.
+            let kept = try await client.services.saves.overview(playerID: playerID, environment: "sandbox")
+            #expect(Set(kept.map(\.versionID)) == Set(made.suffix(10) + [other]))
+            #expect(Set(kept.filter(\.current).map(\.versionID)) == [other, made.last!])
+            for gone in made.prefix(3) {
+                expectError(
+                    try await client.call(.get, "/v1/saved-games/versions/\(gone)/chunks/0", token: sam.token), .notFound, "save.no_such_save",
+                    .invalidParameter)
+                #expect(try await client.services.database.read { try await $0.savedGameChunk(owner: gone, index: 0) } == nil)
+            }
+            #expect(try await client.call(.get, "/v1/saved-games/versions/\(made[3])/chunks/0", token: sam.token).body == Data("save 3".utf8))
+            #expect(try await client.call(.get, "/v1/saved-games/versions/\(other)/chunks/0", token: sam.token).body == Data("other device".utf8))
+        }
+    }
+
     @Test func bytesWhoseChecksumDiffersSaveNothing() async throws {
         try await TestServer.run { client in
             let sam = try await client.signUp()
