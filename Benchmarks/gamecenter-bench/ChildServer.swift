@@ -4,8 +4,9 @@ import Glibc
 #endif
 
 /// A server process the bench starts and measures from outside: its port (from its first output line), its
-/// resident memory and its CPU time, so the bench's own devices are not counted in either.
-final class ChildServer {
+/// resident memory and its CPU time, so the bench's own devices are not counted in either. Sendable: its state is set
+/// once, and what it reads of the child comes from `/proc` at each call.
+final class ChildServer: @unchecked Sendable {
     private let process: Process
     /// The HTTP and WebSocket port the child printed.
     let port: Int

@@ -19,8 +19,7 @@ struct ConsoleCommand: AsyncParsableCommand {
 
     /// The database option every subcommand takes.
     struct Store: ParsableArguments {
-        @Option(help: "sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB (default: sqlite:.gamecenter/gamecenter.sqlite).")
-        var database = "sqlite:.gamecenter/gamecenter.sqlite"
+        @OptionGroup var storage: DatabaseOption
 
         /// Runs `body` with the console's users on the migrated database (storage logs warnings only: the command's
         /// output is its answer); a refusal exits 1 with its message.
@@ -28,7 +27,7 @@ struct ConsoleCommand: AsyncParsableCommand {
             var logger = Logger(label: "gamecenter.storage")
             logger.logLevel = .warning
             do {
-                try await Database.withDatabase(url: database, logger: logger) { try await body(ConsoleUsers(database: $0)) }
+                try await Database.withDatabase(url: storage.database, logger: logger) { try await body(ConsoleUsers(database: $0)) }
             } catch let error as APIError {
                 FileHandle.standardError.write(Data("gamecenter: \(error.message)\n".utf8))
                 throw ExitCode.failure

@@ -10,8 +10,7 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Export the server's data (or one game's, or one player's) as an archive of JSON Lines.",
         discussion: "The archive's format is described in docs/EXPORT.md. A path ending in .tar.zst is packed with tar and zstd.")
 
-    @Option(help: "sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB (default: sqlite:.gamecenter/gamecenter.sqlite).")
-    var database = "sqlite:.gamecenter/gamecenter.sqlite"
+    @OptionGroup var storage: DatabaseOption
 
     @Option(help: "Export only this game (its bundle id) and its players.")
     var game: String?
@@ -33,7 +32,7 @@ struct ExportCommand: AsyncParsableCommand {
         defer { if packed { try? FileManager.default.removeItem(at: folder) } }
         do {
             let started = ContinuousClock.now
-            let manifest = try await Database.withDatabase(url: database) { try await $0.exportArchive(scope: scope, to: folder) }
+            let manifest = try await Database.withDatabase(url: storage.database) { try await $0.exportArchive(scope: scope, to: folder) }
             if packed { try ArchivePacking.pack(folder, into: URL(fileURLWithPath: destination)) }
             let records = manifest.files.reduce(0) { $0 + $1.records }
             print("exported \(records) records in \(manifest.files.count) files to \(destination) in \(ContinuousClock.now - started)")

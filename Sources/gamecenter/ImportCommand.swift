@@ -19,8 +19,7 @@ struct ImportCommand: AsyncParsableCommand {
             leaderboards' entries for the game's manifest are printed. Running it again imports nothing twice.
             """)
 
-    @Option(help: "sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB (default: sqlite:.gamecenter/gamecenter.sqlite).")
-    var database = "sqlite:.gamecenter/gamecenter.sqlite"
+    @OptionGroup var storage: DatabaseOption
 
     @Option(help: "A Nakama server's database to import from (postgres://USER:PASS@HOST:PORT/DB), instead of an archive.")
     var nakama: String?
@@ -65,10 +64,10 @@ struct ImportCommand: AsyncParsableCommand {
         let folder = packed ? try ArchivePacking.temporaryFolder() : URL(fileURLWithPath: source)
         defer { if packed { try? FileManager.default.removeItem(at: folder) } }
         if packed { try ArchivePacking.unpack(URL(fileURLWithPath: source), into: folder) }
-        let lock = try SQLiteNodeLock.acquire(for: database)
+        let lock = try SQLiteNodeLock.acquire(for: storage.database)
         defer { withExtendedLifetime(lock) {} }
         let started = ContinuousClock.now
-        let summary = try await Database.withDatabase(url: database) { try await $0.importArchive(from: folder) }
+        let summary = try await Database.withDatabase(url: storage.database) { try await $0.importArchive(from: folder) }
         printSummary(summary)
         print("imported \(source) in \(ContinuousClock.now - started)")
     }
@@ -76,12 +75,12 @@ struct ImportCommand: AsyncParsableCommand {
     private func importNakama(from url: String, game: String) async throws {
         let folder = try keepArchive.map { URL(fileURLWithPath: $0) } ?? ArchivePacking.temporaryFolder()
         defer { if keepArchive == nil { try? FileManager.default.removeItem(at: folder) } }
-        let lock = try SQLiteNodeLock.acquire(for: database)
+        let lock = try SQLiteNodeLock.acquire(for: storage.database)
         defer { withExtendedLifetime(lock) {} }
         let started = ContinuousClock.now
         let configuration = NakamaConverter.Configuration(
             bundleID: game, environment: environment.rawValue, chunkBytes: SavedGameSettings.chunkBytes)
-        let (conversion, summary) = try await Database.withDatabase(url: database) { target in
+        let (conversion, summary) = try await Database.withDatabase(url: storage.database) { target in
             let builder = try ArchiveBuilder(directory: folder)
             let conversion = try await NakamaConverter.convert(from: url, into: builder, configuration: configuration, target: target)
             try builder.finish()

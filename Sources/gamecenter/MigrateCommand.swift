@@ -9,14 +9,13 @@ struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate", abstract: "Apply the pending schema migrations to a database and exit.")
 
-    @Option(help: "sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB (default: sqlite:.gamecenter/gamecenter.sqlite).")
-    var database = "sqlite:.gamecenter/gamecenter.sqlite"
+    @OptionGroup var storage: DatabaseOption
 
     func run() async throws {
         do {
-            let lock = try SQLiteNodeLock.acquire(for: database)
+            let lock = try SQLiteNodeLock.acquire(for: storage.database)
             defer { withExtendedLifetime(lock) {} }
-            let version = try await Database.withDatabase(url: database) { try await $0.schemaVersion() }
+            let version = try await Database.withDatabase(url: storage.database) { try await $0.schemaVersion() }
             print("schema version \(version)")
         } catch let error as StorageError {
             FileHandle.standardError.write(Data("gamecenter: cannot migrate: \(error)\n".utf8))

@@ -15,8 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "HTTP and WebSocket port; 0 picks a free one.") var port = 8080
     @Option(name: .customLong("udp-port"), help: "UDP port for match data and voice; 0 picks a free one.") var udpPort = 8081
-    @Option(help: "sqlite:PATH or postgres://USER:PASS@HOST:PORT/DB (default: sqlite:.gamecenter/gamecenter.sqlite).")
-    var database: String?
+    @OptionGroup var storage: DatabaseOption
     @Option(help: "A game manifest, or a folder of *.yaml manifests (default: ./games when present).") var games: String?
     @Option(name: .customLong("heartbeat-seconds"), help: "Seconds between realtime heartbeats.") var heartbeatSeconds = 15.0
     @Option(name: .customLong("session-lifetime"), help: "Seconds a session lasts after sign-in (default: 30 days).")
@@ -161,7 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.udpPort = udpPort
-        configuration.databaseURL = database ?? "sqlite:.gamecenter/gamecenter.sqlite"
+        configuration.databaseURL = storage.database
         configuration.gamesPath = games ?? (FileManager.default.fileExists(atPath: "games") ? "games" : nil)
         configuration.heartbeatInterval = .milliseconds(Int64(heartbeatSeconds * 1000))
         configuration.accounts.sessionLifetime = sessionLifetime
