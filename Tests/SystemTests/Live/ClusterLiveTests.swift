@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import NetworkFaultProxy
 import OpenGameKit
+import Synchronization
 import Testing
 
 /// Two `gamecenter serve` nodes on one PostgreSQL, devices on different nodes: what one node stores reaches a device
@@ -458,6 +459,55 @@ import Testing
 
         for device in [ann, bob, cat, dee, fay] { await device.close() }
         try await other.stop()
+    }
+
+    @Test func playersOnTwoNodesMatchByTheGamesRulesAtTheQueueOwner() async throws {
+        guard LiveServer.engines.contains("postgres") else { return }
+        let arguments = ["--admin-key", LeaderboardsLiveTests.adminKey, "--test-clock"]
+        let nodeA = try LiveServer(engine: "postgres")
+        try await nodeA.start(extraArguments: arguments + ["--node-id", "rules-a"])
+        let nodeB = try LiveServer(database: nodeA.database)
+        try await nodeB.start(extraArguments: arguments + ["--node-id", "rules-b"])
+        let ranked = "com.example.tapper.Ranked"
+        let (ann, _) = try await Devices.signedUp(nodeA, alias: "Ann")
+        let (bob, _) = try await Devices.signedUp(nodeA, alias: "Bob")
+        let (cid, _) = try await Devices.signedUp(nodeB, alias: "Cid")
+        let (dan, _) = try await Devices.signedUp(nodeB, alias: "Dan")
+
+        // Ann (node A) and Cid (node B), both eu and 15 apart, match at once whichever node owns the queue; Bob (A)
+        // and Dan (B), us and 48 apart, wait until the owner's clock has moved 20 s.
+        let bobMatched = Mutex(false)
+        let bobFinds = Task {
+            let match = try await bob.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "us", "skill": 12]))
+            bobMatched.withLock { $0 = true }
+            return match
+        }
+        let danFinds = Task { try await dan.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "us", "skill": 60])) }
+        let annFinds = Task { try await ann.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "eu", "skill": 10])) }
+        let cidMatch = try await cid.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "eu", "skill": 25]))
+        let annMatch = try await annFinds.value
+        #expect(annMatch.matchID == cidMatch.matchID)
+        #expect(annMatch.playerProperties == [cid.localPlayer.playerID: ["region": "eu", "skill": 25, "gc": [:]]])
+        #expect(cidMatch.playerProperties == [ann.localPlayer.playerID: ["region": "eu", "skill": 10, "gc": [:]]])
+        // One queue holds the four requests: each node answers the same activity.
+        try await waitUntil("both nodes count the four requests") {
+            let (onA, onB) = (try await ann.matchmaker.queryQueueActivity(ranked), try await dan.matchmaker.queryQueueActivity(ranked))
+            return onA == 4 && onB == 4
+        }
+
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(!bobMatched.withLock { $0 }, "Bob and Dan, 48 apart, wait until their skill window widens")
+        for node in [nodeA, nodeB] { try await LeaderboardsLiveTests.advanceClock(node, hours: 20.0 / 3600) }
+        let bobMatch = try await bobFinds.value
+        let danMatch = try await danFinds.value
+        #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
+        #expect(danMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
+        #expect(try await allConnected(annMatch) == [cid.localPlayer.playerID])
+
+        for match in [annMatch, cidMatch, bobMatch, danMatch] { match.disconnect() }
+        for device in [ann, bob, cid, dan] { await device.close() }
+        try await nodeB.stop()
+        try await nodeA.stop()
     }
 
     /// A player of the matchmaking test game, signed up through `server` (as `account`, when given; the password is
