@@ -82,14 +82,80 @@ public struct MatchRequestStatus: Codable, Sendable, Equatable {
     public var maxPlayers: Int
     /// The invitees and their answers so far (invitation lobbies only).
     public var invitees: [InviteeStatus]
+    /// Why it is still waiting: a waiting request of a rule-based queue only.
+    public var explanation: MatchRequestExplanation?
 
-    public init(requestID: String, state: State, matchID: String?, players: Int, maxPlayers: Int, invitees: [InviteeStatus]) {
+    public init(
+        requestID: String, state: State, matchID: String?, players: Int, maxPlayers: Int, invitees: [InviteeStatus],
+        explanation: MatchRequestExplanation? = nil
+    ) {
         self.requestID = requestID
         self.state = state
         self.matchID = matchID
         self.players = players
         self.maxPlayers = maxPlayers
         self.invitees = invitees
+        self.explanation = explanation
+    }
+}
+
+/// Why a request of a rule-based queue is still waiting: the other waiting requests of its queue, how many of them
+/// passed each stage of the rules with it, the rules that turned away the most, and a wait estimate.
+public struct MatchRequestExplanation: Codable, Sendable, Equatable {
+    /// Whole seconds the request has waited (the `secondsInQueue` its rules see now).
+    public var secondsInQueue: Int
+    /// The other requests waiting in its queue.
+    public var waiting: Int
+    /// Of those, the ones that may play with it: a player range that fits and every COMPATIBLE rule passed.
+    public var compatible: Int
+    /// Each stage in Apple's order — `size`, each COMPATIBLE rule, each DISTANCE rule, each MATCH rule, `teams` — with
+    /// how many requests it was tried on and how many passed. COMPATIBLE rules are tried on every waiting request;
+    /// the later stages on the compatible ones, each with this request alone.
+    public var stages: [MatchRuleStage]
+    /// The stages that turned away the most requests, most first (at most three; empty when none turned any away).
+    public var blockingRules: [String]
+    /// How long requests of this queue matched in the last 15 minutes waited, the median in seconds; nil when fewer
+    /// than ``MatchRequestExplanation/estimateMinimumSamples`` were matched ("not enough data").
+    public var estimatedWaitSeconds: Double?
+    /// How many matched requests the estimate comes from.
+    public var estimateSamples: Int
+
+    /// The fewest matched requests an estimate is made from.
+    public static let estimateMinimumSamples = 5
+
+    public init(
+        secondsInQueue: Int, waiting: Int, compatible: Int, stages: [MatchRuleStage], blockingRules: [String], estimatedWaitSeconds: Double?,
+        estimateSamples: Int
+    ) {
+        self.secondsInQueue = secondsInQueue
+        self.waiting = waiting
+        self.compatible = compatible
+        self.stages = stages
+        self.blockingRules = blockingRules
+        self.estimatedWaitSeconds = estimatedWaitSeconds
+        self.estimateSamples = estimateSamples
+    }
+}
+
+/// One stage of a rule set as it stands for one waiting request (see ``MatchRequestExplanation/stages``).
+public struct MatchRuleStage: Codable, Sendable, Equatable {
+    /// The rule's reference name; `size` for the player ranges, `teams` for the team assignment.
+    public var name: String
+    /// `size`, `compatible`, `distance`, `match` or `team`.
+    public var type: String
+    /// Requests it was tried on.
+    public var tried: Int
+    /// Requests that passed it (a DISTANCE rule passes every request it gives a number).
+    public var passed: Int
+    /// DISTANCE rules: the smallest distance to a compatible request; nil for other stages or when none was tried.
+    public var nearestDistance: Double?
+
+    public init(name: String, type: String, tried: Int, passed: Int, nearestDistance: Double? = nil) {
+        self.name = name
+        self.type = type
+        self.tried = tried
+        self.passed = passed
+        self.nearestDistance = nearestDistance
     }
 }
 

@@ -14,8 +14,16 @@ struct MatchmakingRoutes {
             let status = try await matchmaking.request(body, device: context.requireDevice(), session: context.requireSession())
             return EditedResponse(status: .created, response: status)
         }
-        group.get("matchmaking/requests/{requestID}") { _, context -> MatchRequestStatus in
-            try await matchmaking.status(requestID: context.parameters.require("requestID"), session: context.requireSession())
+        group.get("matchmaking/requests/{requestID}") { request, context -> MatchRequestStatus in
+            let explain: Bool
+            switch request.uri.queryParameters.get("explain") {
+            case nil, "false": explain = false
+            case "true": explain = true
+            case let other?:
+                throw APIError.matchRequestInvalid("explain is true or false; got \(String(other.prefix(20)))")
+            }
+            return try await matchmaking.status(
+                requestID: context.parameters.require("requestID"), session: context.requireSession(), explain: explain)
         }
         group.delete("matchmaking/requests/{requestID}") { _, context -> HTTPResponse.Status in
             try await matchmaking.cancel(requestID: context.parameters.require("requestID"), session: context.requireSession())

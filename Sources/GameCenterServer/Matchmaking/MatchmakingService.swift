@@ -281,7 +281,8 @@ package final class MatchmakingService: Service, ChannelPresence {
             if let experiment = pass.experiment {
                 metrics.experimentRuleMatches.increment(by: experiment.pass(pass.requests, now: now).matches.count)
             }
-            await apply(state.withLock { [queueNow] state in state.record(state.ruleQueues.apply(result.matches, key: pass.key), now: queueNow) })
+            await apply(
+                state.withLock { [queueNow] state in state.record(state.ruleQueues.apply(result.matches, key: pass.key, now: queueNow), now: queueNow) })
         }
     }
 
@@ -330,12 +331,23 @@ package final class MatchmakingService: Service, ChannelPresence {
     }
 
     /// Where one of the caller's requests (or invitation acceptances) stands.
-    func status(requestID: String, session: AuthenticatedSession) async throws -> MatchRequestStatus {
+    /// `explain`: with why a waiting request of a rule-based queue still waits (its rules are evaluated against the
+    /// queue's other waiting requests, outside the matchmaker's lock).
+    func status(requestID: String, session: AuthenticatedSession, explain: Bool = false) async throws -> MatchRequestStatus {
         let key = RequestKey(playerID: session.playerID, requestID: try MatchRequestRules.requestID(requestID))
-        return try await existingStatus(key)
-            ?? MatchRequestStatus(
-                requestID: requestID, state: .gone, matchID: nil, players: 0,
-                maxPlayers: 0, invitees: [])
+        guard var status = try await existingStatus(key) else {
+            return MatchRequestStatus(requestID: requestID, state: .gone, matchID: nil, players: 0, maxPlayers: 0, invitees: [])
+        }
+        if explain, status.state == .waiting {
+            let now = queueNow
+            let input = state.withLock { state in
+                state.ticketOfRequest[key].flatMap { state.ruleQueues.explanationInput($0, now: now) }.map { ($0, state.ticketOfRequest[key]!) }
+            }
+            if let ((matcher, requests, estimate), ticket) = input {
+                status.explanation = matcher.explain(ticket, among: requests, now: now, estimate: estimate)
+            }
+        }
+        return status
     }
 
     private func existingStatus(_ key: RequestKey) async throws -> MatchRequestStatus? {

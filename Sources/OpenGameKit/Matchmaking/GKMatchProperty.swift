@@ -21,3 +21,9 @@ public struct GKMatchedPlayers: Sendable {
         playerProperties = info.playerProperties?.filter { $0.key != localPlayerID }
     }
 }
+
+/// Why a request in a rule-based queue is still waiting (``GKMatchmaker/explainWaiting()``).
+public typealias GKMatchmakingExplanation = MatchRequestExplanation
+
+/// One stage of a rule-based queue's rules as it stands for a waiting request (``GKMatchmakingExplanation/stages``).
+public typealias GKMatchRuleStage = MatchRuleStage

@@ -242,6 +242,24 @@ public final class GKMatchmaker: Sendable {
         CompletionHandler.run({ requests, error in completionHandler(requests ?? 0, error) }) { try await self.queryQueueActivity(queueName) }
     }
 
+    /// Why this matchmaker's request in a rule-based queue (``GKMatchRequest/queueName``) is still waiting: how many
+    /// requests wait in its queue, how many of them passed each stage of the queue's rules with it, the rules that turn
+    /// away the most, and how long requests of the queue matched in the last 15 minutes waited. Nil when none of this
+    /// matchmaker's requests waits in a rule-based queue (not sent yet, matched, cancelled, or classic matchmaking).
+    public func explainWaiting() async throws -> GKMatchmakingExplanation? {
+        let sent = state.withLock { $0.pending.filter(\.value.sent).keys.sorted() }
+        for requestID in sent {
+            let status: MatchRequestStatus = try await device.authenticated(.get, "/v1/matchmaking/requests/\(requestID)?explain=true")
+            if let explanation = status.explanation { return explanation }
+        }
+        return nil
+    }
+
+    /// Completion-handler form of ``explainWaiting()``.
+    public func explainWaiting(completionHandler: @escaping @Sendable (GKMatchmakingExplanation?, (any Error)?) -> Void) {
+        CompletionHandler.run({ explanation, error in completionHandler(explanation ?? nil, error) }) { try await self.explainWaiting() }
+    }
+
     // MARK: Requests
 
     /// Sends a request and waits for its match; `requestID` lets a caller follow it (the lobby model polls it), and

@@ -497,6 +497,11 @@ import Testing
 
         try await Task.sleep(for: .seconds(1.5))
         #expect(!bobMatched.withLock { $0 }, "Bob and Dan, 48 apart, wait until their skill window widens")
+        // Both ask why, each through their own node: the owner explains.
+        for device in [bob, dan] {
+            let why = try #require(try await device.matchmaker.explainWaiting())
+            #expect(why.waiting == 1 && why.compatible == 1 && why.blockingRules == ["SkillDifference"])
+        }
         for node in [nodeA, nodeB] { try await LeaderboardsLiveTests.advanceClock(node, hours: 20.0 / 3600) }
         let bobMatch = try await bobFinds.value
         let danMatch = try await danFinds.value

@@ -49,9 +49,18 @@ import Testing
 
         try await Task.sleep(for: .seconds(1.5))
         #expect(!bobMatched.withLock { $0 }, "Bob and Dan, 48 apart, wait until their skill window widens")
+        // Bob asks why: Dan is the one other request; of the same version and region, he fails the skill rule.
+        let why = try #require(try await bob.matchmaker.explainWaiting())
+        #expect(why.waiting == 1 && why.compatible == 1)
+        #expect(why.stages.map(\.name) == ["size", "SameVersion", "SameRegion", "SkillDifference"])
+        #expect(why.stages.last == GKMatchRuleStage(name: "SkillDifference", type: "match", tried: 1, passed: 0))
+        #expect(why.blockingRules == ["SkillDifference"])
+        #expect(why.estimateSamples == 2 && why.estimatedWaitSeconds == nil, "Ann's and Cid's waits, too few for an estimate")
+        #expect(try await ann.matchmaker.explainWaiting() == nil, "Ann's request was matched")
         try await LeaderboardsLiveTests.advanceClock(server, hours: 20.0 / 3600)
         let bobMatch = try await bobFinds.value
         let danMatch = try await danFinds.value
+        #expect(try await bob.matchmaker.explainWaiting() == nil)
         #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
         #expect(danMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
 

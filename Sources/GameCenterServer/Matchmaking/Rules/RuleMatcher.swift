@@ -100,8 +100,8 @@ package struct RuleMatcher: Sendable {
         return context.result
     }
 
-    /// One pass's working state.
-    private struct PassContext {
+    /// One pass's working state (also what ``explain(_:among:now:estimate:)`` evaluates with).
+    struct PassContext {
         let matcher: RuleMatcher
         /// Oldest first.
         let requests: [RuleRequest]

@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import DequeModule
 import JMESPath
 
@@ -35,6 +36,9 @@ struct RuleQueues: Sendable {
         var lastPass: Int64?
         /// When requests arrived, for the activity count (trimmed to ``RuleQueues/activityWindowMillis``).
         var arrivals = Deque<Int64>()
+        /// When requests were matched and how long each had waited (ms), for the wait estimate (trimmed to
+        /// ``RuleQueues/estimateWindowMillis`` and ``RuleQueues/estimateSamplesKept``).
+        var waits = Deque<(matchedAt: Int64, waited: Int64)>()
 
         /// The rules read `secondsInQueue`: waiting alone may make a match, so the queue runs a pass every second.
         /// Kept with the rule sets, not found again on every tick.
@@ -61,6 +65,10 @@ struct RuleQueues: Sendable {
     static let agedPassMillis: Int64 = 1000
     /// How far back ``activity(game:queue:now:)`` counts arrivals (Apple's `queryQueueActivity`: the last 60 s).
     static let activityWindowMillis: Int64 = 60_000
+    /// How far back the wait estimate looks at matched requests: 15 minutes.
+    static let estimateWindowMillis: Int64 = 15 * 60_000
+    /// The most matched requests a queue keeps for its wait estimate.
+    static let estimateSamplesKept = 4096
 
     /// Requests waiting in all queues.
     var waitingCount: Int { keyOfTicket.count }
@@ -116,9 +124,23 @@ struct RuleQueues: Sendable {
         return due.sorted { ($0.key.game, $0.key.queue, $0.key.hosted ? 1 : 0) < ($1.key.game, $1.key.queue, $1.key.hosted ? 1 : 0) }
     }
 
+    /// What explaining why `ticket` waits needs, taken under the matchmaker's lock and evaluated outside it
+    /// (``RuleMatcher/explain(_:among:now:estimate:)``): its queue's rules and waiting requests, and the queue's wait
+    /// estimate at `now`.
+    func explanationInput(_ ticket: TicketID, now: Int64) -> (matcher: RuleMatcher, requests: [RuleRequest], estimate: (seconds: Double?, samples: Int))? {
+        guard let key = keyOfTicket[ticket], let queue = queues[key] else { return nil }
+        let waits = queue.waits.filter { $0.matchedAt > now - Self.estimateWindowMillis }.map(\.waited).sorted()
+        let median: Double? =
+            waits.count < MatchRequestExplanation.estimateMinimumSamples
+            ? nil
+            : waits.count % 2 == 1
+                ? Double(waits[waits.count / 2]) / 1000 : Double(waits[waits.count / 2 - 1] + waits[waits.count / 2]) / 2000
+        return (queue.matcher, queue.waiting.values.map(\.request), (median, waits.count))
+    }
+
     /// Starts a pass's matches whose requests all still wait (a request may have left while the pass ran; its match is
-    /// dropped and the queue runs again).
-    mutating func apply(_ matches: [RuleMatch], key: Key) -> MatchmakingOutcome {
+    /// dropped and the queue runs again); `now` is when, for the wait estimate.
+    mutating func apply(_ matches: [RuleMatch], key: Key, now: Int64) -> MatchmakingOutcome {
         var outcome = MatchmakingOutcome()
         guard var queue = queues[key] else { return outcome }
         for match in matches {
@@ -131,6 +153,7 @@ struct RuleQueues: Sendable {
             for ticket in match.tickets {
                 let (request, playerID) = queue.waiting.removeValue(forKey: ticket)!
                 keyOfTicket[ticket] = nil
+                queue.waits.append((now, max(0, now - request.arrival)))
                 members.append(.ticket(ticket, playerID: playerID))
                 for player in request.players {
                     var own = player.properties
@@ -143,6 +166,9 @@ struct RuleQueues: Sendable {
                 StartedMatch(
                     lobby: LobbyID(1 << 62 | matchesMade), key: QueueKey(game: key.game, hosted: key.hosted, playerGroup: 0), members: members,
                     mask: 0, reason: .full, playerProperties: properties))
+        }
+        while let first = queue.waits.first, first.matchedAt <= now - Self.estimateWindowMillis || queue.waits.count > Self.estimateSamplesKept {
+            queue.waits.removeFirst()
         }
         queues[key] = queue
         return outcome

@@ -70,7 +70,7 @@ import Testing
         #expect(result.matches.map(\.tickets) == [[TicketID(1), TicketID(2)], [TicketID(3), TicketID(4)]])
         let removed = queues.remove(TicketID(4))
         #expect(removed)
-        let outcome = queues.apply(result.matches, key: pass.key)
+        let outcome = queues.apply(result.matches, key: pass.key, now: 0)
         #expect(outcome.started.map { $0.members.map(\.playerID) } == [["G:1", "G:2"]])
         #expect(outcome.started.first?.playerProperties?["G:1"] == ["skill": 1, "gc": [:]])
         #expect(queues.waitingCount == 1 && queues.contains(TicketID(3)))

@@ -1,0 +1,68 @@
+import GameCenterProtocol
+import JMESPath
+
+extension RuleMatcher {
+    /// Why `ticket` still waits among `requests` (its queue's waiting requests, itself included) at `now`: each stage
+    /// of the rule set in Apple's order, with how many of the other requests passed it with this one. The player
+    /// ranges and COMPATIBLE rules are tried on every other request (each rule on all of them, so that each one's
+    /// count is its own); DISTANCE and MATCH rules and the team assignment on the compatible ones, each with this
+    /// request alone — the team assignment only where the two bring enough players for a match. `estimate` is the
+    /// queue's wait estimate. Nil when `ticket` is not among `requests`.
+    func explain(_ ticket: TicketID, among requests: [RuleRequest], now: Int64, estimate: (seconds: Double?, samples: Int))
+        -> MatchRequestExplanation?
+    {
+        var context = PassContext(matcher: self, requests: requests, now: now)
+        guard let anchor = context.requests.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+        let others = context.requests.indices.filter { $0 != anchor }
+        /// The pair as rules see it: the older request first.
+        func pair(_ other: Int) -> [Int] { [min(anchor, other), max(anchor, other)] }
+        func input(_ members: [Int]) -> JSONValue {
+            .object(["requests": .array(members.map { context.documents[$0] }), "players": context.players(members)])
+        }
+
+        var stages: [MatchRuleStage] = []
+        let range = context.requests[anchor].playerRange
+        var compatible = Set(
+            others.filter { other in
+                guard let range, let theirs = context.requests[other].playerRange else { return false }
+                return range.overlaps(theirs)
+            })
+        stages.append(MatchRuleStage(name: "size", type: "size", tried: others.count, passed: compatible.count))
+        for rule in ruleSet.rules(.compatible) {
+            let passed = Set(others.filter { context.boolean(rule, input(pair($0)), pair($0)) })
+            stages.append(MatchRuleStage(name: rule.referenceName, type: "compatible", tried: others.count, passed: passed.count))
+            compatible.formIntersection(passed)
+        }
+        let candidates = others.filter(compatible.contains)
+        for rule in ruleSet.rules(.distance) {
+            let distances = candidates.compactMap { context.number(rule, input(pair($0)), pair($0)) }
+            stages.append(
+                MatchRuleStage(name: rule.referenceName, type: "distance", tried: candidates.count, passed: distances.count, nearestDistance: distances.min()))
+        }
+        for rule in ruleSet.rules(.match) {
+            let passed = candidates.filter { candidate in
+                switch context.evaluate(rule, input(pair(candidate)), pair(candidate)) {
+                case .bool(true)?: true
+                case .number(let value)?: value.isFinite
+                default: false
+                }
+            }
+            stages.append(MatchRuleStage(name: rule.referenceName, type: "match", tried: candidates.count, passed: passed.count))
+        }
+        if !ruleSet.teams.isEmpty {
+            let whole = candidates.filter { context.requests[anchor].playerCount + context.requests[$0].playerCount >= ruleSet.minPlayers }
+            let passed = whole.filter { candidate in
+                let members = pair(candidate)
+                return context.assignTeams(members, requestsJSON: .array(members.map { context.documents[$0] }), playersJSON: context.players(members)) != nil
+            }
+            stages.append(MatchRuleStage(name: "teams", type: "team", tried: whole.count, passed: passed.count))
+        }
+        // Most turned away first; ties in Apple's order.
+        let blocking = stages.enumerated().filter { $0.element.tried > $0.element.passed }
+            .sorted { ($1.element.tried - $1.element.passed, $0.offset) < ($0.element.tried - $0.element.passed, $1.offset) }
+            .prefix(3).map(\.element.name)
+        return MatchRequestExplanation(
+            secondsInQueue: Int(context.requests[anchor].secondsInQueue(now: now)), waiting: others.count, compatible: candidates.count,
+            stages: stages, blockingRules: Array(blocking), estimatedWaitSeconds: estimate.seconds, estimateSamples: estimate.samples)
+    }
+}
