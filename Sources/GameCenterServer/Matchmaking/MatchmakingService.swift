@@ -281,8 +281,10 @@ package final class MatchmakingService: Service, ChannelPresence {
             if let experiment = pass.experiment {
                 metrics.experimentRuleMatches.increment(by: experiment.pass(pass.requests, now: now).matches.count)
             }
+            // Waits are measured on the clock the requests' arrivals were read from (the server's).
+            let matchedAt = clock.nowMillis()
             await apply(
-                state.withLock { [queueNow] state in state.record(state.ruleQueues.apply(result.matches, key: pass.key, now: queueNow), now: queueNow) })
+                state.withLock { [queueNow] state in state.record(state.ruleQueues.apply(result.matches, key: pass.key, now: matchedAt), now: queueNow) })
         }
     }
 
@@ -339,7 +341,8 @@ package final class MatchmakingService: Service, ChannelPresence {
             return MatchRequestStatus(requestID: requestID, state: .gone, matchID: nil, players: 0, maxPlayers: 0, invitees: [])
         }
         if explain, status.state == .waiting {
-            let now = queueNow
+            // The server's clock, as the requests' arrivals and their ages (`secondsInQueue`).
+            let now = clock.nowMillis()
             let input = state.withLock { state in
                 state.ticketOfRequest[key].flatMap { state.ruleQueues.explanationInput($0, now: now) }.map { ($0, state.ticketOfRequest[key]!) }
             }

@@ -484,8 +484,10 @@ import Testing
         }
         let danFinds = Task { try await dan.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "us", "skill": 60])) }
         let annFinds = Task { try await ann.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "eu", "skill": 10])) }
-        let cidMatch = try await cid.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "eu", "skill": 25]))
-        let annMatch = try await annFinds.value
+        let cidFinds = Task { try await cid.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "eu", "skill": 25])) }
+        // Bounded waits: a request lost between the nodes fails the test instead of holding the run.
+        let cidMatch = try await value(of: cidFinds, "Cid's match")
+        let annMatch = try await value(of: annFinds, "Ann's match")
         #expect(annMatch.matchID == cidMatch.matchID)
         #expect(annMatch.playerProperties == [cid.localPlayer.playerID: ["region": "eu", "skill": 25, "gc": [:]]])
         #expect(cidMatch.playerProperties == [ann.localPlayer.playerID: ["region": "eu", "skill": 10, "gc": [:]]])
@@ -503,8 +505,8 @@ import Testing
             #expect(why.waiting == 1 && why.compatible == 1 && why.blockingRules == ["SkillDifference"])
         }
         for node in [nodeA, nodeB] { try await LeaderboardsLiveTests.advanceClock(node, hours: 20.0 / 3600) }
-        let bobMatch = try await bobFinds.value
-        let danMatch = try await danFinds.value
+        let bobMatch = try await value(of: bobFinds, "Bob's match")
+        let danMatch = try await value(of: danFinds, "Dan's match")
         #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
         #expect(danMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
         #expect(try await allConnected(annMatch) == [cid.localPlayer.playerID])

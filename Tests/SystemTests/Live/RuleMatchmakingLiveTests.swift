@@ -52,6 +52,7 @@ import Testing
         // Bob asks why: Dan is the one other request; of the same version and region, he fails the skill rule.
         let why = try #require(try await bob.matchmaker.explainWaiting())
         #expect(why.waiting == 1 && why.compatible == 1)
+        #expect((1...30).contains(why.secondsInQueue), "Bob has waited since the start: \(why.secondsInQueue) s")
         #expect(why.stages.map(\.name) == ["size", "SameVersion", "SameRegion", "SkillDifference"])
         #expect(why.stages.last == GKMatchRuleStage(name: "SkillDifference", type: "match", tried: 1, passed: 0))
         #expect(why.blockingRules == ["SkillDifference"])

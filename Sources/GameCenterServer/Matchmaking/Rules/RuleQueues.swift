@@ -126,7 +126,7 @@ struct RuleQueues: Sendable {
 
     /// What explaining why `ticket` waits needs, taken under the matchmaker's lock and evaluated outside it
     /// (``RuleMatcher/explain(_:among:now:estimate:)``): its queue's rules and waiting requests, and the queue's wait
-    /// estimate at `now`.
+    /// estimate at `now` (on the clock of the requests' arrivals).
     func explanationInput(_ ticket: TicketID, now: Int64) -> (matcher: RuleMatcher, requests: [RuleRequest], estimate: (seconds: Double?, samples: Int))? {
         guard let key = keyOfTicket[ticket], let queue = queues[key] else { return nil }
         let waits = queue.waits.filter { $0.matchedAt > now - Self.estimateWindowMillis }.map(\.waited).sorted()
@@ -139,7 +139,8 @@ struct RuleQueues: Sendable {
     }
 
     /// Starts a pass's matches whose requests all still wait (a request may have left while the pass ran; its match is
-    /// dropped and the queue runs again); `now` is when, for the wait estimate.
+    /// dropped and the queue runs again); `now` is when on the clock of the requests' arrivals (the server's clock,
+    /// which `--test-clock` moves), for the wait estimate.
     mutating func apply(_ matches: [RuleMatch], key: Key, now: Int64) -> MatchmakingOutcome {
         var outcome = MatchmakingOutcome()
         guard var queue = queues[key] else { return outcome }
