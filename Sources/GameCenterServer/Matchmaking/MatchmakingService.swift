@@ -344,9 +344,9 @@ package final class MatchmakingService: Service, ChannelPresence {
             // The server's clock, as the requests' arrivals and their ages (`secondsInQueue`).
             let now = clock.nowMillis()
             let input = state.withLock { state in
-                state.ticketOfRequest[key].flatMap { state.ruleQueues.explanationInput($0, now: now) }.map { ($0, state.ticketOfRequest[key]!) }
+                state.ticketOfRequest[key].flatMap { ticket in state.ruleQueues.explanationInput(ticket, now: now).map { (ticket, $0) } }
             }
-            if let ((matcher, requests, estimate), ticket) = input {
+            if let (ticket, (matcher, requests, estimate)) = input {
                 status.explanation = matcher.explain(ticket, among: requests, now: now, estimate: estimate)
             }
         }

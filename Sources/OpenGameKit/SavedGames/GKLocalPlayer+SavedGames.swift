@@ -141,9 +141,9 @@ extension GKLocalPlayer {
         case file(URL, size: Int64, sha256: String)
     }
 
-    /// Keeps a new version in the outbox, then uploads it (flushing it to disk when it must wait). Answers the version and the save's current
-    /// versions; when the server cannot be reached, the pending version alone (it stays in the outbox and goes up in
-    /// the background). A refusal for good drops it and throws.
+    /// Keeps a new version in the outbox, then uploads it (flushing it to disk when it must wait). Answers the version
+    /// and the save's current versions; when the server cannot be reached, the pending version alone (it stays in the
+    /// outbox and goes up in the background). A refusal for good drops it and throws.
     static func keepAndSend(_ payload: Payload, name: String, basedOn: [String], device: GKGameCenter, playerID: String) async throws -> (
         made: GKSavedGame, current: [GKSavedGame]
     ) {
