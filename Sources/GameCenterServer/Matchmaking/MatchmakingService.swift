@@ -74,6 +74,11 @@ package final class MatchmakingService: Service, ChannelPresence {
         "\(bundleID)\n\(environment)"
     }
 
+    /// The environment a game key (``gameKey(_:)``) names.
+    static func environment(ofGameKey key: String) -> String {
+        String(key.split(separator: "\n", omittingEmptySubsequences: false).last ?? "")
+    }
+
     /// This node listens: devices reach it at `url` (nil: not known when it listens on every address and no
     /// `--public-url` says which one devices use).
     func serving(at url: String?) {
@@ -283,8 +288,14 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
             // Waits are measured on the clock the requests' arrivals were read from (the server's).
             let matchedAt = clock.nowMillis()
-            await apply(
-                state.withLock { [queueNow] state in state.record(state.ruleQueues.apply(result.matches, key: pass.key, now: matchedAt), now: queueNow) })
+            let (decisions, waits, stillWaiting) = state.withLock { [queueNow] state in
+                let (outcome, waits) = state.ruleQueues.apply(result.matches, key: pass.key, now: matchedAt)
+                return (state.record(outcome, now: queueNow), waits, state.ruleQueues.waitingCount(in: pass.key))
+            }
+            metrics.recordRulePass(
+                queue: pass.key.queue, environment: Self.environment(ofGameKey: pass.key.game), matchedWaits: waits, stillWaiting: stillWaiting,
+                tallies: result.tallies)
+            await apply(decisions)
         }
     }
 

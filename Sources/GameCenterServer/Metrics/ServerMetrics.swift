@@ -46,12 +46,21 @@ final class ServerMetrics: Sendable {
     private let requestDurations = Mutex<[String: CoreMetrics.Timer]>([:])
     /// How long each of the app's page templates took to render, by template name.
     private let pageRenders = Mutex<[String: CoreMetrics.Timer]>([:])
+    /// Per rule-based queue and environment (a bounded set: the loaded manifests' queues), made on first use: seconds
+    /// each matched request waited (`matchmaking.queue_wait_seconds`), requests waiting after the last pass
+    /// (`matchmaking.queue_requests`), and each rule's answers by result (`matchmaking.rule_results`).
+    private let queueWaits = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let queueSizes = Mutex<[String: CoreMetrics.Meter]>([:])
+    private let ruleResults = Mutex<[String: CoreMetrics.Counter]>([:])
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.nameAndLabelSanitizer = { name, labels in (name.replacingOccurrences(of: ".", with: "_"), labels) }
         factory.durationHistogramBuckets["matchmaking.rule_pass_seconds"] = [
             .microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(50), .milliseconds(200), .seconds(1),
+        ]
+        factory.durationHistogramBuckets["matchmaking.queue_wait_seconds"] = [
+            .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
         ]
         factory.durationHistogramBuckets["matchmaking.wait_seconds"] = [
             .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
@@ -107,6 +116,42 @@ final class ServerMetrics: Sendable {
             return timer
         }
         timer.recordNanoseconds(nanoseconds)
+    }
+
+    /// Records a pass of the rule-based queue `queue` in `environment`: how long each request it matched waited (ms),
+    /// how many still wait, and what each rule answered (`true`, `false`, `number` or `error`, Apple's per-rule
+    /// results).
+    func recordRulePass(queue: String, environment: String, matchedWaits: [Int64], stillWaiting: Int, tallies: [String: RuleTally]) {
+        let dimensions = [("queue", queue), ("environment", environment)]
+        let key = "\(queue)\n\(environment)"
+        let wait = queueWaits.withLock { made in
+            if let timer = made[key] { return timer }
+            let timer = CoreMetrics.Timer(label: "matchmaking.queue_wait_seconds", dimensions: dimensions + [("result", "matched")], factory: factory)
+            made[key] = timer
+            return timer
+        }
+        for milliseconds in matchedWaits { wait.recordMilliseconds(milliseconds) }
+        let size = queueSizes.withLock { made in
+            if let meter = made[key] { return meter }
+            let meter = CoreMetrics.Meter(label: "matchmaking.queue_requests", dimensions: dimensions, factory: factory)
+            made[key] = meter
+            return meter
+        }
+        size.set(stillWaiting)
+        for (rule, tally) in tallies {
+            for (result, count) in [("true", tally.trueCount), ("false", tally.falseCount), ("number", tally.numberCount), ("error", tally.errors)]
+            where count > 0 {
+                let counter = ruleResults.withLock { made in
+                    let name = "\(key)\n\(rule)\n\(result)"
+                    if let counter = made[name] { return counter }
+                    let counter = CoreMetrics.Counter(
+                        label: "matchmaking.rule_results", dimensions: dimensions + [("rule", rule), ("result", result)], factory: factory)
+                    made[name] = counter
+                    return counter
+                }
+                counter.increment(by: count)
+            }
+        }
     }
 
     /// Counts an action a rate limit refused.

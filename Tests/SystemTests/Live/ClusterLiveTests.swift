@@ -463,7 +463,8 @@ import Testing
 
     @Test func playersOnTwoNodesMatchByTheGamesRulesAtTheQueueOwner() async throws {
         guard LiveServer.engines.contains("postgres") else { return }
-        let arguments = ["--admin-key", LeaderboardsLiveTests.adminKey, "--test-clock"]
+        // No test clock: nodes judge each other's liveness by it, so moving one node's clock makes the other look gone.
+        let arguments = ["--admin-key", LeaderboardsLiveTests.adminKey]
         let nodeA = try LiveServer(engine: "postgres")
         try await nodeA.start(extraArguments: arguments + ["--node-id", "rules-a"])
         let nodeB = try LiveServer(database: nodeA.database)
@@ -475,7 +476,7 @@ import Testing
         let (dan, _) = try await Devices.signedUp(nodeB, alias: "Dan")
 
         // Ann (node A) and Cid (node B), both eu and 15 apart, match at once whichever node owns the queue; Bob (A)
-        // and Dan (B), us and 48 apart, wait until the owner's clock has moved 20 s.
+        // and Dan (B), us and 48 apart, wait (for 20 s, until their skill window widens).
         let bobMatched = Mutex(false)
         let bobFinds = Task {
             let match = try await bob.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "us", "skill": 12]))
@@ -504,15 +505,21 @@ import Testing
             let why = try #require(try await device.matchmaker.explainWaiting())
             #expect(why.waiting == 1 && why.compatible == 1 && why.blockingRules == ["SkillDifference"])
         }
-        for node in [nodeA, nodeB] { try await LeaderboardsLiveTests.advanceClock(node, hours: 20.0 / 3600) }
+        // Eve (node B, us, 14) is within Bob's window, not Dan's: she and Bob match across the nodes.
+        let (eve, _) = try await Devices.signedUp(nodeB, alias: "Eve")
+        let eveFinds = Task { try await eve.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "us", "skill": 14])) }
+        let eveMatch = try await value(of: eveFinds, "Eve's match")
         let bobMatch = try await value(of: bobFinds, "Bob's match")
-        let danMatch = try await value(of: danFinds, "Dan's match")
-        #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
-        #expect(danMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
+        #expect(bobMatch.matchID == eveMatch.matchID && bobMatch.matchID != annMatch.matchID)
+        #expect(eveMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
         #expect(try await allConnected(annMatch) == [cid.localPlayer.playerID])
+        let alone = try #require(try await dan.matchmaker.explainWaiting())
+        #expect(alone.waiting == 0 && alone.blockingRules.isEmpty)
+        dan.matchmaker.cancel()
+        _ = await #expect(throws: (any Error).self) { try await value(of: danFinds, "Dan's cancelled request") }
 
-        for match in [annMatch, cidMatch, bobMatch, danMatch] { match.disconnect() }
-        for device in [ann, bob, cid, dan] { await device.close() }
+        for match in [annMatch, cidMatch, bobMatch, eveMatch] { match.disconnect() }
+        for device in [ann, bob, cid, dan, eve] { await device.close() }
         try await nodeB.stop()
         try await nodeA.stop()
     }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import OpenGameKit
 import Synchronization
 import Testing
@@ -12,6 +15,17 @@ import Testing
         request.queueName = queue
         request.properties = properties
         return request
+    }
+
+    /// The value of the server's Prometheus metric `name` with (at least) these labels, if it has one.
+    static func metric(_ name: String, _ labels: [String: String], on server: LiveServer) async throws -> Double? {
+        var request = URLRequest(url: server.url.appendingPathComponent("metrics"))
+        request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+        let text = String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
+        let line = text.split(separator: "\n").first { line in
+            line.hasPrefix("\(name){") && labels.allSatisfy { line.contains("\($0.key)=\"\($0.value)\"") }
+        }
+        return line.flatMap { Double($0.split(separator: " ").last!) }
     }
 
     @Test(arguments: LiveServer.engines)
@@ -62,6 +76,14 @@ import Testing
         let bobMatch = try await bobFinds.value
         let danMatch = try await danFinds.value
         #expect(try await bob.matchmaker.explainWaiting() == nil)
+        // The queue's figures: four requests matched, none waiting, each rule's answers (Bob and Dan failed the skill
+        // rule before the window widened).
+        let queue = ["queue": ranked, "environment": "sandbox"]
+        #expect(try await Self.metric("matchmaking_queue_wait_seconds_count", queue.merging(["result": "matched"]) { $1 }, on: server) == 4)
+        #expect(try await Self.metric("matchmaking_queue_requests", queue, on: server) == 0)
+        let skill = queue.merging(["rule": "SkillDifference"]) { $1 }
+        #expect(try await Self.metric("matchmaking_rule_results", skill.merging(["result": "true"]) { $1 }, on: server) == 2)
+        #expect(try await Self.metric("matchmaking_rule_results", skill.merging(["result": "false"]) { $1 }, on: server) ?? 0 >= 1)
         #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
         #expect(danMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
 

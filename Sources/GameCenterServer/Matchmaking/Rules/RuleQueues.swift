@@ -73,6 +73,9 @@ struct RuleQueues: Sendable {
     /// Requests waiting in all queues.
     var waitingCount: Int { keyOfTicket.count }
 
+    /// Requests waiting in the queue `key`.
+    func waitingCount(in key: Key) -> Int { queues[key]?.waiting.count ?? 0 }
+
     /// Whether `ticket` waits in a rule-based queue.
     func contains(_ ticket: TicketID) -> Bool { keyOfTicket[ticket] != nil }
 
@@ -140,10 +143,11 @@ struct RuleQueues: Sendable {
 
     /// Starts a pass's matches whose requests all still wait (a request may have left while the pass ran; its match is
     /// dropped and the queue runs again); `now` is when on the clock of the requests' arrivals (the server's clock,
-    /// which `--test-clock` moves), for the wait estimate.
-    mutating func apply(_ matches: [RuleMatch], key: Key, now: Int64) -> MatchmakingOutcome {
+    /// which `--test-clock` moves), for the wait estimate. Also answers how long each request it matched waited (ms).
+    mutating func apply(_ matches: [RuleMatch], key: Key, now: Int64) -> (outcome: MatchmakingOutcome, waits: [Int64]) {
         var outcome = MatchmakingOutcome()
-        guard var queue = queues[key] else { return outcome }
+        var waits: [Int64] = []
+        guard var queue = queues[key] else { return (outcome, waits) }
         for match in matches {
             guard match.tickets.allSatisfy({ queue.waiting[$0] != nil }) else {
                 queue.changed = true
@@ -154,7 +158,8 @@ struct RuleQueues: Sendable {
             for ticket in match.tickets {
                 let (request, playerID) = queue.waiting.removeValue(forKey: ticket)!
                 keyOfTicket[ticket] = nil
-                queue.waits.append((now, max(0, now - request.arrival)))
+                waits.append(max(0, now - request.arrival))
+                queue.waits.append((now, waits.last!))
                 members.append(.ticket(ticket, playerID: playerID))
                 for player in request.players {
                     var own = player.properties
@@ -172,7 +177,7 @@ struct RuleQueues: Sendable {
             queue.waits.removeFirst()
         }
         queues[key] = queue
-        return outcome
+        return (outcome, waits)
     }
 
     /// Requests that entered queue `queue` of `game` in the last 60 s (Apple's `queryQueueActivity`).

@@ -83,7 +83,8 @@ import Testing
                 next += 1
             }
             let pass = try #require(queues.takeDuePasses(now: now).first)
-            _ = queues.apply(pass.matcher.pass(pass.requests, now: now).matches, key: pass.key, now: now)
+            let waits = queues.apply(pass.matcher.pass(pass.requests, now: now).matches, key: pass.key, now: now).waits
+            #expect(waits == [seconds * 1000, seconds * 1000])
         }
         try matchPair(waited: 100, at: 100_000)
         queues.enqueue(
