@@ -25,5 +25,5 @@ public struct GKMatchedPlayers: Sendable {
 /// Why a request in a rule-based queue is still waiting (``GKMatchmaker/explainWaiting()``).
 public typealias GKMatchmakingExplanation = MatchRequestExplanation
 
-/// One stage of a rule-based queue's rules as it stands for a waiting request (``GKMatchmakingExplanation/stages``).
+/// One stage of a rule-based queue's rules as it stands for a waiting request (the `stages` of a ``GKMatchmakingExplanation``).
 public typealias GKMatchRuleStage = MatchRuleStage
