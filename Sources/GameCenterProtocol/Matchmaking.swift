@@ -109,8 +109,8 @@ public struct MatchRequestExplanation: Codable, Sendable, Equatable {
     /// Of those, the ones that may play with it: a player range that fits and every COMPATIBLE rule passed.
     public var compatible: Int
     /// Each stage in Apple's order — `size`, each COMPATIBLE rule, each DISTANCE rule, each MATCH rule, `teams` — with
-    /// how many requests it was tried on and how many passed. COMPATIBLE rules are tried on every waiting request;
-    /// the later stages on the compatible ones, each with this request alone.
+    /// how many requests it was tried on and how many passed. COMPATIBLE rules are tried on every waiting request (the
+    /// oldest 2,000 at most); the later stages on the compatible ones, each with this request alone.
     public var stages: [MatchRuleStage]
     /// The stages that turned away the most requests, most first (at most three; empty when none turned any away).
     public var blockingRules: [String]

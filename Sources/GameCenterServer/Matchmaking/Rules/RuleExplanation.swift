@@ -2,16 +2,24 @@ import GameCenterProtocol
 import JMESPath
 
 extension RuleMatcher {
+    /// The most other requests an explanation tries its stages on.
+    static let explainedRequestsLimit = 2_000
+
     /// Why `ticket` still waits among `requests` (its queue's waiting requests, itself included) at `now`: each stage
     /// of the rule set in Apple's order, with how many of the other requests passed it with this one. The player
     /// ranges and COMPATIBLE rules are tried on every other request (each rule on all of them, so that each one's
     /// count is its own); DISTANCE and MATCH rules and the team assignment on the compatible ones, each with this
     /// request alone — the team assignment only where the two bring enough players for a match. `estimate` is the
-    /// queue's wait estimate. Nil when `ticket` is not among `requests`.
-    func explain(_ ticket: TicketID, among requests: [RuleRequest], now: Int64, estimate: (seconds: Double?, samples: Int))
-        -> MatchRequestExplanation?
-    {
-        var context = PassContext(matcher: self, requests: requests, now: now)
+    /// queue's wait estimate. The stages are tried on the oldest `limit` other requests at most (an explanation is asked
+    /// for by players: its cost stays bounded however long the queue); `waiting` counts them all. Nil when `ticket` is
+    /// not among `requests`.
+    func explain(
+        _ ticket: TicketID, among requests: [RuleRequest], now: Int64, estimate: (seconds: Double?, samples: Int),
+        limit: Int = RuleMatcher.explainedRequestsLimit
+    ) -> MatchRequestExplanation? {
+        guard let own = requests.first(where: { $0.ticket == ticket }) else { return nil }
+        let tried = requests.filter { $0.ticket != ticket }.sorted { ($0.arrival, $0.ticket) < ($1.arrival, $1.ticket) }.prefix(limit)
+        var context = PassContext(matcher: self, requests: [own] + tried, now: now)
         guard let anchor = context.requests.firstIndex(where: { $0.ticket == ticket }) else { return nil }
         let others = context.requests.indices.filter { $0 != anchor }
         /// The pair as rules see it: the older request first.
@@ -62,7 +70,7 @@ extension RuleMatcher {
             .sorted { ($1.element.tried - $1.element.passed, $0.offset) < ($0.element.tried - $0.element.passed, $1.offset) }
             .prefix(3).map(\.element.name)
         return MatchRequestExplanation(
-            secondsInQueue: Int(context.requests[anchor].secondsInQueue(now: now)), waiting: others.count, compatible: candidates.count,
+            secondsInQueue: Int(context.requests[anchor].secondsInQueue(now: now)), waiting: requests.count - 1, compatible: candidates.count,
             stages: stages, blockingRules: Array(blocking), estimatedWaitSeconds: estimate.seconds, estimateSamples: estimate.samples)
     }
 }

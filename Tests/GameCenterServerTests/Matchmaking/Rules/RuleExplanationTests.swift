@@ -51,6 +51,12 @@ import Testing
         #expect(explanation.blockingRules == ["SkillWindow", "size", "SameRegion"])
         #expect(explanation.estimatedWaitSeconds == nil && explanation.estimateSamples == 2)
         #expect(RuleMatcher(ruleSet: rules).explain(TicketID(9), among: requests, now: 0, estimate: (nil, 0)) == nil)
+        // A long queue: the stages are tried on the oldest requests only, the count of waiting ones stays whole.
+        let older = requests.enumerated().map { index, request in
+            Self.request(request.ticket.rawValue, region: index == 4 ? "us" : "eu", skill: 10, ruleSet: rules, arrival: Int64(index))
+        }
+        let bounded = try #require(RuleMatcher(ruleSet: rules).explain(TicketID(1), among: older, now: 0, estimate: (nil, 0), limit: 2))
+        #expect(bounded.waiting == 5 && bounded.stages.first == MatchRuleStage(name: "size", type: "size", tried: 2, passed: 2))
     }
 
     @Test func teamsAreTriedOnlyWhereTheTwoBringEnoughPlayers() throws {
