@@ -97,15 +97,18 @@ set +e
 # them it starved their 10 s waits (a sign-out heard, a relay's closing frame).
 voice="OpenGameKitVoiceTests|VoiceChatLiveTests|VoiceChatServiceLiveTests|VoiceChatExampleTests|VoiceRelayLiveTests"
 live="LiveTests|ExampleTests|NetworkFaultProxyTests"
-swift test --skip-build --skip "OpenGameKitLANTests|OpenGameKitSessionTests|$voice|$live"
+# Every phase's output also goes to one log: a failure's lines are printed again at the end, where a run's tail shows them.
+swift_log=$(mktemp)
+swift_phase() { "$@" 2>&1 | tee -a "$swift_log"; }
+swift_phase swift test --skip-build --skip "OpenGameKitLANTests|OpenGameKitSessionTests|$voice|$live"
 swift_status=$?
 # Swift Testing runs every test of a phase at once unless told otherwise; on two cores a hundred live tests with their
 # server processes starved each other's heartbeats and 10 s waits. At most 4 live tests (2 voice tests) run at a time.
 SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4 \
-  swift test --skip-build --filter "$live" --skip "$voice|OpenGameKitLANTests|OpenGameKitSessionTests|ClusterLiveTests" || swift_status=1
-swift test --skip-build --filter "ClusterLiveTests" || swift_status=1
-SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 swift test --skip-build --filter "$voice" || swift_status=1
-swift test --skip-build --filter "OpenGameKitLANTests|OpenGameKitSessionTests" || swift_status=1
+  swift_phase swift test --skip-build --filter "$live" --skip "$voice|OpenGameKitLANTests|OpenGameKitSessionTests|ClusterLiveTests" || swift_status=1
+swift_phase swift test --skip-build --filter "ClusterLiveTests" || swift_status=1
+SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 swift_phase swift test --skip-build --filter "$voice" || swift_status=1
+swift_phase swift test --skip-build --filter "OpenGameKitLANTests|OpenGameKitSessionTests" || swift_status=1
 # The SDK's documentation: a symbol link DocC cannot resolve, in a catalog or a `///` comment, fails it.
 bash scripts/docs.sh
 docs_status=$?
@@ -127,6 +130,10 @@ set -e
 
 if [ "$swift_status" -ne 0 ] || [ "$docs_status" -ne 0 ] || [ "$sdk_status" -ne 0 ] || [ "$schema_status" -ne 0 ] \
   || [ "$browser_status" -ne 0 ] || [ "$fuzz_status" -ne 0 ]; then
+  if [ "$swift_status" -ne 0 ]; then
+    echo "the Swift tests that failed, and their first issues:"
+    grep -E "✘ Test .*(recorded an issue|failed after)|error: -\[|Test Case .* failed|Fatal error|signal code" "$swift_log" | head -40
+  fi
   echo "tests failed (swift test: $swift_status, docs: $docs_status, sdk-only: $sdk_status, schemathesis: $schema_status, browser and server API: $browser_status, fuzz: $fuzz_status)"
   exit 1
 fi

@@ -93,8 +93,14 @@ public struct SavedGameUploadBody: Codable, Sendable, Equatable {
     /// chunks (the answer's ``SavedGameUpload/saved``).
     public var data: Data?
 
-    /// The most bytes a save may carry in its upload's first request.
+    /// The most bytes a save may carry as ``data`` (base64 in the JSON body) in its upload's first request.
     public static let inlineBytes = 256 << 10
+    /// The most bytes a save may carry as the raw body of its upload's first request (`Content-Type:
+    /// application/octet-stream`, this body's other fields as JSON in the ``header``): saved in that one request.
+    public static let wholeBytes = 1 << 20
+    /// The header carrying this body's fields as JSON (non-ASCII characters escaped as `\uXXXX`) when the request's
+    /// body is the save's bytes.
+    public static let header = "X-GameCenter-Save"
 
     /// An upload body with every field given.
     public init(

@@ -83,22 +83,29 @@ extension StorageSession {
         try await sql.raw("SELECT * FROM saved_game_versions WHERE version_id = \(bind: id)").first().map(Self.savedGameVersion)
     }
 
-    /// How many saves the player has in the game besides `name`, and the bytes their current versions take (of every
-    /// save, `name`'s included); one statement.
-    public func savedGameUsage(playerID: String, bundleID: String, environment: String, besides name: String) async throws -> (
-        saves: Int, bytes: Int64
+    /// The save `name`'s versions (current ones only, or every kept one) by date, with the player's usage of the game:
+    /// how many saves they have besides `name`, and the bytes the current versions of all their saves take (`name`'s
+    /// included); one statement.
+    public func savedGameVersionsAndUsage(playerID: String, bundleID: String, environment: String, name: String, currentOnly: Bool) async throws -> (
+        versions: [SavedGameVersionRecord], saves: Int, bytes: Int64
     ) {
-        let row = try await sql.raw(
+        // The usage is one row, joined with the versions: a save with none still answers it.
+        var query: SQLQueryString = """
+            SELECT usage.saves, usage.bytes, v.*
+            FROM (SELECT (SELECT COUNT(*) FROM saved_games
+                          WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment)
+                            AND name <> \(bind: name)) AS saves,
+                         (SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM saved_game_versions
+                          WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment)
+                            AND current = 1) AS bytes) AS usage
+            LEFT JOIN saved_game_versions v
+              ON v.player_id = \(bind: playerID) AND v.bundle_id = \(bind: bundleID) AND v.environment = \(bind: environment) AND v.name = \(bind: name)
             """
-            SELECT (SELECT COUNT(*) FROM saved_games
-                    WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment)
-                      AND name <> \(bind: name)) AS saves,
-                   (SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM saved_game_versions
-                    WHERE player_id = \(bind: playerID) AND bundle_id = \(bind: bundleID) AND environment = \(bind: environment)
-                      AND current = 1) AS bytes
-            """
-        ).first()
-        return (Int(try row?.int("saves") ?? 0), try row?.int("bytes") ?? 0)
+        if currentOnly { query += " AND v.current = 1" }
+        query += " ORDER BY v.created_at, v.version_id"
+        let rows = try await sql.raw(query).all()
+        let versions = try rows.filter { try !$0.decodeNil(column: "version_id") }.map(Self.savedGameVersion)
+        return (versions, Int(try rows.first?.int("saves") ?? 0), try rows.first?.int("bytes") ?? 0)
     }
 
     /// Takes the save's row (making it when new) for the rest of the transaction: on PostgreSQL a second transaction
@@ -113,15 +120,23 @@ extension StorageSession {
         ).run()
     }
 
-    /// Stores a finished version.
-    public func insertSavedGameVersion(_ version: SavedGameVersionRecord) async throws {
+    /// Stores versions in one statement: a new one whole; of one already stored, only whether it is current (a new
+    /// version and the ones it supersedes go together).
+    public func storeSavedGameVersions(_ versions: [SavedGameVersionRecord]) async throws {
+        guard !versions.isEmpty else { return }
+        let rows = versions.map { version -> SQLQueryString in
+            """
+            (\(bind: version.versionID), \(bind: version.playerID), \(bind: version.bundleID), \(bind: version.environment), \(bind: version.name),
+             \(bind: version.deviceName), \(bind: version.size), \(bind: version.sha256), \(bind: version.playedSeconds), \(bind: version.progress),
+             \(bind: version.createdAt), \(bind: Int64(version.current ? 1 : 0)))
+            """
+        }
         try await sql.raw(
             """
             INSERT INTO saved_game_versions (version_id, player_id, bundle_id, environment, name, device_name, size, sha256, played_seconds, progress,
                                              created_at, current)
-            VALUES (\(bind: version.versionID), \(bind: version.playerID), \(bind: version.bundleID), \(bind: version.environment),
-                    \(bind: version.name), \(bind: version.deviceName), \(bind: version.size), \(bind: version.sha256), \(bind: version.playedSeconds),
-                    \(bind: version.progress), \(bind: version.createdAt), \(bind: Int64(version.current ? 1 : 0)))
+            VALUES \(rows.joined(separator: ", "))
+            ON CONFLICT (version_id) DO UPDATE SET current = excluded.current
             """
         ).run()
     }

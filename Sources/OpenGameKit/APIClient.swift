@@ -36,11 +36,11 @@ struct APIClient: Sendable {
         try await send(method, path, body: json.map { ("application/json", $0) }, token: token, headers: headers, as: Response.self)
     }
 
-    /// Sends raw bytes (`application/octet-stream`).
-    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, bytes: Data, token: String?, as: Response.Type = Response.self)
-        async throws -> Response
-    {
-        try await send(method, path, body: ("application/octet-stream", bytes), token: token, as: Response.self)
+    /// Sends raw bytes (`application/octet-stream`), with `headers` besides the device's.
+    func send<Response: Decodable>(
+        _ method: HTTPMethod, _ path: String, bytes: Data, token: String?, headers: [(String, String)] = [], as: Response.Type = Response.self
+    ) async throws -> Response {
+        try await send(method, path, body: ("application/octet-stream", bytes), token: token, headers: headers, as: Response.self)
     }
 
     private func send<Response: Decodable>(

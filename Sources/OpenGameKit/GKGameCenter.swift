@@ -297,13 +297,13 @@ public final class GKGameCenter: Sendable {
         }
     }
 
-    /// ``authenticated(_:_:body:as:)`` with raw bytes as the body.
-    func authenticated<Response: Decodable>(_ method: HTTPMethodName, _ path: String, bytes: Data, as: Response.Type = Response.self) async throws
-        -> Response
-    {
+    /// ``authenticated(_:_:body:as:)`` with raw bytes as the body, and `headers` besides the device's.
+    func authenticated<Response: Decodable>(
+        _ method: HTTPMethodName, _ path: String, bytes: Data, headers: [(String, String)] = [], as: Response.Type = Response.self
+    ) async throws -> Response {
         let token = try requireToken()
         do {
-            return try await api.send(method.nio, path, bytes: bytes, token: token, as: Response.self)
+            return try await api.send(method.nio, path, bytes: bytes, token: token, headers: headers, as: Response.self)
         } catch let error as GKError where error.code == .notAuthenticated {
             await localPlayer.sessionEnded(token: token, error: error)
             throw error

@@ -457,7 +457,9 @@ public final class GKLocalPlayer: GKPlayer, @unchecked Sendable {
             state.session?.eventCursor = seq
             return state.session
         }
-        if let saved { try? gameCenter.sessionFile.save(saved) }
+        // Not flushed: a cursor lost with the machine's power only has the server send its events again (the
+        // game may hear one twice then), and an fsync per event cost more than the event itself.
+        if let saved { try? gameCenter.sessionFile.save(saved, flushed: false) }
     }
 
     func updateFriends(_ change: (inout [String]) -> Void) {

@@ -24,11 +24,13 @@ struct SessionFile: Sendable {
         return try? WireCoding.makeDecoder().decode(SavedSession.self, from: data)
     }
 
-    func save(_ session: SavedSession) throws {
+    /// Writes `session` atomically; `flushed`: on disk before this returns (see
+    /// ``DurableFile/write(_:to:permissions:flushed:)``).
+    func save(_ session: SavedSession, flushed: Bool = true) throws {
         let manager = FileManager.default
         try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        try DurableFile.write(try WireCoding.makeEncoder().encode(session), to: url)
+        try DurableFile.write(try WireCoding.makeEncoder().encode(session), to: url, flushed: flushed)
     }
 
     func delete() {

@@ -224,9 +224,13 @@ struct TestServer {
         /// The address requests come from; nil for none.
         var remoteAddress: SocketAddress?
 
-        /// Sends raw bytes (`application/octet-stream`).
-        func call(_ method: HTTPRequest.Method, _ path: String, bytes: Data, token: String, bundleID: String = "com.example.open") async throws -> Answer {
-            var headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/octet-stream"]
+        /// Sends raw bytes (`application/octet-stream`), with `extraHeaders`.
+        func call(
+            _ method: HTTPRequest.Method, _ path: String, bytes: Data, token: String, bundleID: String = "com.example.open", extraHeaders: HTTPFields = [:]
+        ) async throws -> Answer {
+            var headers = extraHeaders
+            headers[.authorization] = "Bearer \(token)"
+            headers[.contentType] = "application/octet-stream"
             headers[HTTPField.Name(DeviceHeader.bundleID)!] = bundleID
             headers[HTTPField.Name(DeviceHeader.environment)!] = "sandbox"
             let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: ByteBuffer(bytes: bytes))

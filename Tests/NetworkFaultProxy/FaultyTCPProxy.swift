@@ -64,7 +64,8 @@ public final class FaultyTCPProxy: Sendable {
     /// written (that is the "loss" a TCP connection can suffer: what was in flight when it broke).
     ///
     /// Both peers get a reset. `cutConnections` already includes these connections when this returns; the resets
-    /// themselves happen on the connections' event loops a moment later.
+    /// themselves happen on the connections' event loops a moment later, but nothing read from them after this returns
+    /// is passed on.
     public func cutAllConnections() {
         for connection in core.removeAll(asCut: true, stopping: false) {
             connection.eventLoop.execute { connection.value.abort() }

@@ -145,6 +145,11 @@ final class TCPConnection {
 
     /// Queues `bytes` for the other side at max(now + delay, the previous chunk's time), or writes it at once.
     private func forward(_ bytes: ByteBuffer, from side: Side, after delay: TimeAmount) {
+        // Cut by `cutAllConnections`, whose reset may not have run yet: what is read now is lost with the connection.
+        guard !core.wasCut(id) else {
+            core.discarded(bytes.readableBytes, wereHeld: false)
+            return
+        }
         guard let target = destination(ofChunksFrom: side) else { return }
         let lane = lane(from: side)
         if delay == .zero, lane.pending.isEmpty {

@@ -32,6 +32,9 @@ final class TCPProxyCore: Sendable {
         var random: SplitMix64
         /// Connections that are still forwarding, by id.
         var connections: [Int: NIOLoopBound<TCPConnection>] = [:]
+        /// The ids of the connections `removeAll(asCut: true)` cut: they pass nothing on from then, even before their
+        /// reset has run on their event loop.
+        var cutIDs: Set<Int> = []
         /// The id the next accepted connection gets.
         var nextID = 0
     }
@@ -107,6 +110,11 @@ final class TCPProxyCore: Sendable {
         }
     }
 
+    /// Whether connection `id` was cut by `removeAll(asCut: true)`.
+    func wasCut(_ id: Int) -> Bool {
+        state.withLock { $0.cutIDs.contains(id) }
+    }
+
     /// Removes a connection from the registry; counts it as cut when `asCut` and it was still registered.
     func remove(_ id: Int, asCut: Bool) {
         state.withLock { state in
@@ -121,8 +129,11 @@ final class TCPProxyCore: Sendable {
     func removeAll(asCut: Bool, stopping: Bool) -> [NIOLoopBound<TCPConnection>] {
         state.withLock { state in
             let connections = Array(state.connections.values)
+            if asCut {
+                state.cut += connections.count
+                state.cutIDs.formUnion(state.connections.keys)
+            }
             state.connections.removeAll()
-            if asCut { state.cut += connections.count }
             if stopping { state.stopped = true }
             return connections
         }

@@ -20,12 +20,24 @@ struct SavedGameRoutes {
             return .noContent
         }
         group.post("saved-games/uploads") { request, context -> SavedGameUpload in
+            if request.headers[.contentType]?.hasPrefix("application/octet-stream") == true {
+                return try await saves.start(
+                    try Self.fields(of: request), data: try await Self.wholeSave(in: request), device: context.requireDevice(),
+                    session: context.requireSession())
+            }
             // The usual body limit, plus a small save's data as base64.
-            let body = try await TurnBasedRoutes.decode(
+            var body = try await TurnBasedRoutes.decode(
                 SavedGameUploadBody.self, from: request, carrying: SavedGameUploadBody.inlineBytes,
-                tooLarge: APIError.saveInvalidRequest("a save carries at most \(SavedGameUploadBody.inlineBytes) bytes in its first request"),
+                tooLarge: APIError.saveInvalidRequest("a save carries at most \(SavedGameUploadBody.inlineBytes) bytes in its first request's JSON"),
                 context: context)
-            return try await saves.start(body, device: context.requireDevice(), session: context.requireSession())
+            let data = body.data
+            if let data, data.count > SavedGameUploadBody.inlineBytes {
+                throw APIError.saveInvalidRequest(
+                    "a save carries at most \(SavedGameUploadBody.inlineBytes) bytes as base64 in its first request; send \(data.count) bytes as the raw body (up to \(SavedGameUploadBody.wholeBytes)) or in chunks"
+                )
+            }
+            body.data = nil
+            return try await saves.start(body, data: data, device: context.requireDevice(), session: context.requireSession())
         }
         group.get("saved-games/uploads/{uploadID}") { _, context -> SavedGameUpload in
             try await saves.upload(id: context.parameters.require("uploadID"), device: context.requireDevice(), session: context.requireSession())
@@ -64,6 +76,30 @@ struct SavedGameRoutes {
                 game: caller.game, environment: caller.environment)
             return Self.bytes(data)
         }
+    }
+
+    /// The upload's fields from the ``SavedGameUploadBody/header`` of a request whose body is the save's bytes.
+    private static func fields(of request: Request) throws -> SavedGameUploadBody {
+        let header = SavedGameUploadBody.header
+        guard let json = request.headers[HTTPField.Name(header)!] else {
+            throw APIError.saveInvalidRequest("a save sent as the raw body names its fields in the \(header) header, as JSON")
+        }
+        let fields: SavedGameUploadBody
+        do {
+            fields = try WireCoding.makeDecoder().decode(SavedGameUploadBody.self, from: Data(json.utf8))
+        } catch let error as DecodingError {
+            throw APIError.saveInvalidRequest("the \(header) header is not the upload's fields as JSON: \(WireRequestDecoder.describe(error))")
+        }
+        guard fields.data == nil else { throw APIError.saveInvalidRequest("the \(header) header carries no data: the body is the data") }
+        return fields
+    }
+
+    /// The whole save as a request's raw body, at most ``SavedGameUploadBody/wholeBytes``.
+    private static func wholeSave(in request: Request) async throws -> Data {
+        let limit = SavedGameUploadBody.wholeBytes
+        let bytes = try await request.body(
+            upTo: limit, orThrow: APIError.saveInvalidRequest("a save sent as the raw body has at most \(limit) bytes; upload a larger one in chunks"))
+        return Data(bytes.readableBytesView)
     }
 
     private static func bytes(_ data: Data) -> Response {

@@ -57,9 +57,10 @@ struct SavedGameService: Sendable {
 
     // MARK: Uploading
 
-    /// Starts an upload of a new version, after checking it against the game's limits; a small save that carries its
-    /// data is saved at once, in one transaction.
-    func start(_ body: SavedGameUploadBody, device: DeviceIdentity, session: AuthenticatedSession) async throws -> SavedGameUpload {
+    /// Starts an upload of a new version, after checking it against the game's limits; a small save that comes with its
+    /// `data` (the request's base64 field or raw body, checked for size by the route) is saved at once, in one
+    /// transaction.
+    func start(_ body: SavedGameUploadBody, data: Data?, device: DeviceIdentity, session: AuthenticatedSession) async throws -> SavedGameUpload {
         let settings = device.game.savedGames
         try Self.check(body, settings: settings)
         let (player, bundleID, environment) = (session.playerID, device.game.bundleID, device.environment.rawValue)
@@ -69,12 +70,12 @@ struct SavedGameService: Sendable {
             deviceName: body.deviceName, size: body.size, sha256: body.sha256, playedSeconds: body.playedSeconds, progress: body.progress,
             createdAt: now, current: false)
         let chunks = Self.chunkCount(body.size)
-        if let data = body.data {
-            try Self.checkInline(data, of: body)
+        if let data {
+            try Self.checkWhole(data, of: body)
             let policy = settings.conflictPolicy
             let current = try await database.write { storage in
-                let kept = try await Self.lockedVersions(of: version, in: storage)
-                try await Self.checkRoom(for: body, settings: settings, version: version, current: kept.filter(\.current), in: storage)
+                let (kept, saves, bytes) = try await Self.lockedVersions(of: version, in: storage)
+                try Self.checkRoom(for: body, settings: settings, current: kept.filter(\.current), saves: saves, bytes: bytes)
                 if !data.isEmpty { try await storage.putSavedGameChunk(owner: version.versionID, index: 0, data: data) }
                 return try await Self.makeCurrent(version, basedOn: body.basedOn, kept: kept, policy: policy, now: now, in: storage)
             }
@@ -91,38 +92,32 @@ struct SavedGameService: Sendable {
             else {
                 throw APIError.saveTooManyUploads(Self.uploadsPerPlayer)
             }
-            let current = try await storage.savedGameVersions(
+            let (current, saves, bytes) = try await storage.savedGameVersionsAndUsage(
                 playerID: player, bundleID: bundleID, environment: environment, name: body.name, currentOnly: true)
-            try await Self.checkRoom(for: body, settings: settings, version: version, current: current, in: storage)
+            try Self.checkRoom(for: body, settings: settings, current: current, saves: saves, bytes: bytes)
             try await storage.insertSavedGameUpload(SavedGameUploadRecord(version: version, basedOn: body.basedOn))
         }
         return SavedGameUpload(uploadID: version.versionID, chunkBytes: SavedGameSettings.chunkBytes, chunks: chunks, receivedChunks: [])
     }
 
-    /// Refuses a new version the player has no room for: a new save (no `current` version) beyond the game's count, or
-    /// bytes beyond its total (the versions it is based on no longer count).
+    /// Refuses a new version the player has no room for: a new save (no `current` version) beyond the game's count of
+    /// `saves` (the player's others), or bytes beyond its total (`bytes` of every current version, less those this one
+    /// is based on).
     private static func checkRoom(
-        for body: SavedGameUploadBody, settings: SavedGameSettings, version: SavedGameVersionRecord, current: [SavedGameVersionRecord],
-        in storage: StorageSession
-    ) async throws {
-        let usage = try await storage.savedGameUsage(
-            playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, besides: body.name)
-        if current.isEmpty, usage.saves >= settings.saves {
-            throw APIError.saveTooManySaves(usage.saves, limit: settings.saves)
+        for body: SavedGameUploadBody, settings: SavedGameSettings, current: [SavedGameVersionRecord], saves: Int, bytes: Int64
+    ) throws {
+        if current.isEmpty, saves >= settings.saves {
+            throw APIError.saveTooManySaves(saves, limit: settings.saves)
         }
         let replaced = current.filter { body.basedOn.contains($0.versionID) }.reduce(0) { $0 + $1.size }
-        let total = usage.bytes - replaced + body.size
+        let total = bytes - replaced + body.size
         if total > settings.totalBytes {
-            throw APIError.saveQuotaExceeded(used: usage.bytes, adding: body.size, total: total, limit: settings.totalBytes)
+            throw APIError.saveQuotaExceeded(used: bytes, adding: body.size, total: total, limit: settings.totalBytes)
         }
     }
 
-    /// Checks data sent with the upload's first request: small enough, of the announced size and SHA-256.
-    static func checkInline(_ data: Data, of body: SavedGameUploadBody) throws {
-        guard data.count <= SavedGameUploadBody.inlineBytes else {
-            throw APIError.saveInvalidRequest(
-                "a save carries at most \(SavedGameUploadBody.inlineBytes) bytes in its first request; upload \(data.count) bytes in chunks")
-        }
+    /// Checks data sent with the upload's first request: of the announced size and SHA-256.
+    static func checkWhole(_ data: Data, of body: SavedGameUploadBody) throws {
         guard Int64(data.count) == body.size else {
             throw APIError.saveInvalidRequest("the data has \(data.count) bytes, not the announced size \(body.size)")
         }
@@ -185,7 +180,7 @@ struct SavedGameService: Sendable {
         let current = try await database.write { storage -> [SavedGameVersionRecord] in
             guard try await storage.savedGameUpload(id: uploadID) != nil else { throw APIError.saveNoSuchUpload }
             try await storage.deleteSavedGameUpload(id: uploadID, keepingChunks: true)
-            let kept = try await Self.lockedVersions(of: upload.version, in: storage)
+            let kept = try await Self.lockedVersions(of: upload.version, in: storage).versions
             return try await Self.makeCurrent(upload.version, basedOn: upload.basedOn, kept: kept, policy: policy, now: now, in: storage)
         }
         bus.publish(.playerEvents(playerID: session.playerID))
@@ -193,10 +188,14 @@ struct SavedGameService: Sendable {
     }
 
     /// Takes the lock of `version`'s save (see ``StorageSession/lockSavedGame(playerID:bundleID:environment:name:)``) and
-    /// answers its kept versions, current or not: read under the lock, they stay as read until the transaction ends.
-    private static func lockedVersions(of version: SavedGameVersionRecord, in storage: StorageSession) async throws -> [SavedGameVersionRecord] {
+    /// answers its kept versions, current or not, with the player's usage of the game (see
+    /// ``StorageSession/savedGameVersionsAndUsage(playerID:bundleID:environment:name:currentOnly:)``): read under the
+    /// lock, they stay as read until the transaction ends.
+    private static func lockedVersions(of version: SavedGameVersionRecord, in storage: StorageSession) async throws -> (
+        versions: [SavedGameVersionRecord], saves: Int, bytes: Int64
+    ) {
         try await storage.lockSavedGame(playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name)
-        return try await storage.savedGameVersions(
+        return try await storage.savedGameVersionsAndUsage(
             playerID: version.playerID, bundleID: version.bundleID, environment: version.environment, name: version.name, currentOnly: false)
     }
 
@@ -218,8 +217,8 @@ struct SavedGameService: Sendable {
         let currentIDs = Set(current.map(\.versionID))
         let dropped = before.filter { !currentIDs.contains($0.versionID) }.map(\.versionID)
         made.current = currentIDs.contains(made.versionID)
-        try await storage.insertSavedGameVersion(made)
-        try await storage.setSavedGameVersions(Array(Set(dropped + superseded.map(\.versionID))), current: false)
+        let demoted = Set(dropped + superseded.map(\.versionID))
+        try await storage.storeSavedGameVersions([made] + before.filter { demoted.contains($0.versionID) }.map { with($0, current: false) })
         // Newest first, as the Game Center app lists them: beyond the kept number, what is no longer current goes.
         let newestFirst = (kept + [made]).sorted { ($0.createdAt, $0.versionID) > ($1.createdAt, $1.versionID) }
         let old = newestFirst.dropFirst(SavedGameSettings.keptVersions).filter { !currentIDs.contains($0.versionID) }.map(\.versionID)
@@ -327,6 +326,12 @@ struct SavedGameService: Sendable {
         SavedGameLimits(
             saveBytes: settings.saveBytes, totalBytes: settings.totalBytes, saves: settings.saves, nameLength: settings.nameLength,
             chunkBytes: SavedGameSettings.chunkBytes)
+    }
+
+    private static func with(_ record: SavedGameVersionRecord, current: Bool) -> SavedGameVersionRecord {
+        var record = record
+        record.current = current
+        return record
     }
 
     static func info(_ record: SavedGameVersionRecord) -> SavedGameInfo {

@@ -285,19 +285,37 @@ extension GKLocalPlayer {
                 return made(by: earlier.versionID, in: SavedGameVersions(name: entry.name, versions: versions), entry: entry, device: device)
             }
         }
-        var inline: Data?
-        switch payload {
-        case .data(let data):
-            if data.count <= SavedGameUploadBody.inlineBytes { inline = data }
-        case .file(let url, let size, _):
-            if size <= Int64(SavedGameUploadBody.inlineBytes) { inline = try Data(contentsOf: url) }
+        let fields = SavedGameUploadBody(name: entry.name, basedOn: entry.basedOn, deviceName: entry.deviceName, size: entry.size, sha256: entry.sha256)
+        let upload: SavedGameUpload
+        if entry.size <= Int64(SavedGameUploadBody.wholeBytes) {
+            // A save of one chunk or less goes whole, in one request: its bytes as the body, its fields in a header.
+            let whole: Data
+            switch payload {
+            case .data(let data): whole = data
+            case .file(let url, _, _): whole = try Data(contentsOf: url)
+            }
+            upload = try await device.authenticated(
+                .post, "/v1/saved-games/uploads", bytes: whole, headers: [(SavedGameUploadBody.header, try headerJSON(fields))], as: SavedGameUpload.self)
+        } else {
+            upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: fields, as: SavedGameUpload.self)
         }
-        let body = SavedGameUploadBody(
-            name: entry.name, basedOn: entry.basedOn, deviceName: entry.deviceName, size: entry.size, sha256: entry.sha256, data: inline)
-        let upload = try await device.authenticated(.post, "/v1/saved-games/uploads", body: body, as: SavedGameUpload.self)
         if let saved = upload.saved { return made(by: upload.uploadID, in: saved, entry: entry, device: device) }
         try await device.savedGameOutbox.setUploadID(upload.uploadID, of: entry)
         return made(by: upload.uploadID, in: try await send(payload, in: upload, device: device), entry: entry, device: device)
+    }
+
+    /// `fields` as JSON fit for an HTTP header: every character beyond ASCII escaped as `\uXXXX` (JSON's own escape, so
+    /// the server reads the same text).
+    static func headerJSON(_ fields: SavedGameUploadBody) throws -> String {
+        var header = ""
+        for unit in String(decoding: try WireCoding.makeEncoder().encode(fields), as: UTF8.self).utf16 {
+            if unit < 0x80 {
+                header.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+            } else {
+                header += "\\u" + String(repeating: "0", count: 4 - String(unit, radix: 16).count) + String(unit, radix: 16)
+            }
+        }
+        return header
     }
 
     /// The version `versionID` among the save's current versions after an upload; not among them when the game's

@@ -109,6 +109,39 @@ import Testing
         }
     }
 
+    @Test func aSaveOfUpToOneMiBGoesWholeAsTheRawBodyOfOneRequest() async throws {
+        try await TestServer.run { client in
+            let sam = try await client.signUp()
+            let data = Data((0..<SavedGameUploadBody.wholeBytes).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 3) })
+            let header = HTTPField.Name(SavedGameUploadBody.header)!
+            // The fields as JSON, the name's characters beyond ASCII escaped as JSON escapes them.
+            let fields = { (data: Data, sha: String) in
+                #"{"name":"\u00e9t\u00e9 \ud83c\udfae","basedOn":[],"deviceName":"test","size":\#(data.count),"sha256":"\#(sha)"}"#
+            }
+            let whole = { (data: Data, fields: String?) in
+                try await client.call(
+                    .post, "/v1/saved-games/uploads", bytes: data, token: sam.token, extraHeaders: fields.map { [header: $0] } ?? [:])
+            }
+            let upload = try await whole(data, fields(data, Self.sha256(data))).decode(SavedGameUpload.self)
+            let saved = try #require(upload.saved)
+            #expect(saved.name == "été 🎮" && saved.versions.map(\.versionID) == [upload.uploadID] && upload.receivedChunks == [0])
+            #expect(try await client.call(.get, "/v1/saved-games/versions/\(upload.uploadID)/chunks/0", token: sam.token).body == data)
+
+            // One byte more goes in chunks; the fields come in the header, without data, and must match the bytes.
+            let larger = data + Data([1])
+            let over = try await whole(larger, fields(larger, Self.sha256(larger)))
+            expectError(over, .badRequest, "save.invalid_request", .invalidParameter)
+            #expect(over.error?.message.contains("\(SavedGameUploadBody.wholeBytes)") == true)
+            expectError(try await whole(data, nil), .badRequest, "save.invalid_request", .invalidParameter)
+            expectError(try await whole(data, "name=slot"), .badRequest, "save.invalid_request", .invalidParameter)
+            let withData = #"{"name":"slot","basedOn":[],"deviceName":"test","size":1,"sha256":"\#(Self.sha256(Data([1])))","data":"AQ=="}"#
+            expectError(try await whole(Data([1]), withData), .badRequest, "save.invalid_request", .invalidParameter)
+            expectError(
+                try await whole(data, fields(data, Self.sha256(Data("other".utf8)))), .unprocessableContent, "save.checksum_mismatch", .invalidParameter)
+            #expect(try await client.call(.get, "/v1/saved-games", token: sam.token).decode(SavedGameList.self).saves.map(\.versionID) == [upload.uploadID])
+        }
+    }
+
     @Test func aSaveKeepsItsTenNewestVersionsAndEveryCurrentOneWithTheirBytes() async throws {
         try await TestServer.run { client in
             let sam = try await client.signUp()

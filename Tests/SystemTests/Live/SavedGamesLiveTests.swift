@@ -98,6 +98,12 @@ import Testing
         #expect(saved.size == Int64(large.count))
         let fetched = try #require(try await tablet.localPlayer.fetchSavedGames().first)
         #expect(try await fetched.loadData() == large)
+        // Up to 1 MiB a save goes whole in one request, its fields (this name beyond ASCII) in a header.
+        let oneMiB = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 241) })
+        let castle = try await phone.localPlayer.saveGameData(oneMiB, withName: "Château 🏰")
+        let fetchedCastle = try #require(try await tablet.localPlayer.fetchSavedGames().first { $0.name == "Château 🏰" })
+        #expect(fetchedCastle.versionID == castle.versionID)
+        #expect(try await fetchedCastle.loadData() == oneMiB)
 
         let tooLarge = await #expect(throws: GKError.self) {
             try await phone.localPlayer.saveGameData(large + Data([0]), withName: "bigger")
@@ -107,7 +113,7 @@ import Testing
             try await phone.localPlayer.saveGameData(Data("x".utf8), withName: String(repeating: "n", count: 256))
         }
         #expect(longName?.code == .invalidParameter && longName?.message.contains("255") == true)
-        #expect(try await phone.localPlayer.fetchSavedGames().map(\.versionID) == [saved.versionID], "nothing else was saved")
+        #expect(Set(try await phone.localPlayer.fetchSavedGames().map(\.versionID)) == [saved.versionID, castle.versionID], "nothing else was saved")
         await phone.close()
         await tablet.close()
         _ = try await server.stop()
