@@ -45,19 +45,19 @@ import Testing
         }
     }
 
-    @Test func agreesWithPythonJMESPath() throws {
+    @Test func agreesWithPythonJMESPath() async throws {
         let python: String
         let version: String
         do {
             python = try PythonJMESPath.locate()
-            version = try PythonJMESPath.version(of: python)
+            version = try await PythonJMESPath.version(of: python)
         } catch {
             Issue.record("\(error)")
             return
         }
         var generator = RandomCaseGenerator(seed: Self.seed)
         let cases = (0..<Self.caseCount).map { _ in (expression: generator.expression(), data: generator.data()) }
-        let outcomes = try PythonJMESPath.evaluate(cases, python: python)
+        let outcomes = try await PythonJMESPath.evaluate(cases, python: python)
         try #require(outcomes.count == cases.count, "the Python driver wrote \(outcomes.count) outcomes for \(cases.count) cases")
 
         var agreed = 0

@@ -29,8 +29,8 @@ enum PythonJMESPath {
     }
 
     /// The version of the `jmespath` package `python` imports.
-    static func version(of python: String) throws -> String {
-        let (status, output) = try run(python, ["-c", "import jmespath; print(jmespath.__version__)"])
+    static func version(of python: String) async throws -> String {
+        let (status, output) = try await run(python, ["-c", "import jmespath; print(jmespath.__version__)"])
         guard status == 0 else {
             let lastLine = output.split(separator: "\n").last.map(String.init) ?? output
             throw Failure.noPackage(python: python, output: lastLine)
@@ -40,7 +40,7 @@ enum PythonJMESPath {
 
     /// Each case's outcome, as the driver below writes it: `{"reference": OUTCOME}`, plus `"spec"` and
     /// `"deviations"` where correcting jmespath.py's known departures from the specification changes the outcome.
-    static func evaluate(_ cases: [(expression: String, data: JSONValue)], python: String) throws -> [JSONValue] {
+    static func evaluate(_ cases: [(expression: String, data: JSONValue)], python: String) async throws -> [JSONValue] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jmespath-differential-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -50,23 +50,32 @@ enum PythonJMESPath {
         try driver.write(to: driverURL, atomically: true, encoding: .utf8)
         let lines = cases.map { JSONValue.object(["expression": .string($0.expression), "data": $0.data]).description }
         try (lines.joined(separator: "\n") + "\n").write(to: inputURL, atomically: true, encoding: .utf8)
-        let (status, output) = try run(python, [driverURL.path, inputURL.path, outputURL.path])
+        let (status, output) = try await run(python, [driverURL.path, inputURL.path, outputURL.path])
         guard status == 0 else { throw Failure.driverFailed(status: status, output: output) }
         let text = try String(contentsOf: outputURL, encoding: .utf8)
         return try text.split(separator: "\n").map { try JSONValue(json: String($0)) }
     }
 
-    private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    /// Runs a program to its end on a thread of its own (a wait blocks its thread, and a cooperative one is half of
+    /// what runs the other tests on a 2-core machine) and answers its status and output.
+    private static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        let process = Process()
+                        process.executableURL = URL(fileURLWithPath: executable)
+                        process.arguments = arguments
+                        let pipe = Pipe()
+                        process.standardOutput = pipe
+                        process.standardError = pipe
+                        try process.run()
+                        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                        process.waitUntilExit()
+                        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+                    })
+            }.start()
+        }
     }
 
     static let driver = #"""

@@ -27,7 +27,7 @@ final class NodeRegistry: Service, Sendable {
 
     /// Registers this run of node `nodeID`; throws ``NodeIDInUse`` when a live node already has the id.
     static func register(nodeID: String, database: Database, clock: ServerClock, logger: Logger) async throws -> NodeRegistry {
-        let now = clock.nowMillis()
+        let now = clock.wallMillis()
         let mine = NodeRecord(nodeID: nodeID, httpAddress: "", udpAddress: "", startedAt: now, lastSeen: now)
         let holder = try await database.write {
             try await $0.registerNode(mine, aliveAfter: now - healthyWithinMillis, forgetBefore: now - forgottenAfterMillis)
@@ -66,9 +66,9 @@ final class NodeRegistry: Service, Sendable {
         try? await database.write { [nodeID, startedAt] in try await $0.removeNode(id: nodeID, startedAt: startedAt) }
     }
 
-    /// Every node on the database, with its health as this node's clock sees it.
+    /// Every node on the database, with its health as this node's clock sees it (the machine's, never the test clock).
     func list() async throws -> NodeList {
-        let now = clock.nowMillis()
+        let now = clock.wallMillis()
         let nodes = try await database.read { try await $0.nodes() }
         let date = { (millis: Int64) in Date(timeIntervalSince1970: Double(millis) / 1000) }
         return NodeList(
@@ -83,7 +83,7 @@ final class NodeRegistry: Service, Sendable {
 
     private func touch() async {
         let (http, udp, publicURL) = addresses.withLock { $0 }
-        let now = clock.nowMillis()
+        let now = clock.wallMillis()
         let mine = NodeRecord(nodeID: nodeID, httpAddress: http, udpAddress: udp, publicURL: publicURL, startedAt: startedAt, lastSeen: now)
         do {
             let kept = try await database.write { try await $0.touchNode(mine, now: now) }

@@ -119,7 +119,7 @@ final class PostgresEventBus: EventBus, Service {
     /// Queues `wire` for the other nodes.
     private func enqueue(_ wire: Wire) {
         var wire = wire
-        wire.sentAt = clock.nowMillis()
+        wire.sentAt = clock.wallMillis()
         outgoing.withLock { outgoing in
             if outgoing.notices.count < Self.maximumQueued { outgoing.notices.append(wire) } else { outgoing.overflowed = true }
         }
@@ -225,7 +225,7 @@ final class PostgresEventBus: EventBus, Service {
         case .listen:
             try await database.notify(channel: Self.channel, payloads: payloads)
         case .poll:
-            let now = clock.nowMillis()
+            let now = clock.wallMillis()
             try await database.writeStatement { try await $0.postNotices(payloads, from: self.node, now: now) }
         }
     }
@@ -276,7 +276,7 @@ final class PostgresEventBus: EventBus, Service {
                 }
                 if ContinuousClock.now - forgotten >= Self.forgetNoticesInterval {
                     forgotten = .now
-                    let before = clock.nowMillis() - Self.polledNoticeLifetimeMilliseconds
+                    let before = clock.wallMillis() - Self.polledNoticeLifetimeMilliseconds
                     _ = try await database.writeStatement { try await $0.forgetNotices(before: before) }
                 }
             } catch {
@@ -320,7 +320,7 @@ final class PostgresEventBus: EventBus, Service {
     /// Hands one notice of another node to this node's subscribers.
     private func receive(_ payload: String, decoder: JSONDecoder) {
         guard let wire = try? decoder.decode(Wire.self, from: Data(payload.utf8)), wire.node != node else { return }
-        if let sentAt = wire.sentAt { metrics.busLagSeconds.recordMilliseconds(max(0, clock.nowMillis() - sentAt)) }
+        if let sentAt = wire.sentAt { metrics.busLagSeconds.recordMilliseconds(max(0, clock.wallMillis() - sentAt)) }
         if wire.everyone == true {
             caughtUp()
         } else if wire.scores == true {

@@ -25,7 +25,7 @@ final class QueueOwners: Sendable {
     /// its owner is gone; `tookOver` is true the first time this node finds itself the owner (the forming matches of
     /// an owner that died are to be abandoned then).
     func owner(of game: String) async throws -> (owner: QueueOwner, tookOver: Bool) {
-        let now = clock.nowMillis()
+        let now = clock.wallMillis()
         let cached = known.withLock { $0[game] }
         if let cached, cached.until > now { return (cached.owner, false) }
         let ownerID = try await database.write { [nodeID] in

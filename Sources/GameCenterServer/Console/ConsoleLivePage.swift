@@ -36,7 +36,7 @@ struct ConsoleLivePage: Sendable {
     }
 
     private func livePage(_ page: ConsoleRequest) async throws -> Response {
-        let now = clock.nowMillis()
+        let now = clock.wallMillis()
         let nodes = try await database.read { try await $0.nodes() }
         let exported = String(decoding: metricsRoutes.scrape(), as: UTF8.self)
         let names = Dictionary(registry.all.map { ($0.bundleID, $0.name) }) { a, _ in a }

@@ -97,7 +97,7 @@ package final class MatchmakingService: Service, ChannelPresence {
         let (owner, tookOver) = try await queues.owner(of: Self.gameKey(bundleID: bundleID, environment: environment))
         if tookOver {
             try await recorder.abandonFormingMatches(
-                now: clock.nowMillis(), deadNode: "", aliveAfter: clock.nowMillis() - NodeRegistry.healthyWithinMillis,
+                now: clock.nowMillis(), deadNode: "", aliveAfter: clock.wallMillis() - NodeRegistry.healthyWithinMillis,
                 game: (bundleID, environment), reason: "the server that held the game's matchmaking queue stopped")
         }
         return owner
@@ -138,7 +138,7 @@ package final class MatchmakingService: Service, ChannelPresence {
     private func followNodes() async {
         let remote = state.withLock { !$0.remoteChannels.isEmpty }
         guard remote || queues.waitsElsewhere else { return }
-        let aliveAfter = clock.nowMillis() - NodeRegistry.healthyWithinMillis
+        let aliveAfter = clock.wallMillis() - NodeRegistry.healthyWithinMillis
         guard let nodes = try? await database.read({ try await $0.nodes() }) else { return }
         let alive = Set(nodes.filter { $0.lastSeen > aliveAfter }.map(\.nodeID))
         await queues.failRequests(waitingAtNodesOtherThan: alive)
@@ -601,7 +601,7 @@ package final class MatchmakingService: Service, ChannelPresence {
         // This node's forming matches died with its previous run (and, on a single node, every forming match).
         try await recorder.abandonFormingMatches(
             now: clock.nowMillis(), deadNode: queues.nodeID,
-            aliveAfter: queues.isShared ? clock.nowMillis() - NodeRegistry.healthyWithinMillis : Int64.max, game: nil,
+            aliveAfter: queues.isShared ? clock.wallMillis() - NodeRegistry.healthyWithinMillis : Int64.max, game: nil,
             reason: "the server restarted")
         var ticks = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {

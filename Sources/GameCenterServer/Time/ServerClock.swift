@@ -21,7 +21,14 @@ package final class ServerClock: Sendable {
     package func nowMillis() -> Int64 {
         let frozen = frozenMillis.load(ordering: .relaxed)
         guard frozen == Int64.min else { return frozen }
-        return Int64((Date().timeIntervalSince1970 * 1000).rounded()) + offsetMillis.load(ordering: .relaxed)
+        return wallMillis() + offsetMillis.load(ordering: .relaxed)
+    }
+
+    /// The machine's time, which `--test-clock` never moves: for what nodes judge of each other (whether a node is
+    /// alive, who holds a queue, how long a notice is kept), since each node's test clock moves on its own. Moving one
+    /// node's clock once made the others look gone to it.
+    func wallMillis() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
 
     /// Moves the clock forward; returns the new now.

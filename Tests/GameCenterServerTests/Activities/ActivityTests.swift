@@ -35,7 +35,7 @@ import Testing
 
     @Test(arguments: ChallengeTests.engines)
     func playersWhoShareACodeAreInOneParty(engine: String) async throws {
-        let url = engine == "postgres" ? try SharedDatabaseNodesTests.freshDatabase() : nil
+        let url = engine == "postgres" ? try await SharedDatabaseNodesTests.freshDatabase() : nil
         try await TestServer.run(admin: true, databaseURL: url, nodeID: url == nil ? nil : "node-a") { client in
             let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
             let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
@@ -111,7 +111,7 @@ import Testing
 
     @Test(arguments: ChallengeTests.engines)
     func aPartyTakesPlayersUntilItsHostEndsItOrItExpires(engine: String) async throws {
-        let url = engine == "postgres" ? try SharedDatabaseNodesTests.freshDatabase() : nil
+        let url = engine == "postgres" ? try await SharedDatabaseNodesTests.freshDatabase() : nil
         try await TestServer.run(admin: true, databaseURL: url, nodeID: url == nil ? nil : "node-a") { client in
             let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
             let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
@@ -139,7 +139,7 @@ import Testing
     /// Two nodes on one PostgreSQL database: players on both who choose the same code land in one party.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil))
     func playersOnTwoNodesWhoTypeOneCodeShareAParty() async throws {
-        let url = try SharedDatabaseNodesTests.freshDatabase()
+        let url = try await SharedDatabaseNodesTests.freshDatabase()
         try await TestServer.run(databaseURL: url, nodeID: "node-a") { a in
             try await TestServer.run(databaseURL: url, nodeID: "node-b") { b in
                 var players: [SessionResponse] = []

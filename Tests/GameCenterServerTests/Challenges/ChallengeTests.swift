@@ -56,7 +56,7 @@ import Testing
 
     @Test(arguments: engines)
     func aChallengeGoesFromInvitationToWinner(engine: String) async throws {
-        let url = engine == "postgres" ? try SharedDatabaseNodesTests.freshDatabase() : nil
+        let url = engine == "postgres" ? try await SharedDatabaseNodesTests.freshDatabase() : nil
         try await TestServer.run(admin: true, databaseURL: url, nodeID: url == nil ? nil : "node-a") { client in
             let ann = try await client.signUp(alias: "Ann", bundleID: Self.game)
             let bob = try await client.signUp(alias: "Bob", bundleID: Self.game)
@@ -201,7 +201,7 @@ import Testing
     /// reports push), and a challenge's one-hour notice and end are told once.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
     func twoNodesTellAChallengesNoticeAndEndOnce() async throws {
-        let url = try SharedDatabaseNodesTests.freshDatabase()
+        let url = try await SharedDatabaseNodesTests.freshDatabase()
         try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-a") { a in
             try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-b") { b in
                 let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)

@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import GameCenterStorage
 import Logging
+import SQLKit
 import NetworkFaultProxy
 import Synchronization
 import Testing
@@ -19,16 +20,13 @@ struct SharedDatabaseNodesTests {
     static var postgresURL: String? { ProcessInfo.processInfo.environment["GAMECENTER_TEST_POSTGRES_URL"] }
 
     /// A new, empty database on the test PostgreSQL (`createdb`), so the nodes of one test meet no others.
-    static func freshDatabase() throws -> String {
+    static func freshDatabase() async throws -> String {
         let base = try #require(postgresURL)
         var components = try #require(URLComponents(string: base))
         let name = "nodes_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
-        let createdb = Process()
-        createdb.executableURL = URL(fileURLWithPath: "/usr/bin/createdb")
-        createdb.arguments = ["-h", components.host ?? "127.0.0.1", "-p", "\(components.port ?? 5432)", "-U", components.user ?? "postgres", name]
-        try createdb.run()
-        createdb.waitUntilExit()
-        try #require(createdb.terminationStatus == 0, "createdb \(name) failed")
+        let createdb = try await ChildProcess.run(
+            "/usr/bin/createdb", ["-h", components.host ?? "127.0.0.1", "-p", "\(components.port ?? 5432)", "-U", components.user ?? "postgres", name])
+        try #require(createdb.status == 0, "createdb \(name) failed")
         components.path = "/\(name)"
         return try #require(components.string)
     }
@@ -55,7 +53,7 @@ struct SharedDatabaseNodesTests {
             #expect(try await topology.queues.owner(of: "game").owner == .thisNode)
         }
         guard Self.postgresURL != nil else { return }
-        try await Database.withDatabase(url: try Self.freshDatabase()) { database in
+        try await Database.withDatabase(url: try await Self.freshDatabase()) { database in
             let topology = try await NodeTopologies.make(
                 database: database, nodeID: "one", pollInterval: nil, clock: ServerClock(isAdjustable: false), metrics: ServerMetrics(), logger: Self.logger)
             #expect(topology is SharedDatabaseNodes)
@@ -65,7 +63,7 @@ struct SharedDatabaseNodesTests {
 
     @Test(.enabled(if: postgresURL != nil), arguments: [nil, Duration.milliseconds(50)])
     func noticesOnOneNodeReachTheOthersSubscribers(pollInterval: Duration?) async throws {
-        try await Database.withDatabase(url: try Self.freshDatabase()) { database in
+        try await Database.withDatabase(url: try await Self.freshDatabase()) { database in
             var nodes: [any NodeTopology] = []
             for id in ["node-a", "node-b"] {
                 nodes.append(
@@ -100,7 +98,7 @@ struct SharedDatabaseNodesTests {
 
     @Test(.enabled(if: postgresURL != nil))
     func aQueueHasOneOwnerAndIsTakenOverWhenItsOwnerIsNoLongerSeen() async throws {
-        try await Database.withDatabase(url: try Self.freshDatabase()) { database in
+        try await Database.withDatabase(url: try await Self.freshDatabase()) { database in
             let clocks = [ServerClock(isAdjustable: true), ServerClock(isAdjustable: true)]
             var routings: [any QueueRouting] = []
             for (index, id) in ["node-a", "node-b"].enumerated() {
@@ -117,8 +115,16 @@ struct SharedDatabaseNodesTests {
             let seen = try await routings[1].owner(of: game)
             #expect(seen.owner == .node(id: "node-a", url: "http://127.0.0.1:8080") && !seen.tookOver)
 
-            // node-a is last seen at registration: past the health window, node-b takes the queue over.
+            // Nodes judge each other by the machine's time: node-b's test clock moved past the health window leaves
+            // node-a alive to it.
             _ = clocks[1].advance(byMillis: NodeRegistry.healthyWithinMillis + 2_000)
+            try await Task.sleep(for: .milliseconds(QueueOwners.cacheMillis + 100))
+            #expect(try await routings[1].owner(of: game).owner == .node(id: "node-a", url: "http://127.0.0.1:8080"))
+            // node-a not seen for longer than the health window (its last sign of life set back): node-b takes the
+            // queue over.
+            let notSeenFor = NodeRegistry.healthyWithinMillis + 2_000
+            try await database.write { try await $0.sql.raw("UPDATE nodes SET last_seen = last_seen - \(bind: notSeenFor) WHERE node_id = 'node-a'").run() }
+            try await Task.sleep(for: .milliseconds(QueueOwners.cacheMillis + 100))
             let takeover = try await routings[1].owner(of: game)
             #expect(takeover.owner == .thisNode && takeover.tookOver)
             // Another game's queue is claimed apart.
@@ -128,7 +134,7 @@ struct SharedDatabaseNodesTests {
 
     @Test(.enabled(if: postgresURL != nil))
     func aRequestCarryingTheNodesKeyIsANodesAndNoOtherIs() async throws {
-        try await Database.withDatabase(url: try Self.freshDatabase()) { database in
+        try await Database.withDatabase(url: try await Self.freshDatabase()) { database in
             let a = try await NodeTopologies.make(
                 database: database, nodeID: "node-a", pollInterval: nil, clock: ServerClock(isAdjustable: false), metrics: ServerMetrics(),
                 logger: Self.logger)
@@ -147,7 +153,7 @@ struct SharedDatabaseNodesTests {
 
     @Test(.enabled(if: postgresURL != nil), arguments: [nil, Duration.milliseconds(50)])
     func twoServersOnOneDatabaseShareSignOutsAndScores(pollInterval: Duration?) async throws {
-        let url = try Self.freshDatabase()
+        let url = try await Self.freshDatabase()
         try await TestServer.run(databaseURL: url, nodeID: "node-a", nodePollInterval: pollInterval) { a in
             try await TestServer.run(databaseURL: url, nodeID: "node-b", nodePollInterval: pollInterval) { b in
                 let player = try await a.signUp()
@@ -183,7 +189,7 @@ struct SharedDatabaseNodesTests {
     /// without a restart.
     @Test(.enabled(if: postgresURL != nil))
     func aManifestEditedInOneNodesConsoleIsLoadedByTheOther() async throws {
-        let url = try Self.freshDatabase()
+        let url = try await Self.freshDatabase()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shared-games-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

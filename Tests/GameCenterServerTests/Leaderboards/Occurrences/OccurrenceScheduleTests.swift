@@ -15,7 +15,7 @@ import Testing
 
     /// Every start from 2026-01-01 to 2036-01-01 of a local time rule, by Python: `kind` day, week (`arg` 0 = Sunday),
     /// month (`arg` = day) or feb29.
-    static func pythonStarts(zone: String, kind: String, hour: Int, minute: Int, arg: Int) throws -> [Int64] {
+    static func pythonStarts(zone: String, kind: String, hour: Int, minute: Int, arg: Int) async throws -> [Int64] {
         let script = """
             import json, sys
             from datetime import date, datetime, timedelta
@@ -30,16 +30,9 @@ import Testing
                 d += timedelta(days=1)
             print(json.dumps(sorted(out)))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, zone, kind, String(hour), String(minute), String(arg)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 with zoneinfo is needed (scripts/test.sh installs it)")
-        return try JSONDecoder().decode([Int64].self, from: data)
+        let python = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, zone, kind, String(hour), String(minute), String(arg)])
+        #expect(python.status == 0, "python3 with zoneinfo is needed (scripts/test.sh installs it)")
+        return try JSONDecoder().decode([Int64].self, from: python.output)
     }
 
     @Test(arguments: [
@@ -47,8 +40,8 @@ import Testing
         ("Europe/Berlin", "month", 0, 0, 1), ("Australia/Sydney", "day", 2, 30, 0), ("Asia/Kolkata", "week", 9, 0, 1),
         ("Pacific/Chatham", "month", 2, 45, 28), ("UTC", "feb29", 0, 0, 0), ("America/Sao_Paulo", "day", 0, 0, 0),
     ])
-    func tenYearsOfStartsAgreeWithPythonsZoneinfo(zone: String, kind: String, hour: Int, minute: Int, arg: Int) throws {
-        let expected = try Self.pythonStarts(zone: zone, kind: kind, hour: hour, minute: minute, arg: arg)
+    func tenYearsOfStartsAgreeWithPythonsZoneinfo(zone: String, kind: String, hour: Int, minute: Int, arg: Int) async throws {
+        let expected = try await Self.pythonStarts(zone: zone, kind: kind, hour: hour, minute: minute, arg: arg)
         try #require(expected.count > 1)
         let day =
             switch kind {

@@ -184,7 +184,7 @@ import Testing
     /// received by either node lands in the occurrence running by its clock, and both nodes rank it there.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
     func twoNodesOnPostgreSQLAgreeOnEachScoresOccurrence() async throws {
-        let url = try SharedDatabaseNodesTests.freshDatabase()
+        let url = try await SharedDatabaseNodesTests.freshDatabase()
         try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-a") { a in
             try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-b") { b in
                 let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)

@@ -191,7 +191,7 @@ import Testing
     /// of its clock.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
     func anOccurrenceStartedOnOneNodeTakesScoresOnTheOther() async throws {
-        let url = try SharedDatabaseNodesTests.freshDatabase()
+        let url = try await SharedDatabaseNodesTests.freshDatabase()
         try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-a") { a in
             try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-b") { b in
                 let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)
@@ -211,7 +211,7 @@ import Testing
     /// Two nodes on one PostgreSQL database: an occurrence ended on one node refuses scores on the other at once.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
     func anOccurrenceEndedOnOneNodeRefusesScoresOnTheOther() async throws {
-        let url = try SharedDatabaseNodesTests.freshDatabase()
+        let url = try await SharedDatabaseNodesTests.freshDatabase()
         try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-a") { a in
             try await TestServer.run(admin: true, databaseURL: url, nodeID: "node-b") { b in
                 let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)
@@ -238,7 +238,7 @@ import Testing
     /// Two nodes on one PostgreSQL database: joins sent to both at once still stop at the size.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
     func joinsOnTwoNodesAtOnceNeverPassTheSize() async throws {
-        let url = try SharedDatabaseNodesTests.freshDatabase()
+        let url = try await SharedDatabaseNodesTests.freshDatabase()
         try await TestServer.run(databaseURL: url, nodeID: "node-a") { a in
             try await TestServer.run(databaseURL: url, nodeID: "node-b") { b in
                 var players: [(Client, String)] = []
@@ -258,7 +258,7 @@ import Testing
     /// One player joining several times at once, on two PostgreSQL nodes: one entry, counted once.
     @Test(.enabled(if: SharedDatabaseNodesTests.postgresURL != nil), .timeLimit(.minutes(2)))
     func aPlayerJoiningTwiceAtOnceOnTwoNodesIsOneEntrant() async throws {
-        let url = try SharedDatabaseNodesTests.freshDatabase()
+        let url = try await SharedDatabaseNodesTests.freshDatabase()
         try await TestServer.run(databaseURL: url, nodeID: "node-a") { a in
             try await TestServer.run(databaseURL: url, nodeID: "node-b") { b in
                 let ann = try await a.signUp(alias: "Ann", bundleID: Self.game)
