@@ -1,4 +1,5 @@
 import Foundation
+import FoundationNetworking
 import NetworkFaultProxy
 import OpenGameKit
 import Synchronization
@@ -87,10 +88,19 @@ import Testing
         _ = try await server.stop()
     }
 
+    /// How many requests the server answered on its upload routes (start, chunk, finish), from its `/metrics`.
+    static func uploadRequests(on server: LiveServer) async throws -> Int {
+        var request = URLRequest(url: server.url.appendingPathComponent("metrics"))
+        request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+        let text = String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
+        return text.split(separator: "\n").filter { $0.hasPrefix("http_request_duration_seconds_count{") && $0.contains("saved-games/uploads") }
+            .reduce(0) { $0 + Int(Double($1.split(separator: " ").last ?? "") ?? 0) }
+    }
+
     @Test(arguments: LiveServer.engines)
     func aLargeSaveRoundTripsByteForByteAndTheLimitsAreRefusedWithTheirNumbers(engine: String) async throws {
         let server = try LiveServer(engine: engine)
-        try await server.start()
+        try await server.start(extraArguments: ["--admin-key", LeaderboardsLiveTests.adminKey])
         let (phone, tablet) = try await Self.twoDevices(server)
         // 32 MiB, the default most, in 32 chunks; every byte position distinct modulo 251.
         let large = Data((0..<(32 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) })
@@ -100,7 +110,10 @@ import Testing
         #expect(try await fetched.loadData() == large)
         // Up to 1 MiB a save goes whole in one request, its fields (this name beyond ASCII) in a header.
         let oneMiB = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 241) })
+        let requestsBefore = try await Self.uploadRequests(on: server)
+        #expect(requestsBefore >= 34, "the 32 MiB save went up in chunks: start, 32 chunks, finish")
         let castle = try await phone.localPlayer.saveGameData(oneMiB, withName: "Château 🏰")
+        #expect(try await Self.uploadRequests(on: server) == requestsBefore + 1, "one request")
         let fetchedCastle = try #require(try await tablet.localPlayer.fetchSavedGames().first { $0.name == "Château 🏰" })
         #expect(fetchedCastle.versionID == castle.versionID)
         #expect(try await fetchedCastle.loadData() == oneMiB)
