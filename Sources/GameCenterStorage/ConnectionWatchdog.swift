@@ -23,7 +23,8 @@ final class ConnectionWatchdog: Sendable {
 
     /// When work last got a connection: a pool that is merely busy keeps handing them out.
     let lastConnection = LastOccurrence()
-    /// When work on a connection last ended (the watchdog's question included): a database that answers.
+    /// When the database last answered a statement (the watchdog's question included), or work on a connection ended:
+    /// a database that answers.
     let lastAnswer = LastOccurrence()
     private let registered = Mutex<Registry>(Registry())
     private let probing = Atomic(false)

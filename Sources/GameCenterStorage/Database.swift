@@ -170,7 +170,10 @@ public final class Database: Sendable {
             }
         case .postgres(let client):
             return try await Self.whileAvailable(client, watchdog: watchdog) { connection in
-                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection))
+                try await body(
+                    StorageSession(
+                        sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection,
+                        answers: self.watchdog.lastAnswer))
             }
         }
     }
@@ -203,7 +206,10 @@ public final class Database: Sendable {
             return try await writer.write(body)
         case .postgres(let client):
             return try await Self.whileAvailable(client, watchdog: watchdog, holdingAtMost: limit) { connection in
-                try await body(StorageSession(sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection))
+                try await body(
+                    StorageSession(
+                        sql: connection.sql(), engine: self.engine, statements: self.statements, postgresConnection: connection,
+                        answers: self.watchdog.lastAnswer))
             }
         }
     }

@@ -50,7 +50,9 @@ struct ReportBatchers: Sendable {
             switch transport {
             case .postgres(let client, let watchdog, let statements):
                 try await Database.whileAvailable(client, watchdog: watchdog) { connection in
-                    try await send(StorageSession(sql: connection.sql(), engine: .postgres, statements: statements, postgresConnection: connection), requests)
+                    let session = StorageSession(
+                        sql: connection.sql(), engine: .postgres, statements: statements, postgresConnection: connection, answers: watchdog.lastAnswer)
+                    return try await send(session, requests)
                 }
             case .sqlite(let writer):
                 try await writer.write { try await send($0, requests) }

@@ -32,10 +32,12 @@ public final class StatementCounter: Sendable {
     }
 }
 
-/// An `SQLDatabase` that counts each statement it forwards.
+/// An `SQLDatabase` that counts each statement it forwards, and notes each one answered in `answers` (the PostgreSQL
+/// watchdog's sign that the database answers: a long transaction of answered statements is not a silent database).
 struct CountingSQLDatabase: SQLDatabase {
     let base: any SQLDatabase
     let counter: StatementCounter
+    let answers: LastOccurrence?
 
     var logger: Logger { base.logger }
     var eventLoop: any EventLoop { base.eventLoop }
@@ -45,8 +47,11 @@ struct CountingSQLDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
         counter.add()
-        let (started, counter) = (ContinuousClock.now, counter)
-        return base.execute(sql: query, onRow).always { _ in counter.finished(since: started) }
+        let (started, counter, answers) = (ContinuousClock.now, counter, answers)
+        return base.execute(sql: query, onRow).always { result in
+            counter.finished(since: started)
+            if case .success = result { answers?.record() }
+        }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
@@ -54,5 +59,6 @@ struct CountingSQLDatabase: SQLDatabase {
         let started = ContinuousClock.now
         defer { counter.finished(since: started) }
         try await base.execute(sql: query, onRow)
+        answers?.record()
     }
 }

@@ -16,12 +16,15 @@ public struct StorageSession: Sendable {
     /// The PostgreSQL connection underneath, for the hot statements it keeps prepared (``execute(_:)``).
     let postgresConnection: PostgresConnection?
     private let statements: StatementCounter
+    /// Where each answered statement is noted (the PostgreSQL watchdog's ``ConnectionWatchdog/lastAnswer``).
+    private let answers: LastOccurrence?
 
     init(
         sql: any SQLDatabase, engine: StorageEngine, statements: StatementCounter, sqliteConnection: SQLiteConnection? = nil,
-        postgresConnection: PostgresConnection? = nil
+        postgresConnection: PostgresConnection? = nil, answers: LastOccurrence? = nil
     ) {
-        self.sql = CountingSQLDatabase(base: sql, counter: statements)
+        self.sql = CountingSQLDatabase(base: sql, counter: statements, answers: answers)
+        self.answers = answers
         self.engine = engine
         self.statements = statements
         self.sqliteConnection = sqliteConnection
@@ -43,6 +46,7 @@ public struct StorageSession: Sendable {
         defer { statements.finished(since: started) }
         var rows: [Statement.Row] = []
         for try await row in try await connection.execute(statement, logger: connection.logger) { rows.append(row) }
+        answers?.record()
         return rows
     }
 }

@@ -127,4 +127,17 @@ import Testing
             try await database.checkReady()
         }
     }
+
+    /// A migration is one transaction of a hundred statements: the watchdog hears each answered, not only the end of
+    /// the work (before, a long one on a loaded machine was given up on when the watchdog's question came late).
+    @Test(.enabled(if: TestDatabases.all.contains("postgres"), "needs GAMECENTER_TEST_POSTGRES_URL"))
+    func eachStatementAnsweredInsideWorkTellsTheWatchdogTheDatabaseAnswers() async throws {
+        try await TestDatabases.with("postgres") { database in
+            try await database.write { session in
+                // Longer than a look's window, shorter than the wait for the watchdog's own question.
+                try await session.sql.raw("SELECT pg_sleep(1.5)").run()
+                #expect(database.watchdog.lastAnswer.within(.milliseconds(500), of: .now), "the statement's answer was heard")
+            }
+        }
+    }
 }
