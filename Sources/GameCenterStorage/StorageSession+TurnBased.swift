@@ -82,6 +82,35 @@ extension StorageSession {
         return true
     }
 
+    /// A change of a match that keeps its members: its record replaced if it is still at `expectedVersion`, its data
+    /// when given, and `events` appended to their players' streams in order (a player with several takes consecutive
+    /// sequence numbers). On PostgreSQL one statement (``TurnChangeStatement``: run it with `writeStatement`, no
+    /// transaction needed); on SQLite the same writes one by one. Returns false, having written nothing, when another
+    /// write came first.
+    public func storeTurnChange(
+        _ record: TurnMatchRecord, expectedVersion: Int64, data: Data?, events: [(playerID: String, payload: String)], kind: String, now: Int64
+    ) async throws -> Bool {
+        if postgresConnection != nil {
+            let replaced = try await execute(
+                TurnChangeStatement(record: record, expectedVersion: expectedVersion, data: data, events: events, kind: kind, now: now))
+            return replaced.first == 1
+        }
+        guard try await updateTurnMatch(record, expectedVersion: expectedVersion, data: data, members: nil) else { return false }
+        // `appendEvents` takes one event per player: the events go in runs of distinct players, each player's in order.
+        var runs: [[(playerID: String, payload: String)]] = []
+        var inRun = Set<String>()
+        for event in events {
+            if runs.isEmpty || inRun.contains(event.playerID) {
+                runs.append([])
+                inRun = []
+            }
+            runs[runs.count - 1].append(event)
+            inRun.insert(event.playerID)
+        }
+        for run in runs { _ = try await appendEvents(run, kind: kind, now: now) }
+        return true
+    }
+
     private func setTurnMatchMembers(_ matchID: String, bundleID: String, _ members: [TurnMatchMember]) async throws {
         try await sql.raw("DELETE FROM turn_match_members WHERE match_id = \(bind: matchID)").run()
         for member in members {

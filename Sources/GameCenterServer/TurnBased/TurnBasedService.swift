@@ -311,7 +311,7 @@ struct TurnBasedService: Sendable {
             guard state.version != before.version else { return state }
             let write = try TurnWrite(before: before, after: state, environment: record.environment, notices: notices, settings: settings)
             let after = state
-            let outcome: (told: Set<String>, stored: TurnEndReports.Stored)? = try await database.write { storage in
+            let store: @Sendable (StorageSession) async throws -> (told: Set<String>, stored: TurnEndReports.Stored)? = { storage in
                 if let playingLimit {
                     try await Self.checkPlaying(playingLimit.player, below: playingLimit.limit, of: after.bundleID, in: storage)
                 }
@@ -321,6 +321,9 @@ struct TurnBasedService: Sendable {
                 if stored.completedAchievements, let player = reports?.player { told.insert(player) }
                 return (told, stored)
             }
+            // Most turns are one statement on PostgreSQL (see `TurnWrite.keepsMembers`), which needs no transaction.
+            let oneStatement = write.keepsMembers && playingLimit == nil && reports == nil
+            let outcome = try await oneStatement ? database.writeStatement(store) : database.write(store)
             guard let outcome else { continue }
             for player in outcome.told { bus.publish(.playerEvents(playerID: player)) }
             if let reports { leaderboards.rank(outcome.stored.scores, bundleID: state.bundleID, environment: reports.environment) }

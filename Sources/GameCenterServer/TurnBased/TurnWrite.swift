@@ -27,6 +27,10 @@ struct TurnWrite: Sendable {
     /// Stores the change if the match is still at `expectedVersion`; false (having written nothing) when another write
     /// came first.
     func store(expectedVersion: Int64, data: Data?, now: Int64, in storage: StorageSession) async throws -> Bool {
+        if keepsMembers {
+            return try await storage.storeTurnChange(
+                record, expectedVersion: expectedVersion, data: data, events: events.flatMap { $0 }, kind: EventKind.turnBased.rawValue, now: now)
+        }
         if forget {
             guard try await storage.deleteTurnMatch(record.matchID, expectedVersion: expectedVersion) else { return false }
         } else {
@@ -37,6 +41,10 @@ struct TurnWrite: Sendable {
         }
         return true
     }
+
+    /// Whether the change keeps the match and its members (most turns): then ``store(expectedVersion:data:now:in:)``
+    /// sends one statement on PostgreSQL.
+    var keepsMembers: Bool { !forget && members == nil }
 
     /// One event per notice and recipient; the payload differs between recipients only in whether the turn became
     /// theirs, so it is encoded at most twice per notice.
