@@ -772,6 +772,23 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 38, name: "matchmaking queue metrics",
+            common: [
+                // What each rule-based queue did in each fifteen-minute bucket (`bucket_start`, ms since 1970): the
+                // figures as JSON (mergeable sketches), kept 30 days.
+                """
+                CREATE TABLE matchmaking_queue_metrics (
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    queue TEXT NOT NULL,
+                    bucket_start BIGINT NOT NULL,
+                    figures TEXT NOT NULL,
+                    PRIMARY KEY (bundle_id, environment, queue, bucket_start)
+                )
+                """,
+                "CREATE INDEX matchmaking_queue_metrics_by_start ON matchmaking_queue_metrics (bucket_start)",
+            ]),
     ]
 
     /// The outbox of a game's events that no player's event log carries (a real-time match that ended), written in

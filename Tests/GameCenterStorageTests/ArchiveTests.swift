@@ -160,7 +160,7 @@ struct ArchiveTests {
         "schema_migrations", "sessions", "sign_in_failures", "sign_in_address_failures", "device_sign_ins", "app_tickets", "report_keys",
         "nodes", "node_notices", "queue_owners", "cluster_settings", "webhook_endpoints", "webhook_deliveries", "webhook_cursors",
         "webhook_lease", "game_events", "identity_keys", "server_idempotency", "saved_game_uploads", "play_with_friends",
-        "score_removals", "console_users", "console_sessions",
+        "score_removals", "console_users", "console_sessions", "matchmaking_queue_metrics",
     ]
 
     /// Columns of archived tables that are the engine's own bookkeeping, numbered again on import: PostgreSQL's order

@@ -307,6 +307,7 @@ public enum GameCenterApp {
         submissions.addAdmin(to: admin)
         LeaderboardAdminRoutes(leaderboards: services.leaderboards, registry: services.registry, audit: services.audit).add(to: admin)
         ClockRoutes(clock: services.clock).add(to: admin)
+        QueueMetricsRoutes(matchmaking: services.matchmaking, registry: services.registry).add(to: admin)
         ArchiveAdminRoutes(deletion: services.accountDeletion, archives: services.archives, registry: services.registry).add(to: admin)
         NodeRoutes(registry: services.nodes).add(to: admin)
         RelayRoutes(relay: services.relay).addAdmin(to: admin)

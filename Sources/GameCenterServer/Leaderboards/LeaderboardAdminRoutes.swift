@@ -12,10 +12,10 @@ struct LeaderboardAdminRoutes {
         group.get("games/{bundleID}/leaderboards/{category}") { request, context -> AdminLeaderboardPage in
             let game = try game(context)
             let query = request.uri.queryParameters
-            let environment = try Self.parse(query["environment"], as: Environment.self, name: "environment", default: .sandbox)
-            let timeScope = try Self.parse(query["timeScope"], as: LeaderboardTimeScope.self, name: "timeScope", default: .allTime)
-            let start = try Self.integer(query["rangeStart"], name: "rangeStart", default: 1)
-            let length = try Self.integer(query["rangeLength"], name: "rangeLength", default: Limits.maximumLeaderboardRange)
+            let environment = try QueryParameter.choice(query["environment"], as: Environment.self, name: "environment", default: .sandbox)
+            let timeScope = try QueryParameter.choice(query["timeScope"], as: LeaderboardTimeScope.self, name: "timeScope", default: .allTime)
+            let start = try QueryParameter.integer(query["rangeStart"], name: "rangeStart", default: 1)
+            let length = try QueryParameter.integer(query["rangeLength"], name: "rangeLength", default: Limits.maximumLeaderboardRange)
             return try await leaderboards.adminPage(
                 game: game, environment: environment, category: context.parameters.require("category"),
                 timeScope: timeScope, rangeStart: start, rangeLength: length, locale: query["locale"].map(String.init) ?? game.defaultLocale)
@@ -23,8 +23,8 @@ struct LeaderboardAdminRoutes {
         group.get("games/{bundleID}/occurrence-events") { request, context -> LeaderboardOccurrenceEventList in
             let game = try game(context)
             let query = request.uri.queryParameters
-            let after = try Self.integer(query["after"], name: "after", default: 0)
-            let limit = try Self.integer(query["limit"], name: "limit", default: 100)
+            let after = try QueryParameter.integer(query["after"], name: "after", default: 0)
+            let limit = try QueryParameter.integer(query["limit"], name: "limit", default: 100)
             guard (1...1000).contains(limit) else { throw APIError.invalidParameter("limit is 1 to 1000; got \(limit)") }
             return try await leaderboards.occurrenceEvents(game: game, after: Int64(after), limit: limit)
         }
@@ -58,22 +58,6 @@ struct LeaderboardAdminRoutes {
         let bundleID = try context.parameters.require("bundleID")
         guard let game = registry.game(bundleID: bundleID) else { throw APIError.unknownGame(bundleID) }
         return game
-    }
-
-    private static func parse<T: RawRepresentable & CaseIterable>(
-        _ text: Substring?, as type: T.Type, name: String, default fallback: T
-    ) throws -> T where T.RawValue == String {
-        guard let text else { return fallback }
-        guard let value = T(rawValue: String(text)) else {
-            throw APIError.invalidParameter("\(name) '\(text.prefix(40))' is not one of: \(T.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        return value
-    }
-
-    private static func integer(_ text: Substring?, name: String, default fallback: Int) throws -> Int {
-        guard let text else { return fallback }
-        guard let value = Int(text) else { throw APIError.invalidParameter("\(name) '\(text.prefix(40))' is not an integer") }
-        return value
     }
 }
 

@@ -29,6 +29,8 @@ package final class MatchmakingService: Service, ChannelPresence {
     let queues: any QueueRouting
     /// Who is in which party, for requests with a party code.
     let parties: ActivityService
+    /// The rule-based queues' metrics this node counts (it runs their passes).
+    let queueMetrics = QueueMetrics()
 
     /// How long a party member waits for the host's match before playing without the host, and how long the host's
     /// match holds seats for the host's friends in the party who have not asked yet.
@@ -283,14 +285,28 @@ package final class MatchmakingService: Service, ChannelPresence {
             let result = pass.matcher.pass(pass.requests, now: now)
             metrics.rulePassSeconds.record(duration: started.duration(to: .now))
             metrics.ruleEvaluations.increment(by: result.evaluations)
-            if let experiment = pass.experiment {
-                metrics.experimentRuleMatches.increment(by: experiment.pass(pass.requests, now: now).matches.count)
+            let players = Dictionary(uniqueKeysWithValues: pass.requests.map { ($0.ticket, $0.playerCount) })
+            let experimentMatches = pass.experiment?.pass(pass.requests, now: now).matches ?? []
+            if pass.experiment != nil { metrics.experimentRuleMatches.increment(by: experimentMatches.count) }
+            queueMetrics.record(QueueMetrics.Queue(pass.key), at: now) { bucket in
+                bucket.queueSizes.add(Double(pass.requests.count))
+                for (rule, tally) in result.tallies {
+                    bucket.rules[rule, default: .init()].merge(
+                        .init(
+                            trueCount: Int64(tally.trueCount), falseCount: Int64(tally.falseCount), numberCount: Int64(tally.numberCount),
+                            numberSum: tally.numberSum, errors: Int64(tally.errors)))
+                }
+                for match in experimentMatches { bucket.experimentMatchSizes.add(Double(match.tickets.reduce(0) { $0 + (players[$1] ?? 1) })) }
             }
             // Waits are measured on the clock the requests' arrivals were read from (the server's).
             let matchedAt = clock.nowMillis()
-            let (decisions, waits, stillWaiting) = state.withLock { [queueNow] state in
+            let (decisions, waits, stillWaiting, matchSizes) = state.withLock { [queueNow] state in
                 let (outcome, waits) = state.ruleQueues.apply(result.matches, key: pass.key, now: matchedAt)
-                return (state.record(outcome, now: queueNow), waits, state.ruleQueues.waitingCount(in: pass.key))
+                let sizes = outcome.started.map { $0.playerProperties?.count ?? $0.members.count }
+                return (state.record(outcome, now: queueNow), waits, state.ruleQueues.waitingCount(in: pass.key), sizes)
+            }
+            queueMetrics.record(QueueMetrics.Queue(pass.key), at: matchedAt) { bucket in
+                for size in matchSizes { bucket.matchSizes.add(Double(size)) }
             }
             metrics.recordRulePass(
                 queue: pass.key.queue, environment: Self.environment(ofGameKey: pass.key.game), matchedWaits: waits, stillWaiting: stillWaiting,
@@ -564,8 +580,16 @@ package final class MatchmakingService: Service, ChannelPresence {
         if last { await queues.channelClosed(sessionID: sessionID) }
     }
 
+    /// Counts the requests that left rule-based queues since the last call in their queues' metrics; those taken out
+    /// (cancelled, their channel closed) left now.
+    private func countDepartures() {
+        let departures = state.withLock { $0.ruleQueues.takeDepartures() }
+        if !departures.isEmpty { queueMetrics.count(departures, now: clock.nowMillis()) }
+    }
+
     /// Stores what the queue decided and tells the players.
     func apply(_ decisions: MatchmakingDecisions) async {
+        countDepartures()
         for wait in decisions.waitMilliseconds { metrics.matchmakingWait.recordMilliseconds(wait) }
         for decision in decisions.started {
             do {
@@ -604,10 +628,15 @@ package final class MatchmakingService: Service, ChannelPresence {
             aliveAfter: queues.isShared ? clock.wallMillis() - NodeRegistry.healthyWithinMillis : Int64.max, game: nil,
             reason: "the server restarted")
         var ticks = 0
+        var lastFlush = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.tickInterval)
             ticks += 1
             if ticks % Self.ticksBetweenNodeChecks == 0 { await followNodes() }
+            if lastFlush.duration(to: .now) >= QueueMetrics.flushInterval {
+                lastFlush = .now
+                await flushQueueMetrics()
+            }
             let now = queueNow
             await apply(state.withLock { state in state.record(state.queue.tick(now: now), now: now) })
             await runRulePasses()
@@ -620,6 +649,17 @@ package final class MatchmakingService: Service, ChannelPresence {
                 guard let invitation = try? await database.read({ try await $0.invitation(id: invitationID) }) else { continue }
                 try? await closeInvitation(invitation, now: wallNow)
             }
+        }
+        await flushQueueMetrics()
+    }
+
+    /// Stores the queues' metrics counted since the last flush (kept for the next one when the database fails).
+    func flushQueueMetrics() async {
+        countDepartures()
+        do {
+            try await queueMetrics.flush(into: database, now: clock.nowMillis())
+        } catch {
+            logger.warning("matchmaking queue metrics could not be stored; they are tried again", metadata: [LogKey.error: "\(error)"])
         }
     }
 }

@@ -68,7 +68,7 @@ public struct ArchiveKind: Sendable {
 /// again), report-signing keys, nodes, queue owners and notes between nodes (the cluster's own state), webhook endpoints and deliveries and
 /// identity keys (they hold secrets: make them again on the new server), idempotency records, unfinished save uploads
 /// and play-with-friends requests (they expire within minutes), the studio console's users and sessions (staff accounts:
-/// add them again with `gamecenter console add-user`).
+/// add them again with `gamecenter console add-user`), matchmaking queues' metrics (statistics of the last 30 days).
 public enum ArchiveCatalog {
     /// The players of a game: anyone with a record of it (so that every archived row's player is archived too).
     private static let gamePlayers = """

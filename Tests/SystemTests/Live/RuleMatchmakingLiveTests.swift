@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import GameCenterProtocol
 import OpenGameKit
 import Synchronization
 import Testing
@@ -26,6 +27,18 @@ import Testing
             line.hasPrefix("\(name){") && labels.allSatisfy { line.contains("\($0.key)=\"\($0.value)\"") }
         }
         return line.flatMap { Double($0.split(separator: " ").last!) }
+    }
+
+    /// The studio's view of a queue's metrics (`GET /admin/v1/games/…/matchmaking/queues/…/metrics`), or the status
+    /// and body of a refusal.
+    static func queueMetrics(_ queue: String, of bundleID: String = "com.example.tapper", on server: LiveServer) async throws -> (
+        QueueMetricsSeries?, status: Int, body: String
+    ) {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/games/\(bundleID)/matchmaking/queues/\(queue)/metrics"))
+        request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        return (status == 200 ? try WireCoding.makeDecoder().decode(QueueMetricsSeries.self, from: data) : nil, status, String(decoding: data, as: UTF8.self))
     }
 
     @Test(arguments: LiveServer.engines)
@@ -86,6 +99,30 @@ import Testing
         #expect(try await Self.metric("matchmaking_rule_results", skill.merging(["result": "false"]) { $1 }, on: server) ?? 0 >= 1)
         #expect(bobMatch.matchID == danMatch.matchID && bobMatch.matchID != annMatch.matchID)
         #expect(danMatch.playerProperties?[bob.localPlayer.playerID]?["skill"] == 12)
+
+        // The studio's view, bucket by bucket (Apple's queue metrics): Ann asks again and cancels; four requests
+        // matched, Bob and Dan after the 20 s the clock moved, in two matches of two; the skill rule's answers.
+        let annAgain = Task { try await ann.matchmaker.findMatch(for: Self.request(ranked, ["region": "eu", "skill": 10])) }
+        for _ in 0..<100 where try await ann.matchmaker.queryQueueActivity(ranked) < 5 { try await Task.sleep(for: .milliseconds(50)) }
+        ann.matchmaker.cancel()
+        _ = await annAgain.result
+        var figures: QueueMetricsSeries?
+        for _ in 0..<100 {
+            figures = try await Self.queueMetrics(ranked, on: server).0
+            if figures?.dataPoints.contains(where: { $0.requests["CANCELED"] != nil }) == true { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let points = try #require(figures).dataPoints
+        #expect(points.count == 32 && figures?.granularity == "PT15M")
+        let matched = points.compactMap { $0.requests["MATCHED"] }
+        #expect(matched.reduce(0) { $0 + $1.count } == 4 && matched.reduce(0) { $0 + $1.playerCount } == 4)
+        #expect(matched.contains { $0.p95SecondsInQueue >= 20 }, "Bob and Dan waited 20 s: \(matched)")
+        #expect(points.compactMap { $0.requests["CANCELED"] }.reduce(0) { $0 + $1.count } == 1)
+        #expect(points.reduce(0) { $0 + $1.sessions.count } == 2 && points.contains { $0.sessions.averagePlayerCount == 2 })
+        #expect(points.reduce(0) { $0 + ($1.rules["SkillDifference"]?.trueCount ?? 0) } == 2)
+        #expect(points.reduce(0) { $0 + $1.queueSizes.count } >= 3, "a pass at each arrival at least")
+        let unknownQueue = try await Self.queueMetrics("com.example.tapper.Nope", on: server)
+        #expect(unknownQueue.status == 400 && unknownQueue.body.contains("matchmaking.unknown_queue"), "\(unknownQueue.status) \(unknownQueue.body)")
 
         // A queue the game does not have, and a property the SDK keeps for Game Center.
         let unknown = await #expect(throws: GKError.self) {

@@ -55,9 +55,22 @@ struct RuleQueues: Sendable {
         }
     }
 
+    /// A request that left its queue, for the queue's metrics (``takeDepartures()``).
+    struct Departure: Sendable, Equatable {
+        var key: Key
+        var result: QueueMetricsBucket.Result
+        /// When it entered the queue, on the server's clock.
+        var arrival: Int64
+        var players: Int
+        /// When it left, on the server's clock; nil when it was taken out (the matchmaker notes the time).
+        var leftAt: Int64?
+    }
+
     private var queues: [Key: Queue] = [:]
     private var keyOfTicket: [TicketID: Key] = [:]
     private var matchesMade: UInt64 = 0
+    /// Requests that left since the last ``takeDepartures()``.
+    private var departures: [Departure] = []
 
     /// How long after a change a queue's pass runs, so that requests arriving together are matched together.
     static let passDelayMillis: Int64 = 20
@@ -103,9 +116,17 @@ struct RuleQueues: Sendable {
     /// Takes a request out of its queue; false when it was not waiting in one.
     mutating func remove(_ ticket: TicketID) -> Bool {
         guard let key = keyOfTicket.removeValue(forKey: ticket) else { return false }
-        queues[key]?.waiting[ticket] = nil
+        if let request = queues[key]?.waiting.removeValue(forKey: ticket)?.request {
+            departures.append(Departure(key: key, result: .canceled, arrival: request.arrival, players: request.playerCount, leftAt: nil))
+        }
         queues[key]?.changed = true
         return true
+    }
+
+    /// The requests that left their queues since the last call, oldest first.
+    mutating func takeDepartures() -> [Departure] {
+        defer { departures = [] }
+        return departures
     }
 
     /// The queues due a pass at `now`, each with a snapshot of its requests; they are marked as passed.
@@ -159,6 +180,7 @@ struct RuleQueues: Sendable {
                 let (request, playerID) = queue.waiting.removeValue(forKey: ticket)!
                 keyOfTicket[ticket] = nil
                 waits.append(max(0, now - request.arrival))
+                departures.append(Departure(key: key, result: .matched, arrival: request.arrival, players: request.playerCount, leftAt: now))
                 queue.waits.append((now, waits.last!))
                 members.append(.ticket(ticket, playerID: playerID))
                 for player in request.players {
