@@ -627,16 +627,15 @@ package final class MatchmakingService: Service, ChannelPresence {
             now: clock.nowMillis(), deadNode: queues.nodeID,
             aliveAfter: queues.isShared ? clock.wallMillis() - NodeRegistry.healthyWithinMillis : Int64.max, game: nil,
             reason: "the server restarted")
+        // The queues' metrics are stored beside the ticks: a slow or stopped database never holds the queue up.
+        let flusher = Task {
+            while (try? await Task.sleep(for: QueueMetrics.flushInterval)) != nil { await flushQueueMetrics() }
+        }
         var ticks = 0
-        var lastFlush = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.tickInterval)
             ticks += 1
             if ticks % Self.ticksBetweenNodeChecks == 0 { await followNodes() }
-            if lastFlush.duration(to: .now) >= QueueMetrics.flushInterval {
-                lastFlush = .now
-                await flushQueueMetrics()
-            }
             let now = queueNow
             await apply(state.withLock { state in state.record(state.queue.tick(now: now), now: now) })
             await runRulePasses()
@@ -650,6 +649,7 @@ package final class MatchmakingService: Service, ChannelPresence {
                 try? await closeInvitation(invitation, now: wallNow)
             }
         }
+        flusher.cancel()
         await flushQueueMetrics()
     }
 
