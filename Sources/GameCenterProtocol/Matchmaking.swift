@@ -119,13 +119,17 @@ public struct MatchRequestExplanation: Codable, Sendable, Equatable {
     public var estimatedWaitSeconds: Double?
     /// How many matched requests the estimate comes from.
     public var estimateSamples: Int
+    /// Where the rules' expansions stand for this request: each aged value its rules compute (Apple's `agedValues`,
+    /// `agedAsSteppedValue`), its step and the value the rule uses now. Empty when no rule ages (or from a server that
+    /// does not tell).
+    public var expansions: [MatchRuleExpansion]
 
     /// The fewest matched requests an estimate is made from.
     public static let estimateMinimumSamples = 5
 
     public init(
         secondsInQueue: Int, waiting: Int, compatible: Int, stages: [MatchRuleStage], blockingRules: [String], estimatedWaitSeconds: Double?,
-        estimateSamples: Int
+        estimateSamples: Int, expansions: [MatchRuleExpansion] = []
     ) {
         self.secondsInQueue = secondsInQueue
         self.waiting = waiting
@@ -134,6 +138,48 @@ public struct MatchRequestExplanation: Codable, Sendable, Equatable {
         self.blockingRules = blockingRules
         self.estimatedWaitSeconds = estimatedWaitSeconds
         self.estimateSamples = estimateSamples
+        self.expansions = expansions
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case secondsInQueue, waiting, compatible, stages, blockingRules, estimatedWaitSeconds, estimateSamples, expansions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            secondsInQueue: try container.decode(Int.self, forKey: .secondsInQueue), waiting: try container.decode(Int.self, forKey: .waiting),
+            compatible: try container.decode(Int.self, forKey: .compatible), stages: try container.decode([MatchRuleStage].self, forKey: .stages),
+            blockingRules: try container.decode([String].self, forKey: .blockingRules),
+            estimatedWaitSeconds: try container.decodeIfPresent(Double.self, forKey: .estimatedWaitSeconds),
+            estimateSamples: try container.decode(Int.self, forKey: .estimateSamples),
+            expansions: try container.decodeIfPresent([MatchRuleExpansion].self, forKey: .expansions) ?? [])
+    }
+}
+
+/// One aged value of a rule as it stands for a waiting request (see ``MatchRequestExplanation/expansions``): the
+/// call evaluated for this request alone.
+public struct MatchRuleExpansion: Codable, Sendable, Equatable {
+    /// The rule's reference name.
+    public var rule: String
+    /// The call as the rule writes it, e.g. `agedValues(avg(requests[].secondsInQueue), \`20\`, [\`40\`], [\`10\`])`.
+    public var expression: String
+    /// The age the call is given now, in seconds.
+    public var seconds: Double
+    /// The steps taken: 0 before the first.
+    public var step: Int
+    /// The steps there are (the value changes no more after the last).
+    public var steps: Int
+    /// The value the rule uses now.
+    public var value: Double
+
+    public init(rule: String, expression: String, seconds: Double, step: Int, steps: Int, value: Double) {
+        self.rule = rule
+        self.expression = expression
+        self.seconds = seconds
+        self.step = step
+        self.steps = steps
+        self.value = value
     }
 }
 

@@ -48,7 +48,7 @@ struct JMESPathNode: Sendable {
         height = 1 + JMESPathNode.children(of: kind).reduce(0) { max($0, $1.height) }
     }
 
-    private static func children(of kind: Kind) -> [JMESPathNode] {
+    static func children(of kind: Kind) -> [JMESPathNode] {
         switch kind {
         case .current, .field, .literal, .index, .slice: []
         case .subexpression(let left, let right), .pipe(let left, let right), .projection(let left, let right),

@@ -27,3 +27,6 @@ public typealias GKMatchmakingExplanation = MatchRequestExplanation
 
 /// One stage of a rule-based queue's rules as it stands for a waiting request (the `stages` of a ``GKMatchmakingExplanation``).
 public typealias GKMatchRuleStage = MatchRuleStage
+/// One aged value of a rule-based queue's rules as it stands for a waiting request (the `expansions` of a
+/// ``GKMatchmakingExplanation``).
+public typealias GKMatchRuleExpansion = MatchRuleExpansion

@@ -84,6 +84,11 @@ import Testing
         #expect(why.stages.last == GKMatchRuleStage(name: "SkillDifference", type: "match", tried: 1, passed: 0))
         #expect(why.blockingRules == ["SkillDifference"])
         #expect(why.estimateSamples == 2 && why.estimatedWaitSeconds == nil, "Ann's and Cid's waits, too few for an estimate")
+        // Where the skill window's expansion stands for Bob: 20 until he has waited 10 s, then 40, then 100 after 20 s.
+        let expansion = try #require(why.expansions.first)
+        #expect(why.expansions.count == 1 && expansion.rule == "SkillDifference" && expansion.steps == 2)
+        #expect(expansion.expression.hasPrefix("agedValues(avg(requests[].secondsInQueue), `20`"))
+        #expect(expansion.value == (expansion.seconds >= 10 ? 40 : 20) && expansion.step == (expansion.seconds >= 10 ? 1 : 0), "\(expansion)")
         #expect(try await ann.matchmaker.explainWaiting() == nil, "Ann's request was matched")
         try await LeaderboardsLiveTests.advanceClock(server, hours: 20.0 / 3600)
         let bobMatch = try await bobFinds.value

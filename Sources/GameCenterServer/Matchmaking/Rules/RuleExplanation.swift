@@ -71,6 +71,35 @@ extension RuleMatcher {
             .prefix(3).map(\.element.name)
         return MatchRequestExplanation(
             secondsInQueue: Int(context.requests[anchor].secondsInQueue(now: now)), waiting: requests.count - 1, compatible: candidates.count,
-            stages: stages, blockingRules: Array(blocking), estimatedWaitSeconds: estimate.seconds, estimateSamples: estimate.samples)
+            stages: stages, blockingRules: Array(blocking), estimatedWaitSeconds: estimate.seconds, estimateSamples: estimate.samples,
+            expansions: expansions(for: input([anchor])))
+    }
+
+    /// The aged values of the rules (`agedValues`, `agedAsSteppedValue` and its other name), each evaluated on `alone`
+    /// (the request by itself, as its rules see it now): its age, its step and the value the rule uses. A call whose
+    /// arguments do not evaluate to numbers for it is left out.
+    func expansions(for alone: JSONValue) -> [MatchRuleExpansion] {
+        ruleSet.rules.flatMap { rule in
+            rule.expression.functionCalls(named: ["agedValues", "agedAsSteppedValue", "agedValueLinear"]).compactMap { call in
+                guard case .number(let age)? = try? call.arguments[0].evaluate(alone), case .number(let value)? = try? call.call.evaluate(alone)
+                else { return nil }
+                let (step, steps): (Int, Int)
+                if call.name == "agedValues" {
+                    guard case .array(let ages)? = try? call.arguments[3].evaluate(alone) else { return nil }
+                    let thresholds = ages.compactMap { if case .number(let seconds) = $0 { seconds } else { nil } }
+                    (step, steps) = (thresholds.filter { $0 <= age }.count, thresholds.count)
+                } else {
+                    // agedAsSteppedValue(age, initial, limit, interval, change): a step each interval until the limit.
+                    let numbers = call.arguments[1...4].map { argument -> Double in
+                        if case .number(let number)? = try? argument.evaluate(alone) { number } else { .nan }
+                    }
+                    let (initial, limit, interval, change) = (numbers[0], numbers[1], numbers[2], numbers[3])
+                    guard numbers.allSatisfy(\.isFinite), interval > 0 else { return nil }
+                    let all = change == 0 ? 0 : Int((abs(limit - initial) / abs(change)).rounded(.up))
+                    (step, steps) = (min(Int((max(age, 0) / interval).rounded(.down)), all), all)
+                }
+                return MatchRuleExpansion(rule: rule.referenceName, expression: call.source, seconds: age, step: step, steps: steps, value: value)
+            }
+        }
     }
 }

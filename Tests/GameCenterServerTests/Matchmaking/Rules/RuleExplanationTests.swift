@@ -27,6 +27,37 @@ import Testing
             ])
     }
 
+    /// Apple's aged values (`agedValues`, `agedAsSteppedValue`) evaluated for the request alone: where each expansion
+    /// stands, and the value its rule uses now.
+    @Test func theRulesExpansionsSayTheirStepAndTheValueInUseNow() throws {
+        let rules = RuleMatcherTests.ruleSet(
+            2, 2,
+            [
+                try RuleMatcherTests.rule(
+                    "SkillWindow", .match, "diff(players[].properties.skill) <= agedValues(avg(requests[].secondsInQueue), `20`, [`40`, `100`], [`10`, `20`])"),
+                try RuleMatcherTests.rule(
+                    "Latency", .compatible, "geoLatency(requests[0], requests[1]) <= agedAsSteppedValue(requests[0].secondsInQueue, `50`, `200`, `5`, `40`)"),
+                try RuleMatcherTests.rule("SameRegion", .compatible, "requests[0].properties.region == requests[1].properties.region"),
+            ])
+        func expansions(at millis: Int64) throws -> [MatchRuleExpansion] {
+            let requests = [Self.request(1, region: "eu", skill: 10, ruleSet: rules, arrival: 0)]
+            return try #require(RuleMatcher(ruleSet: rules).explain(TicketID(1), among: requests, now: millis, estimate: (nil, 0))).expansions
+        }
+        let window = "agedValues(avg(requests[].secondsInQueue), `20`, [`40`, `100`], [`10`, `20`])"
+        let latency = "agedAsSteppedValue(requests[0].secondsInQueue, `50`, `200`, `5`, `40`)"
+        #expect(
+            try expansions(at: 3_000) == [
+                MatchRuleExpansion(rule: "SkillWindow", expression: window, seconds: 3, step: 0, steps: 2, value: 20),
+                MatchRuleExpansion(rule: "Latency", expression: latency, seconds: 3, step: 0, steps: 4, value: 50),
+            ])
+        #expect(try expansions(at: 12_900).map(\.step) == [1, 2] && expansions(at: 12_900).map(\.value) == [40, 130])
+        #expect(try expansions(at: 60_000).map(\.step) == [2, 4] && expansions(at: 60_000).map(\.value) == [100, 200], "both at their last step")
+        // The calls' texts as written, from a source with non-ASCII text before them.
+        let quoted = try JMESPathExpression(
+            compiling: "'é)' == 'x' || agedValues(`1`, `2`, [`3`], [`4`]) > `0`", functions: RuleFunctions.table())
+        #expect(quoted.functionCalls(named: ["agedValues"]).map(\.source) == ["agedValues(`1`, `2`, [`3`], [`4`])"])
+    }
+
     @Test func eachStageCountsTheRequestsThatPassedItWithThisOne() throws {
         let rules = try Self.rules()
         let requests = [
