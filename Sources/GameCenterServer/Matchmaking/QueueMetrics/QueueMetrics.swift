@@ -5,7 +5,7 @@ import Synchronization
 
 /// Each rule-based queue's metrics in fifteen-minute buckets on the server's clock: counted in memory by the node that
 /// runs the queue's passes, merged into the database at most every ``flushInterval`` (``flush(into:)``), kept
-/// ``keptMillis``, and read back at Apple's granularities (``series(bundleID:environment:queue:granularity:now:from:)``),
+/// ``keptMillis``, and read back at Apple's granularities (``series(_:granularity:now:from:)``),
 /// the buckets not yet flushed included.
 final class QueueMetrics: Sendable {
     /// A queue of one game and environment.
