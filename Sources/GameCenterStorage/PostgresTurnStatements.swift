@@ -5,7 +5,8 @@ import PostgresNIO
 /// is still at the version read (compare-and-set), its data replaced when sent, and the change's events appended to
 /// their players' streams, in one statement (a statement is atomic: no `BEGIN`/`COMMIT` around it). Every later part
 /// writes only when the compare-and-set did. A player with several events takes consecutive sequence numbers, in the
-/// order given. Answers one row: how many match rows were replaced (0 or 1).
+/// order given; an event for a player who does not exist fails the whole statement (no sequence number), as the same
+/// writes fail on SQLite. Answers one row: how many match rows were replaced (0 or 1).
 struct TurnChangeStatement: PostgresPreparedStatement {
     static let sql = """
         WITH replaced AS (
@@ -22,7 +23,8 @@ struct TurnChangeStatement: PostgresPreparedStatement {
         appended AS (
             INSERT INTO events (player_id, seq, kind, payload, created_at)
             SELECT e.player_id, numbered.event_seq - numbered.count + e.rank, $11, e.payload, $12
-            FROM unnest($13::TEXT[], $14::TEXT[], $15::BIGINT[]) AS e (player_id, payload, rank) JOIN numbered USING (player_id))
+            FROM unnest($13::TEXT[], $14::TEXT[], $15::BIGINT[]) AS e (player_id, payload, rank) LEFT JOIN numbered USING (player_id)
+            WHERE EXISTS (SELECT 1 FROM replaced))
         SELECT count(*) FROM replaced
         """
     typealias Row = Int64

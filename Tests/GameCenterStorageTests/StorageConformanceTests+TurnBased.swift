@@ -48,6 +48,18 @@ extension StorageConformanceTests {
             #expect(try await db.read { try await $0.turnMatchData(id: first.matchID) } == Data("second".utf8))
             #expect(try await events(a) == ["1 other earlier", "2 turnBased a1"])
 
+            // An event for a player who does not exist fails the whole change: nothing of it is stored.
+            var lost = second
+            (lost.version, lost.state) = (3, #"{"lost":true}"#)
+            await #expect(throws: (any Error).self) {
+                try await db.writeStatement { [lost] storage in
+                    try await storage.storeTurnChange(
+                        lost, expectedVersion: 2, data: Data("lost".utf8), events: [(a.playerID, "a2"), ("G:nobody", "x")], kind: "turnBased", now: 11)
+                }
+            }
+            #expect(try await db.read { try await $0.turnMatch(id: first.matchID) } == second)
+            #expect(try await events(a) == ["1 other earlier", "2 turnBased a1"])
+
             // No data sent: the stored data stays.
             var third = second
             (third.version, third.deadline) = (3, nil)
