@@ -19,6 +19,8 @@ struct MatchParticipant: Sendable, Equatable {
     /// The request or invitation acceptance the match answers; nil for `existing` members.
     var requestID: String?
     var kind: Kind
+    /// For an invitee: the inviter and their request, which hears that the invitee connected.
+    var inviter: RequestKey? = nil
 }
 
 /// A forming match that is over: started with these participants, or failed.
@@ -41,6 +43,9 @@ struct ClosedLobby: Sendable {
     var relayURL: String?
     /// A rule-based match: each member's properties, by player id.
     var playerProperties: [String: [String: JSONValue]]? = nil
+    /// Forming matches of other parties whose players this match took (a rule-based match of several parties): they
+    /// end as failed, without telling anyone (their players are told of this match).
+    var supersededMatchIDs: [String] = []
 }
 
 /// Stores the matchmaker's outcomes and the events they cause, one transaction each, and announces the events
@@ -76,7 +81,7 @@ struct MatchRecorder: Sendable {
     }
 
     /// Records a started match and tells every member (existing members learn the new member list).
-    func started(_ lobby: ClosedLobby, creatorRequestID: String?, now: Int64) async throws {
+    func started(_ lobby: ClosedLobby, now: Int64) async throws {
         let players = lobby.participants.map(\.playerID)
         let newcomers = lobby.participants.filter { $0.kind != .existing }
         try await database.write { storage in
@@ -89,6 +94,9 @@ struct MatchRecorder: Sendable {
                 try await storage.setMatchRelayURL(lobby.matchID, relayURL)
             }
             try await storage.setMatchState(lobby.matchID, .started, now: now)
+            for superseded in lobby.supersededMatchIDs where try await storage.match(id: superseded)?.state == .forming {
+                try await storage.setMatchState(superseded, .failed, now: now)
+            }
             try await storage.insertMatchMembers(
                 lobby.matchID,
                 newcomers.enumerated().map { index, participant in
@@ -100,13 +108,11 @@ struct MatchRecorder: Sendable {
                     to: invitation.invitee, now: now, in: storage)
             }
             // The inviter hears "connected" before the match itself, while its request still waits for it.
-            if let creatorRequestID {
-                for invitee in lobby.participants where invitee.kind == .invited {
-                    let event = InviteeAnswered(
-                        matchID: lobby.matchID, bundleID: lobby.bundleID, requestID: creatorRequestID,
-                        playerID: invitee.playerID, state: .connected)
-                    _ = try await EventLog.append(.inviteeAnswered, event, to: lobby.creator, now: now, in: storage)
-                }
+            for invitee in lobby.participants where invitee.kind == .invited {
+                guard let inviter = invitee.inviter else { continue }
+                let event = InviteeAnswered(
+                    matchID: lobby.matchID, bundleID: lobby.bundleID, requestID: inviter.requestID, playerID: invitee.playerID, state: .connected)
+                _ = try await EventLog.append(.inviteeAnswered, event, to: inviter.playerID, now: now, in: storage)
             }
             for participant in lobby.participants {
                 let info = MatchInfo(

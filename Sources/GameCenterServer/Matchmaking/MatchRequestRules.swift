@@ -23,6 +23,8 @@ struct CheckedRuleFields: Sendable {
     var queue: MatchmakingQueueDefinition
     var ruleSet: MatchmakingRuleSet
     var properties: [String: JSONValue]
+    /// What the rules see of each invitee, by player id (an invitee not named sees the requester's properties).
+    var recipientProperties: [String: [String: JSONValue]]
     var appVersion: String
     var platform: String
 }
@@ -84,24 +86,34 @@ enum MatchRequestRules {
         guard let queue = settings.queues[name], let ruleSet = settings.ruleSets[queue.ruleSet] else {
             throw APIError.unknownQueue(name, known: settings.queues.keys.sorted())
         }
-        guard body.playersToInvite.isEmpty, body.matchID == nil else {
+        guard body.matchID == nil else {
             throw APIError.matchRequestInvalid(
-                "a request with a queueName invites nobody and adds to no running match: the queue's rules find its players (invite friends with a request without queueName)"
+                "a request with a queueName adds to no running match: the queue's rules find its players (add players to a match with a request without queueName)"
             )
         }
-        if let recipients = body.recipientProperties, !recipients.isEmpty {
+        let partySize = 1 + body.playersToInvite.count
+        guard let range = ruleSet.playerRange(requestMin: body.minPlayers, requestMax: body.maxPlayers), partySize <= range.upperBound else {
+            throw APIError.matchRequestInvalid(
+                "queue \(name)'s rule set \(ruleSet.referenceName) matches \(ruleSet.minPlayers) to \(ruleSet.maxPlayers) players; with minPlayers \(body.minPlayers), maxPlayers \(body.maxPlayers) and \(partySize - 1) invited, this request could never be matched"
+            )
+        }
+        let recipients = body.recipientProperties ?? [:]
+        let strangers = recipients.keys.filter { !body.playersToInvite.contains($0) }.sorted()
+        guard strangers.isEmpty else {
             throw APIError.invalidProperties(
-                "recipientProperties name players who are not invited: \(recipients.keys.sorted().prefix(5).joined(separator: ", "))")
+                "recipientProperties name players who are not in playersToInvite: \(strangers.prefix(5).joined(separator: ", "))")
         }
         let properties = body.properties ?? [:]
         try checkProperties(properties)
+        for recipient in recipients.values { try checkProperties(recipient) }
         let appVersion = body.appVersion ?? "1.0"
         guard (1...64).contains(appVersion.count) else { throw APIError.invalidParameter("appVersion must be 1 to 64 characters") }
         let platform = body.platform ?? "UNKNOWN"
         guard (1...32).contains(platform.count), platform.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }) else {
             throw APIError.invalidParameter("platform must be 1 to 32 capital letters, digits or '_', such as LINUX or MAC_OS")
         }
-        return CheckedRuleFields(queue: queue, ruleSet: ruleSet, properties: properties, appVersion: appVersion, platform: platform)
+        return CheckedRuleFields(
+            queue: queue, ruleSet: ruleSet, properties: properties, recipientProperties: recipients, appVersion: appVersion, platform: platform)
     }
 
     /// Largest properties of one player, as compact JSON.

@@ -7,7 +7,7 @@ extension MatchmakerState {
     /// Takes a waiting request out of the queue.
     mutating func remove(_ ticket: TicketID, now: Int64) throws(APIError) -> MatchmakingDecisions {
         removeRequest(ticket)
-        if ruleQueues.remove(ticket) { return MatchmakingDecisions() }
+        if ruleQueues.remove(ticket) || queuedParties[ticket] != nil { return dissolveParty(ticket) }
         do {
             return record(try queue.remove(ticket: ticket, now: now), now: now)
         } catch {
@@ -35,6 +35,9 @@ extension MatchmakerState {
             for (player, invitee) in match.accepted where invitee.sessionID == sessionID {
                 if let outcome = try? removeInvitee(player, from: lobby, now: now) { combined.append(outcome) }
             }
+        }
+        for (ticket, party) in queuedParties {
+            for (player, invitee) in party.forming.accepted where invitee.sessionID == sessionID { leaveParty(player, ticket: ticket) }
         }
         return combined
     }
@@ -91,21 +94,40 @@ extension MatchmakerState {
     mutating func record(_ outcome: MatchmakingOutcome, now: Int64) -> MatchmakingDecisions {
         var decisions = MatchmakingDecisions()
         for started in outcome.started {
-            let forming = self.forming.removeValue(forKey: started.lobby)
+            var forming = self.forming.removeValue(forKey: started.lobby)
+            if let closed = forming, let rules = closed.ruleParty {
+                forget(closed, lobby: started.lobby)
+                partyReady(closed, rules: rules, members: started.members)
+                continue
+            }
+            // A rule-based match: each party among its requests brings the players who accepted its invitations, and
+            // the first party's stored match becomes the match.
+            let parties = takeParties(of: started.members)
+            var members: [LobbyMember] = []
+            var formingOfInvitee: [String: FormingMatch] = [:]
+            for member in started.members {
+                members.append(member)
+                guard case .ticket(let ticket, _) = member, let party = parties.first(where: { $0.ticket == ticket }) else { continue }
+                for invitee in party.invitees {
+                    members.append(.invited(playerID: invitee))
+                    formingOfInvitee[invitee] = party.forming
+                }
+            }
+            forming = forming ?? parties.first?.forming
             let matchID = forming?.matchID ?? Credentials.newID(prefix: "m_")
-            for case .ticket(let ticket, _) in started.members {
+            for case .ticket(let ticket, _) in members {
                 if let request = requests[ticket] { decisions.waitMilliseconds.append(now - request.queuedAt) }
             }
             // Members whose devices came through other nodes connect to this node's relay; else each to its own server.
-            let sessions = started.members.compactMap { member -> String? in
+            let sessions = members.compactMap { member -> String? in
                 switch member {
                 case .ticket(let ticket, _): requests[ticket]?.sessionID
-                case .invited(let playerID): forming?.accepted[playerID]?.sessionID
+                case .invited(let playerID): (formingOfInvitee[playerID] ?? forming)?.accepted[playerID]?.sessionID
                 case .base: nil
                 }
             }
             let relayURL = sessions.contains { remoteChannels[$0] != nil } ? self.relayURL : nil
-            let participants = started.members.map { participant($0, forming: forming) }
+            let participants = members.map { participant($0, forming: formingOfInvitee[$0.playerID] ?? forming) }
             for participant in participants where participant.kind != .existing {
                 if let requestID = participant.requestID {
                     startedNotStored[RequestKey(playerID: participant.playerID, requestID: requestID)] = matchID
@@ -117,11 +139,17 @@ extension MatchmakerState {
                 matchID: matchID, isStored: forming != nil, bundleID: bundleID, environment: environment,
                 hosted: started.hosted, participants: participants,
                 creator: forming?.creatorPlayerID ?? participants.first?.playerID ?? "", unansweredInvitees: [],
-                nodeID: nodeID, relayURL: relayURL, playerProperties: started.playerProperties)
-            decisions.started.append(StartDecision(lobby: lobby, creatorRequestID: forming?.creatorRequestID))
+                nodeID: nodeID, relayURL: relayURL, playerProperties: started.playerProperties,
+                supersededMatchIDs: parties.dropFirst().map(\.forming.matchID))
+            decisions.started.append(StartDecision(lobby: lobby))
         }
         for failed in outcome.failed {
             let forming = self.forming.removeValue(forKey: failed.lobby)
+            if let closed = forming, let rules = closed.ruleParty {
+                forget(closed, lobby: failed.lobby)
+                partyReady(closed, rules: rules, members: failed.members)
+                continue
+            }
             let participants = failed.members.map { participant($0, forming: forming) }
             forget(forming, lobby: failed.lobby)
             if let lobby = closedLobby(forming, participants: participants, unanswered: []) {
@@ -147,7 +175,9 @@ extension MatchmakerState {
             removeRequest(ticket)
             return MatchParticipant(playerID: playerID, requestID: requestID, kind: .requested)
         case .invited(let playerID):
-            return MatchParticipant(playerID: playerID, requestID: forming?.accepted[playerID]?.requestID, kind: .invited)
+            return MatchParticipant(
+                playerID: playerID, requestID: forming?.accepted[playerID]?.requestID, kind: .invited,
+                inviter: forming.map { RequestKey(playerID: $0.creatorPlayerID, requestID: $0.creatorRequestID) })
         case .base(let playerID):
             return MatchParticipant(playerID: playerID, requestID: nil, kind: .existing)
         }
@@ -171,8 +201,6 @@ extension MatchmakerState {
 /// A match to store as started.
 struct StartDecision: Sendable {
     var lobby: ClosedLobby
-    /// The inviter's request id, for invitation lobbies.
-    var creatorRequestID: String?
 }
 
 /// A forming match to store as failed.

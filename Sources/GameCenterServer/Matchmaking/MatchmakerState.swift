@@ -34,6 +34,8 @@ struct FormingMatch: Sendable {
     /// Invitations by invitee: id and expiry (server clock, ms).
     var invitations: [String: (invitationID: String, expiresAt: Int64)]
     var accepted: [String: AcceptedInvitee] = [:]
+    /// Set when the request names a queue: once every invitation is answered, its players enter the queue together.
+    var ruleParty: RuleParty?
 }
 
 /// The matchmaker's memory: the queue, who waits on which open channel, and the forming matches' bookkeeping.
@@ -61,6 +63,13 @@ struct MatchmakerState: Sendable {
     var lobbyOfInvitation: [String: LobbyID] = [:]
     /// The forming match each accepted invitee waits in (so lookups by player need no scan of the forming matches).
     private var lobbyOfAcceptedInvitee: [String: LobbyID] = [:]
+    /// Rule-based requests waiting in their queue with the players who accepted their invitations, by the inviter's
+    /// ticket (`Rules/RuleParty.swift`).
+    var queuedParties: [TicketID: QueuedParty] = [:]
+    /// The queued party each of its accepted invitees waits in.
+    var partyOfInvitee: [String: TicketID] = [:]
+    /// Parties whose invitations were all answered, not yet in their queue.
+    var readyParties: [TicketID] = []
     /// Requests whose match started but is not stored yet (status answers from here until it is).
     var startedNotStored: [RequestKey: String] = [:]
 
@@ -83,12 +92,15 @@ struct MatchmakerState: Sendable {
         if let lobby = lobbyOfAcceptedInvitee[playerID], let invitee = forming[lobby]?.accepted[playerID], invitee.sessionID == sessionID {
             return invitee.requestID
         }
+        if let ticket = partyOfInvitee[playerID], let invitee = queuedParties[ticket]?.forming.accepted[playerID], invitee.sessionID == sessionID {
+            return invitee.requestID
+        }
         return nil
     }
 
     /// Whether a player already waits (with a request, or as an accepted invitee).
     func isWaiting(_ playerID: String) -> Bool {
-        ticketOfPlayer[playerID] != nil || lobbyOfAcceptedInvitee[playerID] != nil
+        ticketOfPlayer[playerID] != nil || lobbyOfAcceptedInvitee[playerID] != nil || partyOfInvitee[playerID] != nil
     }
 
     mutating func addRequest(_ request: WaitingRequest, ticket: TicketID) {

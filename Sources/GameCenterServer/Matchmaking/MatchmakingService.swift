@@ -159,8 +159,12 @@ package final class MatchmakingService: Service, ChannelPresence {
             guard status.state == .waiting else { throw APIError.requestIDReused }
             return status
         }
+        var ruleParty: RuleParty?
         if let rules = checked.rules {
-            return try await ruleRequest(checked, rules, partyCode: body.partyCode, key: key, device: device, session: session)
+            let party = try await self.ruleParty(checked, rules, partyCode: body.partyCode, device: device, session: session)
+            guard !checked.playersToInvite.isEmpty else { return try await ruleRequest(party, key: key, session: session) }
+            // The invitees answer first, as in classic matchmaking; then the party enters the queue as one request.
+            ruleParty = party
         }
         let opensLobby = !checked.playersToInvite.isEmpty || checked.matchID != nil
         // Each invitee counts against the inviter's limits, so inviting and cancelling cannot flood a friend.
@@ -177,7 +181,7 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
         }
         var seat: PartySeat?
-        if let code = body.partyCode { seat = try await partySeat(code, checked, device: device, playerID: session.playerID) }
+        if let code = body.partyCode, ruleParty == nil { seat = try await partySeat(code, checked, device: device, playerID: session.playerID) }
         let ticket = Ticket(
             id: TicketID(0), playerID: session.playerID,
             key: QueueKey(game: Self.gameKey(device), hosted: checked.hosted, playerGroup: checked.playerGroup),
@@ -201,11 +205,12 @@ package final class MatchmakingService: Service, ChannelPresence {
                 invitations: Dictionary(
                     uniqueKeysWithValues: checked.playersToInvite.map {
                         ($0, (Credentials.newID(prefix: "inv_"), now + invitationSeconds * 1000))
-                    })
+                    }),
+                ruleParty: ruleParty
             )
             let outcome = state.queue.openInvitationLobby(
                 creator: ticket, invited: checked.playersToInvite, baseMembers: baseMembers,
-                openToAutoMatch: true, now: queueNow)
+                openToAutoMatch: ruleParty == nil, now: queueNow)
             if let lobby = outcome.placements.first?.lobby {
                 state.forming[lobby] = forming
                 for (_, invitation) in forming.invitations { state.lobbyOfInvitation[invitation.invitationID] = lobby }
@@ -238,42 +243,43 @@ package final class MatchmakingService: Service, ChannelPresence {
         return try await self.status(requestID: checked.requestID, session: session)
     }
 
-    /// Puts a request naming a queue into that queue: its rule set's passes match it.
-    private func ruleRequest(
-        _ checked: CheckedMatchRequest, _ rules: CheckedRuleFields, partyCode: String?, key: RequestKey, device: DeviceIdentity,
-        session: AuthenticatedSession
-    ) async throws -> MatchRequestStatus {
+    /// What a request naming a queue brings to it: the queue, its rule sets and each player's properties.
+    private func ruleParty(
+        _ checked: CheckedMatchRequest, _ rules: CheckedRuleFields, partyCode: String?, device: DeviceIdentity, session: AuthenticatedSession
+    ) async throws -> RuleParty {
         var properties = rules.properties
         if let partyCode {
             // A party code through a queue is one more property its rules compare (Apple's party-code rule).
             let (party, _, _) = try await parties.party(code: partyCode, device: device, playerID: session.playerID)
             properties["partyCode"] = properties["partyCode"] ?? .string(party.code)
         }
-        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow, game: Self.gameKey(device))
         let game = device.game
-        let queueKey = RuleQueues.Key(game: Self.gameKey(device), queue: rules.queue.referenceName, hosted: checked.hosted)
-        let attributes: [String: JSONValue] = [
-            "appVersion": .string(rules.appVersion), "bundleId": .string(game.bundleID), "platform": .string(rules.platform),
-            "locale": .string(device.locale),
-        ]
+        return RuleParty(
+            key: RuleQueues.Key(game: Self.gameKey(device), queue: rules.queue.referenceName, hosted: checked.hosted), ruleSet: rules.ruleSet,
+            experiment: rules.queue.experimentRuleSet.flatMap { game.matchmaking.ruleSets[$0] }, minPlayers: checked.minPlayers,
+            maxPlayers: checked.maxPlayers, properties: properties, recipientProperties: rules.recipientProperties,
+            attributes: [
+                "appVersion": .string(rules.appVersion), "bundleId": .string(game.bundleID), "platform": .string(rules.platform),
+                "locale": .string(device.locale),
+            ])
+    }
+
+    /// Puts a request naming a queue (and inviting nobody) into that queue: its rule set's passes match it.
+    private func ruleRequest(_ party: RuleParty, key: RequestKey, session: AuthenticatedSession) async throws -> MatchRequestStatus {
+        let waiting = WaitingRequest(key: key, sessionID: session.sessionID, queuedAt: queueNow, game: party.key.game)
         try state.withLock { state in
             guard state.isOpen(session.sessionID) else { throw APIError.channelClosed }
             guard !state.isWaiting(session.playerID) else { throw APIError.alreadyWaiting }
             let id = state.makeTicketID()
             state.addRequest(waiting, ticket: id)
             metrics.matchmakingRequests.increment()
-            let now = queueNow
             // Ages (`secondsInQueue`) follow the server's clock, which `--test-clock` lets tests move.
-            let request = RuleRequest(
-                ticket: id, requestName: "\(id)", players: [RulePlayer(playerID: session.playerID, properties: properties)],
-                minPlayers: checked.minPlayers, maxPlayers: checked.maxPlayers, ruleSet: rules.ruleSet, attributes: attributes,
-                arrival: clock.nowMillis())
+            let request = party.request(ticket: id, inviter: session.playerID, invitees: [], arrival: clock.nowMillis())
             state.ruleQueues.enqueue(
-                request, playerID: session.playerID, key: queueKey, ruleSet: rules.ruleSet,
-                experiment: rules.queue.experimentRuleSet.flatMap { game.matchmaking.ruleSets[$0] }, now: now)
+                request, playerID: session.playerID, key: party.key, ruleSet: party.ruleSet, experiment: party.experiment, now: queueNow)
         }
         if let status = memoryStatus(key) { return status }
-        return try await status(requestID: checked.requestID, session: session)
+        return try await status(requestID: key.requestID, session: session)
     }
 
     /// Runs the passes of the rule-based queues that are due, outside the lock, and starts their matches.
@@ -371,7 +377,9 @@ package final class MatchmakingService: Service, ChannelPresence {
             // The server's clock, as the requests' arrivals and their ages (`secondsInQueue`).
             let now = clock.nowMillis()
             let input = state.withLock { state in
-                state.ticketOfRequest[key].flatMap { ticket in state.ruleQueues.explanationInput(ticket, now: now).map { (ticket, $0) } }
+                (state.ticketOfRequest[key] ?? state.queuedPartyTicket(playerID: key.playerID, requestID: key.requestID)).flatMap { ticket in
+                    state.ruleQueues.explanationInput(ticket, now: now).map { (ticket, $0) }
+                }
             }
             if let (ticket, (matcher, requests, estimate)) = input {
                 status.explanation = matcher.explain(ticket, among: requests, now: now, estimate: estimate)
@@ -394,10 +402,14 @@ package final class MatchmakingService: Service, ChannelPresence {
             if let matchID = state.startedNotStored[key] {
                 return MatchRequestStatus(requestID: key.requestID, state: .matched, matchID: matchID, players: 0, maxPlayers: 0, invitees: [])
             }
-            if let ticket = state.ticketOfRequest[key], let request = state.ruleQueues.request(ticket) {
+            if let ticket = state.ticketOfRequest[key] ?? state.queuedPartyTicket(playerID: key.playerID, requestID: key.requestID),
+                let request = state.ruleQueues.request(ticket)
+            {
+                let party = state.queuedParties[ticket]
                 return MatchRequestStatus(
                     requestID: key.requestID, state: .waiting, matchID: nil, players: request.playerCount,
-                    maxPlayers: request.playerRange?.upperBound ?? 0, invitees: [])
+                    maxPlayers: request.playerRange?.upperBound ?? 0,
+                    invitees: (party?.invitees ?? []).map { InviteeStatus(playerID: $0, state: .accepted) })
             }
             let lobbyID =
                 state.ticketOfRequest[key].flatMap { state.queue.lobby(containing: $0)?.id }
@@ -427,6 +439,10 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
             if let lobby = state.acceptedLobby(playerID: key.playerID, requestID: key.requestID) {
                 return try state.removeInvitee(key.playerID, from: lobby, now: now)
+            }
+            if let party = state.queuedPartyTicket(playerID: key.playerID, requestID: key.requestID) {
+                state.leaveParty(key.playerID, ticket: party)
+                return MatchmakingDecisions()
             }
             throw APIError.noSuchRequest
         }
@@ -468,10 +484,10 @@ package final class MatchmakingService: Service, ChannelPresence {
             }
             state.addAcceptedInvitee(session.playerID, AcceptedInvitee(requestID: requestID, sessionID: session.sessionID), to: lobby)
             do {
-                return (
-                    try state.record(state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), now: queueNow),
-                    forming.creatorRequestID
-                )
+                let decisions = try state.record(
+                    state.queue.answer(lobby: lobby, player: session.playerID, accepted: true, now: queueNow), now: queueNow)
+                state.queueReadyParties(arrival: now, now: queueNow)
+                return (decisions, forming.creatorRequestID)
             } catch {
                 state.removeAcceptedInvitee(session.playerID, from: lobby)
                 throw APIError.invitationClosed
@@ -517,7 +533,9 @@ package final class MatchmakingService: Service, ChannelPresence {
                 let forming = state.forming[lobby],
                 let outcome = try? state.queue.answer(lobby: lobby, player: invitation.invitee, accepted: false, now: queueNow)
             else { return nil }
-            return (state.record(outcome, now: queueNow), forming.creatorRequestID)
+            let decisions = state.record(outcome, now: queueNow)
+            state.queueReadyParties(arrival: now, now: queueNow)
+            return (decisions, forming.creatorRequestID)
         }
         guard let (decisions, creatorRequestID) = answer else { return }
         try await recorder.answered(invitation, creatorRequestID: creatorRequestID, state: .declined, now: now)
@@ -589,11 +607,13 @@ package final class MatchmakingService: Service, ChannelPresence {
 
     /// Stores what the queue decided and tells the players.
     func apply(_ decisions: MatchmakingDecisions) async {
+        // Parties whose invitations were answered by any change enter their queues (`accept` queues its own at once).
+        state.withLock { [clock, queueNow] in $0.queueReadyParties(arrival: clock.nowMillis(), now: queueNow) }
         countDepartures()
         for wait in decisions.waitMilliseconds { metrics.matchmakingWait.recordMilliseconds(wait) }
         for decision in decisions.started {
             do {
-                try await recorder.started(decision.lobby, creatorRequestID: decision.creatorRequestID, now: clock.nowMillis())
+                try await recorder.started(decision.lobby, now: clock.nowMillis())
                 if decision.lobby.isStored { await relay.membershipChanged(matchID: decision.lobby.matchID) }
             } catch {
                 logger.error(

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import GameCenterProtocol
+import NetworkFaultProxy
 import OpenGameKit
 import Synchronization
 import Testing
@@ -149,6 +150,73 @@ import Testing
             #expect(stored.compactMap { $0.requests["CANCELED"] }.reduce(0) { $0 + $1.count } == 1)
             #expect(stored.reduce(0) { $0 + $1.sessions.count } == 2)
         }
+        try await server.stop()
+    }
+
+    /// The team a hosted match gave `player`, as one member's `GKMatchedPlayers` tells it.
+    static func team(of player: String, in players: GKMatchedPlayers, own: String) -> String? {
+        let properties = player == own ? players.properties : players.playerProperties?[player]
+        guard case .object(let gc)? = properties?["gc"], case .string(let team)? = gc["team"] else { return nil }
+        return team
+    }
+
+    @Test(arguments: LiveServer.engines)
+    func invitedFriendsEnterTheQueueWithTheInviterWithTheirOwnPropertiesAndTeam(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (ann, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
+        let (cid, _) = try await Devices.signedUp(server, alias: "Cid")
+        let (dan, _) = try await Devices.signedUp(server, alias: "Dan")
+        try await MatchmakingLiveTests.befriend(ann, bob)
+        let bobID = bob.localPlayer.playerID
+        let bobInvites = InviteInbox()
+        bobInvites.watch(bob)
+
+        // Ranked (two players, skill within 20): Ann (10) invites Bob, whom the rules see at 25 as she says. The two
+        // fill the match alone, and each sees the other's properties.
+        let ranked = Self.request("com.example.tapper.Ranked", ["region": "eu", "skill": 10])
+        ranked.playersToInvite = [bobID]
+        ranked.recipientProperties = [bobID: ["region": "eu", "skill": 25]]
+        let annRanked = Task { try await ann.matchmaker.findMatch(for: ranked) }
+        let bobRanked = try await bob.matchmaker.match(for: try await bobInvites.next())
+        let annMatch = try await annRanked.value
+        #expect(annMatch.matchID == bobRanked.matchID)
+        #expect(annMatch.playerProperties == [bobID: ["region": "eu", "skill": 25, "gc": [:]]])
+        #expect(bobRanked.properties == ["region": "eu", "skill": 25, "gc": [:]])
+        #expect(bobRanked.playerProperties == [ann.localPlayer.playerID: ["region": "eu", "skill": 10, "gc": [:]]])
+        annMatch.disconnect()
+        bobRanked.disconnect()
+
+        // Teams (four hosted players, two balanced teams, invited players together): Ann (1) brings Bob (4); with
+        // Cid (2) alone the party waits, and Dan (3) completes it. Only Bob's own 4 balances the teams (1 + 4 against
+        // 2 + 3) with the friends together.
+        let teams = Self.request("com.example.tapper.Teams", ["skill": 1], min: 4, max: 4)
+        teams.playersToInvite = [bobID]
+        teams.recipientProperties = [bobID: ["skill": 4]]
+        let annTeams = Task { try await ann.matchmaker.findMatchedPlayers(teams) }
+        let bobTeams = Task { try await bob.matchmaker.findPlayers(for: try await bobInvites.next()) }
+        let cidTeams = Task { try await cid.matchmaker.findMatchedPlayers(Self.request("com.example.tapper.Teams", ["skill": 2], min: 4, max: 4)) }
+        try await waitUntil("the party and Cid wait in the queue") {
+            try await cid.matchmaker.queryQueueActivity("com.example.tapper.Teams") == 2
+        }
+        #expect(try await isStillRunning(annTeams, after: .milliseconds(500), because: "three players cannot make four"))
+        let danPlayers = try await dan.matchmaker.findMatchedPlayers(Self.request("com.example.tapper.Teams", ["skill": 3], min: 4, max: 4))
+        let annPlayers = try await annTeams.value
+        let everyone = Set([ann, bob, cid, dan].map(\.localPlayer.playerID))
+        #expect(Set(annPlayers.playerIDs) == everyone && Set(danPlayers.playerIDs) == everyone)
+        #expect(Set(try await bobTeams.value) == everyone)
+        #expect(Set(try await cidTeams.value.playerIDs) == everyone)
+        #expect(annPlayers.playerProperties?[bobID]?["skill"] == 4)
+        let annTeam = Self.team(of: ann.localPlayer.playerID, in: annPlayers, own: ann.localPlayer.playerID)
+        #expect(annTeam != nil && annTeam == Self.team(of: bobID, in: annPlayers, own: ann.localPlayer.playerID), "the friends play together")
+        #expect(Self.team(of: dan.localPlayer.playerID, in: danPlayers, own: dan.localPlayer.playerID) != annTeam)
+
+        // Properties for a player who is not invited are refused before anything is sent.
+        let stranger = Self.request("com.example.tapper.Ranked", ["region": "eu", "skill": 10])
+        stranger.recipientProperties = [cid.localPlayer.playerID: ["skill": 1]]
+        let refused = await #expect(throws: GKError.self) { try await ann.matchmaker.findMatch(for: stranger) }
+        #expect(refused?.code == .matchRequestInvalid)
         try await server.stop()
     }
 

@@ -170,6 +170,8 @@ package struct RuleMatcher: Sendable {
         mutating func form(anchor: Int, size: Int, candidates: ArraySlice<Int>) -> (members: [Int], teams: [String: String])? {
             var members = [anchor]
             var count = requests[anchor].playerCount
+            // A request that brings players may fill a match alone.
+            guard count < size else { return count == size ? evaluate(members).map { (members, $0.teams) } : nil }
             var best: (members: [Int], teams: [String: String], cost: Double)?
             var valid = 0
             for candidate in candidates where !matched[candidate] {

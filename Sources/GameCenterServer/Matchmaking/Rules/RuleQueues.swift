@@ -113,6 +113,14 @@ struct RuleQueues: Sendable {
         keyOfTicket[request.ticket] = key
     }
 
+    /// Puts `request` in the place of the waiting request with its ticket (a party lost a player); its queue runs
+    /// again.
+    mutating func replace(_ request: RuleRequest) {
+        guard let key = keyOfTicket[request.ticket], let playerID = queues[key]?.waiting[request.ticket]?.playerID else { return }
+        queues[key]?.waiting[request.ticket] = (request, playerID)
+        queues[key]?.changed = true
+    }
+
     /// Takes a request out of its queue; false when it was not waiting in one.
     mutating func remove(_ ticket: TicketID) -> Bool {
         guard let key = keyOfTicket.removeValue(forKey: ticket) else { return false }
