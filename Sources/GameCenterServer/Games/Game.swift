@@ -128,6 +128,9 @@ public struct MatchmakingSettings: Sendable, Equatable {
     public var ruleSets: [String: MatchmakingRuleSet] = [:]
     /// Apple's queues, by reference name: a request naming one (`queueName`) is matched by its rule set.
     public var queues: [String: MatchmakingQueueDefinition] = [:]
+    /// The queue this game's classic requests (no `queueName`) wait in: the one whose `classicMatchmakingBundleIds`
+    /// lists the game's bundle id; nil: classic requests are matched classically.
+    public var classicQueue: String?
     /// Groups of app versions that play together (`areCompatibleAppVersions`); a version always plays with itself.
     public var compatibleAppVersions: [[String]] = []
 

@@ -94,7 +94,16 @@ struct ManifestChecker {
             bundleID: bundleID, name: name, clientKey: clientKey, defaultLocale: defaultLocale,
             leaderboards: leaderboards, aggregates: aggregates, leaderboardSets: sets, achievements: achievements, manifestPath: root.file
         )
-        if let node = fields["matchmaking"] { game.matchmaking = try matchmaking(node) }
+        if let node = fields["matchmaking"] {
+            game.matchmaking = try matchmaking(node)
+            let classic = game.matchmaking.queues.values.filter { $0.classicMatchmakingBundleIds.contains(bundleID) }.map(\.referenceName).sorted()
+            guard classic.count <= 1 else {
+                throw node.fail(
+                    "queues \(classic.joined(separator: " and ")) both list \(bundleID) in classicMatchmakingBundleIds; its classic requests can wait in one queue only"
+                )
+            }
+            game.matchmaking.classicQueue = classic.first
+        }
         if let node = fields["turnBased"] { game.turnBased = try turnBased(node) }
         if let node = fields["savedGames"] { game.savedGames = try savedGames(node) }
         if let node = fields["challenges"] { game.challenges = try challenges(node, leaderboards: leaderboards, defaultLocale: defaultLocale) }

@@ -79,10 +79,22 @@ enum MatchRequestRules {
         )
     }
 
-    /// The queue and properties of a rule-based request (nil for a classic one, whose properties are ignored).
+    /// The queue and properties of a rule-based request: one naming a queue, or a classic one (no `queueName`, adding
+    /// to no match, of no party) when the game's classic requests wait in a queue (``MatchmakingSettings/classicQueue``)
+    /// and its sizes meet the queue's rule set. Nil for other classic requests, whose properties are ignored.
     static func ruleFields(_ body: MatchRequestBody, game: Game) throws -> CheckedRuleFields? {
-        guard let name = body.queueName else { return nil }
         let settings = game.matchmaking
+        guard let name = body.queueName else {
+            guard let classic = settings.classicQueue, body.matchID == nil, body.partyCode == nil, let queue = settings.queues[classic],
+                let ruleSet = settings.ruleSets[queue.ruleSet],
+                let range = ruleSet.playerRange(requestMin: body.minPlayers, requestMax: body.maxPlayers),
+                body.playersToInvite.count < range.upperBound
+            else { return nil }
+            var classicBody = body
+            (classicBody.properties, classicBody.recipientProperties) = (nil, nil)
+            classicBody.queueName = classic
+            return try ruleFields(classicBody, game: game)
+        }
         guard let queue = settings.queues[name], let ruleSet = settings.ruleSets[queue.ruleSet] else {
             throw APIError.unknownQueue(name, known: settings.queues.keys.sorted())
         }

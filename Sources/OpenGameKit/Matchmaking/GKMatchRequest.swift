@@ -172,6 +172,7 @@ public final class GKMatchRequest: Sendable {
             playersToInvite: current.playersToInvite ?? [], inviteMessage: current.inviteMessage, matchID: matchID, partyCode: current.partyCode,
             queueName: current.queueName, properties: current.queueName == nil ? nil : current.properties,
             recipientProperties: current.queueName == nil ? nil : current.recipientProperties,
-            appVersion: current.queueName == nil ? nil : appVersion, platform: current.queueName == nil ? nil : Self.platform)
+            // Sent with classic requests too: a game's manifest may let them wait in a queue (classicMatchmakingBundleIds).
+            appVersion: appVersion, platform: Self.platform)
     }
 }

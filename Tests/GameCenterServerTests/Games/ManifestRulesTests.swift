@@ -156,4 +156,19 @@ import Testing
         }
         #expect(version?.field == "matchmaking.ruleSets[0].ruleLanguageVersion")
     }
+
+    @Test func theQueueThatListsTheGamesBundleIDTakesItsClassicRequestsAndOnlyOneMay() throws {
+        let base = "matchmaking:\n  ruleSets:\n    - { referenceName: set, ruleLanguageVersion: 1, minPlayers: 2, maxPlayers: 2 }\n  queues:\n"
+        let listed = try Self.load(
+            base + "    - { referenceName: com.example.A, ruleSet: set, classicMatchmakingBundleIds: [com.example.other, com.example.mygame] }\n"
+                + "    - { referenceName: com.example.B, ruleSet: set, classicMatchmakingBundleIds: [com.example.other] }\n")
+        #expect(listed.matchmaking.classicQueue == "com.example.A")
+        #expect(try Self.load(base + "    - { referenceName: com.example.A, ruleSet: set }\n").matchmaking.classicQueue == nil)
+        let twice = #expect(throws: ManifestError.self) {
+            try Self.load(
+                base + "    - { referenceName: com.example.A, ruleSet: set, classicMatchmakingBundleIds: [com.example.mygame] }\n"
+                    + "    - { referenceName: com.example.B, ruleSet: set, classicMatchmakingBundleIds: [com.example.mygame] }\n")
+        }
+        #expect(twice?.rule.contains("com.example.A and com.example.B both list com.example.mygame") == true, "\(String(describing: twice))")
+    }
 }

@@ -220,6 +220,53 @@ import Testing
         try await server.stop()
     }
 
+    @Test func classicRequestsOfAGameWhoseQueueListsItWaitInThatQueue() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-queue-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+        bundleID: com.example.classic
+        name: Classic
+        matchmaking:
+          fillSeconds: 1
+          ruleSets:
+            - referenceName: com.example.classic.Pairs
+              ruleLanguageVersion: 1
+              minPlayers: 2
+              maxPlayers: 2
+              rules:
+                - { referenceName: SameVersion, description: same version, type: COMPATIBLE, expression: "areCompatibleAppVersions(requests[0], requests[1])" }
+          queues:
+            - referenceName: com.example.classic.Main
+              ruleSet: com.example.classic.Pairs
+              classicMatchmakingBundleIds: [com.example.classic, com.example.older]
+        """.write(to: folder.appendingPathComponent("classic.yaml"), atomically: true, encoding: .utf8)
+        let server = try LiveServer(engine: "sqlite", games: folder.path)
+        try await server.start()
+        let game = "com.example.classic", queue = "com.example.classic.Main"
+        let old = try await MatchmakingLiveTests.player(server, "Old", game: game)
+        let new = try await MatchmakingLiveTests.player(server, "New", game: game)
+        let wide = try await MatchmakingLiveTests.player(server, "Wide", game: game)
+
+        // A classic request (an older version of the game, no queue) waits in the queue and is matched by its rules
+        // with a request that names the queue; the rules saw it without properties.
+        let oldFinds = Task { try await old.matchmaker.findMatch(for: GKMatchRequest(minPlayers: 2, maxPlayers: 2)) }
+        try await waitUntil("the classic request waits in the queue") { try await new.matchmaker.queryQueueActivity(queue) == 1 }
+        let newMatch = try await new.matchmaker.findMatch(for: Self.request(queue, ["skill": 5]))
+        let oldMatch = try await oldFinds.value
+        #expect(oldMatch.matchID == newMatch.matchID)
+        #expect(newMatch.playerProperties == [old.localPlayer.playerID: ["gc": [:]]])
+        #expect(oldMatch.playerProperties == [new.localPlayer.playerID: ["skill": 5, "gc": [:]]])
+
+        // A classic request whose sizes never meet the queue's rule set (three players, pairs only) stays classic.
+        let wideFinds = Task { try await wide.matchmaker.findMatch(for: GKMatchRequest(minPlayers: 3, maxPlayers: 3)) }
+        try await MatchmakingLiveTests.sent(wide, "the server has the three-player request")
+        #expect(try await new.matchmaker.queryQueueActivity(queue) == 2, "only the first two requests entered the queue")
+        wide.matchmaker.cancel()
+        _ = await wideFinds.result
+        for match in [oldMatch, newMatch] { match.disconnect() }
+        try await server.stop()
+    }
+
     @Test(arguments: LiveServer.engines)
     func hostedPlayersOfTheTeamsQueueGetBalancedTeams(engine: String) async throws {
         let server = try LiveServer(engine: engine)
