@@ -60,6 +60,8 @@ package struct RuleMatcher: Sendable {
     private let distance: [MatchmakingRule]
     private let matchRules: [MatchmakingRule]
     private let teamRules: [MatchmakingRule]
+    /// The first MATCH rule, when it bounds how far apart the players' values may be (``SpreadLimit``).
+    private let spreadLimit: SpreadLimit?
 
     /// Most team assignments tried for one candidate match.
     static let maximumTeamAssignments = 4096
@@ -82,6 +84,63 @@ package struct RuleMatcher: Sendable {
         distance = ruleSet.rules(.distance)
         matchRules = ruleSet.rules(.match)
         teamRules = ruleSet.rules(.team)
+        spreadLimit = matchRules.first.flatMap(SpreadLimit.init)
+    }
+
+    /// A MATCH rule `diff(players[].properties.P) <= limit` (or `<`), whose limit is a number or an `agedValues` call
+    /// of literal numbers: no candidate match whose players' `P` differ by more than the largest limit can pass it.
+    /// A pass skips such candidates without evaluating the rule, and counts them false, as the rule would answer
+    /// (the skill window of most rule sets; it is the rule most candidates fail).
+    struct SpreadLimit: Sendable {
+        let rule: MatchmakingRule
+        /// The property's path under `properties`.
+        let path: [String]
+        /// The largest limit the rule can compare with.
+        let bound: Double
+        /// `<` rather than `<=`.
+        let strict: Bool
+
+        init?(_ rule: MatchmakingRule) {
+            let pattern = /^\s*diff\(\s*players\[\]\.properties\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\)\s*(<=|<)\s*(.+?)\s*$/
+            guard let match = rule.expression.source.wholeMatch(of: pattern),
+                let limit = try? JMESPathExpression(compiling: String(match.3), functions: RuleFunctions.table())
+            else { return nil }
+            // The limit must be the whole right side: a literal, or one agedValues call (`a <= b || c` compares less).
+            if match.3.wholeMatch(of: /`[^`]*`/) != nil, case .number(let value)? = try? limit.evaluate(.object([:])) {
+                bound = value
+            } else if let call = limit.functionCalls(named: ["agedValues"]).first, call.source == limit.source, call.arguments.count == 4,
+                case .number(let initial)? = try? call.arguments[1].evaluate(.object([:])),
+                case .array(let values)? = try? call.arguments[2].evaluate(.object([:]))
+            {
+                let numbers = values.compactMap { if case .number(let value) = $0 { value } else { nil } }
+                guard numbers.count == values.count else { return nil }
+                bound = ([initial] + numbers).max()!
+            } else {
+                return nil
+            }
+            self.rule = rule
+            path = match.1.split(separator: ".").map(String.init)
+            strict = match.2 == "<"
+        }
+
+        /// The lowest and highest value of the property among `request`'s players; nil when one of them has no number
+        /// there (the rule then sees fewer values: it is evaluated).
+        func span(_ request: RuleRequest) -> ClosedRange<Double>? {
+            var low = Double.infinity, high = -Double.infinity
+            for player in request.players {
+                var value = JSONValue.object(player.properties)
+                for key in path {
+                    guard case .object(let members) = value, let next = members[key] else { return nil }
+                    value = next
+                }
+                guard case .number(let number) = value else { return nil }
+                (low, high) = (min(low, number), max(high, number))
+            }
+            return low <= high ? low...high : nil
+        }
+
+        /// Whether players spanning `spread` fail the rule whatever its limit is.
+        func fails(_ spread: Double) -> Bool { strict ? spread >= bound : spread > bound }
     }
 
     /// `p` when `source` is exactly `requests[0].p == requests[1].p` (or the reverse) for a dotted path `p`.
@@ -110,6 +169,9 @@ package struct RuleMatcher: Sendable {
         var result = RulePassResult()
         /// Pairwise verdicts of the pair-by-pair COMPATIBLE rules, by (older, younger) index.
         var compatibility: [Pair: Bool] = [:]
+        /// Each request's span of the spread-limited property (``SpreadLimit``); empty without such a rule, or when
+        /// the pass is traced (every evaluation is then shown).
+        let spans: [ClosedRange<Double>?]
 
         struct Pair: Hashable {
             var older: Int
@@ -118,9 +180,24 @@ package struct RuleMatcher: Sendable {
 
         init(matcher: RuleMatcher, requests: [RuleRequest], now: Int64) {
             self.matcher = matcher
-            self.requests = requests.sorted { ($0.arrival, $0.ticket) < ($1.arrival, $1.ticket) }
-            documents = self.requests.map { $0.json(now: now) }
+            let sorted = requests.sorted { ($0.arrival, $0.ticket) < ($1.arrival, $1.ticket) }
+            self.requests = sorted
+            documents = sorted.map { $0.json(now: now) }
             matched = Array(repeating: false, count: requests.count)
+            spans = matcher.spreadLimit.map { limit in sorted.map(limit.span) } ?? []
+        }
+
+        /// Whether `members` certainly fail the spread-limited rule (counted false, as evaluating it would).
+        mutating func outsideSpreadLimit(_ members: [Int]) -> Bool {
+            guard let limit = matcher.spreadLimit, !spans.isEmpty, result.trace == nil else { return false }
+            var low = Double.infinity, high = -Double.infinity
+            for member in members {
+                guard let span = spans[member] else { return false }
+                (low, high) = (min(low, span.lowerBound), max(high, span.upperBound))
+            }
+            guard limit.fails(high - low) else { return false }
+            result.tallies[limit.rule.referenceName, default: RuleTally()].falseCount += 1
+            return true
         }
 
         mutating func run() {
@@ -181,7 +258,7 @@ package struct RuleMatcher: Sendable {
                 members.append(candidate)
                 count += request.playerCount
                 if count == size {
-                    if let (teams, cost, scored) = evaluate(members) {
+                    if !outsideSpreadLimit(members), let (teams, cost, scored) = evaluate(members) {
                         guard scored else { return (members, teams) }
                         if best.map({ cost < $0.cost }) ?? true { best = (members, teams, cost) }
                         valid += 1
