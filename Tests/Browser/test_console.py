@@ -177,6 +177,38 @@ def test_an_owner_finds_a_player_and_bans_them_and_their_device_is_signed_out(se
     assert chart.headers["Content-Type"] == "image/svg+xml" and b"<polyline" in chart.read()
     pages.check("console-live")
     waiting.close()
+
+    # Two players of the Ranked queue are matched: the queue's page (from the game's page) shows the match, the
+    # requests' waits, the rules' answers and the charts, from the counts not stored yet.
+    ranked = []
+    for (account, _, _), skill in zip(new_players(server, "Ranked1", "Ranked2"), [10, 15]):
+        device = GameDevice(server, account)
+        device.call("POST", "/v1/matchmaking/requests", {
+            "requestID": f"ranked-{skill}", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
+            "playersToInvite": [], "queueName": "com.example.tapper.Ranked", "properties": {"region": "eu", "skill": skill}})
+        ranked.append(device)
+    for device in ranked:
+        device.wait_for("matchFound")
+        device.close()
+    pages.open("/console/games")
+    pages.click_and_wait(lambda: browser.find_element(By.LINK_TEXT, "Tapper"))
+    pages.click_and_wait(lambda: browser.find_element(By.LINK_TEXT, "com.example.tapper.Ranked"))
+    queue = pages.main_text()
+    assert "Rule set com.example.tapper.SkillRules" in queue and "2 to 2 players" in queue, queue
+    traffic, rules = browser.find_elements(By.CSS_SELECTOR, "main table")
+
+    def cells(table):
+        return [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    # One period: 2 matched requests of 2 players, none cancelled, in one match; the skill rule said true once.
+    (period,) = cells(traffic)
+    assert period[1:4] == ["2", "2", "0"] and period[7] == "1", period
+    skill = next(row for row in cells(rules) if row[0].startswith("SkillDifference"))
+    assert skill[1:] == ["MATCH", "1", "0", "0", "0", "0"], skill
+    chart = urllib.request.urlopen(urllib.request.Request(
+        browser.find_element(By.CSS_SELECTOR, "main figure img").get_attribute("src"),
+        headers={"Cookie": f"gc_console={browser.get_cookie('gc_console')['value']}"}), timeout=10)
+    assert chart.headers["Content-Type"] == "image/svg+xml" and b"<polyline" in chart.read()
+    pages.check("console-queue")
     pages.open("/console/keys")
     pages.check("console-keys")
     pages.open("/console/webhooks")

@@ -112,7 +112,9 @@ struct ConsoleGamePages: Sendable {
                     completion: rarity.map { "\(Int(($0[achievement.identifier] ?? 0) * 100)) %" } ?? "nobody played yet")
             },
             queues: game.matchmaking.queues.values.sorted { $0.referenceName < $1.referenceName }.map {
-                GamePage.Line(title: $0.referenceName, detail: "rule set \($0.ruleSet)" + ($0.experimentRuleSet.map { ", experiment \($0)" } ?? ""))
+                GamePage.Queue(
+                    link: "\(base)/queues/\(PageLinks.segment($0.referenceName))?environment=\(environment.rawValue)", title: $0.referenceName,
+                    detail: "rule set \($0.ruleSet)" + ($0.experimentRuleSet.map { ", experiment \($0)" } ?? ""))
             },
             matchmaking:
                 "fills in \(Double(game.matchmaking.fillMilliseconds) / 1000) s, at most \(game.matchmaking.maxRelayedPlayers) relayed players"
@@ -184,9 +186,9 @@ struct GamesPage {
 
 /// A game's page's content.
 struct GamePage {
-    /// A labelled line of text.
-    struct Line {
-        let title: String, detail: String
+    /// One rule-based queue.
+    struct Queue {
+        let link: String, title: String, detail: String
     }
 
     /// One board.
@@ -215,7 +217,7 @@ struct GamePage {
     let applied: Bool
     let boards: [Board]
     let achievements: [Achievement]
-    let queues: [Line]
+    let queues: [Queue]
     let matchmaking: String
     /// The manifest's text, for users who may edit it.
     let manifest: String?

@@ -33,6 +33,7 @@ struct ConsoleRoutes {
             registry: services.registry, leaderboards: services.leaderboards, achievements: services.achievements,
             editor: ManifestEditor(registry: services.registry, bus: services.bus), audit: services.audit, responder: responder, renderer: renderer
         ).add(to: router)
+        ConsoleQueuePage(registry: services.registry, matchmaking: services.matchmaking, responder: responder, renderer: renderer).add(to: router)
         ConsoleLivePage(
             database: services.database, registry: services.registry, nodeID: services.nodes.nodeID, matchmaking: services.matchmaking,
             relay: services.relay, metricsRoutes: services.metricsRoutes, sampler: services.metricsSampler, clock: services.clock,
