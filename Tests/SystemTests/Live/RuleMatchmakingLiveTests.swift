@@ -220,6 +220,40 @@ import Testing
         try await server.stop()
     }
 
+    @Test(arguments: LiveServer.engines)
+    func playersOfAPartyMatchThroughAQueueWhoseRuleComparesTheirCode(engine: String) async throws {
+        let server = try LiveServer(engine: engine)
+        try await server.start()
+        let (ann, _) = try await Devices.signedUp(server, alias: "Ann")
+        let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
+        let (cid, _) = try await Devices.signedUp(server, alias: "Cid")
+        let hosted = try await PartyLiveTests.start(ann)
+        let code = try #require(hosted.partyCode)
+        let joined = try await PartyLiveTests.start(bob, code: code)
+        let queue = "com.example.tapper.Party"
+        func request(_ activity: GKGameActivity?) throws -> GKMatchRequest {
+            let request = try #require(activity.map { $0.makeMatchRequest() } ?? GKMatchRequest(minPlayers: 2, maxPlayers: 4))
+            request.queueName = queue
+            return request
+        }
+
+        // Ann (the party's host) and Cid (no party) wait: the queue's rule compares party codes.
+        let annFinds = Task { try await ann.matchmaker.findMatch(for: try request(hosted)) }
+        let cidFinds = Task { try await cid.matchmaker.findMatch(for: try request(nil)) }
+        try await waitUntil("Ann and Cid wait in the queue") { try await cid.matchmaker.queryQueueActivity(queue) == 2 }
+        #expect(try await isStillRunning(annFinds, after: .milliseconds(500), because: "Cid has no party code: the queue's rule keeps them apart"))
+        // Bob joins with the party's code: he and Ann match; the rules saw the code as a property.
+        let bobMatch = try await bob.matchmaker.findMatch(for: try request(joined))
+        let annMatch = try await annFinds.value
+        #expect(annMatch.matchID == bobMatch.matchID)
+        #expect(annMatch.playerProperties?[bob.localPlayer.playerID]?["partyCode"] == .string(code))
+        #expect(try await cid.matchmaker.explainWaiting()?.waiting == 0, "Cid waits alone")
+        cid.matchmaker.cancel()
+        _ = await cidFinds.result
+        for match in [annMatch, bobMatch] { match.disconnect() }
+        try await server.stop()
+    }
+
     @Test func classicRequestsOfAGameWhoseQueueListsItWaitInThatQueue() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-queue-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
