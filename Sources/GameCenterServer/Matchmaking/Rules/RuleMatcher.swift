@@ -172,6 +172,9 @@ package struct RuleMatcher: Sendable {
         /// Each request's span of the spread-limited property (``SpreadLimit``); empty without such a rule, or when
         /// the pass is traced (every evaluation is then shown).
         let spans: [ClosedRange<Double>?]
+        /// Candidates the spread-limited rule refused without being evaluated, added to its false answers when the pass
+        /// ends (a count, not a dictionary update per candidate).
+        var spreadRefusals = 0
 
         struct Pair: Hashable {
             var older: Int
@@ -196,11 +199,17 @@ package struct RuleMatcher: Sendable {
                 (low, high) = (min(low, span.lowerBound), max(high, span.upperBound))
             }
             guard limit.fails(high - low) else { return false }
-            result.tallies[limit.rule.referenceName, default: RuleTally()].falseCount += 1
+            spreadRefusals += 1
             return true
         }
 
         mutating func run() {
+            defer {
+                if let limit = matcher.spreadLimit, spreadRefusals > 0 {
+                    result.tallies[limit.rule.referenceName, default: RuleTally()].falseCount += spreadRefusals
+                    spreadRefusals = 0
+                }
+            }
             var groups: [[JSONValue]: [Int]] = [:]
             var keyOf: [[JSONValue]] = []
             /// Where each request stands in its group (groups list requests oldest first).
@@ -273,7 +282,7 @@ package struct RuleMatcher: Sendable {
 
         /// Whether requests `a` and `b` pass every pair-by-pair COMPATIBLE rule.
         mutating func compatible(_ a: Int, _ b: Int) -> Bool {
-            if a == b { return true }
+            if a == b || matcher.compatible.isEmpty { return true }
             let pair = Pair(older: min(a, b), younger: max(a, b))
             if let known = compatibility[pair] { return known }
             let input = JSONValue.object(
