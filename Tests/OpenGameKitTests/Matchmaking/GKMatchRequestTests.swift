@@ -24,7 +24,8 @@ import Testing
             request.body(requestID: "r", hosted: true)
                 == MatchRequestBody(
                     requestID: "r", minPlayers: 3, maxPlayers: 4, playerGroup: 7, playerAttributes: 0xFF00, hosted: true,
-                    playersToInvite: ["p1", "p2"], inviteMessage: "join", matchID: nil))
+                    playersToInvite: ["p1", "p2"], inviteMessage: "join", matchID: nil, appVersion: request.appVersion,
+                    platform: GKMatchRequest.platform))
 
         let sized = GKMatchRequest(minPlayers: 2, maxPlayers: 16)
         #expect(sized.minPlayers == 2 && sized.maxPlayers == 16)
