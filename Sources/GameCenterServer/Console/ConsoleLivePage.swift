@@ -24,14 +24,9 @@ struct ConsoleLivePage: Sendable {
     func add(to router: Router<AppRequestContext>) {
         responder.get("console/live", on: router) { page in try await livePage(page) }
         responder.get("console/live/charts/{chart}", on: router) { page in
-            let name = try page.context.parameters.require("chart")
-            guard name.hasSuffix(".svg"), let series = MetricsHistory.charted.first(where: { $0.key == name.dropLast(4) }) else {
-                throw APIError.pageNotFound(page.request.uri.path)
-            }
-            let chart = SVGChart(title: series.title, points: sampler.samples.map { ($0.millis, $0.values[series.key] ?? 0) })
-            return Response(
-                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store", .xContentTypeOptions: "nosniff"],
-                body: .init(byteBuffer: ByteBuffer(string: chart.svg)))
+            let series = try SVGChart.named(
+                try page.context.parameters.require("chart"), among: MetricsHistory.charted, name: \.key, path: page.request.uri.path)
+            return SVGChart(title: series.title, points: sampler.samples.map { ($0.millis, $0.values[series.key] ?? 0) }).response
         }
     }
 

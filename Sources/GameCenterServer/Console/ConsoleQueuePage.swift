@@ -22,17 +22,12 @@ struct ConsoleQueuePage: Sendable {
     func add(to router: Router<AppRequestContext>) {
         responder.get("console/games/{bundleID}/queues/{queueName}", on: router) { page in try await queuePage(page) }
         responder.get("console/games/{bundleID}/queues/{queueName}/charts/{chart}", on: router) { page in
-            let name = try page.context.parameters.require("chart")
-            guard name.hasSuffix(".svg"), let chart = Self.charts.first(where: { $0.name == name.dropLast(4) }) else {
-                throw APIError.pageNotFound(page.request.uri.path)
-            }
+            let chart = try SVGChart.named(
+                try page.context.parameters.require("chart"), among: Self.charts, name: \.name, path: page.request.uri.path)
             let (_, _, series) = try await self.series(page)
-            let svg = SVGChart(
+            return SVGChart(
                 title: chart.title, points: series.dataPoints.map { (Int64($0.start.timeIntervalSince1970 * 1000), chart.value($0)) }
-            ).svg
-            return Response(
-                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store", .xContentTypeOptions: "nosniff"],
-                body: .init(byteBuffer: ByteBuffer(string: svg)))
+            ).response
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 
 /// A line chart of one series as an SVG document, drawn on the server (no script, no external library): the
 /// console's charts of the last hours. Every text in it is escaped; the points are numbers.
@@ -46,6 +47,19 @@ struct SVGChart: Sendable {
             <style>text{font:11px system-ui,sans-serif;fill:#3a3a40}.grid{stroke:#d7d7dc;stroke-width:1}.line{fill:none;stroke:#1a5fb4;stroke-width:2}</style>\
             \(body)</svg>
             """
+    }
+
+    /// The chart as an HTTP response (an SVG image, never cached, never sniffed as another type).
+    var response: Response {
+        Response(
+            status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store", .xContentTypeOptions: "nosniff"],
+            body: .init(byteBuffer: ByteBuffer(string: svg)))
+    }
+
+    /// The chart named `file` (`NAME.svg`) among `names`, or the page-not-found error for `path`.
+    static func named<Chart>(_ file: String, among charts: [Chart], name: (Chart) -> String, path: String) throws -> Chart {
+        guard file.hasSuffix(".svg"), let chart = charts.first(where: { name($0) == file.dropLast(4) }) else { throw APIError.pageNotFound(path) }
+        return chart
     }
 
     /// The smallest of 1, 2 or 5 times a power of ten at or above `value` (the chart's top).
