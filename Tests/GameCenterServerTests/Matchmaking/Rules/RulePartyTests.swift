@@ -114,6 +114,20 @@ import Testing
         #expect(started.lobby.playerProperties?["cat"] == ["skill": 1, "gc": [:]], "an invitee without recipientProperties has the inviter's")
     }
 
+    @Test func anInviterWhoseFriendsAllDeclineWaitsInTheQueueAlone() throws {
+        var state = MatchmakerState(nodeID: "node-a")
+        let rules = try Self.party(properties: ["skill": 3], recipients: [:])
+        let lobby = try #require(Self.invite("ann", "ra", session: "s-ann", invitees: ["bob"], rules: rules, matchID: "m_alone", in: &state))
+        let decisions = try Self.answer("bob", accepted: false, lobby: lobby, in: &state)
+        #expect(decisions.failed.isEmpty && decisions.started.isEmpty, "one player is too few for the match, not for the queue")
+        let ticket = try #require(state.ticketOfRequest[RequestKey(playerID: "ann", requestID: "ra")])
+        #expect(state.ruleQueues.request(ticket)?.players == [RulePlayer(playerID: "ann", properties: ["skill": 3])])
+        _ = Self.enqueueStranger("dan", "rd", rules: rules, in: &state)
+        _ = Self.enqueueStranger("eve", "re", rules: rules, in: &state)
+        let started = try #require(try Self.pass(&state).started.first)
+        #expect(started.lobby.participants.map(\.playerID) == ["ann", "dan", "eve"] && started.lobby.matchID == "m_alone")
+    }
+
     @Test func twoPartiesInOneMatchKeepTheFirstPartysStoredMatchAndEndTheOther() throws {
         var state = MatchmakerState(nodeID: "node-a")
         var rules = try Self.party(properties: ["skill": 1], recipients: [:])
