@@ -17,6 +17,7 @@ struct ConsoleGamePages: Sendable {
     let leaderboards: LeaderboardService
     let achievements: AchievementService
     let editor: ManifestEditor
+    let archives: ArchiveDownload
     let audit: AuditLog
     let responder: ConsoleResponder
     let renderer: PageRenderer
@@ -33,7 +34,19 @@ struct ConsoleGamePages: Sendable {
                 "console-games",
                 GamesPage(
                     chrome: ConsoleChrome("Games", section: .games, for: page), games: games, mayReload: page.may(.manifests),
-                    reloaded: page.query("reloaded").flatMap { Int($0) }))
+                    mayExport: page.may(.exportServer), reloaded: page.query("reloaded").flatMap { Int($0) }))
+        }
+        // Archives as `gamecenter export` writes them (docs/EXPORT.md), built in a temporary folder and streamed.
+        responder.post("console/export", on: router, .exportServer) { page in
+            let session = try page.requireSession()
+            try await audit.record(bundleID: "", actor: session.actor, action: "server.exported", subject: "")
+            return try await archives.response(scope: .server, name: "game-center-server")
+        }
+        responder.post("console/games/{bundleID}/export", on: router, .exportGame) { page in
+            let session = try page.requireSession()
+            let game = try game(page)
+            try await audit.record(bundleID: game.bundleID, actor: session.actor, action: "game.exported", subject: game.bundleID)
+            return try await archives.response(scope: .game(bundleID: game.bundleID), name: game.bundleID)
         }
         responder.get("console/games/{bundleID}", on: router) { page in
             let game = try game(page)
@@ -119,7 +132,7 @@ struct ConsoleGamePages: Sendable {
             matchmaking:
                 "fills in \(Double(game.matchmaking.fillMilliseconds) / 1000) s, at most \(game.matchmaking.maxRelayedPlayers) relayed players"
                 + (game.matchmaking.relayOnly ? ", relay only" : ""),
-            manifest: text, outcome: outcome, action: "\(base)/manifest")
+            manifest: text, outcome: outcome, action: "\(base)/manifest", mayExport: page.may(.exportGame), exportAction: "\(base)/export")
         return renderer.render("console-game", content, status: status)
     }
 
@@ -180,6 +193,8 @@ struct GamesPage {
     let games: [Row]
     /// Whether the reader may reload the manifests.
     let mayReload: Bool
+    /// Whether the reader may download the whole server's data.
+    let mayExport: Bool
     /// How many games a reload just loaded.
     let reloaded: Int?
 }
@@ -224,6 +239,9 @@ struct GamePage {
     let outcome: Outcome?
     /// The manifest form's address.
     let action: String
+    /// Whether the reader may download the game's data, and the form's address.
+    let mayExport: Bool
+    let exportAction: String
 }
 
 /// A board's page's content.

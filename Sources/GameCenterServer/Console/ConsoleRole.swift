@@ -4,9 +4,9 @@ public enum ConsoleRole: String, CaseIterable, Sendable, Comparable {
     case readOnly = "read-only"
     /// Also ends players' sessions, hides and shows them on boards, bans and unbans them, downloads their data.
     case support
-    /// Also erases scores, resets achievements, deletes accounts, checks and reloads manifests.
+    /// Also erases scores, resets achievements, deletes accounts, checks and reloads manifests, downloads a game's data.
     case developer
-    /// Also manages server keys, webhooks and console users.
+    /// Also manages server keys, webhooks and console users, and downloads the whole server's data.
     case owner
 
     /// The roles' names, for help texts: `owner|developer|support|read-only`.
@@ -33,6 +33,8 @@ enum ConsoleAction: String, CaseIterable, Sendable {
     case downloadData = "download a player's data"
     case deleteAccount = "delete a player's account"
     case manifests = "check or reload game manifests"
+    case exportGame = "download a game's data"
+    case exportServer = "download the whole server's data"
     case keys = "manage server keys"
     case webhooks = "manage webhook endpoints"
     case users = "manage console users"
@@ -41,8 +43,8 @@ enum ConsoleAction: String, CaseIterable, Sendable {
     var role: ConsoleRole {
         switch self {
         case .endSessions, .hide, .ban, .downloadData: .support
-        case .eraseScores, .resetAchievements, .manifests, .deleteAccount: .developer
-        case .keys, .webhooks, .users: .owner
+        case .eraseScores, .resetAchievements, .manifests, .deleteAccount, .exportGame: .developer
+        case .keys, .webhooks, .users, .exportServer: .owner
         }
     }
 }

@@ -31,7 +31,8 @@ struct ConsoleRoutes {
         ).add(to: router)
         ConsoleGamePages(
             registry: services.registry, leaderboards: services.leaderboards, achievements: services.achievements,
-            editor: ManifestEditor(registry: services.registry, bus: services.bus), audit: services.audit, responder: responder, renderer: renderer
+            editor: ManifestEditor(registry: services.registry, bus: services.bus), archives: services.archives, audit: services.audit,
+            responder: responder, renderer: renderer
         ).add(to: router)
         ConsoleQueuePage(registry: services.registry, matchmaking: services.matchmaking, responder: responder, renderer: renderer).add(to: router)
         ConsoleLivePage(

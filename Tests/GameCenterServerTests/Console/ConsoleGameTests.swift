@@ -53,4 +53,41 @@ import Testing
             #expect(entries.contains { $0.action == "manifests.reloaded" && $0.actor.hasPrefix("console:developer") })
         }
     }
+
+    @Test func developersDownloadAGamesDataAndOnlyOwnersTheWholeServers() async throws {
+        try await TestServer.run { server in
+            let player = try await server.signUp(alias: "Exported", account: "exported-1")
+            _ = try await server.send(
+                .post, "/v1/scores",
+                ScoreReportBatch(reportID: UUID().uuidString, scores: [ScoreReport(category: "open.points", value: 42, context: 0)]),
+                token: player.token)
+            var support = try await ConsoleTesting.signIn(server, role: .support, name: "helpdesk")
+            let supportGame = try await support.get("/console/games/com.example.open")
+            #expect(!supportGame.html.contains("Download this game's data") && supportGame.html.contains("needs the role developer"))
+            #expect(try await support.post("/console/games/com.example.open/export", [("csrf", supportGame.csrf ?? "")]).status == .forbidden)
+
+            var developer = try await ConsoleTesting.signIn(server, role: .developer, name: "dev")
+            let game = try await developer.get("/console/games/com.example.open")
+            #expect(game.html.contains("Download this game's data"))
+            let archive = try await developer.post("/console/games/com.example.open/export", [("csrf", game.csrf ?? "")])
+            #expect(archive.status == .ok && archive.headers[.contentType] == "application/x-tar")
+            #expect(archive.headers[.contentDisposition]?.contains("filename=\"com.example.open-") == true)
+            #expect(
+                archive.html.contains("manifest.json") && archive.html.contains("exported-1")
+                    && archive.html.range(of: #""scope"\s*:\s*"game""#, options: .regularExpression) != nil)
+            let games = try await developer.get("/console/games")
+            #expect(!games.html.contains("Download the whole server's data") && games.html.contains("needs the role owner"))
+            #expect(try await developer.post("/console/export", [("csrf", games.csrf ?? "")]).status == .forbidden)
+
+            var owner = try await ConsoleTesting.signIn(server, role: .owner, name: "boss")
+            let ownerGames = try await owner.get("/console/games")
+            #expect(ownerGames.html.contains("Download the whole server's data"))
+            let whole = try await owner.post("/console/export", [("csrf", ownerGames.csrf ?? "")])
+            #expect(whole.status == .ok && whole.headers[.contentDisposition]?.contains("filename=\"game-center-server-") == true)
+            #expect(whole.html.contains("exported-1") && whole.html.range(of: #""scope"\s*:\s*"server""#, options: .regularExpression) != nil)
+            let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: nil, before: nil, limit: 100) }
+            #expect(entries.contains { $0.action == "game.exported" && $0.actor == "console:dev" && $0.bundleID == "com.example.open" })
+            #expect(entries.contains { $0.action == "server.exported" && $0.actor == "console:boss" })
+        }
+    }
 }
