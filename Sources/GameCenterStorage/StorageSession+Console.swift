@@ -262,9 +262,19 @@ extension StorageSession {
 
     // MARK: Audit log
 
-    /// The audit log newest first, of one game (`bundleID`, `""` for the studio-wide entries) or of all when nil:
-    /// the entries before `before` (all when nil), at most `limit`.
-    public func auditEntries(bundleID: String?, before: Int64?, limit: Int) async throws -> [AuditEntry] {
+    /// The audit log newest first, of one game (`bundleID`, `""` for the studio-wide entries) or of all when nil, and
+    /// of one actor when `actor` is given: the entries before `before` (all when nil), at most `limit`.
+    public func auditEntries(bundleID: String?, actor: String? = nil, before: Int64?, limit: Int) async throws -> [AuditEntry] {
+        if let actor {
+            // One actor's entries (of one game when `bundleID` is given): a console user's, the command line's.
+            return try await sql.raw(
+                """
+                SELECT entry_id, bundle_id, actor, action, subject, detail, created_at FROM audit_log
+                WHERE actor = \(bind: actor) AND (\(bind: bundleID == nil ? 1 : 0) = 1 OR bundle_id = \(bind: bundleID ?? ""))
+                AND entry_id < \(bind: before ?? Int64.max) ORDER BY entry_id DESC LIMIT \(bind: Int64(limit))
+                """
+            ).all().map(Self.auditEntry(from:))
+        }
         guard let bundleID else {
             return try await sql.raw(
                 """

@@ -127,6 +127,23 @@ extension StorageConformanceTests {
             #expect(studio.contains { $0.subject == subject && $0.action == "player.banned" } && studio.allSatisfy { $0.bundleID.isEmpty })
             let older = try await db.read { try await $0.auditEntries(bundleID: nil, before: all[0].entryID, limit: 1) }
             #expect(older.first?.entryID ?? 0 < all[0].entryID)
+
+            // One actor's entries, of every game or of one, paged as the others.
+            let actor = TestDatabases.unique("console:bob")
+            try await db.write { storage in
+                for (bundleID, action) in [(game, "player.shown"), ("", "player.unbanned")] {
+                    try await storage.appendAudit(
+                        AuditEntry(bundleID: bundleID, actor: actor, action: action, subject: subject, detail: "{}", createdAt: 2_000))
+                }
+            }
+            let bob = try await db.read { try await $0.auditEntries(bundleID: nil, actor: actor, before: nil, limit: 10) }
+            #expect(bob.map(\.action) == ["player.unbanned", "player.shown"])
+            #expect(try await db.read { try await $0.auditEntries(bundleID: game, actor: actor, before: nil, limit: 10) }.map(\.action) == ["player.shown"])
+            #expect(try await db.read { try await $0.auditEntries(bundleID: "", actor: actor, before: nil, limit: 10) }.map(\.action) == ["player.unbanned"])
+            #expect(
+                try await db.read { try await $0.auditEntries(bundleID: nil, actor: actor, before: bob[0].entryID, limit: 10) }.map(\.action) == [
+                    "player.shown"
+                ])
         }
     }
 }

@@ -37,6 +37,16 @@ import Testing
             #expect(open.html.contains("scores.erased") && !open.html.contains("player.banned") && !open.html.contains("achievements.reset"))
             let studio = try await browser.get("/console/audit?game=-")
             #expect(studio.html.contains("player.banned") && !studio.html.contains("scores.erased"))
+            // One actor's entries: the developer's, then another console user's (none of these).
+            let byDeveloper = try await browser.get("/console/audit?actor=console%3Adev")
+            #expect(byDeveloper.html.contains("player.banned") && byDeveloper.html.contains("Only the entries of"))
+            _ = try await ConsoleTesting.signIn(server, role: .readOnly, name: "viewer")
+            let byViewer = try await browser.get("/console/audit?actor=console%3Aviewer")
+            #expect(byViewer.html.contains("console.signed_in") && !byViewer.html.contains("player.banned"))
+            let openByDeveloper = try await browser.get("/console/audit?game=com.example.open&actor=console%3Adev")
+            #expect(openByDeveloper.html.contains("scores.erased") && !openByDeveloper.html.contains("player.banned"))
+            #expect(all.html.contains(#"href="/console/audit?actor=console%3Adev""#), "an entry's actor links to their entries")
+            #expect(try await browser.get("/console/audit?actor=" + String(repeating: "a", count: 201)).status == .badRequest)
             #expect(try await browser.get("/console/audit?before=nope").status == .badRequest)
             #expect(try await browser.get("/console/audit?game=com.example.nope").status == .notFound)
         }
