@@ -213,6 +213,27 @@ def test_an_owner_finds_a_player_and_bans_them_and_their_device_is_signed_out(se
     pages.check("console-keys")
     pages.open("/console/webhooks")
     pages.check("console-webhooks")
+    # An endpoint nobody listens at: its page lists what the server tried to post to it.
+    pages.fill({"url": "http://127.0.0.1:9/hook"})
+    browser.find_element(By.CSS_SELECTOR, "input[name='event'][value='score.accepted']").click()
+    pages.submit("/console/webhooks")
+    assert "Signing secret" in pages.main_text()
+    (hooked, _, _), = new_players(server, "Hooked")
+    device = GameDevice(server, hooked)
+    device.call("POST", "/v1/scores", {"reportID": str(uuid.uuid4()), "scores": [{"category": "tapper.taps", "value": 5, "context": 0}]})
+    device.close()
+    pages.open("/console/webhooks")
+    pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "main a[href^='/console/webhooks/wh']"))
+    assert "Posted to http://127.0.0.1:9/hook" in pages.main_text()
+    deliveries = pages.driver.current_url
+    # The report becomes a delivery, tried at once and refused (nothing listens on port 9): tried again later.
+    for _ in range(100):
+        if re.search(r"score\.accepted pending [1-9]", pages.main_text()):
+            break
+        time.sleep(0.1)
+        pages.open(deliveries.removeprefix(server))
+    assert re.search(r"score\.accepted pending [1-9]", pages.main_text()), pages.main_text()
+    pages.check("console-deliveries")
     pages.open("/console/users")
     assert "reader" in pages.main_text()
     pages.check("console-users")

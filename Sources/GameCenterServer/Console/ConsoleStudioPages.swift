@@ -69,6 +69,19 @@ struct ConsoleStudioPages: Sendable {
             try await audit.record(bundleID: removed.bundleID, actor: session.actor, action: "webhook.removed", subject: removed.endpointID)
             return PageRequest.redirect(to: "/console/webhooks?removed=1")
         }
+        responder.get("console/webhooks/{endpointID}", on: router) { page in try await deliveriesPage(page) }
+        responder.post("console/webhooks/{endpointID}/replay", on: router, .webhooks) { page in
+            let session = try page.requireSession()
+            let endpointID = try page.context.parameters.require("endpointID")
+            guard let deliveryID = Int64(page.field("delivery")) else {
+                throw APIError.invalidPageParameter("delivery", allowed: "a delivery's number")
+            }
+            let endpoint = try await webhooks.replay(endpointID: endpointID, deliveryID: deliveryID)
+            dispatcher.endpointsChanged()
+            try await audit.record(
+                bundleID: endpoint.bundleID, actor: session.actor, action: "webhook.replayed", subject: endpointID, detail: ["delivery": "\(deliveryID)"])
+            return PageRequest.redirect(to: "/console/webhooks/\(PageLinks.segment(endpointID))?replayed=\(deliveryID)")
+        }
         responder.get("console/users", on: router) { page in try await usersPage(page) }
         responder.post("console/users", on: router, .users) { page in
             let session = try page.requireSession()
@@ -119,6 +132,36 @@ struct ConsoleStudioPages: Sendable {
             created: created.map { WebhooksPage.Created(id: $0.endpoint.endpointID, secret: $0.secret) }, removed: page.query("removed") != nil)
         return renderer.render("console-webhooks", content, status: created == nil ? .ok : .created)
     }
+
+    /// An endpoint's latest deliveries (all, or of one state), newest first; dead ones can be put back in line.
+    private func deliveriesPage(_ page: ConsoleRequest) async throws -> Response {
+        let endpointID = try page.context.parameters.require("endpointID")
+        let state = page.query("state").flatMap { $0.isEmpty ? nil : $0 }
+        guard let endpoint = try await webhooks.list(bundleID: nil).endpoints.first(where: { $0.endpointID == endpointID }) else {
+            throw APIError.pageNotFound(page.request.uri.path)
+        }
+        let list = try await webhooks.deliveries(endpointID: endpointID, state: state, limit: Self.deliveriesShown)
+        let base = "/console/webhooks/\(PageLinks.segment(endpointID))"
+        let content = DeliveriesPage(
+            chrome: ConsoleChrome("Deliveries to \(endpointID)", section: .webhooks, for: page), url: endpoint.url, game: endpoint.bundleID,
+            environment: endpoint.environment.rawValue, mayReplay: page.may(.webhooks), action: "\(base)/replay",
+            states: [("", "All"), ("pending", "Pending"), ("delivered", "Delivered"), ("dead", "Dead")].map { value, title in
+                DeliveriesPage.Choice(link: value.isEmpty ? base : "\(base)?state=\(value)", title: title, current: (state ?? "") == value)
+            },
+            deliveries: list.deliveries.map { delivery in
+                DeliveriesPage.Delivery(
+                    id: delivery.deliveryID, event: delivery.eventType, state: delivery.state, dead: delivery.state == "dead", attempts: delivery.attempts,
+                    created: PageDates.minute(delivery.createdAt),
+                    when: delivery.deliveredAt.map { "delivered \(PageDates.minute($0))" }
+                        ?? (delivery.state == "pending" ? "next try \(PageDates.minute(delivery.nextAttemptAt))" : "gave up"),
+                    error: delivery.lastError)
+            },
+            replayed: page.query("replayed"))
+        return renderer.render("console-deliveries", content)
+    }
+
+    /// Deliveries an endpoint's page shows.
+    static let deliveriesShown = 50
 
     private func usersPage(_ page: ConsoleRequest) async throws -> Response {
         let content = UsersPage(
@@ -189,6 +232,38 @@ struct WebhooksPage {
     let endpoints: [Endpoint]
     let created: Created?
     let removed: Bool
+}
+
+/// A webhook endpoint's deliveries page's content.
+struct DeliveriesPage {
+    /// A link to the deliveries of one state.
+    struct Choice {
+        let link: String, title: String
+        let current: Bool
+    }
+
+    /// One delivery.
+    struct Delivery {
+        let id: Int64
+        let event: String, state: String
+        /// Whether it was given up on (it can be replayed).
+        let dead: Bool
+        let attempts: Int64
+        let created: String
+        /// When it was delivered, or will be tried next.
+        let when: String
+        let error: String?
+    }
+
+    let chrome: ConsoleChrome
+    let url: String, game: String, environment: String
+    /// Whether the reader may replay a dead delivery, and the form's address.
+    let mayReplay: Bool
+    let action: String
+    let states: [Choice]
+    let deliveries: [Delivery]
+    /// The delivery just put back in line.
+    let replayed: String?
 }
 
 /// The console users page's content.

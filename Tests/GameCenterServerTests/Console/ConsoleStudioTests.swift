@@ -32,6 +32,55 @@ import Testing
         }
     }
 
+    @Test func anEndpointsPageListsItsDeliveriesAndOwnersReplayADeadOne() async throws {
+        try await TestServer.run { server in
+            var owner = try await ConsoleTesting.signIn(server, role: .owner, name: "boss")
+            let hooks = try await owner.get("/console/webhooks")
+            _ = try await owner.post(
+                "/console/webhooks",
+                [
+                    ("csrf", hooks.csrf ?? ""), ("game", "com.example.open"), ("environment", "sandbox"), ("url", "https://example.invalid/h"),
+                    ("event", "score.accepted"),
+                ])
+            let endpointID = try #require(try await server.services.webhooks.list(bundleID: "com.example.open").endpoints.first?.endpointID)
+            // Two deliveries: one the endpoint never took, given up on; one still pending.
+            let dead = try await server.services.database.write { storage -> Int64 in
+                try await storage.insertWebhookDeliveries(
+                    ["ev-dead", "ev-pending"].map {
+                        NewWebhookDelivery(endpointID: endpointID, eventID: $0, eventType: "score.accepted", orderKey: $0, payload: "{}")
+                    }, now: 1_000, expiresAt: 9_000_000_000_000)
+                let deliveries = try await storage.webhookDeliveries(endpointID: endpointID, state: nil, limit: 10)
+                let dead = try #require(deliveries.first { $0.eventID == "ev-dead" }).deliveryID
+                try await storage.markWebhookFailed(dead, attempts: 12, nextAttemptAt: 2_000, error: "connection refused", dead: true)
+                return dead
+            }
+            let base = "/console/webhooks/\(endpointID)"
+            #expect(try await owner.get("/console/webhooks").html.contains(#"href="\#(base)""#), "the endpoint links to its deliveries")
+            let page = try await owner.get(base)
+            #expect(page.status == .ok && page.html.contains("https://example.invalid/h") && page.html.contains("connection refused"))
+            #expect(page.html.contains("Replay delivery \(dead)") && page.html.components(separatedBy: "aria-label=\"Replay delivery").count == 2)
+            let deadOnly = try await owner.get("\(base)?state=dead")
+            #expect(deadOnly.html.contains("connection refused") && deadOnly.html.components(separatedBy: "<tr><td class=\"num\">").count == 2)
+            #expect(try await owner.get("\(base)?state=lost").status == .badRequest)
+            #expect(try await owner.get("/console/webhooks/wh_nope").status == .notFound)
+
+            var reader = try await ConsoleTesting.signIn(server, role: .readOnly, name: "viewer")
+            let readOnly = try await reader.get(base)
+            #expect(readOnly.status == .ok && !readOnly.html.contains("Replay delivery"))
+            #expect(try await reader.post("\(base)/replay", [("csrf", readOnly.csrf ?? ""), ("delivery", "\(dead)")]).status == .forbidden)
+
+            let replayed = try await owner.post("\(base)/replay", [("csrf", page.csrf ?? ""), ("delivery", "\(dead)")])
+            #expect(replayed.status == .seeOther)
+            #expect(try await owner.get(try #require(replayed.headers[.location])).html.contains("Delivery \(dead) is back in line"))
+            let state = try await server.services.database.read { try await $0.webhookDeliveries(endpointID: endpointID, state: nil, limit: 10) }
+            #expect(state.first { $0.deliveryID == dead }?.state != "dead")
+            let again = try await owner.post("\(base)/replay", [("csrf", page.csrf ?? ""), ("delivery", "\(dead)")])
+            #expect(again.status == .notFound, "only a dead delivery is replayed")
+            let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: "com.example.open", before: nil, limit: 10) }
+            #expect(entries.contains { $0.action == "webhook.replayed" && $0.actor == "console:boss" && $0.detail.contains("\(dead)") })
+        }
+    }
+
     @Test func ownersAddAndRemoveConsoleUsersButNotThemselves() async throws {
         try await TestServer.run { server in
             var owner = try await ConsoleTesting.signIn(server, role: .owner, name: "root")
