@@ -47,14 +47,17 @@ import Testing
         }
     }
 
-    @Test func skippingFarCandidatesGivesTheMatchesAndAnswersOfEvaluatingEveryOne() throws {
+    /// Yields between passes: a second of CPU in one go beside the in-process suites starves their PostgreSQL pool.
+    @Test func skippingFarCandidatesGivesTheMatchesAndAnswersOfEvaluatingEveryOne() async throws {
         for (name, rules, spreadLimited) in try Self.ruleSets() {
             let matcher = RuleMatcher(ruleSet: rules)
             var (matches, fastEvaluations, allEvaluations) = (0, 0, 0)
-            for seed: UInt64 in 1...6 {
+            for seed: UInt64 in 1...4 {
                 let requests = Self.requests(120, ruleSet: rules, seed: seed)
                 let fast = matcher.pass(requests, now: 25_000)
+                await Task.yield()
                 let every = matcher.pass(requests, now: 25_000, traced: true)
+                await Task.yield()
                 #expect(fast.matches == every.matches, "\(name), seed \(seed)")
                 #expect(fast.tallies == every.tallies, "\(name), seed \(seed)")
                 matches += fast.matches.count
