@@ -29,20 +29,23 @@ import Testing
             #expect(bad.status == .badRequest)
             let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: "com.example.open", before: nil, limit: 10) }
             #expect(Set(entries.filter { $0.actor == "console:boss" }.map(\.action)) == ["key.created", "key.revoked", "webhook.added"])
+            try await Self.anEndpointsPageListsItsDeliveriesAndOwnersReplayADeadOne(server)
         }
     }
 
-    @Test func anEndpointsPageListsItsDeliveriesAndOwnersReplayADeadOne() async throws {
-        try await TestServer.run { server in
-            var owner = try await ConsoleTesting.signIn(server, role: .owner, name: "boss")
+    /// An endpoint's page lists its deliveries and owners replay a dead one (run inside another test's server).
+    static func anEndpointsPageListsItsDeliveriesAndOwnersReplayADeadOne(_ server: TestServer.Client) async throws {
+        do {
+            var owner = try await ConsoleTesting.signIn(server, role: .owner, name: "hooks-owner")
             let hooks = try await owner.get("/console/webhooks")
             _ = try await owner.post(
                 "/console/webhooks",
                 [
-                    ("csrf", hooks.csrf ?? ""), ("game", "com.example.open"), ("environment", "sandbox"), ("url", "https://example.invalid/h"),
+                    ("csrf", hooks.csrf ?? ""), ("game", "com.example.open"), ("environment", "sandbox"), ("url", "http://127.0.0.1:9/h"),
                     ("event", "score.accepted"),
                 ])
-            let endpointID = try #require(try await server.services.webhooks.list(bundleID: "com.example.open").endpoints.first?.endpointID)
+            let endpointID = try #require(
+                try await server.services.webhooks.list(bundleID: "com.example.open").endpoints.first { $0.url == "http://127.0.0.1:9/h" }?.endpointID)
             // Two deliveries: one the endpoint never took, given up on; one still pending.
             let dead = try await server.services.database.write { storage -> Int64 in
                 try await storage.insertWebhookDeliveries(
@@ -57,14 +60,14 @@ import Testing
             let base = "/console/webhooks/\(endpointID)"
             #expect(try await owner.get("/console/webhooks").html.contains(#"href="\#(base)""#), "the endpoint links to its deliveries")
             let page = try await owner.get(base)
-            #expect(page.status == .ok && page.html.contains("https://example.invalid/h") && page.html.contains("connection refused"))
+            #expect(page.status == .ok && page.html.contains("http://127.0.0.1:9/h") && page.html.contains("connection refused"))
             #expect(page.html.contains("Replay delivery \(dead)") && page.html.components(separatedBy: "aria-label=\"Replay delivery").count == 2)
             let deadOnly = try await owner.get("\(base)?state=dead")
             #expect(deadOnly.html.contains("connection refused") && deadOnly.html.components(separatedBy: "<tr><td class=\"num\">").count == 2)
             #expect(try await owner.get("\(base)?state=lost").status == .badRequest)
             #expect(try await owner.get("/console/webhooks/wh_nope").status == .notFound)
 
-            var reader = try await ConsoleTesting.signIn(server, role: .readOnly, name: "viewer")
+            var reader = try await ConsoleTesting.signIn(server, role: .readOnly, name: "hooks-viewer")
             let readOnly = try await reader.get(base)
             #expect(readOnly.status == .ok && !readOnly.html.contains("Replay delivery"))
             #expect(try await reader.post("\(base)/replay", [("csrf", readOnly.csrf ?? ""), ("delivery", "\(dead)")]).status == .forbidden)
@@ -77,7 +80,7 @@ import Testing
             let again = try await owner.post("\(base)/replay", [("csrf", page.csrf ?? ""), ("delivery", "\(dead)")])
             #expect(again.status == .notFound, "only a dead delivery is replayed")
             let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: "com.example.open", before: nil, limit: 10) }
-            #expect(entries.contains { $0.action == "webhook.replayed" && $0.actor == "console:boss" && $0.detail.contains("\(dead)") })
+            #expect(entries.contains { $0.action == "webhook.replayed" && $0.actor == "console:hooks-owner" && $0.detail.contains("\(dead)") })
         }
     }
 
