@@ -43,3 +43,9 @@ struct ConsoleChrome: Sendable, MustacheParent {
         }
     }
 }
+
+/// One tab of a console page's row of views (a window, a state): where it leads and whether it is the one shown.
+struct ConsoleTab {
+    let link: String, title: String
+    let current: Bool
+}

@@ -70,7 +70,7 @@ struct ConsoleQueuePage: Sendable {
             gameLink: "/console/games/\(PageLinks.segment(game.bundleID))?environment=\(series.environment)", gameName: game.name,
             selfLink: base, environment: series.environment, isLive: series.environment == Environment.live.rawValue,
             granularities: QueueMetrics.Granularity.allCases.map { granularity in
-                QueuePage.Choice(
+                ConsoleTab(
                     link: "\(base)?environment=\(series.environment)&granularity=\(granularity.rawValue)", title: Self.window(granularity),
                     current: granularity.rawValue == series.granularity)
             },
@@ -111,12 +111,6 @@ struct ConsoleQueuePage: Sendable {
 
 /// A queue page's content.
 struct QueuePage {
-    /// A link to another view of the page.
-    struct Choice {
-        let link: String, title: String
-        let current: Bool
-    }
-
     /// One rule and its answers over the window.
     struct Rule {
         let name: String, type: String, expression: String
@@ -141,7 +135,7 @@ struct QueuePage {
     let chrome: ConsoleChrome
     let gameLink: String, gameName: String, selfLink: String, environment: String
     let isLive: Bool
-    let granularities: [Choice]
+    let granularities: [ConsoleTab]
     let ruleSet: String
     let experiment: String?
     /// The bundle ids whose classic requests wait here too, listed; nil for none.

@@ -146,7 +146,7 @@ struct ConsoleStudioPages: Sendable {
             chrome: ConsoleChrome("Deliveries to \(endpointID)", section: .webhooks, for: page), url: endpoint.url, game: endpoint.bundleID,
             environment: endpoint.environment.rawValue, mayReplay: page.may(.webhooks), action: "\(base)/replay",
             states: [("", "All"), ("pending", "Pending"), ("delivered", "Delivered"), ("dead", "Dead")].map { value, title in
-                DeliveriesPage.Choice(link: value.isEmpty ? base : "\(base)?state=\(value)", title: title, current: (state ?? "") == value)
+                ConsoleTab(link: value.isEmpty ? base : "\(base)?state=\(value)", title: title, current: (state ?? "") == value)
             },
             deliveries: list.deliveries.map { delivery in
                 DeliveriesPage.Delivery(
@@ -236,12 +236,6 @@ struct WebhooksPage {
 
 /// A webhook endpoint's deliveries page's content.
 struct DeliveriesPage {
-    /// A link to the deliveries of one state.
-    struct Choice {
-        let link: String, title: String
-        let current: Bool
-    }
-
     /// One delivery.
     struct Delivery {
         let id: Int64
@@ -260,7 +254,7 @@ struct DeliveriesPage {
     /// Whether the reader may replay a dead delivery, and the form's address.
     let mayReplay: Bool
     let action: String
-    let states: [Choice]
+    let states: [ConsoleTab]
     let deliveries: [Delivery]
     /// The delivery just put back in line.
     let replayed: String?
