@@ -208,7 +208,28 @@ def test_an_owner_finds_a_player_and_bans_them_and_their_device_is_signed_out(se
         browser.find_element(By.CSS_SELECTOR, "main figure img").get_attribute("src"),
         headers={"Cookie": f"gc_console={browser.get_cookie('gc_console')['value']}"}), timeout=10)
     assert chart.headers["Content-Type"] == "image/svg+xml" and b"<polyline" in chart.read()
+    # A player of another region waits alone: the page says why, stage by stage, as the player's own device would.
+    (loner_account, loner_id, _), = new_players(server, "Loner")
+    loner = GameDevice(server, loner_account)
+    loner.call("POST", "/v1/matchmaking/requests", {
+        "requestID": "loner-1", "minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False,
+        "playersToInvite": [], "queueName": "com.example.tapper.Ranked", "properties": {"region": "us", "skill": 50}})
+    pages.fill({"player": loner_id})
+    pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "form.picker button"))
+    why = pages.main_text()
+    assert f"{loner_id} waits with request loner-1 for" in why and "no other request waits in its queue" in why, why
+    assert "not enough data for a wait estimate (2 matched in 15 minutes, 5 needed)" in why, why
+    stages, expansions, _, _ = browser.find_elements(By.CSS_SELECTOR, "main table")
+    stages = cells(stages)
+    assert [row[0] for row in stages] == ["size", "SameVersion", "SameRegion", "SkillDifference"], stages
+    (expansion,) = cells(expansions)
+    assert expansion[0].startswith("SkillDifference") and expansion[2] == "0 of 2" and expansion[3] == "20", expansion
     pages.check("console-queue")
+    loner.call("DELETE", "/v1/matchmaking/requests/loner-1")
+    loner.close()
+    pages.fill({"player": loner_id})
+    pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "form.picker button"))
+    assert f"{loner_id} waits with no match request in this game's queues (sandbox)." in pages.main_text()
     pages.open("/console/keys")
     pages.check("console-keys")
     pages.open("/console/webhooks")

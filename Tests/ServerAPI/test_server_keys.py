@@ -64,6 +64,20 @@ achievements:
     unachievedDescription: { en: "Win once." }
     achievedDescription: { en: "You won." }
     points: 10
+matchmaking:
+  ruleSets:
+    - referenceName: com.example.arena.RegionRules
+      ruleLanguageVersion: 1
+      minPlayers: 2
+      maxPlayers: 2
+      rules:
+        - referenceName: SameRegion
+          description: Players of one region play together.
+          type: COMPATIBLE
+          expression: "requests[0].properties.region == requests[1].properties.region"
+  queues:
+    - referenceName: com.example.arena.Ranked
+      ruleSet: com.example.arena.RegionRules
 """
 OTHER_MANIFEST = """
 bundleID: com.example.other

@@ -1,7 +1,8 @@
-"""What a studio's game server does beyond scores with the permissions `saves:read`, `turns:write` and `admin`, against the real
-`gamecenter` binary over plain HTTP (tokens made with PyJWT): reading a player's saves and their bytes, ending a
-turn-based match as its arbiter (the participants' devices see it ended, by the server), each refused without its
-permission, for another game, with a stale version or missing outcomes; both engines.
+"""What a studio's game server does beyond scores with the permissions `saves:read`, `turns:write`, `players:read` and
+`admin`, against the real `gamecenter` binary over plain HTTP (tokens made with PyJWT): reading a player's saves and their
+bytes, ending a turn-based match as its arbiter (the participants' devices see it ended, by the server), seeing why a
+player's match request still waits (also with the admin key), each refused without its permission, for another game,
+with a stale version or missing outcomes; both engines.
 """
 
 import hashlib
@@ -12,7 +13,8 @@ import uuid
 import pytest
 
 from test_server_keys import Server, bearer, engines, token
-from test_webhooks import call, device, other_game_reader, save, turn
+from test_server_keys import ADMIN_KEY, GAME
+from test_webhooks import Channel, call, device, other_game_reader, save, turn
 
 
 @pytest.fixture(scope="module", params=engines())
@@ -129,3 +131,48 @@ def test_a_game_server_with_admin_manages_its_own_games_webhooks_only(server):
     status, log, _ = server.call("GET", "/admin/v1/games/com.example.arena/audit-log", headers=bearer(ADMIN_KEY))
     actions = [(e["action"], e["subject"]) for e in log["entries"]]
     assert ("webhook.added", endpoint["endpointID"]) in actions and ("webhook.removed", endpoint["endpointID"]) in actions
+
+
+def test_the_studio_sees_why_a_players_match_request_still_waits_with_players_read_or_the_admin_key(server):
+    """Ann (eu) and Bob (us) wait in a queue whose rule keeps regions apart: the studio sees Ann's request as she does,
+    with the rule that holds her; a player who waits with nothing, another game's key and another environment see no
+    request; a key without players:read is refused."""
+    (ann_id, ann), (bob_id, bob), (cid_id, _) = server.player(), server.player(), server.player()
+    channels = [Channel(server, ann), Channel(server, bob)]
+    queued = {"minPlayers": 2, "maxPlayers": 2, "playerGroup": 0, "playerAttributes": 0, "hosted": False, "playersToInvite": [],
+              "queueName": "com.example.arena.Ranked"}
+    call(server, ann, "POST", "/v1/matchmaking/requests", {**queued, "requestID": "ann-q", "properties": {"region": "eu"}})
+    call(server, bob, "POST", "/v1/matchmaking/requests", {**queued, "requestID": "bob-q", "properties": {"region": "us"}})
+    own = call(server, ann, "GET", "/v1/matchmaking/requests/ann-q?explain=true")
+    assert own["state"] == "waiting" and own["explanation"]["blockingRules"] == ["SameRegion"], own
+
+    reader = bearer(token(*server.create_key("players:read")))
+    admin = {"Authorization": "Bearer " + ADMIN_KEY}
+    studio_path = f"/server/v1/matchmaking/players/{urllib.parse.quote(ann_id)}/request"
+    admin_path = f"/admin/v1/games/{GAME}/matchmaking/players/{urllib.parse.quote(ann_id)}/request"
+    for path, headers in [(studio_path, reader), (admin_path, admin), (admin_path + "?environment=sandbox", admin)]:
+        status, seen, _ = server.call("GET", path, headers=headers)
+        assert status == 200, (path, seen)
+        why = seen["explanation"]
+        assert seen["requestID"] == "ann-q" and seen["state"] == "waiting", seen
+        assert why["waiting"] == 1 and why["compatible"] == 0 and why["blockingRules"] == ["SameRegion"], why
+        assert [stage["name"] for stage in why["stages"]] == [stage["name"] for stage in own["explanation"]["stages"]], why
+
+    for path, headers, status_code, code in [
+        (studio_path, bearer(token(*server.create_key("saves:read"))), 403, "key.forbidden"),
+        (studio_path, bearer(token(*other_game_reader(server))), 404, "matchmaking.no_such_request"),
+        (admin_path + "?environment=live", admin, 404, "matchmaking.no_such_request"),
+        (admin_path + "?environment=staging", admin, 400, "request.invalid_parameter"),
+        (admin_path.replace(GAME, "com.example.nothing"), admin, 404, "admin.unknown_game"),
+        (admin_path, {"Authorization": "Bearer not-the-key"}, 401, "admin.key_required"),
+        (f"/server/v1/matchmaking/players/{urllib.parse.quote(cid_id)}/request", reader, 404, "matchmaking.no_such_request"),
+    ]:
+        status, body, _ = server.call("GET", path, headers=headers)
+        assert status == status_code and body["code"] == code, (path, status, body)
+
+    # Once Ann cancels, she waits with nothing.
+    call(server, ann, "DELETE", "/v1/matchmaking/requests/ann-q")
+    status, body, _ = server.call("GET", studio_path, headers=reader)
+    assert status == 404 and body["code"] == "matchmaking.no_such_request" and "never asked" in body["message"], body
+    for channel in channels:
+        channel.close()

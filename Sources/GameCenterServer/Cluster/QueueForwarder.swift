@@ -153,6 +153,34 @@ final class QueueForwarder: Sendable {
         await tell(owner.url, "/internal/v1/matchmaking/invitations/\(invitationID)/declined", owner: owner.id)
     }
 
+    /// Asks the owner of `bundleID`'s queue in `environment` for the request `playerID` waits with there (the studio's
+    /// view, ``MatchmakingService/waitingRequest(playerID:bundleID:environment:)``). Throws the owner's refusal as it
+    /// came, or ``APIError/queueNodeUnavailable`` when the owner cannot be reached or answers nothing readable.
+    func waitingRequest(playerID: String, bundleID: String, environment: String, owner: (id: String, url: String)) async throws -> MatchRequestStatus {
+        guard !owner.url.isEmpty else { throw APIError.queueNodeUnreachable(owner.id) }
+        let player = playerID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? playerID
+        var request = HTTPClientRequest(
+            url: Self.url(owner.url, "/internal/v1/matchmaking/games/\(bundleID)/players/\(player)/request?environment=\(environment)"))
+        request.headers.add(name: Self.keyHeader.rawName, value: key)
+        request.headers.add(name: Self.nodeHeader.rawName, value: nodeID)
+        let (status, body): (UInt, ByteBuffer)
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
+            (status, body) = (response.status.code, try await response.body.collect(upTo: Limits.maximumRequestBodyBytes * 4))
+        } catch {
+            logger.warning(
+                "the node holding a game's matchmaking queue did not answer", metadata: [LogKey.node: "\(owner.id)", LogKey.error: "\(error)"])
+            throw APIError.queueNodeUnavailable
+        }
+        let decoder = WireCoding.makeDecoder()
+        if status == 200, let answer = try? decoder.decode(MatchRequestStatus.self, from: body) { return answer }
+        if let refusal = try? decoder.decode(ErrorBody.self, from: body), let code = WireErrorCode(rawValue: refusal.code) {
+            throw APIError(code, refusal.message)
+        }
+        logger.warning("the node holding a game's matchmaking queue answered what this node cannot read", metadata: [LogKey.node: "\(owner.id)"])
+        throw APIError.queueNodeUnavailable
+    }
+
     private func tell(_ url: String, _ path: String, owner: String) async {
         var request = HTTPClientRequest(url: Self.url(url, path))
         request.method = .POST

@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import Hummingbird
 
 /// A device's request about its game's matchmaking queue is answered by the node that owns the queue (on one node,
@@ -55,6 +56,13 @@ struct MatchmakingNodeRoutes {
         group.post("matchmaking/invitations/{invitationID}/declined") { _, context -> HTTPResponse.Status in
             try await matchmaking.declinedElsewhere(invitationID: try context.parameters.require("invitationID"))
             return .noContent
+        }
+        // The studio asked another node for a player's waiting request in a queue held here.
+        group.get("matchmaking/games/{bundleID}/players/{playerID}/request") { request, context -> MatchRequestStatus in
+            let environment = try QueryParameter.choice(
+                request.uri.queryParameters["environment"], as: Environment.self, name: "environment", default: .sandbox)
+            return try await matchmaking.waitingRequestHere(
+                playerID: context.parameters.requirePlayerID(), bundleID: context.parameters.require("bundleID"), environment: environment.rawValue)
         }
     }
 }

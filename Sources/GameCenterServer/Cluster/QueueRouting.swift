@@ -1,3 +1,4 @@
+import GameCenterProtocol
 import Hummingbird
 
 /// Where a game's matchmaking queue is.
@@ -25,6 +26,9 @@ protocol QueueRouting: Sendable {
     func channelClosed(sessionID: String) async
     /// A player declined an invitation outside the game on this node: the owner of its game's queue is told.
     func invitationDeclined(_ invitationID: String, owner: (id: String, url: String)) async
+    /// Asks `owner` for the request `playerID` waits with in `bundleID`'s queue in `environment` (the studio's view) and
+    /// answers with what it says.
+    func waitingRequest(playerID: String, bundleID: String, environment: String, owner: (id: String, url: String)) async throws -> MatchRequestStatus
     /// Whether requests this node forwarded may wait at other nodes (so the other nodes' health is worth reading).
     var waitsElsewhere: Bool { get }
     /// Fails the requests that waited at owners not in `alive` (their devices hear `matchRequestFailed`).
@@ -49,6 +53,11 @@ struct LocalQueueRouting: QueueRouting {
     func channelClosed(sessionID: String) async {}
 
     func invitationDeclined(_ invitationID: String, owner: (id: String, url: String)) async {}
+
+    /// Never called: ``owner(of:)`` always answers this node.
+    func waitingRequest(playerID: String, bundleID: String, environment: String, owner: (id: String, url: String)) async throws -> MatchRequestStatus {
+        throw APIError.internalError
+    }
 
     func failRequests(waitingAtNodesOtherThan alive: Set<String>) async {}
 }
@@ -75,6 +84,10 @@ struct SharedQueueRouting: QueueRouting {
 
     func invitationDeclined(_ invitationID: String, owner: (id: String, url: String)) async {
         await forwarder.invitationDeclined(invitationID, owner: owner)
+    }
+
+    func waitingRequest(playerID: String, bundleID: String, environment: String, owner: (id: String, url: String)) async throws -> MatchRequestStatus {
+        try await forwarder.waitingRequest(playerID: playerID, bundleID: bundleID, environment: environment, owner: owner)
     }
 
     func failRequests(waitingAtNodesOtherThan alive: Set<String>) async {

@@ -4,7 +4,8 @@ import Hummingbird
 
 /// The console's page of one rule-based queue: its rule set and rules, and Apple's queue metrics (``QueueMetrics``:
 /// requests matched and cancelled with their seconds in the queue, queue sizes, matches, each rule's answers) over the
-/// last 8 hours, 24 hours or 30 days, as a table of the buckets with traffic and three charts.
+/// last 8 hours, 24 hours or 30 days, as a table of the buckets with traffic and three charts; and, given a player id,
+/// why that player's request still waits (``MatchmakingService/waitingRequest(playerID:bundleID:environment:)``).
 struct ConsoleQueuePage: Sendable {
     let registry: GameRegistry
     let matchmaking: MatchmakingService
@@ -49,6 +50,9 @@ struct ConsoleQueuePage: Sendable {
 
     private func queuePage(_ page: ConsoleRequest) async throws -> Response {
         let (game, queue, series) = try await series(page)
+        let player = page.query("player").map { String($0.trimmingCharacters(in: .whitespaces).prefix(Self.playerIDLength)) }
+        var waiting: QueuePage.Waiting?
+        if let player { waiting = try await whyWaiting(player, game: game, environment: series.environment) }
         let base = "/console/games/\(PageLinks.segment(game.bundleID))/queues/\(PageLinks.segment(queue.referenceName))"
         let query = "environment=\(series.environment)&granularity=\(series.granularity)"
         let ruleSet = game.matchmaking.ruleSets[queue.ruleSet]
@@ -96,8 +100,50 @@ struct ConsoleQueuePage: Sendable {
                     size: SVGChart.number(point.queueSizes.averageNumberOfRequests), sessions: point.sessions.count,
                     experiment: point.experimentSessions.count)
             },
-            charts: Self.charts.map { QueuePage.Chart(src: "\(base)/charts/\($0.name).svg?\(query)", title: $0.title) })
+            charts: Self.charts.map { QueuePage.Chart(src: "\(base)/charts/\($0.name).svg?\(query)", title: $0.title) },
+            granularity: series.granularity, player: player ?? "", waiting: waiting)
         return renderer.render("console-queue", content)
+    }
+
+    /// The longest player id the page's form takes.
+    static let playerIDLength = 64
+
+    /// Why `playerID` still waits in the game's queues (answered by the queue's node), or what they wait with
+    /// otherwise.
+    private func whyWaiting(_ playerID: String, game: Game, environment: String) async throws -> QueuePage.Waiting {
+        let status: MatchRequestStatus
+        do {
+            status = try await matchmaking.waitingRequest(playerID: playerID, bundleID: game.bundleID, environment: environment)
+        } catch let error as APIError where error.code == .matchmakingNoSuchRequest {
+            return QueuePage.Waiting(summary: "\(playerID) waits with no match request in this game's queues (\(environment)).")
+        }
+        guard status.state == .waiting else {
+            return QueuePage.Waiting(summary: "\(playerID)'s request \(status.requestID) was just matched\(status.matchID.map { " (match \($0))" } ?? "").")
+        }
+        let party = status.players > 1 ? " with \(status.players) players" : ""
+        guard let why = status.explanation else {
+            return QueuePage.Waiting(
+                summary:
+                    "\(playerID) waits\(party) with request \(status.requestID) in classic matchmaking (for \(status.maxPlayers) players): no rules to explain."
+            )
+        }
+        let estimate =
+            why.estimatedWaitSeconds.map { "the queue's median wait is \(SVGChart.number($0)) s (\(why.estimateSamples) matched in 15 minutes)" }
+            ?? "not enough data for a wait estimate (\(why.estimateSamples) matched in 15 minutes, 5 needed)"
+        let others =
+            why.waiting == 0 ? "no other request waits in its queue" : "\(why.compatible) of the \(why.waiting) other waiting requests may play with it"
+        return QueuePage.Waiting(
+            summary: "\(playerID) waits\(party) with request \(status.requestID) for \(why.secondsInQueue) s; \(others); \(estimate).",
+            blocking: why.blockingRules.isEmpty ? nil : why.blockingRules.joined(separator: ", "),
+            stages: why.stages.map {
+                QueuePage.Stage(
+                    name: $0.name, type: $0.type, tried: $0.tried, passed: $0.passed, nearest: $0.nearestDistance.map { SVGChart.number($0) } ?? "")
+            },
+            expansions: why.expansions.map {
+                QueuePage.Expansion(
+                    rule: $0.rule, expression: $0.expression, seconds: SVGChart.number($0.seconds), step: "\($0.step) of \($0.steps)",
+                    value: SVGChart.number($0.value))
+            })
     }
 
     private static func window(_ granularity: QueueMetrics.Granularity) -> String {
@@ -132,6 +178,27 @@ struct QueuePage {
         let src: String, title: String
     }
 
+    /// What the player asked about waits with, and why it still waits.
+    struct Waiting {
+        var summary: String
+        /// The rules that turned away the most other requests, listed; nil for none.
+        var blocking: String? = nil
+        var stages: [Stage] = []
+        var expansions: [Expansion] = []
+    }
+
+    /// One stage of the rules for the player's request.
+    struct Stage {
+        let name: String, type: String
+        let tried: Int, passed: Int
+        let nearest: String
+    }
+
+    /// Where one aged value stands for the player's request.
+    struct Expansion {
+        let rule: String, expression: String, seconds: String, step: String, value: String
+    }
+
     let chrome: ConsoleChrome
     let gameLink: String, gameName: String, selfLink: String, environment: String
     let isLive: Bool
@@ -144,4 +211,9 @@ struct QueuePage {
     let rules: [Rule]
     let buckets: [Bucket]
     let charts: [Chart]
+    /// The window shown, kept by the player form.
+    let granularity: String
+    /// The player id asked about (empty: none).
+    let player: String
+    let waiting: Waiting?
 }

@@ -98,6 +98,21 @@ struct MatchmakerState: Sendable {
         return nil
     }
 
+    /// The request `playerID` waits with in `game`'s queues (a ``MatchmakingService`` game key): their own request,
+    /// or their acceptance of an invitation to a match forming here or a party queued here. Nil when they wait with
+    /// none, or wait in another game's queue.
+    func waitingRequest(playerID: String, game: String) -> RequestKey? {
+        if let ticket = ticketOfPlayer[playerID], let request = requests[ticket] {
+            return request.game == game ? request.key : nil
+        }
+        let accepted =
+            lobbyOfAcceptedInvitee[playerID].flatMap { forming[$0] } ?? partyOfInvitee[playerID].flatMap { queuedParties[$0]?.forming }
+        guard let accepted, let invitee = accepted.accepted[playerID],
+            MatchmakingService.gameKey(bundleID: accepted.bundleID, environment: accepted.environment) == game
+        else { return nil }
+        return RequestKey(playerID: playerID, requestID: invitee.requestID)
+    }
+
     /// Whether a player already waits (with a request, or as an accepted invitee).
     func isWaiting(_ playerID: String) -> Bool {
         ticketOfPlayer[playerID] != nil || lobbyOfAcceptedInvitee[playerID] != nil || partyOfInvitee[playerID] != nil

@@ -72,7 +72,8 @@ package final class MatchmakingService: Service, ChannelPresence {
         gameKey(bundleID: device.game.bundleID, environment: device.environment.rawValue)
     }
 
-    private static func gameKey(bundleID: String, environment: String) -> String {
+    /// The queue a game and environment wait in.
+    static func gameKey(bundleID: String, environment: String) -> String {
         "\(bundleID)\n\(environment)"
     }
 
@@ -369,9 +370,14 @@ package final class MatchmakingService: Service, ChannelPresence {
     /// `explain`: with why a waiting request of a rule-based queue still waits (its rules are evaluated against the
     /// queue's other waiting requests, outside the matchmaker's lock).
     func status(requestID: String, session: AuthenticatedSession, explain: Bool = false) async throws -> MatchRequestStatus {
-        let key = RequestKey(playerID: session.playerID, requestID: try MatchRequestRules.requestID(requestID))
+        try await status(RequestKey(playerID: session.playerID, requestID: try MatchRequestRules.requestID(requestID)), explain: explain)
+    }
+
+    /// Where the request `key` stands, with why it still waits when `explain` is set (see
+    /// ``status(requestID:session:explain:)``).
+    func status(_ key: RequestKey, explain: Bool) async throws -> MatchRequestStatus {
         guard var status = try await existingStatus(key) else {
-            return MatchRequestStatus(requestID: requestID, state: .gone, matchID: nil, players: 0, maxPlayers: 0, invitees: [])
+            return MatchRequestStatus(requestID: key.requestID, state: .gone, matchID: nil, players: 0, maxPlayers: 0, invitees: [])
         }
         if explain, status.state == .waiting {
             // The server's clock, as the requests' arrivals and their ages (`secondsInQueue`).

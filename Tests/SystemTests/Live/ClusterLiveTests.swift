@@ -505,6 +505,14 @@ import Testing
             let why = try #require(try await device.matchmaker.explainWaiting())
             #expect(why.waiting == 1 && why.compatible == 1 && why.blockingRules == ["SkillDifference"])
         }
+        // The studio asks either node about Bob and Dan: the owner answers; Ann, matched, waits with none.
+        for node in [nodeA, nodeB] {
+            for device in [bob, dan] {
+                let (seen, status, code) = try await RuleMatchmakingLiveTests.studioView(of: device.localPlayer.playerID, on: node)
+                #expect(seen?.state == .waiting && seen?.explanation?.blockingRules == ["SkillDifference"], "\(status) \(code ?? "")")
+            }
+            #expect(try await RuleMatchmakingLiveTests.studioView(of: ann.localPlayer.playerID, on: node).code == "matchmaking.no_such_request")
+        }
         // Eve (node B, us, 14) is within Bob's window, not Dan's: she and Bob match across the nodes.
         let (eve, _) = try await Devices.signedUp(nodeB, alias: "Eve")
         let eveFinds = Task { try await eve.matchmaker.findMatch(for: RuleMatchmakingLiveTests.request(ranked, ["region": "us", "skill": 14])) }

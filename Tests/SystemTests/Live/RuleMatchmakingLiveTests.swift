@@ -42,6 +42,21 @@ import Testing
         return (status == 200 ? try WireCoding.makeDecoder().decode(QueueMetricsSeries.self, from: data) : nil, status, String(decoding: data, as: UTF8.self))
     }
 
+    /// The studio's view of the request `playerID` waits with (`GET /admin/v1/games/…/matchmaking/players/…/request`),
+    /// or the status and error code of a refusal.
+    static func studioView(of playerID: String, in bundleID: String = "com.example.tapper", on server: LiveServer) async throws -> (
+        MatchRequestStatus?, status: Int, code: String?
+    ) {
+        var request = URLRequest(url: server.url.appendingPathComponent("admin/v1/games/\(bundleID)/matchmaking/players/\(playerID)/request"))
+        request.setValue("Bearer \(LeaderboardsLiveTests.adminKey)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else {
+            return (nil, status, (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["code"] as? String)
+        }
+        return (try WireCoding.makeDecoder().decode(MatchRequestStatus.self, from: data), status, nil)
+    }
+
     @Test(arguments: LiveServer.engines)
     func theRankedQueueMatchesByRegionAndSkillAndWidensAsTheClockMoves(engine: String) async throws {
         let server = try LiveServer(engine: engine)
@@ -91,6 +106,11 @@ import Testing
         #expect(expansion.expression.hasPrefix("agedValues(avg(requests[].secondsInQueue), `20`"))
         #expect(expansion.value == (expansion.seconds >= 10 ? 40 : 20) && expansion.step == (expansion.seconds >= 10 ? 1 : 0), "\(expansion)")
         #expect(try await ann.matchmaker.explainWaiting() == nil, "Ann's request was matched")
+        // The studio sees Bob's request as he does; Ann waits with none.
+        let (studio, _, _) = try await Self.studioView(of: bob.localPlayer.playerID, on: server)
+        #expect(studio?.state == .waiting && studio?.explanation?.blockingRules == ["SkillDifference"], "\(String(describing: studio))")
+        #expect(studio?.explanation?.stages == why.stages)
+        #expect(try await Self.studioView(of: ann.localPlayer.playerID, on: server).code == "matchmaking.no_such_request")
         try await LeaderboardsLiveTests.advanceClock(server, hours: 20.0 / 3600)
         let bobMatch = try await bobFinds.value
         let danMatch = try await danFinds.value
@@ -163,7 +183,7 @@ import Testing
     @Test(arguments: LiveServer.engines)
     func invitedFriendsEnterTheQueueWithTheInviterWithTheirOwnPropertiesAndTeam(engine: String) async throws {
         let server = try LiveServer(engine: engine)
-        try await server.start()
+        try await server.start(extraArguments: ["--admin-key", LeaderboardsLiveTests.adminKey])
         let (ann, _) = try await Devices.signedUp(server, alias: "Ann")
         let (bob, _) = try await Devices.signedUp(server, alias: "Bob")
         let (cid, _) = try await Devices.signedUp(server, alias: "Cid")
@@ -201,6 +221,9 @@ import Testing
             try await cid.matchmaker.queryQueueActivity("com.example.tapper.Teams") == 2
         }
         #expect(try await isStillRunning(annTeams, after: .milliseconds(500), because: "three players cannot make four"))
+        // The studio asks about Bob: he waits in Ann's party (two players), with Cid the one other request.
+        let (bobSeen, _, _) = try await Self.studioView(of: bobID, on: server)
+        #expect(bobSeen?.state == .waiting && bobSeen?.players == 2 && bobSeen?.explanation?.waiting == 1, "\(String(describing: bobSeen))")
         let danPlayers = try await dan.matchmaker.findMatchedPlayers(Self.request("com.example.tapper.Teams", ["skill": 3], min: 4, max: 4))
         let annPlayers = try await annTeams.value
         let everyone = Set([ann, bob, cid, dan].map(\.localPlayer.playerID))
