@@ -52,6 +52,61 @@ extension StorageConformanceTests {
         }
     }
 
+    /// A ban and a session opened at the same moment are ordered by the player's row: a ban waits for the session whose
+    /// write checked the ban first (so the ban's list of sessions to end has it), and a session's write that comes
+    /// while a ban is being stored sees the ban.
+    @Test(arguments: TestDatabases.all)
+    func aBanWaitsForASessionBeingOpenedAndASessionOpenedDuringABanSeesIt(engine: String) async throws {
+        try await TestDatabases.with(engine) { db in
+            let player = newPlayer()
+            _ = try await db.write { try await $0.insertPlayer(player) }
+            let session = SessionRecord(
+                sessionID: TestDatabases.unique("s"), tokenHash: TestDatabases.unique("h"), playerID: player.playerID,
+                bundleID: "com.example.game", environment: "sandbox", createdAt: 1_000, expiresAt: 10_000)
+            let ban = PlayerBanRecord(playerID: player.playerID, reason: "aimbot", bannedBy: "console:ada", bannedAt: 1_000)
+
+            // The session's write checks first and takes a while to store the session: the ban waits for it.
+            let (checked, signal) = AsyncStream.makeStream(of: Void.self)
+            let opening = Task {
+                try await db.write { storage in
+                    _ = try await storage.lockPlayer(id: player.playerID, for: .openingSession)
+                    let banned = try await storage.playerBan(playerID: player.playerID)
+                    signal.yield()
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await storage.insertSession(session)
+                    return banned
+                }
+            }
+            for await _ in checked { break }
+            let banned = try await db.write { storage in
+                (try await storage.lockPlayer(id: player.playerID, for: .banning), try await storage.insertPlayerBan(ban))
+            }
+            #expect(banned == (true, true))
+            #expect(try await db.write { try await $0.revokeSessions(playerID: player.playerID, keeping: nil, now: 2_000) } == [session.sessionID])
+            #expect(try await opening.value == nil)
+
+            // The ban's write holds the row first: a session's write waits, then sees the ban.
+            _ = try await db.write { try await $0.deletePlayerBan(playerID: player.playerID) }
+            let (locked, lockSignal) = AsyncStream.makeStream(of: Void.self)
+            let banning = Task {
+                try await db.write { storage in
+                    _ = try await storage.lockPlayer(id: player.playerID, for: .banning)
+                    lockSignal.yield()
+                    try await Task.sleep(for: .milliseconds(300))
+                    _ = try await storage.insertPlayerBan(ban)
+                }
+            }
+            for await _ in locked { break }
+            let seen = try await db.write { storage in
+                _ = try await storage.lockPlayer(id: player.playerID, for: .openingSession)
+                return try await storage.playerBan(playerID: player.playerID)
+            }
+            #expect(seen == ban)
+            try await banning.value
+            #expect(try await db.write { try await $0.lockPlayer(id: "G:nobody", for: .banning) } == false)
+        }
+    }
+
     /// A search matches an id exactly, an account name from its start and an alias anywhere, letter case ignored;
     /// `%`, `_` and `\` are characters, never patterns.
     @Test(arguments: TestDatabases.all)

@@ -71,8 +71,7 @@ struct AccountService: Sendable {
         let valid = try await credentials.verifyPassword(request.password, hash: player?.passwordHash ?? credentials.decoyHash)
         guard let player, valid else { throw APIError.invalidCredentials }
         let opened = try await database.write { storage in
-            // A banned player who knows their password is told so; the attempt stays counted.
-            try await Self.refuseBanned(player.playerID, in: storage)
+            // A banned player who knows their password is told so (``openSession``); the attempt stays counted.
             try await throttle.succeeded(namespace: environment, account: account, address: address, lock: addressLock, now: now, in: storage)
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
@@ -81,10 +80,12 @@ struct AccountService: Sendable {
     }
 
     /// Opens a session of the device's game for `player`, expiring after the configured lifetime or at `expiresBy`,
-    /// whichever comes first.
+    /// whichever comes first. Throws `account.banned` when the studio banned the player (checked holding the player's
+    /// row, so a ban stored at the same moment ends the session or is seen).
     private func openSession(
         for player: PlayerRecord, device: DeviceIdentity, now: Int64, expiresBy: Int64 = .max, in storage: StorageSession
     ) async throws -> SessionResponse {
+        try await Self.refuseBanned(player.playerID, in: storage)
         let token = Credentials.newToken()
         let session = SessionRecord(
             sessionID: Credentials.newID(prefix: "s_"), tokenHash: Credentials.tokenHash(token), playerID: player.playerID,
@@ -118,7 +119,6 @@ struct AccountService: Sendable {
         let now = clock.nowMillis()
         return try await database.write { storage in
             guard let player = try await storage.player(id: playerID) else { throw APIError.deviceSignInExpired }
-            try await Self.refuseBanned(playerID, in: storage)
             return try await openSession(for: player, device: device, now: now, in: storage)
         }
     }
@@ -169,8 +169,10 @@ struct AccountService: Sendable {
         return session
     }
 
-    /// Throws `account.banned` when the studio banned the player.
-    static func refuseBanned(_ playerID: String, in storage: StorageSession) async throws {
+    /// Throws `account.banned` when the studio banned the player; holds the player's row until the write ends
+    /// (``StorageSession/lockPlayer(id:for:)``).
+    private static func refuseBanned(_ playerID: String, in storage: StorageSession) async throws {
+        _ = try await storage.lockPlayer(id: playerID, for: .openingSession)
         if try await storage.playerBan(playerID: playerID) != nil { throw APIError.accountBanned }
     }
 

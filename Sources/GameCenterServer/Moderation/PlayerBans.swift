@@ -16,7 +16,8 @@ struct PlayerBans: Sendable {
         let now = clock.nowMillis()
         let reason = String(reason.trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
         let changed = try await database.write { storage -> Bool in
-            guard try await storage.player(id: playerID) != nil else { throw APIError.unknownPlayers([String(playerID.prefix(100))]) }
+            // Sessions being opened for the player are stored before this goes on, and are listed below.
+            guard try await storage.lockPlayer(id: playerID, for: .banning) else { throw APIError.unknownPlayers([String(playerID.prefix(100))]) }
             let changed = try await storage.insertPlayerBan(PlayerBanRecord(playerID: playerID, reason: reason, bannedBy: actor, bannedAt: now))
             if changed {
                 try await storage.appendAudit(
@@ -24,7 +25,8 @@ struct PlayerBans: Sendable {
             }
             return changed
         }
-        // Sessions opened while the ban was written end too: the ban is stored before they are listed.
+        // Every session opened before the ban was stored ends: a session's write checks the ban holding the player's row
+        // (``AccountService``), so it either finished before the ban's write went on, or saw the ban.
         let ended = try await accounts.endSessions(playerID: playerID, reason: "banned")
         return (changed, ended)
     }
