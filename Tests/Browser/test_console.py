@@ -24,6 +24,7 @@ import uuid
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 import websocket
 
@@ -231,6 +232,17 @@ def test_an_owner_finds_a_player_and_bans_them_and_their_device_is_signed_out(se
     pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, "form.picker button"))
     assert f"{loner_id} waits with no match request in this game's queues (sandbox)." in pages.main_text()
     pages.open("/console/keys")
+    # The owner makes a key, then rotates it keeping the old one a week: the page shows the successor's private key once.
+    pages.fill({"name": "match servers"})
+    browser.find_element(By.CSS_SELECTOR, "input[name='permission'][value='players:read']").click()
+    pages.submit("/console/keys")
+    made = pages.main_text()
+    assert "BEGIN PRIVATE KEY" in made, made
+    old_key = re.search(r"Key (\w+) was made", made).group(1)
+    Select(browser.find_element(By.ID, f"grace-{old_key}")).select_by_visible_text("7 days")
+    pages.click_and_wait(lambda: browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Rotate key {old_key}']"))
+    rotated = pages.main_text()
+    assert f"to replace {old_key}" in rotated and f"key {old_key} keeps working until" in rotated, rotated
     pages.check("console-keys")
     pages.open("/console/webhooks")
     pages.check("console-webhooks")
@@ -277,7 +289,7 @@ def test_a_read_only_user_sees_no_actions_and_is_refused_a_form_sent_anyway(serv
     assert not browser.find_elements(By.CSS_SELECTOR, "main form[method='post']")
     pages.check("console-player-read-only")
     pages.open("/console/keys")
-    assert "Making and revoking keys needs the role owner." in pages.main_text()
+    assert "Making, rotating and revoking keys needs the role owner." in pages.main_text()
 
     # A ban form sent anyway (as a forged page would) is refused with the role it needs, and nothing is banned.
     token = browser.find_element(By.CSS_SELECTOR, "header form[action='/console/sign-out'] input[name='csrf']").get_attribute("value")

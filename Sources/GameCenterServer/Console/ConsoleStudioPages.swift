@@ -17,7 +17,7 @@ struct ConsoleStudioPages: Sendable {
 
     /// Adds the routes.
     func add(to router: Router<AppRequestContext>) {
-        responder.get("console/keys", on: router) { page in try await keysPage(page, created: nil) }
+        responder.get("console/keys", on: router) { page in try await keysPage(page, created: nil, replaced: nil) }
         responder.post("console/keys", on: router, .keys) { page in
             let session = try page.requireSession()
             let permissions = try page.form.values("permission").map { value -> ServerKeyPermission in
@@ -34,7 +34,22 @@ struct ConsoleStudioPages: Sendable {
             try await audit.record(
                 bundleID: created.key.bundleID, actor: session.actor, action: "key.created", subject: created.key.keyID,
                 detail: ["environment": created.key.environment.rawValue, "permissions": created.key.permissions.map(\.rawValue).joined(separator: " ")])
-            return try await keysPage(page, created: created)
+            return try await keysPage(page, created: created, replaced: nil)
+        }
+        responder.post("console/keys/rotate", on: router, .keys) { page in
+            let session = try page.requireSession()
+            let keyID = page.field("key")
+            guard let hours = Int64(page.field("graceHours")), Self.graceHours.contains(hours) else {
+                throw APIError.invalidPageParameter("graceHours", allowed: Self.graceHours.map(String.init).joined(separator: ", "))
+            }
+            let created = try await keys.rotate(keyID: keyID, graceSeconds: hours * 3_600)
+            try await audit.record(
+                bundleID: created.key.bundleID, actor: session.actor, action: "key.rotated", subject: created.key.keyID,
+                detail: [
+                    "replaces": keyID, "environment": created.key.environment.rawValue,
+                    "permissions": created.key.permissions.map(\.rawValue).joined(separator: " "),
+                ])
+            return try await keysPage(page, created: created, replaced: keyID)
         }
         responder.post("console/keys/revoke", on: router, .keys) { page in
             let session = try page.requireSession()
@@ -102,8 +117,13 @@ struct ConsoleStudioPages: Sendable {
         }
     }
 
-    private func keysPage(_ page: ConsoleRequest, created: CreatedServerKey?) async throws -> Response {
+    /// How long a rotated key keeps working beside its successor, the console's choices (hours).
+    static let graceHours: [Int64] = [0, 1, 24, 168, 720]
+
+    /// `created`: a key just made (shown with its private half, once); `replaced`: the key it replaces, when rotated.
+    private func keysPage(_ page: ConsoleRequest, created: CreatedServerKey?, replaced: String?) async throws -> Response {
         let list = try await keys.list(bundleID: nil)
+        let old = replaced.flatMap { id in list.keys.first { $0.keyID == id } }
         let content = KeysPage(
             chrome: ConsoleChrome("Server keys", section: .keys, for: page), mayManage: page.may(.keys), games: Self.games(registry),
             permissions: ServerKeyPermission.allCases.map(\.rawValue),
@@ -112,9 +132,18 @@ struct ConsoleStudioPages: Sendable {
                     id: key.keyID, name: key.name, game: key.bundleID, environment: key.environment.rawValue,
                     permissions: key.permissions.map(\.rawValue).joined(separator: ", "),
                     state: key.revokedAt.map { "revoked \(PageDates.minute($0))" } ?? key.expiresAt.map { "expires \(PageDates.minute($0))" } ?? "active",
-                    active: key.revokedAt == nil)
+                    active: key.revokedAt == nil, rotatable: key.isActive && key.expiresAt == nil)
             },
-            created: created.map { KeysPage.Created(id: $0.key.keyID, issuer: $0.key.issuerID, privateKey: $0.privateKey) },
+            graceChoices: Self.graceHours.map { hours in
+                KeysPage.Grace(
+                    hours: hours, title: hours == 0 ? "none: stop it now" : hours < 24 ? "\(hours) hour" : hours == 24 ? "1 day" : "\(hours / 24) days",
+                    isDefault: hours * 3_600 == ServerKeyService.defaultGraceSeconds)
+            },
+            created: created.map {
+                KeysPage.Created(
+                    id: $0.key.keyID, issuer: $0.key.issuerID, privateKey: $0.privateKey, replaces: replaced,
+                    oldWorksUntil: old?.expiresAt.map { PageDates.minute($0) })
+            },
             revoked: page.query("revoked"))
         return renderer.render("console-keys", content, status: created == nil ? .ok : .created)
     }
@@ -197,11 +226,21 @@ struct KeysPage {
     struct Key {
         let id: String, name: String, game: String, environment: String, permissions: String, state: String
         let active: Bool
+        /// Active and not rotated already.
+        let rotatable: Bool
     }
 
-    /// A key just made: its private half, shown once.
+    /// One choice of how long a rotated key keeps working.
+    struct Grace {
+        let hours: Int64, title: String
+        let isDefault: Bool
+    }
+
+    /// A key just made: its private half, shown once; when rotated, the key it replaces and until when that one works.
     struct Created {
         let id: String, issuer: String, privateKey: String
+        let replaces: String?
+        let oldWorksUntil: String?
     }
 
     let chrome: ConsoleChrome
@@ -209,6 +248,7 @@ struct KeysPage {
     let games: [StudioGame]
     let permissions: [String]
     let keys: [Key]
+    let graceChoices: [Grace]
     let created: Created?
     let revoked: String?
 }

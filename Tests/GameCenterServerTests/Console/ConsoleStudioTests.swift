@@ -14,7 +14,19 @@ import Testing
             let created = try await owner.post(
                 "/console/keys", [("csrf", keys.csrf ?? ""), ("game", "com.example.open"), ("environment", "sandbox"), ("permission", "moderation")])
             #expect(created.status == .created && created.html.contains("BEGIN PRIVATE KEY"))
-            let keyID = try #require(try await server.services.serverKeys.list(bundleID: "com.example.open").keys.first?.keyID)
+            let oldID = try #require(try await server.services.serverKeys.list(bundleID: "com.example.open").keys.first?.keyID)
+            // Rotating makes a successor shown once; the old key works for the grace chosen.
+            let badGrace = try await owner.post("/console/keys/rotate", [("csrf", keys.csrf ?? ""), ("key", oldID), ("graceHours", "5")])
+            #expect(badGrace.status == .badRequest && badGrace.html.contains("0, 1, 24, 168, 720"))
+            #expect(try await owner.get("/console/keys").html.contains("<option value=\"24\" selected>1 day</option>"))
+            let rotated = try await owner.post("/console/keys/rotate", [("csrf", keys.csrf ?? ""), ("key", oldID), ("graceHours", "168")])
+            #expect(rotated.status == .created && rotated.html.contains("BEGIN PRIVATE KEY") && rotated.html.contains("to replace \(oldID)"))
+            #expect(rotated.html.contains("key \(oldID) keeps working until"))
+            let listed = try await server.services.serverKeys.list(bundleID: "com.example.open").keys
+            let old = try #require(listed.first { $0.keyID == oldID })
+            let keyID = try #require(old.replacedBy)
+            #expect(old.isActive && old.expiresAt.map { Int($0.timeIntervalSince(old.createdAt) / 3_600) } == 168)
+            #expect(listed.first { $0.keyID == keyID }?.permissions == [.moderation])
             let revoked = try await owner.post("/console/keys/revoke", [("csrf", keys.csrf ?? ""), ("key", keyID)])
             #expect(revoked.status == .seeOther)
             #expect(try await owner.get("/console/keys").html.contains("revoked"))
@@ -28,7 +40,7 @@ import Testing
             let bad = try await owner.post("/console/webhooks", [("csrf", keys.csrf ?? ""), ("game", "com.example.open"), ("environment", "prod")])
             #expect(bad.status == .badRequest)
             let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: "com.example.open", before: nil, limit: 10) }
-            #expect(Set(entries.filter { $0.actor == "console:boss" }.map(\.action)) == ["key.created", "key.revoked", "webhook.added"])
+            #expect(Set(entries.filter { $0.actor == "console:boss" }.map(\.action)) == ["key.created", "key.rotated", "key.revoked", "webhook.added"])
             try await Self.anEndpointsPageListsItsDeliveriesAndOwnersReplayADeadOne(server)
         }
     }
