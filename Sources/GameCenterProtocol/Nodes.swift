@@ -30,10 +30,13 @@ public struct NodeInfo: Codable, Sendable, Equatable {
     public var healthy: Bool
     /// It is the node that answered this request.
     public var answering: Bool
+    /// What it served when it last said it was alive; nil before its first heartbeat.
+    public var figures: NodeFigures?
 
     /// A node as listed.
     public init(
-        nodeID: String, httpAddress: String, udpAddress: String, publicURL: String, startedAt: Date, lastSeen: Date, healthy: Bool, answering: Bool
+        nodeID: String, httpAddress: String, udpAddress: String, publicURL: String, startedAt: Date, lastSeen: Date, healthy: Bool, answering: Bool,
+        figures: NodeFigures? = nil
     ) {
         self.nodeID = nodeID
         self.httpAddress = httpAddress
@@ -43,5 +46,23 @@ public struct NodeInfo: Codable, Sendable, Equatable {
         self.lastSeen = lastSeen
         self.healthy = healthy
         self.answering = answering
+        self.figures = figures
+    }
+}
+
+/// What one node serves, as it said with its last heartbeat (every 2 s).
+public struct NodeFigures: Codable, Sendable, Equatable {
+    /// Devices' realtime channels open on it.
+    public var realtimeConnections: Int
+    /// Match requests waiting in the queues it holds (a game's queue is held by one node).
+    public var waitingRequests: Int
+    /// Matches it relays.
+    public var relayedMatches: Int
+
+    /// A node's figures.
+    public init(realtimeConnections: Int, waitingRequests: Int, relayedMatches: Int) {
+        self.realtimeConnections = realtimeConnections
+        self.waitingRequests = waitingRequests
+        self.relayedMatches = relayedMatches
     }
 }

@@ -789,6 +789,13 @@ enum Migrations {
                 """,
                 "CREATE INDEX matchmaking_queue_metrics_by_start ON matchmaking_queue_metrics (bucket_start)",
             ]),
+        Migration(
+            version: 39, name: "node figures",
+            common: [
+                // What each node serves now (realtime channels, waiting requests, relayed matches), as JSON, written
+                // with its heartbeat: the console's live page shows every node's.
+                "ALTER TABLE nodes ADD COLUMN figures TEXT NOT NULL DEFAULT '{}'"
+            ]),
     ]
 
     /// The outbox of a game's events that no player's event log carries (a real-time match that ended), written in

@@ -90,6 +90,13 @@ extension StorageSession {
         return try await player(id: playerID)
     }
 
+    /// Replaces a player's password hash; false when there is no such player.
+    public func setPasswordHash(playerID: String, hash: String, now: Int64) async throws -> Bool {
+        try await sql.raw(
+            "UPDATE players SET password_hash = \(bind: hash), updated_at = \(bind: now) WHERE player_id = \(bind: playerID) RETURNING player_id"
+        ).first() != nil
+    }
+
     /// An alias of another player of `environment` whose skeleton is `skeleton` but which is not `alias` itself: the
     /// look-alike a new alias would be mistaken for. Nil when there is none.
     public func lookAlikeAlias(environment: String, skeleton: String, alias: String, otherThan playerID: String) async throws -> String? {

@@ -25,7 +25,7 @@ extension StorageSession {
         try await sql.raw(
             """
             UPDATE nodes SET last_seen = \(bind: now), http_address = \(bind: node.httpAddress), udp_address = \(bind: node.udpAddress),
-                public_url = \(bind: node.publicURL)
+                public_url = \(bind: node.publicURL), figures = \(bind: node.figures)
             WHERE node_id = \(bind: node.nodeID) AND started_at = \(bind: node.startedAt) RETURNING node_id
             """
         ).all().count == 1
@@ -38,7 +38,8 @@ extension StorageSession {
 
     /// Every node known, by id.
     public func nodes() async throws -> [NodeRecord] {
-        try await sql.raw("SELECT node_id, http_address, udp_address, public_url, started_at, last_seen FROM nodes ORDER BY node_id").all().map(Self.nodeRecord)
+        try await sql.raw("SELECT node_id, http_address, udp_address, public_url, started_at, last_seen, figures FROM nodes ORDER BY node_id").all().map(
+            Self.nodeRecord)
     }
 
     /// Posts `payloads` from `node` for the other nodes to read (``notices(after:limit:)``), in one statement
@@ -112,14 +113,15 @@ extension StorageSession {
     }
 
     private func node(id: String) async throws -> NodeRecord? {
-        try await sql.raw("SELECT node_id, http_address, udp_address, public_url, started_at, last_seen FROM nodes WHERE node_id = \(bind: id)")
+        try await sql.raw("SELECT node_id, http_address, udp_address, public_url, started_at, last_seen, figures FROM nodes WHERE node_id = \(bind: id)")
             .first().map(Self.nodeRecord)
     }
 
     private static func nodeRecord(_ row: any SQLRow) throws -> NodeRecord {
         NodeRecord(
             nodeID: try row.string("node_id"), httpAddress: try row.string("http_address"), udpAddress: try row.string("udp_address"),
-            publicURL: try row.string("public_url"), startedAt: try row.int("started_at"), lastSeen: try row.int("last_seen"))
+            publicURL: try row.string("public_url"), startedAt: try row.int("started_at"), lastSeen: try row.int("last_seen"),
+            figures: try row.string("figures"))
     }
 }
 
@@ -154,14 +156,19 @@ public struct NodeRecord: Sendable, Equatable {
     public var startedAt: Int64
     /// When it last said it was alive.
     public var lastSeen: Int64
+    /// What it served when it last said so, as JSON (the server's `NodeFigures`); `{}` until its first heartbeat.
+    public var figures: String
 
     /// A node as stored.
-    public init(nodeID: String, httpAddress: String, udpAddress: String, publicURL: String = "", startedAt: Int64, lastSeen: Int64) {
+    public init(
+        nodeID: String, httpAddress: String, udpAddress: String, publicURL: String = "", startedAt: Int64, lastSeen: Int64, figures: String = "{}"
+    ) {
         self.nodeID = nodeID
         self.httpAddress = httpAddress
         self.udpAddress = udpAddress
         self.publicURL = publicURL
         self.startedAt = startedAt
         self.lastSeen = lastSeen
+        self.figures = figures
     }
 }

@@ -72,6 +72,13 @@ extension StorageConformanceTests {
             #expect(try await db.write { try await $0.claimQueue(game, nodeID: b, aliveAfter: 11_000, now: 17_000) } == b)
             #expect(try await db.write { try await $0.claimQueue(game, nodeID: a, aliveAfter: 5_000, now: 17_000) } == b)
             #expect(try await db.read { try await $0.nodes() }.first { $0.nodeID == a }?.publicURL == "http://\(a)")
+            // A heartbeat stores what the node serves; before the first, `{}`.
+            #expect(try await db.read { try await $0.nodes() }.first { $0.nodeID == b }?.figures == "{}")
+            let figures = #"{"realtimeConnections":3,"relayedMatches":1,"waitingRequests":2}"#
+            let beat = NodeRecord(
+                nodeID: b, httpAddress: "127.0.0.1:1", udpAddress: "127.0.0.1:2", publicURL: "http://\(b)", startedAt: 1, lastSeen: 18_000, figures: figures)
+            #expect(try await db.write { try await $0.touchNode(beat, now: 18_000) })
+            #expect(try await db.read { try await $0.nodes() }.first { $0.nodeID == b } == beat)
         }
     }
 

@@ -156,7 +156,7 @@ def test_the_converted_archive_and_what_was_left_out(imported):
     for line in ("disabled (banned) users, with all of theirs: 1", "blocked users (state 3 edges): 1",
                  "leaderboard records of a period that ends (boards with a reset schedule): 1",
                  "tournament records, and records of boards whose id is not a category: 1", "storage objects of the system user: 1",
-                 "accounts without a password (they cannot sign in): 1"):
+                 "accounts without a password (support gives them one in the console): 1"):
         assert line in output, output
     assert 'recurring: { cron: "0 0 * * 1" }' in output and "operator was 'increment'" in output
     assert "# Nakama's \"cup\" is a tournament" in output

@@ -176,6 +176,28 @@ struct AccountService: Sendable {
         if try await storage.playerBan(playerID: playerID) != nil { throw APIError.accountBanned }
     }
 
+    /// Gives a player a new password the server chose (the studio's support, for a player who lost theirs or came from
+    /// another server without one) and ends every session of theirs; returns the password, to hand to the player once
+    /// (only its hash is stored), and how many sessions ended.
+    func resetPassword(playerID: String) async throws -> (password: String, sessionsEnded: Int) {
+        let password = Self.newPassword()
+        let hash = try await credentials.hashPassword(password)
+        let now = clock.nowMillis()
+        guard try await database.write({ try await $0.setPasswordHash(playerID: playerID, hash: hash, now: now) }) else {
+            throw APIError.unknownPlayers([String(playerID.prefix(100))])
+        }
+        return (password, try await endSessions(playerID: playerID, reason: "password reset"))
+    }
+
+    /// A password the server chooses: four groups of four characters of an alphabet without look-alikes (about 79
+    /// bits), easy to read out and type.
+    static func newPassword() -> String {
+        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+        var random = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String((0..<4).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] }) }
+            .joined(separator: "-")
+    }
+
     /// Ends every session of a player (the studio's console, or a ban), closing their realtime channels and live
     /// pages on every node; returns how many ended.
     func endSessions(playerID: String, reason: String) async throws -> Int {

@@ -233,6 +233,10 @@ public enum GameCenterApp {
             self.realtime = RealtimeService(
                 database: database, bus: bus, presence: matchmaking, ticker: heartbeats, metrics: metrics,
                 limiter: limiter, channels: RealtimeChannelCap(allowed: configuration.rateLimits.realtimeChannelsOpenPerSession), clock: clock)
+            nodes.reportFigures { [matchmaking, relay] in
+                let (channels, waiting) = matchmaking.nodeCounts()
+                return NodeFigures(realtimeConnections: channels, waitingRequests: waiting, relayedMatches: relay.openMatches().count)
+            }
             try await leaderboards.warm(games: registry.all, logger: logger)
         }
     }

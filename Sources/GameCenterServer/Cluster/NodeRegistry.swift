@@ -24,6 +24,8 @@ final class NodeRegistry: Service, Sendable {
     private let clock: ServerClock
     private let logger: Logger
     private let addresses: Mutex<(http: String, udp: String, publicURL: String)>
+    /// What this node serves now, stored with each heartbeat (set once the services are built).
+    private let figures = Mutex<(@Sendable () -> NodeFigures)?>(nil)
 
     /// Registers this run of node `nodeID`; throws ``NodeIDInUse`` when a live node already has the id.
     static func register(nodeID: String, database: Database, clock: ServerClock, logger: Logger) async throws -> NodeRegistry {
@@ -57,6 +59,11 @@ final class NodeRegistry: Service, Sendable {
         Task { await touch() }
     }
 
+    /// Reports what this node serves (``NodeFigures``) with each heartbeat from now on.
+    func reportFigures(_ source: @escaping @Sendable () -> NodeFigures) {
+        figures.withLock { $0 = source }
+    }
+
     /// Says this node is alive every ``heartbeat``; removes its row when the node shuts down.
     func run() async throws {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
@@ -77,14 +84,22 @@ final class NodeRegistry: Service, Sendable {
                     nodeID: node.nodeID, httpAddress: node.httpAddress, udpAddress: node.udpAddress, publicURL: node.publicURL,
                     startedAt: date(node.startedAt),
                     lastSeen: date(node.lastSeen), healthy: now - node.lastSeen < Self.healthyWithinMillis,
-                    answering: node.nodeID == nodeID && node.startedAt == startedAt)
+                    answering: node.nodeID == nodeID && node.startedAt == startedAt, figures: Self.figures(of: node))
             })
+    }
+
+    /// What `node` said it served with its last heartbeat; nil before its first (or when it cannot be read).
+    static func figures(of node: NodeRecord) -> NodeFigures? {
+        try? JSONDecoder().decode(NodeFigures.self, from: Data(node.figures.utf8))
     }
 
     private func touch() async {
         let (http, udp, publicURL) = addresses.withLock { $0 }
         let now = clock.wallMillis()
-        let mine = NodeRecord(nodeID: nodeID, httpAddress: http, udpAddress: udp, publicURL: publicURL, startedAt: startedAt, lastSeen: now)
+        let served = figures.withLock { $0 }.flatMap { source in try? JSONEncoder().encode(source()) }
+        let mine = NodeRecord(
+            nodeID: nodeID, httpAddress: http, udpAddress: udp, publicURL: publicURL, startedAt: startedAt, lastSeen: now,
+            figures: served.map { String(decoding: $0, as: UTF8.self) } ?? "{}")
         do {
             let kept = try await database.write { try await $0.touchNode(mine, now: now) }
             if !kept {

@@ -1,8 +1,9 @@
 import Foundation
+import GameCenterProtocol
 import GameCenterStorage
 import Hummingbird
 
-/// The console's live page: the nodes on the database and their health, this node's realtime channels,
+/// The console's live page: the nodes on the database, their health and what each serves, this node's realtime channels,
 /// matchmaking queues (waiting players and how long they have waited), relay matches and their traffic, rate-limit
 /// refusals, and charts of the last hours drawn from the server's own metrics (``MetricsSampler``).
 struct ConsoleLivePage: Sendable {
@@ -35,14 +36,18 @@ struct ConsoleLivePage: Sendable {
         let nodes = try await database.read { try await $0.nodes() }
         let exported = String(decoding: metricsRoutes.scrape(), as: UTF8.self)
         let names = Dictionary(registry.all.map { ($0.bundleID, $0.name) }) { a, _ in a }
+        let (channels, waiting) = matchmaking.nodeCounts()
+        let here = NodeFigures(realtimeConnections: channels, waitingRequests: waiting, relayedMatches: relay.openMatches().count)
         let content = LivePage(
             chrome: ConsoleChrome("Live", section: .live, for: page),
             nodes: nodes.map { node in
                 let silent = now - node.lastSeen > Self.silentAfterMillis
+                let figures = node.nodeID == nodeID ? here : NodeRegistry.figures(of: node)
                 return LivePage.Node(
                     id: node.nodeID, this: node.nodeID == nodeID, health: silent ? "not answering" : "healthy", healthy: !silent,
                     http: node.httpAddress, udp: node.udpAddress, started: PageDates.minute(StoredTime.date(node.startedAt)),
-                    lastSeen: "\(max(now - node.lastSeen, 0) / 1000) s ago")
+                    lastSeen: "\(max(now - node.lastSeen, 0) / 1000) s ago", devices: figures.map { "\($0.realtimeConnections)" } ?? "–",
+                    waiting: figures.map { "\($0.waitingRequests)" } ?? "–", relayed: figures.map { "\($0.relayedMatches)" } ?? "–")
             },
             realtime: Int(MetricsHistory.totals(exported, of: ["realtime_connections"])["realtime_connections"] ?? 0),
             queues: matchmaking.waitingRequests().map { queue in
@@ -101,6 +106,8 @@ struct LivePage {
         let health: String
         let healthy: Bool
         let http: String, udp: String, started: String, lastSeen: String
+        /// What it serves (``NodeFigures``); a dash before its first heartbeat.
+        let devices: String, waiting: String, relayed: String
     }
 
     /// One game's queue on this node.

@@ -31,7 +31,7 @@ struct ConsolePlayerPages: Sendable {
     func add(to router: Router<AppRequestContext>) {
         router.get("console") { _, _ in PageRequest.redirect(to: "/console/players") }
         responder.get("console/players", on: router) { page in try await search(page) }
-        responder.get("console/players/{playerID}", on: router) { page in try await playerPage(page) }
+        responder.get("console/players/{playerID}", on: router) { page in try await playerPage(page, newPassword: nil, sessionsEnded: 0) }
         responder.post("console/players/{playerID}/sessions/end", on: router, .endSessions) { page in
             let (player, session) = try await target(page)
             let ended = try await accounts.endSessions(playerID: player.playerID, reason: "ended by the studio")
@@ -59,6 +59,13 @@ struct ConsolePlayerPages: Sendable {
             let (player, session) = try await target(page)
             let changed = try await bans.unban(playerID: player.playerID, actor: session.actor)
             return done(player, changed ? "The ban is lifted: the player may sign in again." : "The player was not banned.")
+        }
+        responder.post("console/players/{playerID}/password", on: router, .resetPassword) { page in
+            let (player, session) = try await target(page)
+            let (password, ended) = try await accounts.resetPassword(playerID: player.playerID)
+            try await audit.record(
+                bundleID: "", actor: session.actor, action: "player.password_reset", subject: player.playerID, detail: ["sessions": "\(ended)"])
+            return try await playerPage(page, newPassword: password, sessionsEnded: ended)
         }
         responder.post("console/players/{playerID}/scores/erase", on: router, .eraseScores) { page in
             let (player, session) = try await target(page)
@@ -108,7 +115,8 @@ struct ConsolePlayerPages: Sendable {
         return renderer.render("console-players", content)
     }
 
-    private func playerPage(_ page: ConsoleRequest) async throws -> Response {
+    /// `newPassword`: the password just given (shown once, with the sessions that ended).
+    private func playerPage(_ page: ConsoleRequest, newPassword: String?, sessionsEnded: Int) async throws -> Response {
         let playerID = try page.context.parameters.requirePlayerID()
         let now = clock.nowMillis()
         let games = registry.all
@@ -131,7 +139,9 @@ struct ConsolePlayerPages: Sendable {
                 turns: try await storage.turnMatches(playerID: playerID, limit: Self.listLimit))
         }
         guard let stored else { throw APIError.unknownPlayers([String(playerID.prefix(100))]) }
-        return renderer.render("console-player", PlayerPage(stored, games: games, page: page, registry: registry))
+        var content = PlayerPage(stored, games: games, page: page, registry: registry)
+        content.newPassword = newPassword.map { PlayerPage.NewPassword(password: $0, sessionsEnded: sessionsEnded) }
+        return renderer.render("console-player", content, status: newPassword == nil ? .ok : .created)
     }
 
     /// The player a form acts on, and who acts.
@@ -227,7 +237,14 @@ struct PlayerPage {
     let sessions: [Line], played: [Line], friends: [Line], matches: [Line], invitations: [Line], saves: [Line], turns: [Line]
     let games: [GameSection]
     /// What the signed-in user may do here.
-    let mayEndSessions: Bool, mayHide: Bool, mayBan: Bool, mayErase: Bool, mayReset: Bool, mayDownload: Bool, mayDelete: Bool
+    let mayEndSessions: Bool, mayHide: Bool, mayBan: Bool, mayGivePassword: Bool, mayErase: Bool, mayReset: Bool, mayDownload: Bool,
+        mayDelete: Bool
+    /// A password just given to the player: shown once.
+    struct NewPassword {
+        let password: String
+        let sessionsEnded: Int
+    }
+    var newPassword: NewPassword?
     /// The form addresses.
     let base: String
 
@@ -296,6 +313,7 @@ struct PlayerPage {
         mayEndSessions = page.may(.endSessions)
         mayHide = page.may(.hide)
         mayBan = page.may(.ban)
+        mayGivePassword = page.may(.resetPassword)
         mayErase = page.may(.eraseScores)
         mayReset = page.may(.resetAchievements)
         mayDownload = page.may(.downloadData)

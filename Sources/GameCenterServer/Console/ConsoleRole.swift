@@ -28,6 +28,7 @@ enum ConsoleAction: String, CaseIterable, Sendable {
     case endSessions = "end a player's sessions"
     case hide = "hide or show a player on a game's boards"
     case ban = "ban or unban a player"
+    case resetPassword = "give a player a new password"
     case eraseScores = "erase a player's scores"
     case resetAchievements = "reset a player's achievements"
     case downloadData = "download a player's data"
@@ -42,7 +43,7 @@ enum ConsoleAction: String, CaseIterable, Sendable {
     /// The least role that may take the action.
     var role: ConsoleRole {
         switch self {
-        case .endSessions, .hide, .ban, .downloadData: .support
+        case .endSessions, .hide, .ban, .resetPassword, .downloadData: .support
         case .eraseScores, .resetAchievements, .manifests, .deleteAccount, .exportGame: .developer
         case .keys, .webhooks, .users, .exportServer: .owner
         }

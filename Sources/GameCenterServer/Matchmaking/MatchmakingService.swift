@@ -581,6 +581,12 @@ package final class MatchmakingService: Service, ChannelPresence {
         }.sorted { ($0.bundleID, $0.environment) < ($1.bundleID, $1.environment) }
     }
 
+    /// How many realtime channels are open on this node and how many requests wait in its queues, for the figures it
+    /// reports with its heartbeat.
+    func nodeCounts() -> (channels: Int, waiting: Int) {
+        state.withLock { state in (state.openChannels.values.reduce(0, +), state.requests.count) }
+    }
+
     /// Players of the device's game (and group) who asked for a match within the activity window.
     func activity(device: DeviceIdentity, playerGroup: UInt32?) -> MatchmakingActivity {
         let window = Int64(Limits.matchmakingActivityWindowSeconds) * 1000

@@ -166,7 +166,9 @@ public struct NakamaConverter: Sendable {
                 if sameName > 1 { counts["account names given a suffix (same name but for case)", default: 0] += 1 }
                 let trimmed = (displayName ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
                 let alias = String((trimmed.isEmpty ? username : trimmed).prefix(Limits.aliasLength.upperBound))
-                if password == nil || password?.readableBytes == 0 { counts["accounts without a password (they cannot sign in)", default: 0] += 1 }
+                if password == nil || password?.readableBytes == 0 {
+                    counts["accounts without a password (support gives them one in the console)", default: 0] += 1
+                }
                 try append(
                     [
                         "player_id": player(id), "environment": .text(configuration.environment), "account_name": .text(account),

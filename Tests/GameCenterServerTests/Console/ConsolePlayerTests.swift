@@ -90,7 +90,25 @@ import Testing
 
             let lifted = try await support.post("\(base)/unban", [("csrf", page.csrf ?? "")])
             #expect(lifted.status == .seeOther)
-            #expect(try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1")).status == .ok)
+            let signedIn = try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1"))
+            #expect(signedIn.status == .ok)
+            let token = try signedIn.decode(SessionResponse.self).token
+
+            // The player lost their password: support gives a new one, shown once; their sessions end, the old
+            // password no longer works and the new one does.
+            let given = try await support.post("\(base)/password", [("csrf", page.csrf ?? "")])
+            #expect(given.status == .created && given.html.contains("1 session(s) ended"), "\(given.html)")
+            let password = try #require(given.html.firstMatch(of: /new password is <code>([a-z2-9]{4}(?:-[a-z2-9]{4}){3})<\/code>/)?.1)
+            expectError(try await server.call(.get, "/v1/me", token: token), .unauthorized, "account.session_revoked", .notAuthenticated)
+            expectError(
+                try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1")), .unauthorized,
+                "account.invalid_credentials", .invalidCredentials)
+            #expect(try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: String(password))).status == .ok)
+            #expect(!(try await support.get(base)).html.contains(String(password)), "the password is shown once")
+            let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: nil, before: nil, limit: 20) }
+            let reset = try #require(entries.first { $0.action == "player.password_reset" })
+            #expect(reset.subject == api.player.playerID && !reset.detail.contains(String(password)))
+            #expect(Set((0..<50).map { _ in AccountService.newPassword() }).count == 50)
         }
     }
 

@@ -248,6 +248,13 @@ import Testing
                 && nodes.map(\.publicURL) == ["http://127.0.0.1:\(nodeA.port)", "http://127.0.0.1:\(nodeB.port)"]
         }
         #expect(try await Self.nodes(on: nodeA).map(\.answering) == [true, false])
+        // Each node says what it serves with its heartbeat: node B lists node A's connected device.
+        let (ann, _, _) = try await Self.connectedAnn(on: nodeA)
+        try await waitUntil("node B sees node A's device in node A's figures") {
+            try await Self.nodes(on: nodeB).map { $0.figures?.realtimeConnections } == [1, 0]
+        }
+        await ann.close()
+        try await waitUntil("and sees it leave") { try await Self.nodes(on: nodeB).map { $0.figures?.realtimeConnections } == [0, 0] }
 
         let twin = try LiveServer(database: nodeA.database)
         let refused = await #expect(throws: LiveServerError.self) { try await twin.start(extraArguments: admin + ["--node-id", "node-a"]) }
@@ -636,7 +643,9 @@ import Testing
     struct NodeInfoSeen: Decodable {
         var nodeID: String, httpAddress: String, udpAddress: String, publicURL: String
         var healthy: Bool, answering: Bool
+        var figures: FiguresSeen?
     }
+    struct FiguresSeen: Decodable { var realtimeConnections: Int, waitingRequests: Int, relayedMatches: Int }
 
     enum Method: String { case GET, DELETE }
 
