@@ -84,6 +84,19 @@ public struct UpdateProfileRequest: Codable, Sendable {
     }
 }
 
+/// `POST /v1/me/password`: the player replaces their password; every other session of theirs ends.
+public struct ChangePasswordRequest: Codable, Sendable {
+    /// The password now, typed again.
+    public var currentPassword: String
+    /// The password from now on.
+    public var newPassword: String
+
+    public init(currentPassword: String, newPassword: String) {
+        self.currentPassword = currentPassword
+        self.newPassword = newPassword
+    }
+}
+
 /// One of the player's sessions, as listed by `GET /v1/sessions`.
 public struct SessionInfo: Codable, Sendable, Equatable {
     public var sessionID: String

@@ -31,6 +31,11 @@ struct AccountRoutes {
             let body = try await request.decode(as: UpdateProfileRequest.self, context: context)
             return try await accounts.updateProfile(body, session: context.requireSession())
         }
+        group.post("me/password") { request, context -> HTTPResponse.Status in
+            let body = try await request.decode(as: ChangePasswordRequest.self, context: context)
+            _ = try await accounts.changePassword(body, session: context.requireSession(), from: ClientAddress(context.remoteAddress))
+            return .noContent
+        }
         group.get("sessions") { _, context -> SessionList in
             SessionList(sessions: try await accounts.sessions(context.requireSession()))
         }

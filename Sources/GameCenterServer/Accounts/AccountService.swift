@@ -176,6 +176,30 @@ struct AccountService: Sendable {
         if try await storage.playerBan(playerID: playerID) != nil { throw APIError.accountBanned }
     }
 
+    /// The signed-in player replaces their password, typing the current one again (counted by the sign-in throttle
+    /// as a sign-in attempt of the account, from `address`); every other session of theirs ends. Returns how many.
+    func changePassword(_ request: ChangePasswordRequest, session: AuthenticatedSession, from address: ClientAddress?) async throws -> Int {
+        try AccountRules.password(request.newPassword)
+        guard request.currentPassword.count <= 1024 else { throw APIError.wrongCurrentPassword }
+        if let address { try limiter.take(.signIns, for: address.key) }
+        let now = clock.nowMillis()
+        let throttle = SignInThrottle(policy: configuration)
+        let (player, addressLock) = try await database.write { storage -> (PlayerRecord, Int64?) in
+            guard let player = try await storage.player(id: session.playerID) else { throw APIError.notAuthenticated }
+            let lock = try await throttle.countAttempt(
+                namespace: player.environment, account: player.accountName, address: address, now: now, in: storage)
+            return (player, lock)
+        }
+        guard try await credentials.verifyPassword(request.currentPassword, hash: player.passwordHash) else { throw APIError.wrongCurrentPassword }
+        let hash = try await credentials.hashPassword(request.newPassword)
+        try await database.write { storage in
+            try await throttle.succeeded(
+                namespace: player.environment, account: player.accountName, address: address, lock: addressLock, now: now, in: storage)
+            _ = try await storage.setPasswordHash(playerID: player.playerID, hash: hash, now: now)
+        }
+        return try await revokeOthers(session)
+    }
+
     /// Gives a player a new password the server chose (the studio's support, for a player who lost theirs or came from
     /// another server without one) and ends every session of theirs; returns the password, to hand to the player once
     /// (only its hash is stored), and how many sessions ended.
@@ -318,6 +342,8 @@ extension APIError {
     static let sessionExpired = APIError(.accountSessionExpired, "this session has expired; sign in again")
     static let sessionForOtherGame = APIError(.accountSessionOtherGame, "this session belongs to another game or environment; sign in on this one")
     static let invalidCredentials = APIError(.accountInvalidCredentials, "the account name or password is wrong")
+    /// A password change typed a current password that is not the player's.
+    static let wrongCurrentPassword = APIError(.accountInvalidCredentials, "the current password is wrong; your password was not changed")
     static func signInThrottled(retryAfterSeconds: Int) -> APIError {
         APIError(
             .accountSignInThrottled, "too many failed sign-ins for this account; try again in \(retryAfterSeconds) s", retryAfterSeconds: retryAfterSeconds)

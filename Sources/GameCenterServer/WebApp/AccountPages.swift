@@ -3,7 +3,7 @@ import GameCenterProtocol
 import Hummingbird
 
 /// The account pages: sign up, sign in, sign out (here or everywhere), and the account page with the profile form,
-/// the player's sessions, each revocable, and the download of all their data. Every rule and the sign-in throttle are
+/// the password change, the player's sessions, each revocable, and the download of all their data. Every rule and the sign-in throttle are
 /// ``AccountService``'s.
 struct AccountPages: Sendable {
     let accounts: AccountService
@@ -42,6 +42,16 @@ struct AccountPages: Sendable {
                 return try await accountPage(page, error: error, typed: request)
             }
             return PageRequest.redirect(to: "/account?saved=profile")
+        }
+        responder.post("account/password", on: router, .signedIn) { page in
+            let request = ChangePasswordRequest(currentPassword: page.form["current"] ?? "", newPassword: page.form["new"] ?? "")
+            do {
+                _ = try await accounts.changePassword(
+                    request, session: page.requireSession().session, from: ClientAddress(page.context.remoteAddress))
+            } catch let error as APIError {
+                return try await accountPage(page, error: error)
+            }
+            return PageRequest.redirect(to: "/account?saved=password")
         }
         responder.post("account/data", on: router, .signedIn) { page in
             try await archive.response(playerID: page.requireSession().session.playerID)
@@ -140,6 +150,7 @@ struct AccountPages: Sendable {
             switch page.query("saved") {
             case "profile": "Your profile was saved."
             case "revoked": "That session was signed out."
+            case "password": "Your password was changed. Every other session was signed out: sign in again there with the new one."
             default: nil
             }
         let content = AccountPage(
@@ -221,6 +232,8 @@ struct AccountPage {
     let alias: String, status: String
     /// The longest alias and status message the account rules take.
     let aliasMax = Limits.aliasLength.upperBound, statusMax = Limits.maximumStatusLength
+    /// The password lengths the account rules take.
+    let passwordMin = Limits.passwordLength.lowerBound, passwordMax = Limits.passwordLength.upperBound
     let environment: String
     let sessions: [Device]
     let error: String?

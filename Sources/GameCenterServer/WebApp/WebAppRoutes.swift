@@ -6,7 +6,7 @@ struct WebAppRoutes {
     /// The page routes, as `METHOD /path`: pages are not part of the JSON API's `openapi.yaml` (but for `GET /`).
     static let pageRoutes: Set<String> = [
         "GET /app.css", "GET /app.js", "GET /live", "GET /sign-in", "POST /sign-in", "GET /sign-up", "POST /sign-up", "POST /sign-out",
-        "POST /sign-out-everywhere", "GET /account", "POST /account/profile", "POST /account/sessions/revoke", "POST /account/data",
+        "POST /sign-out-everywhere", "GET /account", "POST /account/profile", "POST /account/password", "POST /account/sessions/revoke", "POST /account/data",
         "GET /friends", "POST /friends/request", "POST /friends/accept", "POST /friends/decline", "POST /friends/remove",
         "GET /games/{bundleID}/leaderboards", "GET /games/{bundleID}/achievements",
         "GET /games/{bundleID}/achievements/{identifier}/image", "GET /invitations", "POST /invitations/accept",

@@ -103,7 +103,30 @@ import Testing
             expectError(
                 try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "password-1")), .unauthorized,
                 "account.invalid_credentials", .invalidCredentials)
-            #expect(try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: String(password))).status == .ok)
+            let given2 = try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: String(password)))
+            #expect(given2.status == .ok)
+
+            // The player replaces it with their own in the Game Center app; the wrong current password changes nothing.
+            var own = PageClient(server)
+            _ = try await own.submit("/sign-in", on: "/sign-in", [("account", account), ("password", String(password)), ("environment", "sandbox")])
+            let wrong = try await own.submit("/account/password", on: "/account", [("current", "not-the-password"), ("new", "my-own-password")])
+            #expect(wrong.status == .unauthorized && wrong.html.contains("the current password is wrong"))
+            let changed = try await own.submit("/account/password", on: "/account", [("current", String(password)), ("new", "my-own-password")])
+            #expect(changed.status == .seeOther && changed.headers[.location] == "/account?saved=password")
+            #expect(try await own.get("/account?saved=password").html.contains("Your password was changed"), "this browser stays signed in")
+            expectError(
+                try await server.call(.get, "/v1/me", token: try given2.decode(SessionResponse.self).token), .unauthorized, "account.session_revoked",
+                .notAuthenticated)
+            expectError(
+                try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: String(password))), .unauthorized,
+                "account.invalid_credentials", .invalidCredentials)
+            let mine = try await server.send(.post, "/v1/sessions", SignInRequest(account: account, password: "my-own-password"))
+            #expect(mine.status == .ok)
+            // Over the API: the new password follows the account rules.
+            let short = try await server.call(
+                .post, "/v1/me/password", json: #"{"currentPassword": "my-own-password", "newPassword": "short"}"#,
+                token: try mine.decode(SessionResponse.self).token)
+            expectError(short, .badRequest, "account.invalid_password", .invalidParameter)
             #expect(!(try await support.get(base)).html.contains(String(password)), "the password is shown once")
             let entries = try await server.services.database.read { try await $0.auditEntries(bundleID: nil, before: nil, limit: 20) }
             let reset = try #require(entries.first { $0.action == "player.password_reset" })
