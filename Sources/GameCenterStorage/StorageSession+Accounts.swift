@@ -90,9 +90,12 @@ extension StorageSession {
         return try await player(id: playerID)
     }
 
-    /// Replaces a player's password hash; false when there is no such player.
+    /// Replaces a player's password hash, holding the player's row (``lockPlayer(id:for:)``) so that a sign-in that
+    /// checked the old password either opened its session before (and is ended with the others) or sees the change;
+    /// false when there is no such player.
     public func setPasswordHash(playerID: String, hash: String, now: Int64) async throws -> Bool {
-        try await sql.raw(
+        guard try await lockPlayer(id: playerID, for: .closingAccess) else { return false }
+        return try await sql.raw(
             "UPDATE players SET password_hash = \(bind: hash), updated_at = \(bind: now) WHERE player_id = \(bind: playerID) RETURNING player_id"
         ).first() != nil
     }

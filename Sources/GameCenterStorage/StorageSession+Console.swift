@@ -184,19 +184,20 @@ extension StorageSession {
 
     /// Why a write holds a player's row (``lockPlayer(id:for:)``).
     public enum PlayerLock: Sendable {
-        /// Opening a session after checking the player is not banned: any number at once.
+        /// Opening a session after checking the player is not banned and their password is the one checked: any
+        /// number at once.
         case openingSession
-        /// Banning the player: waits for the sessions being opened, which then wait for the ban.
-        case banning
+        /// Banning the player or changing their password: waits for the sessions being opened, which then wait for it.
+        case closingAccess
     }
 
-    /// Holds the player's row until the write ends, so that a ban and a session opened at the same moment are
-    /// ordered: a session whose write checked the ban first is stored before the ban's write goes on (and the ban then
-    /// ends it), and a session whose write comes second sees the ban. On PostgreSQL, a key-share lock for a session
-    /// (it does not hold up other writes of the player) and an update lock for a ban; SQLite runs one write at a time
-    /// already. False when there is no such player.
+    /// Holds the player's row until the write ends, so that a ban (or a new password) and a session opened at the same
+    /// moment are ordered: a session whose write checked first is stored before the ban's write goes on (and the ban
+    /// then ends it), and a session whose write comes second sees the ban. On PostgreSQL, a key-share lock for a
+    /// session (it does not hold up other writes of the player) and an update lock for a ban; SQLite runs one write at
+    /// a time already. False when there is no such player.
     public func lockPlayer(id: String, for purpose: PlayerLock) async throws -> Bool {
-        let lock: SQLQueryString = engine == .postgres ? (purpose == .banning ? " FOR UPDATE" : " FOR KEY SHARE") : ""
+        let lock: SQLQueryString = engine == .postgres ? (purpose == .closingAccess ? " FOR UPDATE" : " FOR KEY SHARE") : ""
         return try await sql.raw("SELECT player_id FROM players WHERE player_id = \(bind: id)\(lock)").first() != nil
     }
 

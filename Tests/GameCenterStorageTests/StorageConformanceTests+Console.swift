@@ -54,7 +54,7 @@ extension StorageConformanceTests {
 
     /// A ban and a session opened at the same moment are ordered by the player's row: a ban waits for the session whose
     /// write checked the ban first (so the ban's list of sessions to end has it), and a session's write that comes
-    /// while a ban is being stored sees the ban.
+    /// while a ban is being stored sees the ban. A new password waits the same way.
     @Test(arguments: TestDatabases.all)
     func aBanWaitsForASessionBeingOpenedAndASessionOpenedDuringABanSeesIt(engine: String) async throws {
         try await TestDatabases.with(engine) { db in
@@ -79,7 +79,7 @@ extension StorageConformanceTests {
             }
             for await _ in checked { break }
             let banned = try await db.write { storage in
-                (try await storage.lockPlayer(id: player.playerID, for: .banning), try await storage.insertPlayerBan(ban))
+                (try await storage.lockPlayer(id: player.playerID, for: .closingAccess), try await storage.insertPlayerBan(ban))
             }
             #expect(banned == (true, true))
             #expect(try await db.write { try await $0.revokeSessions(playerID: player.playerID, keeping: nil, now: 2_000) } == [session.sessionID])
@@ -90,7 +90,7 @@ extension StorageConformanceTests {
             let (locked, lockSignal) = AsyncStream.makeStream(of: Void.self)
             let banning = Task {
                 try await db.write { storage in
-                    _ = try await storage.lockPlayer(id: player.playerID, for: .banning)
+                    _ = try await storage.lockPlayer(id: player.playerID, for: .closingAccess)
                     lockSignal.yield()
                     try await Task.sleep(for: .milliseconds(300))
                     _ = try await storage.insertPlayerBan(ban)
@@ -103,7 +103,27 @@ extension StorageConformanceTests {
             }
             #expect(seen == ban)
             try await banning.value
-            #expect(try await db.write { try await $0.lockPlayer(id: "G:nobody", for: .banning) } == false)
+
+            // A new password waits for a session being opened as a ban does.
+            let later = SessionRecord(
+                sessionID: TestDatabases.unique("s"), tokenHash: TestDatabases.unique("h"), playerID: player.playerID,
+                bundleID: "com.example.game", environment: "sandbox", createdAt: 3_000, expiresAt: 10_000)
+            let (opened, openSignal) = AsyncStream.makeStream(of: Void.self)
+            let reopening = Task {
+                try await db.write { storage in
+                    _ = try await storage.lockPlayer(id: player.playerID, for: .openingSession)
+                    openSignal.yield()
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await storage.insertSession(later)
+                }
+            }
+            for await _ in opened { break }
+            #expect(try await db.write { try await $0.setPasswordHash(playerID: player.playerID, hash: "new", now: 4_000) })
+            #expect(try await db.read { try await $0.activeSessions(playerID: player.playerID, now: 4_000) }.map(\.sessionID) == [later.sessionID])
+            try await reopening.value
+            #expect(try await db.read { try await $0.player(id: player.playerID) }?.passwordHash == "new")
+            #expect(try await db.write { try await $0.setPasswordHash(playerID: "G:nobody", hash: "x", now: 4_000) } == false)
+            #expect(try await db.write { try await $0.lockPlayer(id: "G:nobody", for: .closingAccess) } == false)
         }
     }
 

@@ -80,12 +80,13 @@ struct AccountService: Sendable {
     }
 
     /// Opens a session of the device's game for `player`, expiring after the configured lifetime or at `expiresBy`,
-    /// whichever comes first. Throws `account.banned` when the studio banned the player (checked holding the player's
-    /// row, so a ban stored at the same moment ends the session or is seen).
+    /// whichever comes first. Throws `account.banned` when the studio banned the player, and
+    /// `account.invalid_credentials` when their password changed since `player` was read (checked holding the
+    /// player's row, so a ban or new password stored at the same moment ends the session or is seen).
     private func openSession(
         for player: PlayerRecord, device: DeviceIdentity, now: Int64, expiresBy: Int64 = .max, in storage: StorageSession
     ) async throws -> SessionResponse {
-        try await Self.refuseBanned(player.playerID, in: storage)
+        try await Self.refuseClosedAccess(player, in: storage)
         let token = Credentials.newToken()
         let session = SessionRecord(
             sessionID: Credentials.newID(prefix: "s_"), tokenHash: Credentials.tokenHash(token), playerID: player.playerID,
@@ -169,11 +170,13 @@ struct AccountService: Sendable {
         return session
     }
 
-    /// Throws `account.banned` when the studio banned the player; holds the player's row until the write ends
+    /// Throws `account.banned` when the studio banned the player, `account.invalid_credentials` when their password
+    /// is no longer the one `player` was read with; holds the player's row until the write ends
     /// (``StorageSession/lockPlayer(id:for:)``).
-    private static func refuseBanned(_ playerID: String, in storage: StorageSession) async throws {
-        _ = try await storage.lockPlayer(id: playerID, for: .openingSession)
-        if try await storage.playerBan(playerID: playerID) != nil { throw APIError.accountBanned }
+    private static func refuseClosedAccess(_ player: PlayerRecord, in storage: StorageSession) async throws {
+        _ = try await storage.lockPlayer(id: player.playerID, for: .openingSession)
+        if try await storage.playerBan(playerID: player.playerID) != nil { throw APIError.accountBanned }
+        guard try await storage.player(id: player.playerID)?.passwordHash == player.passwordHash else { throw APIError.invalidCredentials }
     }
 
     /// The signed-in player replaces their password, typing the current one again (counted by the sign-in throttle

@@ -17,7 +17,7 @@ struct PlayerBans: Sendable {
         let reason = String(reason.trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
         let changed = try await database.write { storage -> Bool in
             // Sessions being opened for the player are stored before this goes on, and are listed below.
-            guard try await storage.lockPlayer(id: playerID, for: .banning) else { throw APIError.unknownPlayers([String(playerID.prefix(100))]) }
+            guard try await storage.lockPlayer(id: playerID, for: .closingAccess) else { throw APIError.unknownPlayers([String(playerID.prefix(100))]) }
             let changed = try await storage.insertPlayerBan(PlayerBanRecord(playerID: playerID, reason: reason, bannedBy: actor, bannedAt: now))
             if changed {
                 try await storage.appendAudit(
