@@ -20,12 +20,15 @@ extension StorageSession {
         return nil
     }
 
-    /// Keeps a run of a node alive at `now`, with its addresses; false when the row is no longer this run's.
+    /// Keeps a run of a node alive at `now`, with its addresses (an empty one leaves the stored one: a heartbeat that
+    /// read the addresses before the node listened must not blank those a later one stored); false when the row is no
+    /// longer this run's.
     public func touchNode(_ node: NodeRecord, now: Int64) async throws -> Bool {
         try await sql.raw(
             """
-            UPDATE nodes SET last_seen = \(bind: now), http_address = \(bind: node.httpAddress), udp_address = \(bind: node.udpAddress),
-                public_url = \(bind: node.publicURL), figures = \(bind: node.figures)
+            UPDATE nodes SET last_seen = \(bind: now), http_address = COALESCE(NULLIF(\(bind: node.httpAddress), ''), http_address),
+                udp_address = COALESCE(NULLIF(\(bind: node.udpAddress), ''), udp_address),
+                public_url = COALESCE(NULLIF(\(bind: node.publicURL), ''), public_url), figures = \(bind: node.figures)
             WHERE node_id = \(bind: node.nodeID) AND started_at = \(bind: node.startedAt) RETURNING node_id
             """
         ).all().count == 1

@@ -79,6 +79,12 @@ extension StorageConformanceTests {
                 nodeID: b, httpAddress: "127.0.0.1:1", udpAddress: "127.0.0.1:2", publicURL: "http://\(b)", startedAt: 1, lastSeen: 18_000, figures: figures)
             #expect(try await db.write { try await $0.touchNode(beat, now: 18_000) })
             #expect(try await db.read { try await $0.nodes() }.first { $0.nodeID == b } == beat)
+            // A heartbeat that read the addresses before the node listened leaves those a later one stored.
+            let early = NodeRecord(nodeID: b, httpAddress: "", udpAddress: "", publicURL: "", startedAt: 1, lastSeen: 19_000, figures: figures)
+            #expect(try await db.write { try await $0.touchNode(early, now: 19_000) })
+            var kept = beat
+            kept.lastSeen = 19_000
+            #expect(try await db.read { try await $0.nodes() }.first { $0.nodeID == b } == kept)
         }
     }
 

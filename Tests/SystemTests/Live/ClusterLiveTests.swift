@@ -351,7 +351,8 @@ import Testing
         let ann = try await player("Ann"), bob = try await player("Bob")
         let annFinds = MatchmakingLiveTests.find(ann, MatchmakingLiveTests.request(2, 2))
         let bobFinds = MatchmakingLiveTests.find(bob, MatchmakingLiveTests.request(2, 2))
-        let (annMatch, bobMatch) = (try await annFinds.value, try await bobFinds.value)
+        // Bounded waits: a request refused or lost between the nodes fails the test instead of holding the run.
+        let (annMatch, bobMatch) = (try await value(of: annFinds, "Ann's match"), try await value(of: bobFinds, "Bob's match"))
         #expect(annMatch.matchID == bobMatch.matchID)
         #expect(try await allConnected(annMatch) == [bob.localPlayer.playerID])
         let annInbox = MatchInbox(annMatch), bobInbox = MatchInbox(bobMatch)
@@ -377,12 +378,12 @@ import Testing
             bobInbox.texts(from: ann.localPlayer.playerID) == ["through the game's node", "after the node died"]
         }
         #expect(annInbox.failed.isEmpty && bobInbox.failed.isEmpty)
-        let failure = await #expect(throws: GKError.self) { try await catFinds.value }
+        let failure = await #expect(throws: GKError.self) { try await value(of: catFinds, "Cat's failed request") }
         #expect(failure?.code == .communicationsFailure || failure?.code == .matchRequestInvalid, "\(String(describing: failure))")
         let dee = try await player("Dee")
         let catAgain = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(2, 2))
         let deeFinds = MatchmakingLiveTests.find(dee, MatchmakingLiveTests.request(2, 2))
-        #expect(try await catAgain.value.matchID == (try await deeFinds.value).matchID)
+        #expect(try await value(of: catAgain, "Cat's match").matchID == (try await value(of: deeFinds, "Dee's match")).matchID)
         #expect(try await requests(otherNode) == 2)
 
         for device in [ann, bob, cat, dee] { await device.close() }
@@ -406,7 +407,8 @@ import Testing
         let ann = try await player("Ann", nodeA), bob = try await player("Bob", nodeB)
         let annFinds = MatchmakingLiveTests.find(ann, MatchmakingLiveTests.request(2, 2))
         let bobFinds = MatchmakingLiveTests.find(bob, MatchmakingLiveTests.request(2, 2))
-        let (annMatch, bobMatch) = (try await annFinds.value, try await bobFinds.value)
+        // Bounded waits: a request refused or lost between the nodes fails the test instead of holding the run.
+        let (annMatch, bobMatch) = (try await value(of: annFinds, "Ann's match"), try await value(of: bobFinds, "Bob's match"))
         #expect(annMatch.matchID == bobMatch.matchID)
         #expect(try await allConnected(annMatch) == [bob.localPlayer.playerID])
         let bobInbox = MatchInbox(bobMatch), annInbox = MatchInbox(annMatch)
@@ -448,7 +450,7 @@ import Testing
         let unreachable = await #expect(throws: GKError.self) { try await MatchmakingLiveTests.activity(dee, group: 0) }
         #expect(unreachable?.code == .communicationsFailure && "\(unreachable!)".contains("another takes it over"), "\(String(describing: unreachable))")
         #expect(try await Self.metric(#"matchmaking_forwarded{outcome="unreachable"}"#, on: other) == 1)
-        let failure = await #expect(throws: GKError.self) { try await catFinds.value }
+        let failure = await #expect(throws: GKError.self) { try await value(of: catFinds, "Cat's failed request") }
         #expect(failure?.code == .cancelled && "\(failure!)".contains("matchmaking queue stopped"), "\(String(describing: failure))")
 
         // The survivor takes the queue over once the owner is no longer seen alive (until then its queue routes
@@ -461,7 +463,7 @@ import Testing
                 == (owner === nodeA ? "direct-b" : "direct-a"))
         let catAgain = MatchmakingLiveTests.find(cat, MatchmakingLiveTests.request(2, 2))
         let deeFinds = MatchmakingLiveTests.find(dee, MatchmakingLiveTests.request(2, 2))
-        #expect(try await catAgain.value.matchID == (try await deeFinds.value).matchID)
+        #expect(try await value(of: catAgain, "Cat's match").matchID == (try await value(of: deeFinds, "Dee's match")).matchID)
         #expect(try await Self.matchmakingRequests(on: other) == 2)
 
         for device in [ann, bob, cat, dee, fay] { await device.close() }
